@@ -1,0 +1,1 @@
+"""Simulator adapters: the adapter protocol, the registry, one module per simulator."""

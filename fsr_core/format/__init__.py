@@ -1,0 +1,1 @@
+"""The FSR container: binary layout, writer, validating reader and recovery."""

@@ -1,0 +1,471 @@
+"""``FsrReader``: open, validate, seek and decode an FSR file.
+
+Opening validates the whole layout (header, metadata, trailer, footer, batch
+directory, record index, every batch header, sequences, clocks, calibration
+references) before any record is exposed, and reads no payload byte to do so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from collections.abc import Iterator, Mapping
+from types import TracebackType
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose, calibration_digest
+from fsr_core.errors import (
+    CalibrationError,
+    CorruptRecordError,
+    FsrError,
+    LimitExceededError,
+    StreamNotFoundError,
+)
+from fsr_core.format.canonical_json import JsonLimits, parse_json
+from fsr_core.format.footer import parse_footer
+from fsr_core.format.layout import Layout
+from fsr_core.format.limits import ReaderLimits
+from fsr_core.format.metadata import FileMetadata, read_file_metadata
+from fsr_core.format.open_layout import diagnose_without_trailer, layout_from_footer, layout_from_scan
+from fsr_core.format.payloads import decode_payload
+from fsr_core.format.profiles import IntegrityProfile
+from fsr_core.format.safe_open import ByteSource, open_source
+from fsr_core.format.seeking import SeekMode, ensure_range, find_row, parse_mode
+from fsr_core.format.streams import StreamKind, StreamSpec
+from fsr_core.format.values import Footer, MediaFrame, MediaRef, Record, RecoveryInfo, StreamInfo
+
+__all__ = ["FsrReader"]
+
+_RECORD_META_LIMITS = JsonLimits(max_bytes=64 << 10)
+
+
+class FsrReader:
+    """A validated, open FSR file. Use :meth:`open`; close it (or use ``with``)."""
+
+    def __init__(self, source: ByteSource, meta: FileMetadata, layout: Layout, footer: Footer | None, recovery: RecoveryInfo | None, limits: ReaderLimits) -> None:
+        self._source = source
+        self._meta = meta
+        self._layout = layout
+        self._footer = footer
+        self._recovery = recovery
+        self._limits = limits
+        self._sha256: str | None = None
+        self._verified_batches: set[int] = set()
+        self._streams = {spec.name: self._stream_info(i, spec) for i, spec in enumerate(meta.streams)}
+        self._ids = {spec.name: i for i, spec in enumerate(meta.streams)}
+        self._epochs = self._build_epochs()
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(
+        cls,
+        target: str | os.PathLike[str] | BinaryIO,
+        *,
+        max_bytes: int | None = None,
+        expected_sha256: str | None = None,
+        recover: bool = False,
+        limits: ReaderLimits | None = None,
+    ) -> FsrReader:
+        """Open and validate an FSR file.
+
+        Parameters
+        ----------
+        target
+            A path (opened non-following, non-blocking, regular files only, the
+            descriptor pinned) or an open binary file, which stays the caller's.
+        max_bytes
+            Refuse files larger than this.
+        expected_sha256
+            Hex SHA-256 the whole file must have; checked in one pass at open.
+        recover
+            Accept a file whose tail is missing or damaged and expose exactly
+            its complete, intact batches (see :attr:`recovered`).
+        limits
+            Reader limits; defaults follow HOSTILE.md §4.1.
+
+        Raises
+        ------
+        FsrError
+            Any subclass, naming the file, section and byte offset.
+        """
+        limits = limits or ReaderLimits()
+        source = open_source(target)
+        try:
+            return cls._open_source(source, limits, max_bytes=max_bytes, expected_sha256=expected_sha256, recover=recover)
+        except FsrError as exc:
+            source.close()
+            raise exc.with_path(source.name) from exc.__cause__
+        except BaseException:
+            source.close()
+            raise
+
+    @classmethod
+    def _open_source(cls, source: ByteSource, limits: ReaderLimits, *, max_bytes: int | None, expected_sha256: str | None, recover: bool) -> FsrReader:
+        if max_bytes is not None and source.size > max_bytes:
+            raise LimitExceededError(f"file of {source.size} bytes exceeds max_bytes={max_bytes}", section="file")
+        digest = None
+        if expected_sha256 is not None:
+            digest = source.sha256()
+            if digest != expected_sha256.lower():
+                raise CorruptRecordError(f"file SHA-256 is {digest}, expected {expected_sha256.lower()}", section="file")
+        meta = read_file_metadata(source, limits)
+        recovery = None
+        try:
+            layout = layout_from_footer(source, meta, limits, size=source.size)
+        except FsrError as exc:
+            if not recover:
+                if exc.section == "trailer":
+                    raise diagnose_without_trailer(source, meta, limits, exc) from exc
+                raise
+            layout, scan = layout_from_scan(source, meta, limits)
+            recovery = RecoveryInfo(
+                reason=scan.stop if scan.error is None else scan.error.reason,
+                trusted_bytes=scan.end,
+                file_bytes=source.size,
+                batches_kept=len(scan.batches),
+                records_kept=len(layout.entries),
+                error=str(exc),
+            )
+        footer = None
+        if layout.footer is not None:
+            footer = parse_footer(layout.footer, meta.profile, [s.name for s in meta.streams])
+        reader = cls(source, meta, layout, footer, recovery, limits)
+        reader._sha256 = digest
+        return reader
+
+    def close(self) -> None:
+        """Release the pinned descriptor (a caller's file object stays open)."""
+        self._source.close()
+
+    def __enter__(self) -> FsrReader:
+        """Return self."""
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        """Close the reader."""
+        self.close()
+
+    # --------------------------------------------------------------- properties
+    @property
+    def path(self) -> str:
+        """The file's name as opened."""
+        return self._source.name
+
+    @property
+    def size_bytes(self) -> int:
+        """The file's size when it was opened."""
+        return self._source.size
+
+    @property
+    def profile(self) -> IntegrityProfile:
+        """The file's integrity profile."""
+        return self._meta.profile
+
+    @property
+    def version(self) -> str:
+        """The binary version, e.g. ``1.2``."""
+        return f"1.{self._meta.minor}"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The run's canonical metadata (run, scenario, config, versions, ...)."""
+        return self._meta.metadata
+
+    @property
+    def streams(self) -> Mapping[str, StreamInfo]:
+        """Every stream by name, in declaration order."""
+        return self._streams
+
+    @property
+    def footer(self) -> Footer | None:
+        """The footer (``None`` for a recovered file that had none)."""
+        return self._footer
+
+    @property
+    def recovered(self) -> bool:
+        """Whether this open salvaged a damaged or unfinished file."""
+        return self._recovery is not None
+
+    @property
+    def recovery(self) -> RecoveryInfo | None:
+        """What a recovering open kept and lost."""
+        return self._recovery
+
+    @property
+    def record_count(self) -> int:
+        """Number of records in the file."""
+        return len(self._layout.entries)
+
+    @property
+    def file_sha256(self) -> str:
+        """Hex SHA-256 of the whole file, computed on first access and cached."""
+        if self._sha256 is None:
+            self._sha256 = self._source.sha256()
+        return self._sha256
+
+    @property
+    def cameras(self) -> tuple[str, ...]:
+        """Names of the cameras with an image stream."""
+        return tuple(s.camera for s in self._meta.streams if s.kind is StreamKind.CAMERA_RGB and s.camera)
+
+    # ------------------------------------------------------------------ access
+    def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
+        rows = self._layout.entries[self._layout.stream_rows[stream_id]]
+        if len(rows) == 0:
+            return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0)
+        return StreamInfo(
+            spec=spec,
+            stream_id=stream_id,
+            record_count=len(rows),
+            first_tick=int(rows["tick"][0]),
+            last_tick=int(rows["tick"][-1]),
+            first_sim_time_s=float(rows["sim_time_s"][0]),
+            last_sim_time_s=float(rows["sim_time_s"][-1]),
+            generations=tuple(int(g) for g in np.unique(rows["generation"])),
+            payload_bytes=int(rows["payload_length"].astype(np.int64).sum()),
+        )
+
+    def _stream_id(self, stream: str) -> int:
+        try:
+            return self._ids[stream]
+        except KeyError:
+            raise StreamNotFoundError(f"no stream named {stream!r}", path=self.path) from None
+
+    def rows(self, stream: str) -> np.ndarray:
+        """The index entries of ``stream`` in order (a read-only structured array)."""
+        return self._layout.entries[self._layout.stream_rows[self._stream_id(stream)]]
+
+    def record(self, stream: str, stream_seq: int) -> Record:
+        """Return record ``stream_seq`` of ``stream``."""
+        stream_id = self._stream_id(stream)
+        rows = self._layout.stream_rows[stream_id]
+        ensure_range(len(rows), stream_seq, stream)
+        return self._read_row(int(rows[stream_seq]))
+
+    def seek(
+        self,
+        stream: str,
+        *,
+        generation: int | None = None,
+        tick: int | None = None,
+        sim_time_s: float | None = None,
+        mode: str | SeekMode = SeekMode.AT_OR_AFTER,
+    ) -> Record | None:
+        """Find a record of ``stream`` by generation, tick or sim time.
+
+        Give ``tick`` or ``sim_time_s`` (not both), optionally restricted to
+        one ``generation``; or only ``generation`` for its first record. Modes:
+        ``exact``, ``at_or_before``, ``at_or_after`` (default), ``nearest``.
+        Returns ``None`` when no record qualifies.
+        """
+        row = self.seek_row(stream, generation=generation, tick=tick, sim_time_s=sim_time_s, mode=mode)
+        return None if row is None else self.record(stream, row)
+
+    def seek_row(
+        self,
+        stream: str,
+        *,
+        generation: int | None = None,
+        tick: int | None = None,
+        sim_time_s: float | None = None,
+        mode: str | SeekMode = SeekMode.AT_OR_AFTER,
+    ) -> int | None:
+        """Like :meth:`seek` but return the record's sequence number without reading it."""
+        seek_mode = parse_mode(mode)
+        if tick is not None and sim_time_s is not None:
+            raise ValueError("seek by tick or by sim_time_s, not both")
+        rows = self._layout.entries[self._layout.stream_rows[self._stream_id(stream)]]
+        gens = rows["generation"]
+        lo, hi = 0, len(rows)
+        if generation is not None:
+            lo = int(np.searchsorted(gens, generation, side="left"))
+            hi = int(np.searchsorted(gens, generation, side="right"))
+            if tick is None and sim_time_s is None:
+                return lo if lo < hi else None
+        elif tick is None and sim_time_s is None:
+            raise ValueError("seek needs generation, tick or sim_time_s")
+        key = "tick" if tick is not None else "sim_time_s"
+        keys = rows[key][lo:hi]
+        if generation is None and len(keys) > 1 and (np.diff(keys) < 0).any():
+            raise ValueError(f"stream {stream!r} restarts its {key} at a generation reset; pass generation=")
+        value = tick if tick is not None else sim_time_s
+        assert value is not None
+        found = find_row(keys, value, seek_mode)
+        return None if found is None else lo + found
+
+    def iter_records(self, stream: str | None = None) -> Iterator[Record]:
+        """Yield records of one stream in order, or of all streams in capture order."""
+        if stream is not None:
+            for row in self._layout.stream_rows[self._stream_id(stream)]:
+                yield self._read_row(int(row))
+            return
+        for row in np.argsort(self._layout.entries["capture_seq"], kind="stable"):
+            yield self._read_row(int(row))
+
+    def read_series(self, stream: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(ticks, sim_times_s, values)`` of a numeric stream in one pass."""
+        stream_id = self._stream_id(stream)
+        spec = self._meta.streams[stream_id]
+        if spec.codec != "raw":
+            raise ValueError(f"stream {stream!r} is not a raw numeric stream")
+        rows = self._layout.stream_rows[stream_id]
+        entries = self._layout.entries[rows]
+        values = np.empty((len(rows), *spec.shape), dtype=spec.numpy_dtype)
+        for index, row in enumerate(rows):
+            values[index] = self._read_row(int(row)).decoded
+        return entries["tick"].copy(), entries["sim_time_s"].copy(), values
+
+    def iter_media(self, camera: str | None = None) -> Iterator[MediaFrame]:
+        """Yield decoded camera frames (of one camera, or all in capture order)."""
+        ids = [i for i, s in enumerate(self._meta.streams) if s.kind is StreamKind.CAMERA_RGB and (camera is None or s.camera == camera)]
+        if camera is not None and not ids:
+            raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
+        rows = np.concatenate([self._layout.stream_rows[i] for i in ids]) if ids else np.zeros(0, dtype=np.int64)
+        order = rows[np.argsort(self._layout.entries["capture_seq"][rows], kind="stable")]
+        for row in order:
+            yield self.media_frame(self._read_row(int(row)))
+
+    def media_frame(self, record: Record) -> MediaFrame:
+        """Wrap a camera record as a :class:`MediaFrame` (decoding it)."""
+        spec = record.spec
+        if spec.kind is not StreamKind.CAMERA_RGB or spec.camera is None:
+            raise ValueError(f"stream {spec.name!r} is not a camera image stream")
+        ref = MediaRef(spec.camera, spec.name, record.stream_seq, record.generation, record.tick, record.sim_time_s, str(record.metadata.get("calibration_digest", "")))
+        return MediaFrame(ref, record.decoded, record.verified)
+
+    # -------------------------------------------------------------- calibration
+    def calibration_epochs(self, camera: str | None = None) -> list[Calibration]:
+        """Every calibration epoch, per camera and generation, in order."""
+        return [e for e in self._epochs if camera is None or e.camera == camera]
+
+    def calibration(self, camera: str, *, generation: int, tick: int) -> Calibration:
+        """The calibration in force for ``camera`` at ``(generation, tick)``, with the pose then."""
+        epochs = [e for e in self._epochs if e.camera == camera and e.generation == generation and e.first_tick <= tick]
+        if not epochs:
+            if camera not in {e.camera for e in self._epochs} and camera not in self.cameras:
+                raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
+            raise CalibrationError(f"camera {camera!r} has no calibration at generation {generation} tick {tick}", path=self.path)
+        epoch = epochs[-1]
+        pose = self._pose_at(camera, generation, tick)
+        return Calibration(epoch.camera, epoch.generation, epoch.epoch, epoch.digest, epoch.profile, pose, epoch.first_tick, epoch.first_sim_time_s)
+
+    def _pose_at(self, camera: str, generation: int, tick: int) -> CameraPose | None:
+        parts = []
+        for kind in (StreamKind.CAMERA_TRANSLATION, StreamKind.CAMERA_QUATERNION):
+            spec = next((s for s in self._meta.streams if s.camera == camera and s.kind is kind), None)
+            if spec is None:
+                return None
+            seq = self.seek_row(spec.name, generation=generation, tick=tick, mode=SeekMode.AT_OR_BEFORE)
+            if seq is None:
+                return None
+            parts.append(self.record(spec.name, seq).decoded)
+        return CameraPose(parts[0], parts[1])
+
+    def _build_epochs(self) -> list[Calibration]:
+        epochs: list[Calibration] = []
+        for stream_id, spec in enumerate(self._meta.streams):
+            if spec.kind is not StreamKind.CAMERA_INTRINSICS or spec.camera is None:
+                continue
+            rows = self._layout.stream_rows[stream_id]
+            entries = self._layout.entries[rows]
+            last: tuple[int, int] | None = None
+            count_in_gen: dict[int, int] = {}
+            for seq, entry in enumerate(entries):
+                key = (int(entry["generation"]), int(entry["calibration_ref"]))
+                if key == last:
+                    continue
+                last = key
+                record = self._read_row(int(rows[seq]), check_payload=False)
+                epochs.append(self._epoch_from(record, spec.camera, key, count_in_gen))
+        return epochs
+
+    def _epoch_from(self, record: Record, camera: str, key: tuple[int, int], counts: dict[int, int]) -> Calibration:
+        generation, ref = key
+        digest = self._layout.calibration_digests[ref]
+        try:
+            profile = CalibrationProfile.from_json(record.metadata.get("profile"))
+        except CalibrationError as exc:
+            raise CalibrationError(f"intrinsics record has an invalid profile: {exc.reason}", stream=record.stream, record=record.stream_seq, offset=record.offset) from exc
+        if record.metadata.get("calibration_digest") != digest or calibration_digest(profile) != digest:
+            raise CalibrationError("intrinsics profile does not match its calibration digest", stream=record.stream, record=record.stream_seq, offset=record.offset)
+        epoch = counts.get(generation, 0)
+        counts[generation] = epoch + 1
+        return Calibration(camera, generation, epoch, digest, profile, None, record.tick, record.sim_time_s)
+
+    # -------------------------------------------------------------- raw access
+    def _read_row(self, row: int, *, check_payload: bool = True) -> Record:
+        entry = self._layout.entries[row]
+        spec = self._meta.streams[int(entry["stream_id"])]
+        offset = int(self._layout.record_offsets[row])
+        meta_length = int(entry["meta_length"])
+        length = meta_length + int(entry["payload_length"])
+        data = self._source.read_at(offset, length, section="record")
+        seq = int(entry["stream_seq"])
+        if (_crc(data) != int(entry["record_crc"])) and check_payload:
+            raise CorruptRecordError("record fails its CRC", path=self.path, stream=spec.name, record=seq, offset=offset)
+        verified = self._verify(row, data, spec, seq, offset) if check_payload else False
+        metadata: dict[str, Any] = {}
+        if meta_length:
+            try:
+                parsed = parse_json(data[:meta_length], limits=_RECORD_META_LIMITS, what="record metadata")
+            except FsrError as exc:
+                raise CorruptRecordError(f"record metadata: {exc.reason}", path=self.path, stream=spec.name, record=seq, offset=offset) from exc
+            if not isinstance(parsed, dict):
+                raise CorruptRecordError("record metadata is not an object", path=self.path, stream=spec.name, record=seq, offset=offset)
+            metadata = parsed
+        return Record(
+            spec=spec, stream_seq=seq, capture_seq=int(entry["capture_seq"]), generation=int(entry["generation"]),
+            tick=int(entry["tick"]), sim_time_s=float(entry["sim_time_s"]), metadata=metadata,
+            payload=data[meta_length:], offset=offset, verified=verified, decode=self._decode,
+        )  # fmt: skip
+
+    def _verify(self, row: int, data: bytes, spec: StreamSpec, seq: int, offset: int) -> bool:
+        profile = self._meta.profile
+        if profile is IntegrityProfile.STRONG:
+            assert self._layout.record_digests is not None
+            if hashlib.sha256(data).digest() != self._layout.record_digests[row].tobytes():
+                raise CorruptRecordError("record fails its SHA-256", path=self.path, stream=spec.name, record=seq, offset=offset)
+            return True
+        if profile is IntegrityProfile.FAST:
+            self._verify_batch(int(self._layout.batch_of_row[row]))
+            return True
+        return False
+
+    def _verify_batch(self, batch: int) -> None:
+        if batch in self._verified_batches:
+            return
+        row = self._layout.directory[batch]
+        first = int(row["first_row"])
+        start = int(self._layout.record_offsets[first]) - int(self._layout.entries["body_offset"][first])
+        header_end = int(row["offset"]) + int(row["total_length"])
+        body = self._source.read_at(start, header_end - start, section="batch")
+        if hashlib.sha256(body).digest() != self._layout.batch_digests[batch]:
+            raise CorruptRecordError("batch body fails its SHA-256", path=self.path, section="batch", record=batch, offset=int(row["offset"]))
+        self._verified_batches.add(batch)
+
+    def _decode(self, record: Record) -> Any:
+        try:
+            return decode_payload(record.spec, record.payload, len(record.payload) if record.spec.codec != "arrays+zlib" else self._raw_length(record), max_pixels=self._limits.max_pixels)
+        except FsrError as exc:
+            raise exc.locate(path=self.path, stream=record.stream, record=record.stream_seq, offset=record.offset) from exc.__cause__
+
+    def _raw_length(self, record: Record) -> int:
+        rows = self._layout.stream_rows[self._ids[record.stream]]
+        return int(self._layout.entries["raw_length"][rows[record.stream_seq]])
+
+    def verify(self) -> list[FsrError]:
+        """Read and check every record (CRC, digests, decoding); return the problems."""
+        problems: list[FsrError] = []
+        for row in range(len(self._layout.entries)):
+            try:
+                _ = self._read_row(row).decoded
+            except FsrError as exc:
+                problems.append(exc)
+        return problems
+
+
+def _crc(data: bytes) -> int:
+    return zlib.crc32(data) & 0xFFFFFFFF

@@ -1,0 +1,178 @@
+"""Values the reader hands out: records, media frames, stream summaries, footer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fsr_core.format.profiles import IntegrityProfile
+from fsr_core.format.streams import StreamSpec
+from fsr_core.media import RGBFrame
+
+__all__ = ["Footer", "Gap", "MediaFrame", "MediaRef", "Record", "RecoveryInfo", "StreamInfo"]
+
+
+class Record:
+    """One record: its clocks, metadata, raw payload and (lazily) decoded value."""
+
+    __slots__ = (
+        "_decode",
+        "_decoded",
+        "capture_seq",
+        "generation",
+        "metadata",
+        "offset",
+        "payload",
+        "sim_time_s",
+        "spec",
+        "stream_seq",
+        "tick",
+        "verified",
+    )
+
+    def __init__(
+        self,
+        *,
+        spec: StreamSpec,
+        stream_seq: int,
+        capture_seq: int,
+        generation: int,
+        tick: int,
+        sim_time_s: float,
+        metadata: dict[str, Any],
+        payload: bytes,
+        offset: int,
+        verified: bool,
+        decode: Callable[[Record], Any],
+    ) -> None:
+        self.spec = spec
+        self.stream_seq = stream_seq
+        self.capture_seq = capture_seq
+        self.generation = generation
+        self.tick = tick
+        self.sim_time_s = sim_time_s
+        self.metadata = metadata
+        self.payload = payload
+        self.offset = offset
+        self.verified = verified
+        self._decode = decode
+        self._decoded: Any = _UNSET
+
+    @property
+    def stream(self) -> str:
+        """Name of the record's stream."""
+        return self.spec.name
+
+    @property
+    def decoded(self) -> Any:
+        """The payload decoded per its stream's codec (computed once)."""
+        if self._decoded is _UNSET:
+            self._decoded = self._decode(self)
+        return self._decoded
+
+    def __repr__(self) -> str:
+        """Short description with the stream and clocks."""
+        return (
+            f"Record({self.stream!r}, seq={self.stream_seq}, generation={self.generation}, "
+            f"tick={self.tick}, sim_time_s={self.sim_time_s})"
+        )
+
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """Where a camera frame sits: camera, stream, clocks and calibration epoch."""
+
+    camera: str
+    stream: str
+    stream_seq: int
+    generation: int
+    tick: int
+    sim_time_s: float
+    calibration_digest: str
+
+
+@dataclass(frozen=True)
+class MediaFrame:
+    """A decoded camera frame and its reference."""
+
+    ref: MediaRef
+    decoded: RGBFrame
+    verified: bool
+
+
+@dataclass(frozen=True)
+class StreamInfo:
+    """A stream's definition and what the index says about it."""
+
+    spec: StreamSpec
+    stream_id: int
+    record_count: int
+    first_tick: int | None
+    last_tick: int | None
+    first_sim_time_s: float | None
+    last_sim_time_s: float | None
+    generations: tuple[int, ...]
+    payload_bytes: int
+
+    @property
+    def name(self) -> str:
+        """The stream's name."""
+        return self.spec.name
+
+    @property
+    def rate_hz(self) -> float | None:
+        """Mean record rate over the stream's time span, when it has one."""
+        if self.record_count < 2 or self.first_sim_time_s is None or self.last_sim_time_s is None:
+            return None
+        span = self.last_sim_time_s - self.first_sim_time_s
+        return (self.record_count - 1) / span if span > 0 else None
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Declared loss: ``lost`` records of ``stream`` missing after ``after_seq``."""
+
+    stream: str
+    after_seq: int
+    lost: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class RecoveryInfo:
+    """What a recovering open kept and lost."""
+
+    reason: str
+    trusted_bytes: int
+    file_bytes: int
+    batches_kept: int
+    records_kept: int
+    error: str | None
+
+    @property
+    def kept_fraction(self) -> float:
+        """Share of the file's bytes that were trusted."""
+        return self.trusted_bytes / self.file_bytes if self.file_bytes else 0.0
+
+
+@dataclass(frozen=True)
+class Footer:
+    """The sealed file's footer: integrity, provenance, degradation, terminal cut."""
+
+    profile: IntegrityProfile
+    provenance: dict[str, Any]
+    degraded: bool
+    gaps: tuple[Gap, ...]
+    terminal_cut: dict[str, Any] | None
+    completion: dict[str, Any] | None
+    recovered: dict[str, Any] | None
+    raw: dict[str, Any] = field(repr=False)
+
+    @property
+    def primary_integrity(self) -> str:
+        """The integrity profile's name (``structural``, ``fast`` or ``strong``)."""
+        return self.profile.value

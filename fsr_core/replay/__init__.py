@@ -1,0 +1,1 @@
+"""Replay engine: render and resimulate recordings, and compare two recordings."""

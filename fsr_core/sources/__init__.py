@@ -1,0 +1,1 @@
+"""Source readers: one module per recording format (FSR, skelarm, ...)."""

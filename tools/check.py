@@ -1,0 +1,145 @@
+"""Run every check of the project, stopping at the first failure.
+
+The one definition of "checks pass" (STYLE.md section 8). In order: ``ruff format
+--check``, ``ruff check``, ``mypy``, ``lint-imports``, a grep that bans sleeps in
+tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``. With ``--fix``,
+``ruff format`` and ``ruff check --fix`` run first. Every tool comes from the
+environment of the Python running this script, so run it as
+``.venv/bin/python tools/check.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Built from pieces so that this file never contains the patterns it bans.
+BANNED_IN_TESTS = (
+    "time" + ".sleep(",
+    "from time import " + "sleep",
+    "qtbot" + ".wait(",
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One check: a name to report and the callable that runs it (0 means pass)."""
+
+    name: str
+    run: Callable[[], int]
+
+
+def _command(*argv: str, env: dict[str, str] | None = None) -> Callable[[], int]:
+    """Return a callable that runs ``argv`` in the repository root."""
+
+    def run() -> int:
+        return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+
+    return run
+
+
+def _python(*args: str) -> tuple[str, ...]:
+    """Return the argv that runs this interpreter with ``args``."""
+    return (sys.executable, *args)
+
+
+def _script(name: str) -> str:
+    """Return the path of console script ``name`` installed next to this Python."""
+    return str(Path(sysconfig.get_path("scripts")) / name)
+
+
+def find_banned_calls(root: Path) -> list[str]:
+    """Return ``path:line: text`` for every banned sleep or wait under ``root``.
+
+    Parameters
+    ----------
+    root
+        Directory searched recursively for ``*.py`` files.
+
+    Returns
+    -------
+    list of str
+        One entry per offending line, sorted by path and line number.
+    """
+    hits: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            if any(pattern in line for pattern in BANNED_IN_TESTS):
+                hits.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
+    return hits
+
+
+def _check_no_sleeps() -> int:
+    hits = find_banned_calls(REPO_ROOT / "tests")
+    for hit in hits:
+        print(hit)
+    if hits:
+        print(
+            "tests must not sleep: use qtbot.waitSignal / qtbot.waitUntil "
+            "or the synchronous worker runner (STYLE.md section 7)"
+        )
+    return 1 if hits else 0
+
+
+def build_steps(*, fix: bool) -> list[Step]:
+    """Return the checks in the order they run.
+
+    Parameters
+    ----------
+    fix
+        Prepend ``ruff format`` and ``ruff check --fix``, which rewrite files.
+
+    Returns
+    -------
+    list of Step
+        The steps; running stops at the first one that fails.
+    """
+    ruff = _python("-m", "ruff")
+    steps: list[Step] = []
+    if fix:
+        steps += [
+            Step("ruff format", _command(*ruff, "format")),
+            Step("ruff check --fix", _command(*ruff, "check", "--fix")),
+        ]
+    test_env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    steps += [
+        Step("ruff format --check", _command(*ruff, "format", "--check")),
+        Step("ruff check", _command(*ruff, "check")),
+        Step("mypy", _command(*_python("-m", "mypy"))),
+        Step("lint-imports", _command(_script("lint-imports"), "--no-logo")),
+        Step("no sleeps in tests", _check_no_sleeps),
+        Step("pytest", _command(*_python("-m", "pytest", "-q"), env=test_env)),
+    ]
+    return steps
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the checks; return 0 if all pass, 1 at the first failure."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply `ruff format` and `ruff check --fix` before checking",
+    )
+    args = parser.parse_args(argv)
+    for step in build_steps(fix=args.fix):
+        print(f"==> {step.name}", flush=True)
+        status = step.run()
+        if status != 0:
+            print(f"check.py: {step.name} failed (exit {status})", file=sys.stderr)
+            return 1
+    print("check.py: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
