@@ -28,7 +28,7 @@ from fsr_core.format.records import (
     Trailer,
     crc32,
 )
-from fsr_core.format.streams import StreamSpec
+from fsr_core.format.streams import StreamKind, StreamSpec
 
 __all__ = ["BatchLimits", "BatchSink", "EncodedRecord"]
 
@@ -87,6 +87,15 @@ class BatchSink:
         self._tables: list[bytes] = []
         self._directory: list[tuple[int, int, int, int, int]] = []
         self._record_total = 0
+        intrinsics = {spec.camera: i for i, spec in enumerate(specs) if spec.kind is StreamKind.CAMERA_INTRINSICS}
+        # A camera batch may reference the calibration epoch of a pending
+        # intrinsics record: that record goes to disk first, so every prefix of
+        # the file (a crash) is self-consistent.
+        self._depends_on = {
+            i: intrinsics[spec.camera]
+            for i, spec in enumerate(specs)
+            if spec.camera is not None and spec.kind is not StreamKind.CAMERA_INTRINSICS and spec.camera in intrinsics
+        }
 
     @property
     def offset(self) -> int:
@@ -115,6 +124,9 @@ class BatchSink:
         pending = self._pending[stream_id]
         if not pending.records:
             return
+        dependency = self._depends_on.get(stream_id)
+        if dependency is not None:
+            self.flush_stream(dependency)
         records = pending.records
         self._pending[stream_id] = _Pending()
         entries = np.zeros(len(records), dtype=ENTRY_DTYPE)

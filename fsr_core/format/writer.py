@@ -200,6 +200,36 @@ class FsrWriter:
         self._put((prepared, job))
         return prepared.stream_seq
 
+    def write_encoded(
+        self,
+        stream: str,
+        payload: bytes,
+        *,
+        raw_length: int,
+        tick: int,
+        sim_time_s: float,
+        generation: int = 0,
+        metadata: dict[str, Any] | None = None,
+        value: Any = None,
+    ) -> int:
+        """Add a record whose payload is already encoded (copying between files).
+
+        ``value`` is the decoded payload for JSON and intrinsics streams, whose
+        contents the writer's checks need; other payloads are stored as given.
+        """
+        self._raise_if_failed()
+        if self._state != "open":
+            raise WriterStateError(f"write_encoded() on a writer that is {self._state}", path=self._final)
+        prepared = self._checks.prepare(
+            stream, value, tick=tick, sim_time_s=sim_time_s, generation=generation, metadata=metadata, encoded=(payload, raw_length)
+        )
+        self._put((prepared, (payload, raw_length)))
+        return prepared.stream_seq
+
+    def mark_recovered(self, recovered: dict[str, Any], gaps: list[dict[str, Any]]) -> None:
+        """Mark the output as a recovered copy (footer ``recovered``, ``degraded``)."""
+        self._checks.mark_recovered(recovered, gaps)
+
     def add_gap(self, stream: str, *, after_seq: int, lost: int, reason: str) -> None:
         """Declare ``lost`` records of an optional stream missing after ``after_seq``."""
         self._checks.add_gap(stream, after_seq=after_seq, lost=lost, reason=reason)

@@ -47,9 +47,12 @@ class PreparedRecord:
     calibration_ref: int
     metadata: bytes
     value: Any
+    encoded: tuple[bytes, int] | None = None
 
     def encode(self, quality: int) -> tuple[bytes, int]:
         """Encode the payload (runs on the encoder thread for images)."""
+        if self.encoded is not None:
+            return self.encoded
         return encode_payload(self.spec, self.value, quality=quality)
 
     def to_encoded(self, payload: bytes, raw_length: int) -> EncodedRecord:
@@ -77,18 +80,38 @@ class RecordChecks:
         self._gaps: list[dict[str, Any]] = []
         self._terminal_cut: dict[str, Any] | None = None
         self._completion: dict[str, Any] | None = None
+        self._recovered: dict[str, Any] | None = None
 
-    def prepare(self, stream: str, value: Any, *, tick: int, sim_time_s: float, generation: int, metadata: dict[str, Any] | None) -> PreparedRecord:
-        """Check one record and reserve its sequence numbers."""
+    def prepare(
+        self,
+        stream: str,
+        value: Any,
+        *,
+        tick: int,
+        sim_time_s: float,
+        generation: int,
+        metadata: dict[str, Any] | None,
+        encoded: tuple[bytes, int] | None = None,
+    ) -> PreparedRecord:
+        """Check one record and reserve its sequence numbers.
+
+        With ``encoded`` (a payload copied from another file), ``value`` is only
+        used for the bookkeeping checks (lifecycle, calibration profile).
+        """
         stream_id = self._ids.get(stream)
         if stream_id is None:
             raise StreamNotFoundError(f"no stream named {stream!r} was declared")
         spec = self._specs[stream_id]
         tick, sim_time_s, generation = self._check_clocks(spec, stream_id, tick, sim_time_s, generation)
         meta = dict(metadata or {})
-        value, ref = self._prepare_value(spec, value, meta, generation, tick, sim_time_s)
+        if encoded is not None and spec.codec != "json" and spec.kind is not StreamKind.CAMERA_INTRINSICS:
+            ref = self._camera_ref(spec, meta, generation, tick) if spec.kind in CAMERA_KINDS else NO_CALIBRATION
+        else:
+            value, ref = self._prepare_value(spec, value, meta, generation, tick, sim_time_s)
         meta_bytes = canonical_dumps(meta, limits=_RECORD_META_LIMITS) if meta else b""
-        prepared = PreparedRecord(spec, stream_id, self._seq[stream_id], self._capture, generation, tick, sim_time_s, ref, meta_bytes, value)
+        prepared = PreparedRecord(
+            spec, stream_id, self._seq[stream_id], self._capture, generation, tick, sim_time_s, ref, meta_bytes, value, encoded
+        )
         self._seq[stream_id] += 1
         self._capture += 1
         self._last[stream_id] = (generation, tick, sim_time_s)
@@ -207,6 +230,12 @@ class RecordChecks:
         canonical_dumps(reason)
         self._gaps.append({"stream": stream, "after_seq": after_seq, "lost": lost, "reason": reason})
 
+    def mark_recovered(self, recovered: dict[str, Any], gaps: list[dict[str, Any]]) -> None:
+        """Make the footer say this file was salvaged (and carry the source's gaps)."""
+        canonical_dumps(recovered)
+        self._recovered = recovered
+        self._gaps.extend(gaps)
+
     def footer_fields(self, provenance: dict[str, Any]) -> dict[str, Any]:
         """The footer JSON fields the writer contributes (inventory is added by the sink)."""
         if self._pending:
@@ -214,9 +243,9 @@ class RecordChecks:
         return {
             "calibration": {"digests": sorted(self._digests, key=self._digests.__getitem__), "epochs": self._epochs},
             "provenance": provenance,
-            "degraded": bool(self._gaps),
+            "degraded": bool(self._gaps) or self._recovered is not None,
             "gaps": self._gaps,
             "terminal_cut": self._terminal_cut,
             "completion": self._completion,
-            "recovered": None,
+            "recovered": self._recovered,
         }
