@@ -15,9 +15,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, look_at
-from fsr_core.control import AppliedControl, AuthoredChunk, CommandSpace, Interpolation, TerminalPolicy
+from fsr_core.control import (
+    AppliedControl,
+    AuthoredChunk,
+    CommandSpace,
+    Interpolation,
+    TerminalPolicy,
+)
 from fsr_core.format.batching import BatchLimits
-from fsr_core.format.catalog import camera_streams, json_stream, lifecycle_stream, numeric_stream, render_state_stream
+from fsr_core.format.catalog import (
+    camera_streams,
+    json_stream,
+    lifecycle_stream,
+    numeric_stream,
+    render_state_stream,
+)
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.writer import FsrWriter, PublishResult
@@ -66,19 +78,36 @@ class SyntheticRun:
     codec: str = "jpeg"
     generations: int = 2
     integrity: IntegrityProfile = IntegrityProfile.STRUCTURAL
-    batch_limits: BatchLimits = BatchLimits(max_records=32, max_bytes=256 << 10, max_span_s=0.25)
+    batch_limits: BatchLimits = BatchLimits(
+        max_records=32, max_bytes=256 << 10, max_span_s=0.25
+    )
 
 
 def _streams(run: SyntheticRun) -> list:  # type: ignore[type-arg]
     return [
         lifecycle_stream(),
-        numeric_stream(JOINTS, ["q0", "q1", "dq0", "dq1"], ["rad", "rad", "rad/s", "rad/s"], attributes={"rate_hz": run.rate_hz}),
+        numeric_stream(
+            JOINTS,
+            ["q0", "q1", "dq0", "dq1"],
+            ["rad", "rad", "rad/s", "rad/s"],
+            attributes={"rate_hz": run.rate_hz},
+        ),
         numeric_stream(DIAGNOSTICS, ["load"], "1", required=False),
-        *camera_streams(CAMERA, width=run.width, height=run.height, codec=run.codec, rate_hz=run.rate_hz / run.camera_every),
+        *camera_streams(
+            CAMERA,
+            width=run.width,
+            height=run.height,
+            codec=run.codec,
+            rate_hz=run.rate_hz / run.camera_every,
+        ),
         json_stream(EVENTS, StreamKind.EVENT),
         json_stream(TASK, StreamKind.TASK),
-        json_stream(AUTHORED, StreamKind.CONTROL_AUTHORED, schema="fsr.control.authored/1"),
-        json_stream(APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"),
+        json_stream(
+            AUTHORED, StreamKind.CONTROL_AUTHORED, schema="fsr.control.authored/1"
+        ),
+        json_stream(
+            APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"
+        ),
         render_state_stream(RENDER),
     ]
 
@@ -95,12 +124,28 @@ def _image(run: SyntheticRun, tick: int, q: np.ndarray) -> np.ndarray:
     return image
 
 
-def write_synthetic(path: str | os.PathLike[str], run: SyntheticRun | None = None) -> PublishResult:
+def write_synthetic(
+    path: str | os.PathLike[str], run: SyntheticRun | None = None
+) -> PublishResult:
     """Write the synthetic recording to ``path`` (which must not exist)."""
     run = run or SyntheticRun()
     profiles = [
-        CalibrationProfile(run.width, run.height, 0.9 * run.width, 0.9 * run.width, run.width / 2, run.height / 2),
-        CalibrationProfile(run.width, run.height, 1.2 * run.width, 1.2 * run.width, run.width / 2, run.height / 2),
+        CalibrationProfile(
+            run.width,
+            run.height,
+            0.9 * run.width,
+            0.9 * run.width,
+            run.width / 2,
+            run.height / 2,
+        ),
+        CalibrationProfile(
+            run.width,
+            run.height,
+            1.2 * run.width,
+            1.2 * run.width,
+            run.width / 2,
+            run.height / 2,
+        ),
     ]
     pose = look_at([1.5, -1.5, 1.2], [0.0, 0.0, 0.3])
     metadata = {
@@ -109,50 +154,166 @@ def write_synthetic(path: str | os.PathLike[str], run: SyntheticRun | None = Non
         "config": {"dt_s": 1.0 / run.rate_hz, "links": 2},
         "versions": {"generator": "fsr_core.synthetic/1"},
     }
-    writer = FsrWriter(path, _streams(run), metadata=metadata, integrity=run.integrity, batch_limits=run.batch_limits, provenance={"tool": "fsr_core.synthetic"})
+    writer = FsrWriter(
+        path,
+        _streams(run),
+        metadata=metadata,
+        integrity=run.integrity,
+        batch_limits=run.batch_limits,
+        provenance={"tool": "fsr_core.synthetic"},
+    )
     with writer:
         _write_body(writer, run, profiles, pose)
     assert writer._result is not None
     return writer._result
 
 
-def _write_body(writer: FsrWriter, run: SyntheticRun, profiles: list[CalibrationProfile], pose: object) -> None:
+def _write_body(
+    writer: FsrWriter,
+    run: SyntheticRun,
+    profiles: list[CalibrationProfile],
+    pose: object,
+) -> None:
     dt = 1.0 / run.rate_hz
     writer.write("run.lifecycle", {"event": "start"}, tick=0, sim_time_s=0.0)
     cam = f"sensors.{CAMERA}.camera"
     last_tick, last_time = 0, 0.0
     for generation in range(run.generations):
         if generation:
-            writer.write("run.lifecycle", {"event": "generation_reset", "generation": generation}, tick=0, sim_time_s=0.0, generation=generation)
+            writer.write(
+                "run.lifecycle",
+                {"event": "generation_reset", "generation": generation},
+                tick=0,
+                sim_time_s=0.0,
+                generation=generation,
+            )
         chunk = AuthoredChunk(
             chunk_id=f"chunk-{generation}", target="arm", command_space=CommandSpace.JOINT_POSITION, axes=("q0", "q1"),
             units=("rad", "rad"), interpolation=Interpolation.LINEAR, terminal_policy=TerminalPolicy.HOLD,
             start_sim_time_s=0.0, times_s=np.array([0.0, run.ticks * dt]), values=np.array([[0.0, 0.0], [1.0, -0.5]]),
             controller="pd", generation=generation,
         )  # fmt: skip
-        writer.write(AUTHORED, chunk.to_json(), tick=0, sim_time_s=0.0, generation=generation)
-        writer.write(TASK, {"targets": [[0.4, 0.2, 0.0]], "active_target": 0, "tolerance_m": 0.02}, tick=0, sim_time_s=0.0, generation=generation)
-        writer.write(f"{cam}.intrinsics", profiles[0], tick=0, sim_time_s=0.0, generation=generation)
+        writer.write(
+            AUTHORED, chunk.to_json(), tick=0, sim_time_s=0.0, generation=generation
+        )
+        writer.write(
+            TASK,
+            {"targets": [[0.4, 0.2, 0.0]], "active_target": 0, "tolerance_m": 0.02},
+            tick=0,
+            sim_time_s=0.0,
+            generation=generation,
+        )
+        writer.write(
+            f"{cam}.intrinsics",
+            profiles[0],
+            tick=0,
+            sim_time_s=0.0,
+            generation=generation,
+        )
         for tick in range(run.ticks):
             time_s = tick * dt
-            q = np.array([math.sin(2 * math.pi * 0.5 * time_s + generation), 0.5 * math.cos(2 * math.pi * 0.5 * time_s)])
-            dq = np.array([math.pi * math.cos(2 * math.pi * 0.5 * time_s + generation), -0.5 * math.pi * math.sin(2 * math.pi * 0.5 * time_s)])
-            writer.write(JOINTS, np.concatenate([q, dq]), tick=tick, sim_time_s=time_s, generation=generation)
+            q = np.array(
+                [
+                    math.sin(2 * math.pi * 0.5 * time_s + generation),
+                    0.5 * math.cos(2 * math.pi * 0.5 * time_s),
+                ]
+            )
+            dq = np.array(
+                [
+                    math.pi * math.cos(2 * math.pi * 0.5 * time_s + generation),
+                    -0.5 * math.pi * math.sin(2 * math.pi * 0.5 * time_s),
+                ]
+            )
+            writer.write(
+                JOINTS,
+                np.concatenate([q, dq]),
+                tick=tick,
+                sim_time_s=time_s,
+                generation=generation,
+            )
             if tick % 8 != 5:
-                writer.write(DIAGNOSTICS, [0.5 + 0.1 * math.sin(time_s)], tick=tick, sim_time_s=time_s, generation=generation)
-            applied = AppliedControl(tick, time_s, "arm", CommandSpace.JOINT_POSITION, ("q0", "q1"), q, f"chunk-{generation}")
+                writer.write(
+                    DIAGNOSTICS,
+                    [0.5 + 0.1 * math.sin(time_s)],
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
+            applied = AppliedControl(
+                tick,
+                time_s,
+                "arm",
+                CommandSpace.JOINT_POSITION,
+                ("q0", "q1"),
+                q,
+                f"chunk-{generation}",
+            )
             if tick % 10 == 0:
-                writer.write(APPLIED, applied.to_json(), tick=tick, sim_time_s=time_s, generation=generation)
+                writer.write(
+                    APPLIED,
+                    applied.to_json(),
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
             if tick == run.ticks // 2:
-                writer.write(f"{cam}.intrinsics", profiles[1], tick=tick, sim_time_s=time_s, generation=generation)
-                writer.write(EVENTS, {"name": "calibration_changed", "camera": CAMERA}, tick=tick, sim_time_s=time_s, generation=generation)
+                writer.write(
+                    f"{cam}.intrinsics",
+                    profiles[1],
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
+                writer.write(
+                    EVENTS,
+                    {"name": "calibration_changed", "camera": CAMERA},
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
             if tick % run.camera_every == 0:
-                writer.write(f"{cam}.rgb", _image(run, tick, q), tick=tick, sim_time_s=time_s, generation=generation)
-                writer.write(f"{cam}.extrinsics.translation", pose.translation_m, tick=tick, sim_time_s=time_s, generation=generation)  # type: ignore[attr-defined]
-                writer.write(f"{cam}.extrinsics.quaternion_xyzw", pose.quaternion_xyzw, tick=tick, sim_time_s=time_s, generation=generation)  # type: ignore[attr-defined]
-                writer.write(RENDER, {"joint_positions": q, "particles": np.zeros((4, 3), np.float32)}, tick=tick, sim_time_s=time_s, generation=generation)
+                writer.write(
+                    f"{cam}.rgb",
+                    _image(run, tick, q),
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
+                writer.write(
+                    f"{cam}.extrinsics.translation",
+                    pose.translation_m,
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )  # type: ignore[attr-defined]
+                writer.write(
+                    f"{cam}.extrinsics.quaternion_xyzw",
+                    pose.quaternion_xyzw,
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )  # type: ignore[attr-defined]
+                writer.write(
+                    RENDER,
+                    {"joint_positions": q, "particles": np.zeros((4, 3), np.float32)},
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
             last_tick, last_time = tick, time_s
     writer.add_gap(DIAGNOSTICS, after_seq=4, lost=1, reason="sampler overrun")
     final = run.generations - 1
-    writer.write("run.lifecycle", {"event": "terminal_semantic_cut"}, tick=last_tick, sim_time_s=last_time, generation=final)
-    writer.write("run.lifecycle", {"event": "completion", "status": "succeeded", "reason_code": "RUN_COMPLETED"}, tick=last_tick, sim_time_s=last_time, generation=final)
+    writer.write(
+        "run.lifecycle",
+        {"event": "terminal_semantic_cut"},
+        tick=last_tick,
+        sim_time_s=last_time,
+        generation=final,
+    )
+    writer.write(
+        "run.lifecycle",
+        {"event": "completion", "status": "succeeded", "reason_code": "RUN_COMPLETED"},
+        tick=last_tick,
+        sim_time_s=last_time,
+        generation=final,
+    )

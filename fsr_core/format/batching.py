@@ -77,7 +77,14 @@ class _Pending:
 class BatchSink:
     """Turns encoded records into batches on disk, then seals the file."""
 
-    def __init__(self, specs: tuple[StreamSpec, ...], profile: IntegrityProfile, limits: BatchLimits, data_start: int, write: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        specs: tuple[StreamSpec, ...],
+        profile: IntegrityProfile,
+        limits: BatchLimits,
+        data_start: int,
+        write: Callable[[bytes], None],
+    ) -> None:
         self._specs = specs
         self._profile = profile
         self._limits = limits
@@ -87,14 +94,20 @@ class BatchSink:
         self._tables: list[bytes] = []
         self._directory: list[tuple[int, int, int, int, int]] = []
         self._record_total = 0
-        intrinsics = {spec.camera: i for i, spec in enumerate(specs) if spec.kind is StreamKind.CAMERA_INTRINSICS}
+        intrinsics = {
+            spec.camera: i
+            for i, spec in enumerate(specs)
+            if spec.kind is StreamKind.CAMERA_INTRINSICS
+        }
         # A camera batch may reference the calibration epoch of a pending
         # intrinsics record: that record goes to disk first, so every prefix of
         # the file (a crash) is self-consistent.
         self._depends_on = {
             i: intrinsics[spec.camera]
             for i, spec in enumerate(specs)
-            if spec.camera is not None and spec.kind is not StreamKind.CAMERA_INTRINSICS and spec.camera in intrinsics
+            if spec.camera is not None
+            and spec.kind is not StreamKind.CAMERA_INTRINSICS
+            and spec.camera in intrinsics
         }
 
     @property
@@ -157,10 +170,14 @@ class BatchSink:
             body_length=len(body),
             table_crc=crc32(table),
             digests_crc=crc32(digest_table) if digest_table else 0,
-            body_sha256=hashlib.sha256(body).digest() if self._profile is IntegrityProfile.FAST else bytes(DIGEST_SIZE),
+            body_sha256=hashlib.sha256(body).digest()
+            if self._profile is IntegrityProfile.FAST
+            else bytes(DIGEST_SIZE),
         )
         self._write(header.encode() + table + digest_table + body)
-        self._directory.append((self._offset, total, self._record_total, stream_id, len(records)))
+        self._directory.append(
+            (self._offset, total, self._record_total, stream_id, len(records))
+        )
         self._tables.append(table)
         self._record_total += len(records)
         self._offset += total
@@ -173,13 +190,25 @@ class BatchSink:
     def seal(self, footer_fields: dict[str, Any]) -> None:
         """Flush, then write footer, directory, index and trailer."""
         self.flush_all()
-        directory = np.array(self._directory, dtype=DIRECTORY_DTYPE) if self._directory else np.zeros(0, dtype=DIRECTORY_DTYPE)
+        directory = (
+            np.array(self._directory, dtype=DIRECTORY_DTYPE)
+            if self._directory
+            else np.zeros(0, dtype=DIRECTORY_DTYPE)
+        )
         index = b"".join(self._tables)
-        entries = np.frombuffer(index, dtype=ENTRY_DTYPE) if index else np.zeros(0, dtype=ENTRY_DTYPE)
+        entries = (
+            np.frombuffer(index, dtype=ENTRY_DTYPE)
+            if index
+            else np.zeros(0, dtype=ENTRY_DTYPE)
+        )
         inventory = []
         for stream_id, spec in enumerate(self._specs):
             mask = entries["stream_id"] == stream_id
-            batches = int((directory["stream_id"] == stream_id).sum()) if len(directory) else 0
+            batches = (
+                int((directory["stream_id"] == stream_id).sum())
+                if len(directory)
+                else 0
+            )
             inventory.append(inventory_for(spec, entries[mask], batches))
         document = dict(footer_fields)
         document["inventory"] = inventory

@@ -44,14 +44,18 @@ def _check_value(value: Any, depth: int, limits: JsonLimits, pointer: str) -> No
     while stack:
         item, level, where = stack.pop()
         if level > limits.max_depth:
-            raise LimitExceededError(f"JSON nesting deeper than {limits.max_depth} at {where or '/'}")
+            raise LimitExceededError(
+                f"JSON nesting deeper than {limits.max_depth} at {where or '/'}"
+            )
         if isinstance(item, bool) or item is None or isinstance(item, str):
             if isinstance(item, str):
                 _check_string(item, where)
             continue
         if isinstance(item, int):
             if len(str(abs(item))) > limits.max_number_chars:
-                raise LimitExceededError(f"JSON integer longer than {limits.max_number_chars} digits at {where or '/'}")
+                raise LimitExceededError(
+                    f"JSON integer longer than {limits.max_number_chars} digits at {where or '/'}"
+                )
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
@@ -59,20 +63,28 @@ def _check_value(value: Any, depth: int, limits: JsonLimits, pointer: str) -> No
             continue
         if isinstance(item, dict):
             if len(item) > limits.max_items:
-                raise LimitExceededError(f"JSON object with more than {limits.max_items} entries at {where or '/'}")
+                raise LimitExceededError(
+                    f"JSON object with more than {limits.max_items} entries at {where or '/'}"
+                )
             for key, sub in item.items():
                 if not isinstance(key, str):
-                    raise SchemaError(f"JSON object key {key!r} is not a string at {where or '/'}")
+                    raise SchemaError(
+                        f"JSON object key {key!r} is not a string at {where or '/'}"
+                    )
                 _check_string(key, where)
                 stack.append((sub, level + 1, f"{where}/{key}"))
             continue
         if isinstance(item, list | tuple):
             if len(item) > limits.max_items:
-                raise LimitExceededError(f"JSON array with more than {limits.max_items} items at {where or '/'}")
+                raise LimitExceededError(
+                    f"JSON array with more than {limits.max_items} items at {where or '/'}"
+                )
             for index, sub in enumerate(item):
                 stack.append((sub, level + 1, f"{where}/{index}"))
             continue
-        raise SchemaError(f"value of type {type(item).__name__} cannot be stored as JSON at {where or '/'}")
+        raise SchemaError(
+            f"value of type {type(item).__name__} cannot be stored as JSON at {where or '/'}"
+        )
 
 
 def _check_string(text: str, where: str) -> None:
@@ -94,10 +106,18 @@ def canonical_dumps(value: Any, *, limits: JsonLimits = DEFAULT_LIMITS) -> bytes
         The value is deeper, longer or larger than ``limits``.
     """
     _check_value(value, 1, limits, "")
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(
+        value,
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+        allow_nan=False,
+    )
     data = text.encode("utf-8")
     if len(data) > limits.max_bytes:
-        raise LimitExceededError(f"JSON document of {len(data)} bytes exceeds the limit of {limits.max_bytes}")
+        raise LimitExceededError(
+            f"JSON document of {len(data)} bytes exceeds the limit of {limits.max_bytes}"
+        )
     return data
 
 
@@ -123,7 +143,9 @@ def _prescan(data: bytes, limits: JsonLimits) -> None:
         if byte in b"0123456789+-.eE":
             number_run += 1
             if number_run > limits.max_number_chars:
-                raise LimitExceededError(f"JSON number token longer than {limits.max_number_chars} characters")
+                raise LimitExceededError(
+                    f"JSON number token longer than {limits.max_number_chars} characters"
+                )
             continue
         number_run = 0
         if byte in b"[{":
@@ -142,7 +164,9 @@ class _Counter:
 
     def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
         if len(items) > self.limits.max_items:
-            raise LimitExceededError(f"JSON object with more than {self.limits.max_items} entries")
+            raise LimitExceededError(
+                f"JSON object with more than {self.limits.max_items} entries"
+            )
         result: dict[str, Any] = {}
         for key, value in items:
             if key in result:
@@ -167,7 +191,9 @@ def _count_arrays(value: Any, limits: JsonLimits) -> None:
         item = stack.pop()
         if isinstance(item, list):
             if len(item) > limits.max_items:
-                raise LimitExceededError(f"JSON array with more than {limits.max_items} items")
+                raise LimitExceededError(
+                    f"JSON array with more than {limits.max_items} items"
+                )
             stack.extend(item)
         elif isinstance(item, dict):
             stack.extend(item.values())
@@ -192,7 +218,9 @@ def parse_json(
     """
     raw = bytes(data)
     if len(raw) > limits.max_bytes:
-        raise LimitExceededError(f"{what} of {len(raw)} bytes exceeds the limit of {limits.max_bytes}")
+        raise LimitExceededError(
+            f"{what} of {len(raw)} bytes exceeds the limit of {limits.max_bytes}"
+        )
     if raw.startswith(b"\xef\xbb\xbf"):
         raise SchemaError(f"{what} starts with a UTF-8 byte order mark")
     try:

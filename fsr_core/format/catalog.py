@@ -56,23 +56,61 @@ def camera_streams(
     base = f"{prefix}.{camera}.camera"
     attributes: dict[str, Any] = {} if rate_hz is None else {"rate_hz": rate_hz}
     return [
-        StreamSpec(f"{base}.rgb", StreamKind.CAMERA_RGB, codec, shape=(height, width, 3), camera=camera, required=required, attributes=attributes),
-        StreamSpec(f"{base}.intrinsics", StreamKind.CAMERA_INTRINSICS, "raw", units="px", camera=camera, required=required),
-        StreamSpec(f"{base}.extrinsics.translation", StreamKind.CAMERA_TRANSLATION, "raw", units="m", camera=camera, required=required),
-        StreamSpec(f"{base}.extrinsics.quaternion_xyzw", StreamKind.CAMERA_QUATERNION, "raw", camera=camera, required=required),
+        StreamSpec(
+            f"{base}.rgb",
+            StreamKind.CAMERA_RGB,
+            codec,
+            shape=(height, width, 3),
+            camera=camera,
+            required=required,
+            attributes=attributes,
+        ),
+        StreamSpec(
+            f"{base}.intrinsics",
+            StreamKind.CAMERA_INTRINSICS,
+            "raw",
+            units="px",
+            camera=camera,
+            required=required,
+        ),
+        StreamSpec(
+            f"{base}.extrinsics.translation",
+            StreamKind.CAMERA_TRANSLATION,
+            "raw",
+            units="m",
+            camera=camera,
+            required=required,
+        ),
+        StreamSpec(
+            f"{base}.extrinsics.quaternion_xyzw",
+            StreamKind.CAMERA_QUATERNION,
+            "raw",
+            camera=camera,
+            required=required,
+        ),
     ]
 
 
 def lifecycle_stream() -> StreamSpec:
     """The ``run.lifecycle`` stream: start, resets, terminal cut, completion."""
-    return StreamSpec(LIFECYCLE_STREAM, StreamKind.LIFECYCLE, "json", schema="fsr.lifecycle/1")
+    return StreamSpec(
+        LIFECYCLE_STREAM, StreamKind.LIFECYCLE, "json", schema="fsr.lifecycle/1"
+    )
 
 
-def json_stream(name: str, kind: StreamKind = StreamKind.JSON, *, schema: str = "", required: bool = True) -> StreamSpec:
+def json_stream(
+    name: str,
+    kind: StreamKind = StreamKind.JSON,
+    *,
+    schema: str = "",
+    required: bool = True,
+) -> StreamSpec:
     """A stream of canonical JSON records (events, task context, control ...)."""
     return StreamSpec(name, kind, "json", schema=schema, required=required)
 
 
-def render_state_stream(name: str = "render.state", *, required: bool = False) -> StreamSpec:
+def render_state_stream(
+    name: str = "render.state", *, required: bool = False
+) -> StreamSpec:
     """Poses, velocities and packed float32 particles, zlib level 1."""
     return StreamSpec(name, StreamKind.RENDER_STATE, "arrays+zlib", required=required)

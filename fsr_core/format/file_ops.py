@@ -22,7 +22,9 @@ class FileOps:
         try:
             return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as exc:
-            raise WriteFailedError(f"cannot open output folder: {exc.strerror}", errno=exc.errno, path=path) from exc
+            raise WriteFailedError(
+                f"cannot open output folder: {exc.strerror}", errno=exc.errno, path=path
+            ) from exc
 
     def create(self, name: str, dir_fd: int) -> int:
         """Create ``name`` exclusively inside ``dir_fd`` for writing."""
@@ -30,9 +32,15 @@ class FileOps:
         try:
             return os.open(name, flags, 0o644, dir_fd=dir_fd)
         except FileExistsError as exc:
-            raise TargetExistsError("file already exists; it is never overwritten", errno=exc.errno, path=name) from exc
+            raise TargetExistsError(
+                "file already exists; it is never overwritten",
+                errno=exc.errno,
+                path=name,
+            ) from exc
         except OSError as exc:
-            raise WriteFailedError(f"cannot create: {exc.strerror}", errno=exc.errno, path=name) from exc
+            raise WriteFailedError(
+                f"cannot create: {exc.strerror}", errno=exc.errno, path=name
+            ) from exc
 
     def write(self, fd: int, data: bytes | memoryview, name: str) -> None:
         """Write all of ``data``, looping over short writes."""
@@ -41,7 +49,9 @@ class FileOps:
             try:
                 written = os.write(fd, view)
             except OSError as exc:
-                raise WriteFailedError(f"write failed: {exc.strerror}", errno=exc.errno, path=name) from exc
+                raise WriteFailedError(
+                    f"write failed: {exc.strerror}", errno=exc.errno, path=name
+                ) from exc
             view = view[written:]
 
     def fsync(self, fd: int, name: str) -> None:
@@ -49,7 +59,9 @@ class FileOps:
         try:
             os.fsync(fd)
         except OSError as exc:
-            raise WriteFailedError(f"fsync failed: {exc.strerror}", errno=exc.errno, path=name) from exc
+            raise WriteFailedError(
+                f"fsync failed: {exc.strerror}", errno=exc.errno, path=name
+            ) from exc
 
     def exists(self, name: str, dir_fd: int) -> bool:
         """Whether ``name`` exists in ``dir_fd`` (symlinks count, even dangling)."""
@@ -58,20 +70,39 @@ class FileOps:
         except FileNotFoundError:
             return False
         except OSError as exc:
-            raise WriteFailedError(f"cannot check the target: {exc.strerror}", errno=exc.errno, path=name) from exc
+            raise WriteFailedError(
+                f"cannot check the target: {exc.strerror}", errno=exc.errno, path=name
+            ) from exc
         return True
 
     def link(self, source: str, target: str, dir_fd: int) -> bool:
         """Publish ``source`` as ``target`` without overwriting; return whether it was atomic."""
         try:
-            os.link(source, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+            os.link(
+                source,
+                target,
+                src_dir_fd=dir_fd,
+                dst_dir_fd=dir_fd,
+                follow_symlinks=False,
+            )
         except FileExistsError as exc:
-            raise TargetExistsError("file already exists; it is never overwritten", errno=exc.errno, path=target) from exc
+            raise TargetExistsError(
+                "file already exists; it is never overwritten",
+                errno=exc.errno,
+                path=target,
+            ) from exc
         except OSError as exc:
-            if exc.errno in (errno_codes.EPERM, errno_codes.ENOTSUP, errno_codes.EOPNOTSUPP, errno_codes.ENOSYS):
+            if exc.errno in (
+                errno_codes.EPERM,
+                errno_codes.ENOTSUP,
+                errno_codes.EOPNOTSUPP,
+                errno_codes.ENOSYS,
+            ):
                 self._copy_exclusive(source, target, dir_fd)
                 return False
-            raise WriteFailedError(f"cannot publish: {exc.strerror}", errno=exc.errno, path=target) from exc
+            raise WriteFailedError(
+                f"cannot publish: {exc.strerror}", errno=exc.errno, path=target
+            ) from exc
         return True
 
     def _copy_exclusive(self, source: str, target: str, dir_fd: int) -> None:

@@ -35,28 +35,49 @@ def inventory_for(spec: StreamSpec, rows: np.ndarray, batches: int) -> dict[str,
     }
 
 
-def parse_footer(document: Any, profile: IntegrityProfile, stream_names: list[str]) -> Footer:
+def parse_footer(
+    document: Any, profile: IntegrityProfile, stream_names: list[str]
+) -> Footer:
     """Check the footer's shape and return it as a :class:`Footer`."""
     if not isinstance(document, dict):
         raise SchemaError("footer must be an object", section="footer")
-    for key in ("inventory", "calibration", "integrity", "provenance", "degraded", "gaps"):
+    for key in (
+        "inventory",
+        "calibration",
+        "integrity",
+        "provenance",
+        "degraded",
+        "gaps",
+    ):
         if key not in document:
             raise SchemaError(f"footer has no {key!r}", section="footer")
     integrity = document["integrity"]
-    if not isinstance(integrity, dict) or parse_profile(integrity.get("profile")) is not profile:
-        raise SchemaError("footer integrity profile differs from the header's", section="footer")
+    if (
+        not isinstance(integrity, dict)
+        or parse_profile(integrity.get("profile")) is not profile
+    ):
+        raise SchemaError(
+            "footer integrity profile differs from the header's", section="footer"
+        )
     if integrity.get("digest") != "sha256":
-        raise SchemaError(f"unsupported digest algorithm {integrity.get('digest')!r}", section="footer")
+        raise SchemaError(
+            f"unsupported digest algorithm {integrity.get('digest')!r}",
+            section="footer",
+        )
     gaps = _parse_gaps(document["gaps"], stream_names)
     degraded = document["degraded"]
     if not isinstance(degraded, bool) or (gaps and not degraded):
-        raise SchemaError("footer degraded flag must be true when gaps are recorded", section="footer")
+        raise SchemaError(
+            "footer degraded flag must be true when gaps are recorded", section="footer"
+        )
     for key in ("provenance",):
         if not isinstance(document[key], dict):
             raise SchemaError(f"footer {key} must be an object", section="footer")
     for key in ("terminal_cut", "completion", "recovered"):
         if document.get(key) is not None and not isinstance(document[key], dict):
-            raise SchemaError(f"footer {key} must be an object or null", section="footer")
+            raise SchemaError(
+                f"footer {key} must be an object or null", section="footer"
+            )
     return Footer(
         profile=profile,
         provenance=document["provenance"],
@@ -75,10 +96,20 @@ def _parse_gaps(items: Any, stream_names: list[str]) -> tuple[Gap, ...]:
     gaps: list[Gap] = []
     for index, item in enumerate(items):
         ok = isinstance(item, dict) and item.get("stream") in stream_names
-        ok = ok and all(isinstance(item.get(k), int) and not isinstance(item.get(k), bool) for k in ("after_seq", "lost"))
-        if not ok or not isinstance(item.get("reason"), str) or item["lost"] < 1 or item["after_seq"] < -1:
+        ok = ok and all(
+            isinstance(item.get(k), int) and not isinstance(item.get(k), bool)
+            for k in ("after_seq", "lost")
+        )
+        if (
+            not ok
+            or not isinstance(item.get("reason"), str)
+            or item["lost"] < 1
+            or item["after_seq"] < -1
+        ):
             raise SchemaError(f"footer gap {index} is malformed", section="footer")
-        gaps.append(Gap(item["stream"], item["after_seq"], item["lost"], item["reason"]))
+        gaps.append(
+            Gap(item["stream"], item["after_seq"], item["lost"], item["reason"])
+        )
     return tuple(gaps)
 
 
@@ -92,4 +123,7 @@ def check_inventory(document: dict[str, Any], expected: list[dict[str, Any]]) ->
                 if want != have:
                     name = str(want.get("stream"))
                     break
-        raise IndexCorruptionError(f"footer inventory disagrees with the index (stream {name})", section="footer")
+        raise IndexCorruptionError(
+            f"footer inventory disagrees with the index (stream {name})",
+            section="footer",
+        )

@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.errors import CorruptRecordError, FsrError, IndexCorruptionError, LimitExceededError, SchemaError
+from fsr_core.errors import (
+    CorruptRecordError,
+    FsrError,
+    IndexCorruptionError,
+    LimitExceededError,
+    SchemaError,
+)
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
@@ -59,17 +65,26 @@ def batch_tables_size(count: int, profile: IntegrityProfile) -> int:
     return count * ENTRY_SIZE + digests
 
 
-def record_offsets_for(entries: np.ndarray, directory: np.ndarray, profile: IntegrityProfile) -> np.ndarray:
+def record_offsets_for(
+    entries: np.ndarray, directory: np.ndarray, profile: IntegrityProfile
+) -> np.ndarray:
     """Absolute file offset of each record's metadata (its payload follows)."""
     counts = directory["record_count"].astype(np.int64)
-    body_start = directory["offset"].astype(np.int64) + BATCH_HEADER_SIZE + counts * ENTRY_SIZE
+    body_start = (
+        directory["offset"].astype(np.int64) + BATCH_HEADER_SIZE + counts * ENTRY_SIZE
+    )
     if profile is IntegrityProfile.STRONG:
         body_start = body_start + counts * DIGEST_SIZE
     batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
     return body_start[batch_of_row] + entries["body_offset"].astype(np.int64)
 
 
-def check_entries(meta: FileMetadata, entries: np.ndarray, directory: np.ndarray, body_lengths: np.ndarray) -> list[np.ndarray]:
+def check_entries(
+    meta: FileMetadata,
+    entries: np.ndarray,
+    directory: np.ndarray,
+    body_lengths: np.ndarray,
+) -> list[np.ndarray]:
     """Check every index entry against the stream table and the batches.
 
     Returns the rows of each stream, in stream order.
@@ -84,51 +99,89 @@ def check_entries(meta: FileMetadata, entries: np.ndarray, directory: np.ndarray
     counts = directory["record_count"].astype(np.int64)
     batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
     if len(entries) != int(counts.sum()):
-        raise IndexCorruptionError(f"index has {len(entries)} entries, the batches hold {int(counts.sum())}", section="index")
+        raise IndexCorruptionError(
+            f"index has {len(entries)} entries, the batches hold {int(counts.sum())}",
+            section="index",
+        )
     if len(entries) == 0:
         return [np.zeros(0, dtype=np.int64) for _ in meta.streams]
     _check_packing(entries, directory, batch_of_row, body_lengths)
-    if (entries["stream_id"].astype(np.int64) != directory["stream_id"].astype(np.int64)[batch_of_row]).any():
-        row = int(np.flatnonzero(entries["stream_id"] != directory["stream_id"][batch_of_row])[0])
-        raise IndexCorruptionError("index entry names another stream than its batch", section="index", record=row)
+    if (
+        entries["stream_id"].astype(np.int64)
+        != directory["stream_id"].astype(np.int64)[batch_of_row]
+    ).any():
+        row = int(
+            np.flatnonzero(
+                entries["stream_id"] != directory["stream_id"][batch_of_row]
+            )[0]
+        )
+        raise IndexCorruptionError(
+            "index entry names another stream than its batch",
+            section="index",
+            record=row,
+        )
     if (entries["flags"] != 0).any():
         raise IndexCorruptionError("index entry has unknown flags set", section="index")
     if not np.isfinite(entries["sim_time_s"]).all():
         raise CorruptRecordError("record with a non-finite sim time", section="index")
     captures = np.sort(entries["capture_seq"])
     if len(captures) > 1 and (np.diff(captures) == 0).any():
-        raise CorruptRecordError("two records share a capture sequence number", section="index")
+        raise CorruptRecordError(
+            "two records share a capture sequence number", section="index"
+        )
     rows_by_stream = _rows_by_stream(entries, len(meta.streams))
     for stream_id, rows in enumerate(rows_by_stream):
         _check_stream_rows(meta, stream_id, entries[rows])
     return rows_by_stream
 
 
-def _check_packing(entries: np.ndarray, directory: np.ndarray, batch_of_row: np.ndarray, body_lengths: np.ndarray) -> None:
+def _check_packing(
+    entries: np.ndarray,
+    directory: np.ndarray,
+    batch_of_row: np.ndarray,
+    body_lengths: np.ndarray,
+) -> None:
     starts = entries["body_offset"].astype(np.int64)
-    ends = starts + entries["meta_length"].astype(np.int64) + entries["payload_length"].astype(np.int64)
+    ends = (
+        starts
+        + entries["meta_length"].astype(np.int64)
+        + entries["payload_length"].astype(np.int64)
+    )
     first_rows = directory["first_row"].astype(np.int64)
     is_first = np.zeros(len(entries), dtype=bool)
     is_first[first_rows] = True
     if (starts[is_first] != 0).any():
-        raise IndexCorruptionError("a batch's first record does not start its body", section="index")
+        raise IndexCorruptionError(
+            "a batch's first record does not start its body", section="index"
+        )
     following = ~is_first
     following[0] = False
     prev_end = np.concatenate(([0], ends[:-1]))
     if (starts[following] != prev_end[following]).any():
         row = int(np.flatnonzero(following & (starts != prev_end))[0])
-        raise IndexCorruptionError("records overlap or leave a gap inside a batch body", section="index", record=row)
+        raise IndexCorruptionError(
+            "records overlap or leave a gap inside a batch body",
+            section="index",
+            record=row,
+        )
     last_rows = first_rows + directory["record_count"].astype(np.int64) - 1
     if (ends[last_rows] != body_lengths).any():
         batch = int(np.flatnonzero(ends[last_rows] != body_lengths)[0])
-        raise IndexCorruptionError("records do not fill their batch body exactly", section="index", record=batch)
+        raise IndexCorruptionError(
+            "records do not fill their batch body exactly",
+            section="index",
+            record=batch,
+        )
     del batch_of_row
 
 
 def _rows_by_stream(entries: np.ndarray, stream_count: int) -> list[np.ndarray]:
     ids = entries["stream_id"].astype(np.int64)
     if len(ids) and int(ids.max()) >= stream_count:
-        raise IndexCorruptionError(f"record names stream id {int(ids.max())}, only {stream_count} declared", section="index")
+        raise IndexCorruptionError(
+            f"record names stream id {int(ids.max())}, only {stream_count} declared",
+            section="index",
+        )
     order = np.argsort(ids, kind="stable")
     bounds = np.searchsorted(ids[order], np.arange(stream_count + 1))
     return [order[bounds[i] : bounds[i + 1]] for i in range(stream_count)]
@@ -141,25 +194,44 @@ def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: np.ndarray) -> 
     name = spec.name
     seqs = rows["stream_seq"]
     if seqs[0] != 0 or (len(seqs) > 1 and (np.diff(seqs.astype(np.int64)) != 1).any()):
-        raise CorruptRecordError("stream sequence numbers are not 0, 1, 2, ... (batches missing or swapped)", stream=name, section="index")
+        raise CorruptRecordError(
+            "stream sequence numbers are not 0, 1, 2, ... (batches missing or swapped)",
+            stream=name,
+            section="index",
+        )
     if len(rows) > 1 and (np.diff(rows["capture_seq"].astype(np.int64)) <= 0).any():
-        raise CorruptRecordError("capture sequence numbers do not increase", stream=name, section="index")
+        raise CorruptRecordError(
+            "capture sequence numbers do not increase", stream=name, section="index"
+        )
     generations = rows["generation"].astype(np.int64)
     same_gen = np.diff(generations) == 0
     if (np.diff(generations) < 0).any():
-        raise CorruptRecordError("generation goes backwards", stream=name, section="index")
+        raise CorruptRecordError(
+            "generation goes backwards", stream=name, section="index"
+        )
     for key in ("tick", "sim_time_s"):
         steps = np.diff(rows[key])
         if (same_gen & (steps < 0)).any():
             record = int(np.flatnonzero(same_gen & (steps < 0))[0]) + 1
-            raise CorruptRecordError(f"{key} goes backwards within generation", stream=name, record=record, section="index")
+            raise CorruptRecordError(
+                f"{key} goes backwards within generation",
+                stream=name,
+                record=record,
+                section="index",
+            )
     _check_payload_sizes(spec, rows)
     refs = rows["calibration_ref"]
     if spec.kind in CAMERA_KINDS:
         if (refs == NO_CALIBRATION).any():
-            raise CorruptRecordError("camera record without a calibration digest", stream=name, section="index")
+            raise CorruptRecordError(
+                "camera record without a calibration digest",
+                stream=name,
+                section="index",
+            )
     elif (refs != NO_CALIBRATION).any():
-        raise CorruptRecordError("non-camera record references a calibration", stream=name, section="index")
+        raise CorruptRecordError(
+            "non-camera record references a calibration", stream=name, section="index"
+        )
 
 
 def _check_payload_sizes(spec: Any, rows: np.ndarray) -> None:
@@ -173,13 +245,27 @@ def _check_payload_sizes(spec: Any, rows: np.ndarray) -> None:
                 record=record,
                 section="index",
             )
-    if spec.codec != "arrays+zlib" and (rows["raw_length"] != rows["payload_length"]).any():
-        raise CorruptRecordError("raw length differs from payload length for an uncompressed codec", stream=spec.name, section="index")
+    if (
+        spec.codec != "arrays+zlib"
+        and (rows["raw_length"] != rows["payload_length"]).any()
+    ):
+        raise CorruptRecordError(
+            "raw length differs from payload length for an uncompressed codec",
+            stream=spec.name,
+            section="index",
+        )
     if (rows["meta_length"] > 64 << 10).any():
-        raise LimitExceededError("record metadata larger than 64 KiB", stream=spec.name, section="index")
+        raise LimitExceededError(
+            "record metadata larger than 64 KiB", stream=spec.name, section="index"
+        )
 
 
-def check_calibration_refs(meta: FileMetadata, entries: np.ndarray, stream_rows: list[np.ndarray], digest_count: int) -> None:
+def check_calibration_refs(
+    meta: FileMetadata,
+    entries: np.ndarray,
+    stream_rows: list[np.ndarray],
+    digest_count: int,
+) -> None:
     """Check that every camera record's epoch is declared in time.
 
     An image or pose may reference an epoch whose intrinsics record has the
@@ -189,20 +275,41 @@ def check_calibration_refs(meta: FileMetadata, entries: np.ndarray, stream_rows:
     by_camera: dict[str, dict[StreamKind, np.ndarray]] = {}
     for stream_id, spec in enumerate(meta.streams):
         if spec.camera is not None:
-            by_camera.setdefault(spec.camera, {})[spec.kind] = entries[stream_rows[stream_id]]
+            by_camera.setdefault(spec.camera, {})[spec.kind] = entries[
+                stream_rows[stream_id]
+            ]
     for camera, kinds in by_camera.items():
         intrinsics = kinds.get(StreamKind.CAMERA_INTRINSICS)
         declared: dict[tuple[int, int], int] = {}
         if intrinsics is not None:
-            for gen, ref, tick in zip(intrinsics["generation"], intrinsics["calibration_ref"], intrinsics["tick"], strict=True):
+            for gen, ref, tick in zip(
+                intrinsics["generation"],
+                intrinsics["calibration_ref"],
+                intrinsics["tick"],
+                strict=True,
+            ):
                 if int(ref) >= digest_count:
-                    raise CorruptRecordError("calibration reference past the digest table", stream=camera, section="index")
+                    raise CorruptRecordError(
+                        "calibration reference past the digest table",
+                        stream=camera,
+                        section="index",
+                    )
                 key = (int(gen), int(ref))
                 declared[key] = min(declared.get(key, int(tick)), int(tick))
         for kind, rows in kinds.items():
             if kind is StreamKind.CAMERA_INTRINSICS:
                 continue
-            for gen, ref, tick in np.unique(np.stack([rows["generation"].astype(np.int64), rows["calibration_ref"].astype(np.int64), rows["tick"]], axis=1), axis=0):
+            for gen, ref, tick in np.unique(
+                np.stack(
+                    [
+                        rows["generation"].astype(np.int64),
+                        rows["calibration_ref"].astype(np.int64),
+                        rows["tick"],
+                    ],
+                    axis=1,
+                ),
+                axis=0,
+            ):
                 first = declared.get((int(gen), int(ref)))
                 if first is None or first > int(tick):
                     raise CalibrationRefError(camera, kind, int(gen), int(tick))
@@ -211,7 +318,9 @@ def check_calibration_refs(meta: FileMetadata, entries: np.ndarray, stream_rows:
 class CalibrationRefError(CorruptRecordError):
     """An image or pose references a calibration epoch not declared by then."""
 
-    def __init__(self, camera: str, kind: StreamKind, generation: int, tick: int) -> None:
+    def __init__(
+        self, camera: str, kind: StreamKind, generation: int, tick: int
+    ) -> None:
         super().__init__(
             f"camera {camera!r} {kind.value} at generation {generation} tick {tick} references a "
             "calibration that no intrinsics record declares by that tick",
@@ -220,33 +329,59 @@ class CalibrationRefError(CorruptRecordError):
         )
 
 
-def read_directory_and_index(raw: bytes, batch_count: int, record_count: int) -> tuple[np.ndarray, np.ndarray]:
+def read_directory_and_index(
+    raw: bytes, batch_count: int, record_count: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Split the footer's binary part into directory and index arrays."""
     directory_size = batch_count * DIRECTORY_DTYPE.itemsize
     directory = np.frombuffer(raw, dtype=DIRECTORY_DTYPE, count=batch_count, offset=0)
-    entries = np.frombuffer(raw, dtype=ENTRY_DTYPE, count=record_count, offset=directory_size)
+    entries = np.frombuffer(
+        raw, dtype=ENTRY_DTYPE, count=record_count, offset=directory_size
+    )
     return directory, entries
 
 
-def check_directory(directory: np.ndarray, data_start: int, data_end: int, profile: IntegrityProfile, limits: ReaderLimits) -> np.ndarray:
+def check_directory(
+    directory: np.ndarray,
+    data_start: int,
+    data_end: int,
+    profile: IntegrityProfile,
+    limits: ReaderLimits,
+) -> np.ndarray:
     """Check the batch directory tiles the data section exactly; return body lengths."""
     if len(directory) == 0:
         if data_end != data_start:
-            raise IndexCorruptionError("no batches listed but the data section is not empty", section="footer")
+            raise IndexCorruptionError(
+                "no batches listed but the data section is not empty", section="footer"
+            )
         return np.zeros(0, dtype=np.int64)
     offsets = directory["offset"].astype(np.int64)
     lengths = directory["total_length"].astype(np.int64)
     counts = directory["record_count"].astype(np.int64)
-    if (directory["offset"] > np.uint64(data_end)).any() or (directory["total_length"] > np.uint64(limits.max_batch_bytes)).any():
-        raise IndexCorruptionError("batch directory points past the data section or at an oversized batch", section="footer")
+    if (directory["offset"] > np.uint64(data_end)).any() or (
+        directory["total_length"] > np.uint64(limits.max_batch_bytes)
+    ).any():
+        raise IndexCorruptionError(
+            "batch directory points past the data section or at an oversized batch",
+            section="footer",
+        )
     ends = offsets + lengths
-    if offsets[0] != data_start or (offsets[1:] != ends[:-1]).any() or ends[-1] != data_end:
-        raise IndexCorruptionError("batches overlap, leave gaps, or do not tile the data section", section="footer")
+    if (
+        offsets[0] != data_start
+        or (offsets[1:] != ends[:-1]).any()
+        or ends[-1] != data_end
+    ):
+        raise IndexCorruptionError(
+            "batches overlap, leave gaps, or do not tile the data section",
+            section="footer",
+        )
     if (counts < 1).any():
         raise IndexCorruptionError("a batch with no records", section="footer")
     first = np.concatenate(([0], np.cumsum(counts)[:-1]))
     if (directory["first_row"].astype(np.int64) != first).any():
-        raise IndexCorruptionError("batch directory rows do not match the record index", section="footer")
+        raise IndexCorruptionError(
+            "batch directory rows do not match the record index", section="footer"
+        )
     digest_size = DIGEST_SIZE if profile is IntegrityProfile.STRONG else 0
     body = lengths - BATCH_HEADER_SIZE - counts * (ENTRY_SIZE + digest_size)
     if (body < 0).any():
@@ -268,7 +403,9 @@ def verify_batch_headers(
     for number, row in enumerate(directory):
         offset = int(row["offset"])
         count = int(row["record_count"])
-        header = BatchHeader.decode(source.read_at(offset, BATCH_HEADER_SIZE, section="batch"), offset=offset)
+        header = BatchHeader.decode(
+            source.read_at(offset, BATCH_HEADER_SIZE, section="batch"), offset=offset
+        )
         first = int(row["first_row"])
         table = index_bytes[first * ENTRY_SIZE : (first + count) * ENTRY_SIZE]
         if (
@@ -278,33 +415,76 @@ def verify_batch_headers(
             or header.record_count != count
             or header.body_length != int(body_lengths[number])
         ):
-            raise IndexCorruptionError("batch header disagrees with the footer's directory", section="batch", record=number, offset=offset)
+            raise IndexCorruptionError(
+                "batch header disagrees with the footer's directory",
+                section="batch",
+                record=number,
+                offset=offset,
+            )
         if crc32(table) != header.table_crc:
-            raise IndexCorruptionError("footer index differs from the batch's own entry table", section="batch", record=number, offset=offset)
+            raise IndexCorruptionError(
+                "footer index differs from the batch's own entry table",
+                section="batch",
+                record=number,
+                offset=offset,
+            )
         gens = entries["generation"][first : first + count]
         if (gens != header.generation).any():
-            raise IndexCorruptionError("record generation differs from its batch's", section="batch", record=number, offset=offset)
+            raise IndexCorruptionError(
+                "record generation differs from its batch's",
+                section="batch",
+                record=number,
+                offset=offset,
+            )
         if profile is IntegrityProfile.STRONG:
-            raw = source.read_at(offset + BATCH_HEADER_SIZE + count * ENTRY_SIZE, count * DIGEST_SIZE, section="batch")
+            raw = source.read_at(
+                offset + BATCH_HEADER_SIZE + count * ENTRY_SIZE,
+                count * DIGEST_SIZE,
+                section="batch",
+            )
             if crc32(raw) != header.digests_crc:
-                raise CorruptRecordError("record digest table CRC mismatch", section="batch", record=number, offset=offset)
+                raise CorruptRecordError(
+                    "record digest table CRC mismatch",
+                    section="batch",
+                    record=number,
+                    offset=offset,
+                )
             digests.append(raw)
         _check_header_digest_field(header, profile, number, offset)
         headers.append(header)
     if profile is IntegrityProfile.STRONG:
-        table = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(-1, DIGEST_SIZE)
+        table = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(
+            -1, DIGEST_SIZE
+        )
         return headers, table
     return headers, None
 
 
-def _check_header_digest_field(header: BatchHeader, profile: IntegrityProfile, number: int, offset: int) -> None:
+def _check_header_digest_field(
+    header: BatchHeader, profile: IntegrityProfile, number: int, offset: int
+) -> None:
     zero = header.body_sha256 == bytes(DIGEST_SIZE)
     if profile is IntegrityProfile.FAST and zero:
-        raise SchemaError("fast profile but the batch carries no body digest", section="batch", record=number, offset=offset)
+        raise SchemaError(
+            "fast profile but the batch carries no body digest",
+            section="batch",
+            record=number,
+            offset=offset,
+        )
     if profile is not IntegrityProfile.FAST and not zero:
-        raise SchemaError(f"{profile.value} profile but the batch carries a body digest", section="batch", record=number, offset=offset)
+        raise SchemaError(
+            f"{profile.value} profile but the batch carries a body digest",
+            section="batch",
+            record=number,
+            offset=offset,
+        )
     if profile is not IntegrityProfile.STRONG and header.digests_crc != 0:
-        raise SchemaError("record digest table declared outside the strong profile", section="batch", record=number, offset=offset)
+        raise SchemaError(
+            "record digest table declared outside the strong profile",
+            section="batch",
+            record=number,
+            offset=offset,
+        )
 
 
 def wrap(exc: FsrError, path: str) -> FsrError:

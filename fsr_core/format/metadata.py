@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fsr_core.errors import FsrError, LimitExceededError, SchemaError, TruncatedFileError, UnsupportedVersionError
+from fsr_core.errors import (
+    FsrError,
+    LimitExceededError,
+    SchemaError,
+    TruncatedFileError,
+    UnsupportedVersionError,
+)
 from fsr_core.format.canonical_json import parse_json
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.profiles import IntegrityProfile, parse_profile, profile_for_minor
@@ -13,7 +19,7 @@ from fsr_core.format.records import FILE_MAGIC, HEADER_SIZE, FileHeader, crc32
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import StreamSpec, check_stream_table
 
-__all__ = ["FileMetadata", "KNOWN_REQUIRED_FEATURES", "read_file_metadata"]
+__all__ = ["KNOWN_REQUIRED_FEATURES", "FileMetadata", "read_file_metadata"]
 
 KNOWN_REQUIRED_FEATURES = 0
 
@@ -32,17 +38,24 @@ class FileMetadata:
 def read_file_metadata(source: ByteSource, limits: ReaderLimits) -> FileMetadata:
     """Read and validate the header and metadata JSON at the start of ``source``."""
     if source.size == 0:
-        raise TruncatedFileError("empty file", path=source.name, section="header", offset=0)
+        raise TruncatedFileError(
+            "empty file", path=source.name, section="header", offset=0
+        )
     head = source.read_at(0, min(HEADER_SIZE, source.size), section="header")
     if len(head) < HEADER_SIZE and FILE_MAGIC.startswith(head[:8]):
         raise TruncatedFileError(
-            "file ends inside the header", path=source.name, section="header", offset=len(head)
+            "file ends inside the header",
+            path=source.name,
+            section="header",
+            offset=len(head),
         )
     header = FileHeader.decode(head)
     if header.required_features & ~KNOWN_REQUIRED_FEATURES:
         unknown = header.required_features & ~KNOWN_REQUIRED_FEATURES
         raise UnsupportedVersionError(
-            f"file needs unknown required features 0x{unknown:08x}", section="header", offset=12
+            f"file needs unknown required features 0x{unknown:08x}",
+            section="header",
+            offset=12,
         )
     if header.metadata_length > limits.metadata_json.max_bytes:
         raise LimitExceededError(
@@ -53,7 +66,9 @@ def read_file_metadata(source: ByteSource, limits: ReaderLimits) -> FileMetadata
     raw = source.read_at(HEADER_SIZE, header.metadata_length, section="metadata")
     if crc32(raw) != header.metadata_crc:
         raise _located(
-            SchemaError(f"metadata CRC 0x{crc32(raw):08x}, expected 0x{header.metadata_crc:08x}"),
+            SchemaError(
+                f"metadata CRC 0x{crc32(raw):08x}, expected 0x{header.metadata_crc:08x}"
+            ),
             "metadata",
             HEADER_SIZE,
         )
@@ -84,13 +99,19 @@ def _parse_document(
         raise SchemaError("metadata does not declare format fsr, major 1")
     profile = profile_for_minor(minor, parse_profile(document.get("integrity")))
     if document.get("digest") != "sha256":
-        raise SchemaError(f"unsupported digest algorithm {document.get('digest')!r} (only sha256)")
+        raise SchemaError(
+            f"unsupported digest algorithm {document.get('digest')!r} (only sha256)"
+        )
     table = document["streams"]
     if not isinstance(table, list):
         raise SchemaError("/streams must be a list")
     if len(table) > limits.max_streams:
-        raise LimitExceededError(f"{len(table)} streams exceed the limit of {limits.max_streams}")
-    specs = [StreamSpec.from_json(entry, index=index) for index, entry in enumerate(table)]
+        raise LimitExceededError(
+            f"{len(table)} streams exceed the limit of {limits.max_streams}"
+        )
+    specs = [
+        StreamSpec.from_json(entry, index=index) for index, entry in enumerate(table)
+    ]
     check_stream_table(specs, max_streams=limits.max_streams)
     if not isinstance(document.get("metadata", {}), dict):
         raise SchemaError("/metadata must be an object")

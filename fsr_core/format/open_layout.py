@@ -51,8 +51,13 @@ __all__ = ["layout_from_footer", "layout_from_scan", "locate_footer"]
 def locate_footer(source: ByteSource, meta: FileMetadata, size: int) -> tuple[int, int]:
     """Read the trailer of a file of ``size`` bytes; return (footer offset, length)."""
     if size < meta.data_start + TRAILER_SIZE + FOOTER_HEADER_SIZE:
-        raise TruncatedFileError("file too short for a footer and trailer", section="trailer", offset=size)
-    trailer = Trailer.decode(source.read_at(size - TRAILER_SIZE, TRAILER_SIZE, section="trailer"), offset=size - TRAILER_SIZE)
+        raise TruncatedFileError(
+            "file too short for a footer and trailer", section="trailer", offset=size
+        )
+    trailer = Trailer.decode(
+        source.read_at(size - TRAILER_SIZE, TRAILER_SIZE, section="trailer"),
+        offset=size - TRAILER_SIZE,
+    )
     end = trailer.footer_offset + trailer.footer_length
     if trailer.footer_offset < meta.data_start or end != size - TRAILER_SIZE:
         raise IndexCorruptionError(
@@ -64,20 +69,50 @@ def locate_footer(source: ByteSource, meta: FileMetadata, size: int) -> tuple[in
     return trailer.footer_offset, trailer.footer_length
 
 
-def layout_from_footer(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, size: int) -> Layout:
+def layout_from_footer(
+    source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, size: int
+) -> Layout:
     """Read footer, directory and index, and prove they match every batch header."""
     footer_offset, footer_length = locate_footer(source, meta, size)
     if footer_length > limits.max_footer_bytes:
-        raise LimitExceededError(f"footer of {footer_length} bytes exceeds the limit", section="footer", offset=footer_offset)
-    head = FooterHeader.decode(source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"), offset=footer_offset)
+        raise LimitExceededError(
+            f"footer of {footer_length} bytes exceeds the limit",
+            section="footer",
+            offset=footer_offset,
+        )
+    head = FooterHeader.decode(
+        source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
+        offset=footer_offset,
+    )
     if head.batch_count > limits.max_batches or head.record_count > limits.max_records:
-        raise LimitExceededError("footer declares more batches or records than the limits allow", section="footer", offset=footer_offset)
-    expected_length = FOOTER_HEADER_SIZE + head.json_length + head.batch_count * DIRECTORY_DTYPE.itemsize + head.record_count * ENTRY_SIZE
+        raise LimitExceededError(
+            "footer declares more batches or records than the limits allow",
+            section="footer",
+            offset=footer_offset,
+        )
+    expected_length = (
+        FOOTER_HEADER_SIZE
+        + head.json_length
+        + head.batch_count * DIRECTORY_DTYPE.itemsize
+        + head.record_count * ENTRY_SIZE
+    )
     if expected_length != footer_length or head.data_end != footer_offset:
-        raise IndexCorruptionError("footer sizes do not add up to the length the trailer gives", section="footer", offset=footer_offset)
+        raise IndexCorruptionError(
+            "footer sizes do not add up to the length the trailer gives",
+            section="footer",
+            offset=footer_offset,
+        )
     if head.json_length > limits.metadata_json.max_bytes:
-        raise LimitExceededError(f"footer JSON of {head.json_length} bytes exceeds the limit", section="footer", offset=footer_offset)
-    body = source.read_at(footer_offset + FOOTER_HEADER_SIZE, footer_length - FOOTER_HEADER_SIZE, section="footer")
+        raise LimitExceededError(
+            f"footer JSON of {head.json_length} bytes exceeds the limit",
+            section="footer",
+            offset=footer_offset,
+        )
+    body = source.read_at(
+        footer_offset + FOOTER_HEADER_SIZE,
+        footer_length - FOOTER_HEADER_SIZE,
+        section="footer",
+    )
     raw_json = body[: head.json_length]
     binary = body[head.json_length :]
     directory_size = head.batch_count * DIRECTORY_DTYPE.itemsize
@@ -87,23 +122,46 @@ def layout_from_footer(source: ByteSource, meta: FileMetadata, limits: ReaderLim
         ("record index", binary[directory_size:], head.index_crc),
     ):
         if crc32(data) != crc:
-            raise CorruptRecordError(f"{what} CRC 0x{crc32(data):08x}, expected 0x{crc:08x}", section="footer", offset=footer_offset)
+            raise CorruptRecordError(
+                f"{what} CRC 0x{crc32(data):08x}, expected 0x{crc:08x}",
+                section="footer",
+                offset=footer_offset,
+            )
     document = parse_json(raw_json, limits=limits.metadata_json, what="footer JSON")
-    directory, entries = read_directory_and_index(binary, head.batch_count, head.record_count)
-    body_lengths = check_directory(directory, meta.data_start, footer_offset, meta.profile, limits)
+    directory, entries = read_directory_and_index(
+        binary, head.batch_count, head.record_count
+    )
+    body_lengths = check_directory(
+        directory, meta.data_start, footer_offset, meta.profile, limits
+    )
     stream_rows = check_entries(meta, entries, directory, body_lengths)
-    headers, record_digests = verify_batch_headers(source, directory, entries, body_lengths, meta.profile)
+    headers, record_digests = verify_batch_headers(
+        source, directory, entries, body_lengths, meta.profile
+    )
     if not isinstance(document, dict):
         raise SchemaError("footer must be an object", section="footer")
-    batches_per_stream = np.bincount(directory["stream_id"].astype(np.int64), minlength=len(meta.streams))
-    check_inventory(document, [inventory_for(spec, entries[rows], int(batches_per_stream[i])) for i, (spec, rows) in enumerate(zip(meta.streams, stream_rows, strict=True))])
+    batches_per_stream = np.bincount(
+        directory["stream_id"].astype(np.int64), minlength=len(meta.streams)
+    )
+    check_inventory(
+        document,
+        [
+            inventory_for(spec, entries[rows], int(batches_per_stream[i]))
+            for i, (spec, rows) in enumerate(
+                zip(meta.streams, stream_rows, strict=True)
+            )
+        ],
+    )
     digests = _calibration_digests(document)
     check_calibration_refs(meta, entries, stream_rows, len(digests))
     return Layout(
         entries=entries,
         directory=directory,
         record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=np.repeat(np.arange(len(directory), dtype=np.int64), directory["record_count"].astype(np.int64)),
+        batch_of_row=np.repeat(
+            np.arange(len(directory), dtype=np.int64),
+            directory["record_count"].astype(np.int64),
+        ),
         stream_rows=stream_rows,
         record_digests=record_digests,
         batch_digests=[header.body_sha256 for header in headers],
@@ -115,11 +173,17 @@ def layout_from_footer(source: ByteSource, meta: FileMetadata, limits: ReaderLim
 
 def _calibration_digests(document: dict[str, Any]) -> list[str]:
     calibration = document.get("calibration")
-    if not isinstance(calibration, dict) or not isinstance(calibration.get("digests"), list):
+    if not isinstance(calibration, dict) or not isinstance(
+        calibration.get("digests"), list
+    ):
         raise SchemaError("footer calibration table is malformed", section="footer")
     digests = calibration["digests"]
-    if not all(isinstance(d, str) and d.startswith("sha256:") and len(d) == 71 for d in digests):
-        raise SchemaError("footer calibration digest is not sha256:<64 hex>", section="footer")
+    if not all(
+        isinstance(d, str) and d.startswith("sha256:") and len(d) == 71 for d in digests
+    ):
+        raise SchemaError(
+            "footer calibration digest is not sha256:<64 hex>", section="footer"
+        )
     if len(set(digests)) != len(digests):
         raise SchemaError("footer calibration digests repeat", section="footer")
     if not isinstance(calibration.get("epochs"), list):
@@ -127,23 +191,32 @@ def _calibration_digests(document: dict[str, Any]) -> list[str]:
     return list(digests)
 
 
-def layout_from_scan(source: ByteSource, meta: FileMetadata, limits: ReaderLimits) -> tuple[Layout, ScanResult]:
+def layout_from_scan(
+    source: ByteSource, meta: FileMetadata, limits: ReaderLimits
+) -> tuple[Layout, ScanResult]:
     """Scan and fully check every batch up to the first untrusted byte."""
     scan = scan_batches(source, meta, limits, full=True)
     directory = scan.directory()
     entries = scan.entries()
-    body_lengths = np.array([b.header.body_length for b in scan.batches], dtype=np.int64)
+    body_lengths = np.array(
+        [b.header.body_length for b in scan.batches], dtype=np.int64
+    )
     stream_rows = check_entries(meta, entries, directory, body_lengths)
     digests = _digests_from_bodies(meta, scan, entries)
     check_calibration_refs(meta, entries, stream_rows, len(digests))
     record_digests = None
     if scan.batches and scan.batches[0].digests:
-        record_digests = np.frombuffer(b"".join(b.digests for b in scan.batches), dtype=np.uint8).reshape(-1, 32)
+        record_digests = np.frombuffer(
+            b"".join(b.digests for b in scan.batches), dtype=np.uint8
+        ).reshape(-1, 32)
     layout = Layout(
         entries=entries,
         directory=directory,
         record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=np.repeat(np.arange(len(directory), dtype=np.int64), directory["record_count"].astype(np.int64)),
+        batch_of_row=np.repeat(
+            np.arange(len(directory), dtype=np.int64),
+            directory["record_count"].astype(np.int64),
+        ),
         stream_rows=stream_rows,
         record_digests=record_digests,
         batch_digests=[b.header.body_sha256 for b in scan.batches],
@@ -154,26 +227,46 @@ def layout_from_scan(source: ByteSource, meta: FileMetadata, limits: ReaderLimit
     return layout, scan
 
 
-def _digests_from_bodies(meta: FileMetadata, scan: ScanResult, entries: np.ndarray) -> list[str]:
+def _digests_from_bodies(
+    meta: FileMetadata, scan: ScanResult, entries: np.ndarray
+) -> list[str]:
     """Rebuild the calibration digest table from camera records' metadata."""
     by_ref: dict[int, str] = {}
     for batch in scan.batches:
-        if meta.streams[batch.header.stream_id].kind not in CAMERA_KINDS or batch.body is None:
+        if (
+            meta.streams[batch.header.stream_id].kind not in CAMERA_KINDS
+            or batch.body is None
+        ):
             continue
         for entry in batch.entries:
             start = int(entry["body_offset"])
-            record_meta = parse_json(batch.body[start : start + int(entry["meta_length"])], what="record metadata")
-            digest = record_meta.get("calibration_digest") if isinstance(record_meta, dict) else None
+            record_meta = parse_json(
+                batch.body[start : start + int(entry["meta_length"])],
+                what="record metadata",
+            )
+            digest = (
+                record_meta.get("calibration_digest")
+                if isinstance(record_meta, dict)
+                else None
+            )
             ref = int(entry["calibration_ref"])
             if not isinstance(digest, str) or by_ref.setdefault(ref, digest) != digest:
-                raise CorruptRecordError("camera record's calibration digest is inconsistent", section="batch", offset=batch.offset)
+                raise CorruptRecordError(
+                    "camera record's calibration digest is inconsistent",
+                    section="batch",
+                    offset=batch.offset,
+                )
     del entries
     if sorted(by_ref) != list(range(len(by_ref))):
-        raise CorruptRecordError("calibration references are not numbered 0, 1, 2, ...", section="batch")
+        raise CorruptRecordError(
+            "calibration references are not numbered 0, 1, 2, ...", section="batch"
+        )
     return [by_ref[i] for i in range(len(by_ref))]
 
 
-def diagnose_without_trailer(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, cause: FsrError) -> FsrError:
+def diagnose_without_trailer(
+    source: ByteSource, meta: FileMetadata, limits: ReaderLimits, cause: FsrError
+) -> FsrError:
     """Explain why a file has no valid trailer: unfinished, junk after it, or corrupt."""
     scan = scan_batches(source, meta, limits, full=False)
     if scan.error is not None and scan.stop == "corrupt":
@@ -181,7 +274,11 @@ def diagnose_without_trailer(source: ByteSource, meta: FileMetadata, limits: Rea
     if scan.stop == "footer":
         end = _footer_end(source, meta, limits, scan.end)
         if end is not None and end < source.size:
-            return FormatError(f"{source.size - end} bytes after the trailer", section="trailer", offset=end)
+            return FormatError(
+                f"{source.size - end} bytes after the trailer",
+                section="trailer",
+                offset=end,
+            )
         return cause
     return TruncatedFileError(
         f"no trailer after {len(scan.batches)} complete batches: the writer did not finish "
@@ -191,15 +288,28 @@ def diagnose_without_trailer(source: ByteSource, meta: FileMetadata, limits: Rea
     )
 
 
-def _footer_end(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, footer_offset: int) -> int | None:
+def _footer_end(
+    source: ByteSource, meta: FileMetadata, limits: ReaderLimits, footer_offset: int
+) -> int | None:
     """Where a sealed file whose footer starts at ``footer_offset`` ends, if it is intact."""
     try:
-        head = FooterHeader.decode(source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"), offset=footer_offset)
-        length = FOOTER_HEADER_SIZE + head.json_length + head.batch_count * DIRECTORY_DTYPE.itemsize + head.record_count * ENTRY_SIZE
+        head = FooterHeader.decode(
+            source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
+            offset=footer_offset,
+        )
+        length = (
+            FOOTER_HEADER_SIZE
+            + head.json_length
+            + head.batch_count * DIRECTORY_DTYPE.itemsize
+            + head.record_count * ENTRY_SIZE
+        )
         end = footer_offset + length + TRAILER_SIZE
         if end > source.size:
             return None
-        trailer = Trailer.decode(source.read_at(end - TRAILER_SIZE, TRAILER_SIZE, section="trailer"), offset=end - TRAILER_SIZE)
+        trailer = Trailer.decode(
+            source.read_at(end - TRAILER_SIZE, TRAILER_SIZE, section="trailer"),
+            offset=end - TRAILER_SIZE,
+        )
     except FsrError:
         return None
     if trailer.footer_offset != footer_offset or trailer.footer_length != length:

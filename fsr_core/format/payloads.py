@@ -28,7 +28,9 @@ __all__ = [
     "unpack_arrays",
 ]
 
-PAYLOAD_JSON_LIMITS = JsonLimits(max_bytes=16 << 20, max_depth=32, max_number_chars=40, max_items=100_000)
+PAYLOAD_JSON_LIMITS = JsonLimits(
+    max_bytes=16 << 20, max_depth=32, max_number_chars=40, max_items=100_000
+)
 MAX_RAW_BYTES = 256 << 20
 _MANIFEST_LENGTH = struct.Struct("<I")
 
@@ -40,31 +42,45 @@ def pack_arrays(arrays: dict[str, np.ndarray], *, level: int = 1) -> tuple[bytes
     names = {v: k for k, v in DTYPES.items()}
     for name, array in arrays.items():
         value = np.asarray(array)
-        dtype_name = names.get(value.dtype.newbyteorder("<")) if value.dtype.byteorder != "|" else names.get(value.dtype)
+        dtype_name = (
+            names.get(value.dtype.newbyteorder("<"))
+            if value.dtype.byteorder != "|"
+            else names.get(value.dtype)
+        )
         if dtype_name is None:
-            raise SchemaError(f"array {name!r} has dtype {value.dtype}, not one of {sorted(DTYPES)}")
+            raise SchemaError(
+                f"array {name!r} has dtype {value.dtype}, not one of {sorted(DTYPES)}"
+            )
         little = np.ascontiguousarray(value, dtype=DTYPES[dtype_name])
         if little.dtype.kind == "f" and not np.isfinite(little).all():
             raise SchemaError(f"array {name!r} holds NaN or infinite values")
-        manifest.append({"name": name, "dtype": dtype_name, "shape": list(little.shape)})
+        manifest.append(
+            {"name": name, "dtype": dtype_name, "shape": list(little.shape)}
+        )
         parts.append(little.tobytes())
     head = canonical_dumps({"arrays": manifest})
     raw = _MANIFEST_LENGTH.pack(len(head)) + head + b"".join(parts)
     if len(raw) > MAX_RAW_BYTES:
-        raise LimitExceededError(f"packed arrays of {len(raw)} bytes exceed {MAX_RAW_BYTES}")
+        raise LimitExceededError(
+            f"packed arrays of {len(raw)} bytes exceed {MAX_RAW_BYTES}"
+        )
     return zlib.compress(raw, level), len(raw)
 
 
 def _inflate(payload: bytes | memoryview, raw_length: int) -> bytes:
     if raw_length > MAX_RAW_BYTES:
-        raise LimitExceededError(f"declared uncompressed size {raw_length} exceeds {MAX_RAW_BYTES}")
+        raise LimitExceededError(
+            f"declared uncompressed size {raw_length} exceeds {MAX_RAW_BYTES}"
+        )
     inflater = zlib.decompressobj()
     try:
         raw = inflater.decompress(payload, raw_length + 1)
     except zlib.error as exc:
         raise DecodeError(f"zlib stream is corrupt: {exc}") from exc
     if len(raw) > raw_length:
-        raise LimitExceededError(f"zlib output exceeds the declared {raw_length} bytes (decompression bomb?)")
+        raise LimitExceededError(
+            f"zlib output exceeds the declared {raw_length} bytes (decompression bomb?)"
+        )
     if not inflater.eof:
         raise DecodeError("zlib stream ends early (short decompression)")
     if inflater.unused_data or inflater.unconsumed_tail:
@@ -74,7 +90,9 @@ def _inflate(payload: bytes | memoryview, raw_length: int) -> bytes:
     return raw
 
 
-def unpack_arrays(payload: bytes | memoryview, raw_length: int) -> dict[str, np.ndarray]:
+def unpack_arrays(
+    payload: bytes | memoryview, raw_length: int
+) -> dict[str, np.ndarray]:
     """Inverse of :func:`pack_arrays`; arrays come back read-only."""
     raw = _inflate(payload, raw_length)
     if len(raw) < 4:
@@ -95,11 +113,15 @@ def unpack_arrays(payload: bytes | memoryview, raw_length: int) -> dict[str, np.
         size = count * dtype.itemsize
         if position + size > len(raw):
             raise DecodeError(f"array {name!r} runs past the end of the payload")
-        array = np.frombuffer(raw, dtype=dtype, count=count, offset=position).reshape(shape)
+        array = np.frombuffer(raw, dtype=dtype, count=count, offset=position).reshape(
+            shape
+        )
         arrays[name] = array
         position += size
     if position != len(raw):
-        raise DecodeError(f"{len(raw) - position} unexplained bytes after the packed arrays")
+        raise DecodeError(
+            f"{len(raw) - position} unexplained bytes after the packed arrays"
+        )
     return arrays
 
 
@@ -109,12 +131,16 @@ def _manifest_item(item: object) -> tuple[str, np.dtype[Any], tuple[int, ...]]:
     name, dtype, shape = item.get("name"), item.get("dtype"), item.get("shape")
     if not isinstance(name, str) or dtype not in DTYPES or not isinstance(shape, list):
         raise DecodeError("packed-array manifest entry needs name, dtype and shape")
-    if len(shape) > 32 or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+    if len(shape) > 32 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    ):
         raise DecodeError(f"array {name!r} has an invalid shape")
     return name, DTYPES[dtype], tuple(shape)
 
 
-def encode_payload(spec: StreamSpec, value: Any, *, quality: int = 92) -> tuple[bytes, int]:
+def encode_payload(
+    spec: StreamSpec, value: Any, *, quality: int = 92
+) -> tuple[bytes, int]:
     """Encode ``value`` for ``spec``; return ``(payload, raw_length)``.
 
     Raises
@@ -146,14 +172,20 @@ def check_raw_value(spec: StreamSpec, value: Any) -> np.ndarray:
     """Return ``value`` as the stream's little-endian array, or raise :class:`SchemaError`."""
     array = np.asarray(value)
     if array.shape != spec.shape:
-        raise SchemaError(f"stream {spec.name!r}: value has shape {list(array.shape)}, expected {list(spec.shape)}")
+        raise SchemaError(
+            f"stream {spec.name!r}: value has shape {list(array.shape)}, expected {list(spec.shape)}"
+        )
     target = spec.numpy_dtype
     if array.dtype != target:
         if not np.can_cast(array.dtype, target, casting="same_kind"):
-            raise SchemaError(f"stream {spec.name!r}: value of dtype {array.dtype} does not fit {spec.dtype}")
+            raise SchemaError(
+                f"stream {spec.name!r}: value of dtype {array.dtype} does not fit {spec.dtype}"
+            )
         array = array.astype(target)
     if spec.finite and array.dtype.kind == "f" and not np.isfinite(array).all():
-        raise SchemaError(f"stream {spec.name!r}: NaN or infinite value in a finite stream")
+        raise SchemaError(
+            f"stream {spec.name!r}: NaN or infinite value in a finite stream"
+        )
     return np.ascontiguousarray(array)
 
 
@@ -161,7 +193,9 @@ def _encode_raw(spec: StreamSpec, value: Any) -> bytes:
     return check_raw_value(spec, value).tobytes()
 
 
-def decode_payload(spec: StreamSpec, payload: bytes | memoryview, raw_length: int, *, max_pixels: int) -> Any:
+def decode_payload(
+    spec: StreamSpec, payload: bytes | memoryview, raw_length: int, *, max_pixels: int
+) -> Any:
     """Decode one payload of ``spec``.
 
     Returns a read-only numpy array (``raw``), a Python value (``json``), a dict
@@ -182,7 +216,9 @@ def decode_payload(spec: StreamSpec, payload: bytes | memoryview, raw_length: in
         if spec.codec == "arrays+zlib":
             return unpack_arrays(payload, raw_length)
         width, height = spec.frame_size
-        return decode_frame(spec.codec, payload, width=width, height=height, max_pixels=max_pixels)
+        return decode_frame(
+            spec.codec, payload, width=width, height=height, max_pixels=max_pixels
+        )
     except SchemaError as exc:
         raise DecodeError(exc.reason) from exc
     except FsrError:
@@ -193,7 +229,9 @@ def _decode_raw(spec: StreamSpec, payload: bytes | memoryview) -> np.ndarray:
     dtype = spec.numpy_dtype
     expected = spec.element_count * dtype.itemsize
     if len(payload) != expected:
-        raise DecodeError(f"payload is {len(payload)} bytes, {list(spec.shape)} {spec.dtype} needs {expected}")
+        raise DecodeError(
+            f"payload is {len(payload)} bytes, {list(spec.shape)} {spec.dtype} needs {expected}"
+        )
     array = np.frombuffer(bytes(payload), dtype=dtype).reshape(spec.shape)
     if spec.finite and dtype.kind == "f" and not np.isfinite(array).all():
         raise DecodeError("NaN or infinite value in a finite stream")

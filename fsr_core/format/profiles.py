@@ -23,7 +23,11 @@ class IntegrityProfile(StrEnum):
     STRUCTURAL = "structural"
 
 
-_MINORS = {IntegrityProfile.STRONG: 0, IntegrityProfile.FAST: 1, IntegrityProfile.STRUCTURAL: 2}
+_MINORS = {
+    IntegrityProfile.STRONG: 0,
+    IntegrityProfile.FAST: 1,
+    IntegrityProfile.STRUCTURAL: 2,
+}
 CURRENT_MINOR = 2
 
 
@@ -37,7 +41,9 @@ def parse_profile(value: object) -> IntegrityProfile:
     try:
         return IntegrityProfile(value)
     except ValueError as exc:
-        raise SchemaError(f"unknown integrity profile {value!r} (strong, fast, structural)") from exc
+        raise SchemaError(
+            f"unknown integrity profile {value!r} (strong, fast, structural)"
+        ) from exc
 
 
 def profile_for_minor(minor: int, declared: IntegrityProfile) -> IntegrityProfile:

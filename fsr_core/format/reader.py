@@ -16,7 +16,12 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose, calibration_digest
+from fsr_core.calibration import (
+    Calibration,
+    CalibrationProfile,
+    CameraPose,
+    calibration_digest,
+)
 from fsr_core.errors import (
     CalibrationError,
     CorruptRecordError,
@@ -29,13 +34,24 @@ from fsr_core.format.footer import parse_footer
 from fsr_core.format.layout import Layout
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata, read_file_metadata
-from fsr_core.format.open_layout import diagnose_without_trailer, layout_from_footer, layout_from_scan
+from fsr_core.format.open_layout import (
+    diagnose_without_trailer,
+    layout_from_footer,
+    layout_from_scan,
+)
 from fsr_core.format.payloads import decode_payload
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.safe_open import ByteSource, open_source
 from fsr_core.format.seeking import SeekMode, ensure_range, find_row, parse_mode
 from fsr_core.format.streams import StreamKind, StreamSpec
-from fsr_core.format.values import Footer, MediaFrame, MediaRef, Record, RecoveryInfo, StreamInfo
+from fsr_core.format.values import (
+    Footer,
+    MediaFrame,
+    MediaRef,
+    Record,
+    RecoveryInfo,
+    StreamInfo,
+)
 
 __all__ = ["FsrReader"]
 
@@ -45,7 +61,15 @@ _RECORD_META_LIMITS = JsonLimits(max_bytes=64 << 10)
 class FsrReader:
     """A validated, open FSR file. Use :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, source: ByteSource, meta: FileMetadata, layout: Layout, footer: Footer | None, recovery: RecoveryInfo | None, limits: ReaderLimits) -> None:
+    def __init__(
+        self,
+        source: ByteSource,
+        meta: FileMetadata,
+        layout: Layout,
+        footer: Footer | None,
+        recovery: RecoveryInfo | None,
+        limits: ReaderLimits,
+    ) -> None:
         self._source = source
         self._meta = meta
         self._layout = layout
@@ -54,7 +78,9 @@ class FsrReader:
         self._limits = limits
         self._sha256: str | None = None
         self._verified_batches: set[int] = set()
-        self._streams = {spec.name: self._stream_info(i, spec) for i, spec in enumerate(meta.streams)}
+        self._streams = {
+            spec.name: self._stream_info(i, spec) for i, spec in enumerate(meta.streams)
+        }
         self._ids = {spec.name: i for i, spec in enumerate(meta.streams)}
         self._epochs = self._build_epochs()
 
@@ -94,7 +120,13 @@ class FsrReader:
         limits = limits or ReaderLimits()
         source = open_source(target)
         try:
-            return cls._open_source(source, limits, max_bytes=max_bytes, expected_sha256=expected_sha256, recover=recover)
+            return cls._open_source(
+                source,
+                limits,
+                max_bytes=max_bytes,
+                expected_sha256=expected_sha256,
+                recover=recover,
+            )
         except FsrError as exc:
             source.close()
             raise exc.with_path(source.name) from exc.__cause__
@@ -103,14 +135,28 @@ class FsrReader:
             raise
 
     @classmethod
-    def _open_source(cls, source: ByteSource, limits: ReaderLimits, *, max_bytes: int | None, expected_sha256: str | None, recover: bool) -> FsrReader:
+    def _open_source(
+        cls,
+        source: ByteSource,
+        limits: ReaderLimits,
+        *,
+        max_bytes: int | None,
+        expected_sha256: str | None,
+        recover: bool,
+    ) -> FsrReader:
         if max_bytes is not None and source.size > max_bytes:
-            raise LimitExceededError(f"file of {source.size} bytes exceeds max_bytes={max_bytes}", section="file")
+            raise LimitExceededError(
+                f"file of {source.size} bytes exceeds max_bytes={max_bytes}",
+                section="file",
+            )
         digest = None
         if expected_sha256 is not None:
             digest = source.sha256()
             if digest != expected_sha256.lower():
-                raise CorruptRecordError(f"file SHA-256 is {digest}, expected {expected_sha256.lower()}", section="file")
+                raise CorruptRecordError(
+                    f"file SHA-256 is {digest}, expected {expected_sha256.lower()}",
+                    section="file",
+                )
         meta = read_file_metadata(source, limits)
         recovery = None
         try:
@@ -131,7 +177,9 @@ class FsrReader:
             )
         footer = None
         if layout.footer is not None:
-            footer = parse_footer(layout.footer, meta.profile, [s.name for s in meta.streams])
+            footer = parse_footer(
+                layout.footer, meta.profile, [s.name for s in meta.streams]
+            )
         reader = cls(source, meta, layout, footer, recovery, limits)
         reader._sha256 = digest
         return reader
@@ -144,7 +192,12 @@ class FsrReader:
         """Return self."""
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         """Close the reader."""
         self.close()
 
@@ -209,13 +262,17 @@ class FsrReader:
     @property
     def cameras(self) -> tuple[str, ...]:
         """Names of the cameras with an image stream."""
-        return tuple(s.camera for s in self._meta.streams if s.kind is StreamKind.CAMERA_RGB and s.camera)
+        return tuple(
+            s.camera
+            for s in self._meta.streams
+            if s.kind is StreamKind.CAMERA_RGB and s.camera
+        )
 
     # ------------------------------------------------------------------ access
     def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
         rows = self._layout.entries[self._layout.stream_rows[stream_id]]
         if len(rows) == 0:
-            return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0)
+            return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0, None)
         return StreamInfo(
             spec=spec,
             stream_id=stream_id,
@@ -226,13 +283,16 @@ class FsrReader:
             last_sim_time_s=float(rows["sim_time_s"][-1]),
             generations=tuple(int(g) for g in np.unique(rows["generation"])),
             payload_bytes=int(rows["payload_length"].astype(np.int64).sum()),
+            rate_hz=_rate_hz(rows),
         )
 
     def _stream_id(self, stream: str) -> int:
         try:
             return self._ids[stream]
         except KeyError:
-            raise StreamNotFoundError(f"no stream named {stream!r}", path=self.path) from None
+            raise StreamNotFoundError(
+                f"no stream named {stream!r}", path=self.path
+            ) from None
 
     def rows(self, stream: str) -> np.ndarray:
         """The index entries of ``stream`` in order (a read-only structured array)."""
@@ -261,7 +321,9 @@ class FsrReader:
         ``exact``, ``at_or_before``, ``at_or_after`` (default), ``nearest``.
         Returns ``None`` when no record qualifies.
         """
-        row = self.seek_row(stream, generation=generation, tick=tick, sim_time_s=sim_time_s, mode=mode)
+        row = self.seek_row(
+            stream, generation=generation, tick=tick, sim_time_s=sim_time_s, mode=mode
+        )
         return None if row is None else self.record(stream, row)
 
     def seek_row(
@@ -290,7 +352,9 @@ class FsrReader:
         key = "tick" if tick is not None else "sim_time_s"
         keys = rows[key][lo:hi]
         if generation is None and len(keys) > 1 and (np.diff(keys) < 0).any():
-            raise ValueError(f"stream {stream!r} restarts its {key} at a generation reset; pass generation=")
+            raise ValueError(
+                f"stream {stream!r} restarts its {key} at a generation reset; pass generation="
+            )
         value = tick if tick is not None else sim_time_s
         assert value is not None
         found = find_row(keys, value, seek_mode)
@@ -320,11 +384,22 @@ class FsrReader:
 
     def iter_media(self, camera: str | None = None) -> Iterator[MediaFrame]:
         """Yield decoded camera frames (of one camera, or all in capture order)."""
-        ids = [i for i, s in enumerate(self._meta.streams) if s.kind is StreamKind.CAMERA_RGB and (camera is None or s.camera == camera)]
+        ids = [
+            i
+            for i, s in enumerate(self._meta.streams)
+            if s.kind is StreamKind.CAMERA_RGB
+            and (camera is None or s.camera == camera)
+        ]
         if camera is not None and not ids:
             raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
-        rows = np.concatenate([self._layout.stream_rows[i] for i in ids]) if ids else np.zeros(0, dtype=np.int64)
-        order = rows[np.argsort(self._layout.entries["capture_seq"][rows], kind="stable")]
+        rows = (
+            np.concatenate([self._layout.stream_rows[i] for i in ids])
+            if ids
+            else np.zeros(0, dtype=np.int64)
+        )
+        order = rows[
+            np.argsort(self._layout.entries["capture_seq"][rows], kind="stable")
+        ]
         for row in order:
             yield self.media_frame(self._read_row(int(row)))
 
@@ -333,7 +408,15 @@ class FsrReader:
         spec = record.spec
         if spec.kind is not StreamKind.CAMERA_RGB or spec.camera is None:
             raise ValueError(f"stream {spec.name!r} is not a camera image stream")
-        ref = MediaRef(spec.camera, spec.name, record.stream_seq, record.generation, record.tick, record.sim_time_s, str(record.metadata.get("calibration_digest", "")))
+        ref = MediaRef(
+            spec.camera,
+            spec.name,
+            record.stream_seq,
+            record.generation,
+            record.tick,
+            record.sim_time_s,
+            str(record.metadata.get("calibration_digest", "")),
+        )
         return MediaFrame(ref, record.decoded, record.verified)
 
     # -------------------------------------------------------------- calibration
@@ -343,22 +426,52 @@ class FsrReader:
 
     def calibration(self, camera: str, *, generation: int, tick: int) -> Calibration:
         """The calibration in force for ``camera`` at ``(generation, tick)``, with the pose then."""
-        epochs = [e for e in self._epochs if e.camera == camera and e.generation == generation and e.first_tick <= tick]
+        epochs = [
+            e
+            for e in self._epochs
+            if e.camera == camera
+            and e.generation == generation
+            and e.first_tick <= tick
+        ]
         if not epochs:
-            if camera not in {e.camera for e in self._epochs} and camera not in self.cameras:
+            if (
+                camera not in {e.camera for e in self._epochs}
+                and camera not in self.cameras
+            ):
                 raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
-            raise CalibrationError(f"camera {camera!r} has no calibration at generation {generation} tick {tick}", path=self.path)
+            raise CalibrationError(
+                f"camera {camera!r} has no calibration at generation {generation} tick {tick}",
+                path=self.path,
+            )
         epoch = epochs[-1]
         pose = self._pose_at(camera, generation, tick)
-        return Calibration(epoch.camera, epoch.generation, epoch.epoch, epoch.digest, epoch.profile, pose, epoch.first_tick, epoch.first_sim_time_s)
+        return Calibration(
+            epoch.camera,
+            epoch.generation,
+            epoch.epoch,
+            epoch.digest,
+            epoch.profile,
+            pose,
+            epoch.first_tick,
+            epoch.first_sim_time_s,
+        )
 
     def _pose_at(self, camera: str, generation: int, tick: int) -> CameraPose | None:
         parts = []
         for kind in (StreamKind.CAMERA_TRANSLATION, StreamKind.CAMERA_QUATERNION):
-            spec = next((s for s in self._meta.streams if s.camera == camera and s.kind is kind), None)
+            spec = next(
+                (
+                    s
+                    for s in self._meta.streams
+                    if s.camera == camera and s.kind is kind
+                ),
+                None,
+            )
             if spec is None:
                 return None
-            seq = self.seek_row(spec.name, generation=generation, tick=tick, mode=SeekMode.AT_OR_BEFORE)
+            seq = self.seek_row(
+                spec.name, generation=generation, tick=tick, mode=SeekMode.AT_OR_BEFORE
+            )
             if seq is None:
                 return None
             parts.append(self.record(spec.name, seq).decoded)
@@ -382,18 +495,42 @@ class FsrReader:
                 epochs.append(self._epoch_from(record, spec.camera, key, count_in_gen))
         return epochs
 
-    def _epoch_from(self, record: Record, camera: str, key: tuple[int, int], counts: dict[int, int]) -> Calibration:
+    def _epoch_from(
+        self, record: Record, camera: str, key: tuple[int, int], counts: dict[int, int]
+    ) -> Calibration:
         generation, ref = key
         digest = self._layout.calibration_digests[ref]
         try:
             profile = CalibrationProfile.from_json(record.metadata.get("profile"))
         except CalibrationError as exc:
-            raise CalibrationError(f"intrinsics record has an invalid profile: {exc.reason}", stream=record.stream, record=record.stream_seq, offset=record.offset) from exc
-        if record.metadata.get("calibration_digest") != digest or calibration_digest(profile) != digest:
-            raise CalibrationError("intrinsics profile does not match its calibration digest", stream=record.stream, record=record.stream_seq, offset=record.offset)
+            raise CalibrationError(
+                f"intrinsics record has an invalid profile: {exc.reason}",
+                stream=record.stream,
+                record=record.stream_seq,
+                offset=record.offset,
+            ) from exc
+        if (
+            record.metadata.get("calibration_digest") != digest
+            or calibration_digest(profile) != digest
+        ):
+            raise CalibrationError(
+                "intrinsics profile does not match its calibration digest",
+                stream=record.stream,
+                record=record.stream_seq,
+                offset=record.offset,
+            )
         epoch = counts.get(generation, 0)
         counts[generation] = epoch + 1
-        return Calibration(camera, generation, epoch, digest, profile, None, record.tick, record.sim_time_s)
+        return Calibration(
+            camera,
+            generation,
+            epoch,
+            digest,
+            profile,
+            None,
+            record.tick,
+            record.sim_time_s,
+        )
 
     # -------------------------------------------------------------- raw access
     def _read_row(self, row: int, *, check_payload: bool = True) -> Record:
@@ -405,16 +542,40 @@ class FsrReader:
         data = self._source.read_at(offset, length, section="record")
         seq = int(entry["stream_seq"])
         if (_crc(data) != int(entry["record_crc"])) and check_payload:
-            raise CorruptRecordError("record fails its CRC", path=self.path, stream=spec.name, record=seq, offset=offset)
-        verified = self._verify(row, data, spec, seq, offset) if check_payload else False
+            raise CorruptRecordError(
+                "record fails its CRC",
+                path=self.path,
+                stream=spec.name,
+                record=seq,
+                offset=offset,
+            )
+        verified = (
+            self._verify(row, data, spec, seq, offset) if check_payload else False
+        )
         metadata: dict[str, Any] = {}
         if meta_length:
             try:
-                parsed = parse_json(data[:meta_length], limits=_RECORD_META_LIMITS, what="record metadata")
+                parsed = parse_json(
+                    data[:meta_length],
+                    limits=_RECORD_META_LIMITS,
+                    what="record metadata",
+                )
             except FsrError as exc:
-                raise CorruptRecordError(f"record metadata: {exc.reason}", path=self.path, stream=spec.name, record=seq, offset=offset) from exc
+                raise CorruptRecordError(
+                    f"record metadata: {exc.reason}",
+                    path=self.path,
+                    stream=spec.name,
+                    record=seq,
+                    offset=offset,
+                ) from exc
             if not isinstance(parsed, dict):
-                raise CorruptRecordError("record metadata is not an object", path=self.path, stream=spec.name, record=seq, offset=offset)
+                raise CorruptRecordError(
+                    "record metadata is not an object",
+                    path=self.path,
+                    stream=spec.name,
+                    record=seq,
+                    offset=offset,
+                )
             metadata = parsed
         return Record(
             spec=spec, stream_seq=seq, capture_seq=int(entry["capture_seq"]), generation=int(entry["generation"]),
@@ -422,12 +583,23 @@ class FsrReader:
             payload=data[meta_length:], offset=offset, verified=verified, decode=self._decode,
         )  # fmt: skip
 
-    def _verify(self, row: int, data: bytes, spec: StreamSpec, seq: int, offset: int) -> bool:
+    def _verify(
+        self, row: int, data: bytes, spec: StreamSpec, seq: int, offset: int
+    ) -> bool:
         profile = self._meta.profile
         if profile is IntegrityProfile.STRONG:
             assert self._layout.record_digests is not None
-            if hashlib.sha256(data).digest() != self._layout.record_digests[row].tobytes():
-                raise CorruptRecordError("record fails its SHA-256", path=self.path, stream=spec.name, record=seq, offset=offset)
+            if (
+                hashlib.sha256(data).digest()
+                != self._layout.record_digests[row].tobytes()
+            ):
+                raise CorruptRecordError(
+                    "record fails its SHA-256",
+                    path=self.path,
+                    stream=spec.name,
+                    record=seq,
+                    offset=offset,
+                )
             return True
         if profile is IntegrityProfile.FAST:
             self._verify_batch(int(self._layout.batch_of_row[row]))
@@ -439,18 +611,38 @@ class FsrReader:
             return
         row = self._layout.directory[batch]
         first = int(row["first_row"])
-        start = int(self._layout.record_offsets[first]) - int(self._layout.entries["body_offset"][first])
+        start = int(self._layout.record_offsets[first]) - int(
+            self._layout.entries["body_offset"][first]
+        )
         header_end = int(row["offset"]) + int(row["total_length"])
         body = self._source.read_at(start, header_end - start, section="batch")
         if hashlib.sha256(body).digest() != self._layout.batch_digests[batch]:
-            raise CorruptRecordError("batch body fails its SHA-256", path=self.path, section="batch", record=batch, offset=int(row["offset"]))
+            raise CorruptRecordError(
+                "batch body fails its SHA-256",
+                path=self.path,
+                section="batch",
+                record=batch,
+                offset=int(row["offset"]),
+            )
         self._verified_batches.add(batch)
 
     def _decode(self, record: Record) -> Any:
         try:
-            return decode_payload(record.spec, record.payload, len(record.payload) if record.spec.codec != "arrays+zlib" else self._raw_length(record), max_pixels=self._limits.max_pixels)
+            return decode_payload(
+                record.spec,
+                record.payload,
+                len(record.payload)
+                if record.spec.codec != "arrays+zlib"
+                else self._raw_length(record),
+                max_pixels=self._limits.max_pixels,
+            )
         except FsrError as exc:
-            raise exc.locate(path=self.path, stream=record.stream, record=record.stream_seq, offset=record.offset) from exc.__cause__
+            raise exc.locate(
+                path=self.path,
+                stream=record.stream,
+                record=record.stream_seq,
+                offset=record.offset,
+            ) from exc.__cause__
 
     def _raw_length(self, record: Record) -> int:
         rows = self._layout.stream_rows[self._ids[record.stream]]
@@ -465,6 +657,16 @@ class FsrReader:
             except FsrError as exc:
                 problems.append(exc)
         return problems
+
+
+def _rate_hz(rows: np.ndarray) -> float | None:
+    """Mean record rate within generations (a reset restarts the clock)."""
+    intervals, span = 0, 0.0
+    for generation in np.unique(rows["generation"]):
+        times = rows["sim_time_s"][rows["generation"] == generation]
+        intervals += len(times) - 1
+        span += float(times[-1] - times[0])
+    return intervals / span if intervals and span > 0 else None
 
 
 def _crc(data: bytes) -> int:

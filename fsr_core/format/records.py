@@ -104,7 +104,9 @@ class FileHeader:
             foreign = describe_foreign_magic(data)
             what = f"this is {foreign}, not FSR" if foreign else "no FSR magic"
             raise BadMagicError(f"bad magic: {what}", section="header", offset=0)
-        magic, major, minor, required, optional, length, meta_crc, crc = _HEADER.unpack(data)
+        magic, major, minor, required, optional, length, meta_crc, crc = _HEADER.unpack(
+            data
+        )
         del magic
         if crc32(data[:28]) != crc:
             raise CorruptRecordError(
@@ -167,9 +169,13 @@ class BatchHeader:
         """Parse and check one batch header read at ``offset``."""
         if data[:4] != BATCH_MAGIC:
             raise CorruptRecordError(
-                f"expected batch magic FSRB, found {data[:4]!r}", section="batch", offset=offset
+                f"expected batch magic FSRB, found {data[:4]!r}",
+                section="batch",
+                offset=offset,
             )
-        _, crc, seq, total, stream_id, count, gen, body, tcrc, dcrc, sha = _BATCH.unpack(data)
+        _, crc, seq, total, stream_id, count, gen, body, tcrc, dcrc, sha = (
+            _BATCH.unpack(data)
+        )
         actual = crc32(data[8:])
         if actual != crc:
             raise CorruptRecordError(
@@ -221,9 +227,13 @@ class FooterHeader:
         """Parse and check the footer header read at ``offset``."""
         if data[:4] != FOOTER_MAGIC:
             raise CorruptRecordError(
-                f"expected footer magic FSRF, found {data[:4]!r}", section="footer", offset=offset
+                f"expected footer magic FSRF, found {data[:4]!r}",
+                section="footer",
+                offset=offset,
             )
-        _, crc, batches, records, jlen, jcrc, dcrc, icrc, data_end = _FOOTER.unpack(data)
+        _, crc, batches, records, jlen, jcrc, dcrc, icrc, data_end = _FOOTER.unpack(
+            data
+        )
         actual = crc32(data[8:])
         if actual != crc:
             raise CorruptRecordError(
@@ -247,7 +257,9 @@ class Trailer:
 
     def encode(self) -> bytes:
         """Return the trailer's 32 bytes."""
-        rest = _TRAILER.pack(TRAILER_MAGIC, 0, self.footer_offset, self.footer_length, TRAILER_END)
+        rest = _TRAILER.pack(
+            TRAILER_MAGIC, 0, self.footer_offset, self.footer_length, TRAILER_END
+        )
         return rest[:4] + struct.pack("<I", crc32(rest[8:])) + rest[8:]
 
     @classmethod
@@ -255,11 +267,17 @@ class Trailer:
         """Parse and check the trailer read at ``offset``."""
         magic, crc, footer_offset, footer_length, end = _TRAILER.unpack(data)
         if magic != TRAILER_MAGIC or end != TRAILER_END:
-            raise CorruptRecordError("no FSR trailer at the end of the file", section="trailer", offset=offset)
+            raise CorruptRecordError(
+                "no FSR trailer at the end of the file",
+                section="trailer",
+                offset=offset,
+            )
         actual = crc32(data[8:])
         if actual != crc:
             raise CorruptRecordError(
-                f"trailer has CRC 0x{actual:08x}, expected 0x{crc:08x}", section="trailer", offset=offset
+                f"trailer has CRC 0x{actual:08x}, expected 0x{crc:08x}",
+                section="trailer",
+                offset=offset,
             )
         return cls(footer_offset, footer_length)
 

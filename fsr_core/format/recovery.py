@@ -33,7 +33,9 @@ class RecoveryReport:
     was_damaged: bool
 
 
-def recover_file(damaged: str | os.PathLike[str], output: str | os.PathLike[str]) -> RecoveryReport:
+def recover_file(
+    damaged: str | os.PathLike[str], output: str | os.PathLike[str]
+) -> RecoveryReport:
     """Write a sealed copy of the trustworthy part of ``damaged`` to ``output``.
 
     Raises
@@ -53,11 +55,19 @@ def recover_file(damaged: str | os.PathLike[str], output: str | os.PathLike[str]
             "trusted_bytes": info.trusted_bytes if info else reader.size_bytes,
             "reason": info.reason if info else "file was intact",
             "records_kept": reader.record_count,
-            "batches_kept": info.batches_kept if info else len(reader._layout.directory),
+            "batches_kept": info.batches_kept
+            if info
+            else len(reader._layout.directory),
         }
         provenance = dict(reader.footer.provenance) if reader.footer else {}
         provenance["recovered_from"] = str(source_path)
-        writer = FsrWriter(output_path, list(s.spec for s in reader.streams.values()), metadata=reader.metadata, integrity=reader.profile, provenance=provenance)
+        writer = FsrWriter(
+            output_path,
+            list(s.spec for s in reader.streams.values()),
+            metadata=reader.metadata,
+            integrity=reader.profile,
+            provenance=provenance,
+        )
         with writer:
             copy_records(reader, writer, recovered)
         result = writer.finish()

@@ -16,7 +16,12 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from fsr_core.errors import NotRegularFileError, OpenFailedError, SymlinkRefusedError, TruncatedFileError
+from fsr_core.errors import (
+    NotRegularFileError,
+    OpenFailedError,
+    SymlinkRefusedError,
+    TruncatedFileError,
+)
 
 __all__ = ["ByteSource", "FdSource", "FileObjectSource", "open_source"]
 
@@ -88,7 +93,11 @@ class FdSource:
                 data = os.pread(self._fd, length - got, offset + got)
             except OSError as exc:
                 raise OpenFailedError(
-                    f"read failed: {exc.strerror}", errno=exc.errno, path=self.name, section=section, offset=offset
+                    f"read failed: {exc.strerror}",
+                    errno=exc.errno,
+                    path=self.name,
+                    section=section,
+                    offset=offset,
                 ) from exc
             if not data:
                 raise TruncatedFileError(
@@ -123,7 +132,9 @@ class FileObjectSource:
             file.seek(0, os.SEEK_END)
             self.size = file.tell()
         except (OSError, ValueError) as exc:
-            raise OpenFailedError(f"file object is not seekable: {exc}", path=self.name) from exc
+            raise OpenFailedError(
+                f"file object is not seekable: {exc}", path=self.name
+            ) from exc
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
         """Return exactly ``length`` bytes at ``offset``."""
@@ -138,10 +149,15 @@ class FileObjectSource:
             self._file.seek(offset)
             data = self._file.read(length)
         except (OSError, ValueError) as exc:
-            raise OpenFailedError(f"read failed: {exc}", path=self.name, section=section, offset=offset) from exc
+            raise OpenFailedError(
+                f"read failed: {exc}", path=self.name, section=section, offset=offset
+            ) from exc
         if len(data) != length:
             raise TruncatedFileError(
-                f"file shrank while open: {section} ends early", path=self.name, section=section, offset=offset
+                f"file shrank while open: {section} ends early",
+                path=self.name,
+                section=section,
+                offset=offset,
             )
         return bytes(data)
 
@@ -183,7 +199,9 @@ def open_source(target: str | os.PathLike[str] | BinaryIO) -> ByteSource:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(f"not a regular file but a {_kind_of(info.st_mode)}", path=path)
+            raise NotRegularFileError(
+                f"not a regular file but a {_kind_of(info.st_mode)}", path=path
+            )
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
@@ -194,11 +212,17 @@ def open_source(target: str | os.PathLike[str] | BinaryIO) -> ByteSource:
 def _open_error(exc: OSError, path: str) -> OpenFailedError:
     code = exc.errno
     if code == errno_codes.ELOOP:
-        return SymlinkRefusedError("refusing to follow a symbolic link", errno=code, path=path)
+        return SymlinkRefusedError(
+            "refusing to follow a symbolic link", errno=code, path=path
+        )
     if code == errno_codes.ENXIO:
-        return NotRegularFileError("not a regular file (socket or device)", errno=code, path=path)
+        return NotRegularFileError(
+            "not a regular file (socket or device)", errno=code, path=path
+        )
     if code == errno_codes.EISDIR:
-        return NotRegularFileError("not a regular file but a directory", errno=code, path=path)
+        return NotRegularFileError(
+            "not a regular file but a directory", errno=code, path=path
+        )
     if code == errno_codes.EACCES:
         return OpenFailedError("permission denied", errno=code, path=path)
     if code == errno_codes.ENOENT:

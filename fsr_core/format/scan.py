@@ -57,7 +57,13 @@ class ScanResult:
         rows = np.zeros(len(self.batches), dtype=DIRECTORY_DTYPE)
         first = 0
         for index, batch in enumerate(self.batches):
-            rows[index] = (batch.offset, batch.header.total_length, first, batch.header.stream_id, batch.header.record_count)
+            rows[index] = (
+                batch.offset,
+                batch.header.total_length,
+                first,
+                batch.header.stream_id,
+                batch.header.record_count,
+            )
             first += batch.header.record_count
         return rows
 
@@ -68,39 +74,70 @@ class ScanResult:
         return np.concatenate([batch.entries for batch in self.batches])
 
 
-def scan_batches(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, full: bool) -> ScanResult:
+def scan_batches(
+    source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, full: bool
+) -> ScanResult:
     """Walk the batches after the metadata until the footer or the first untrusted byte."""
     position = meta.data_start
     batches: list[ScannedBatch] = []
     while True:
         if position == source.size:
             return ScanResult(batches, position, "end of file", None)
-        if position + 4 <= source.size and source.read_at(position, 4, section="footer") == FOOTER_MAGIC:
+        if (
+            position + 4 <= source.size
+            and source.read_at(position, 4, section="footer") == FOOTER_MAGIC
+        ):
             return ScanResult(batches, position, "footer", None)
         if len(batches) >= limits.max_batches:
             return ScanResult(batches, position, "batch limit", None)
         try:
             batch = _read_batch(source, meta, limits, position, len(batches), full=full)
         except FsrError as exc:
-            return ScanResult(batches, position, "truncated" if isinstance(exc, TruncatedFileError) else "corrupt", exc)
+            return ScanResult(
+                batches,
+                position,
+                "truncated" if isinstance(exc, TruncatedFileError) else "corrupt",
+                exc,
+            )
         batches.append(batch)
         position += batch.header.total_length
 
 
-def _read_batch(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, offset: int, number: int, *, full: bool) -> ScannedBatch:
-    header = BatchHeader.decode(source.read_at(offset, BATCH_HEADER_SIZE, section="batch"), offset=offset)
+def _read_batch(
+    source: ByteSource,
+    meta: FileMetadata,
+    limits: ReaderLimits,
+    offset: int,
+    number: int,
+    *,
+    full: bool,
+) -> ScannedBatch:
+    header = BatchHeader.decode(
+        source.read_at(offset, BATCH_HEADER_SIZE, section="batch"), offset=offset
+    )
     problem = _header_problem(header, meta, limits, number)
     if problem:
         raise _corrupt(problem, number, offset)
     if offset + header.total_length > source.size:
-        raise TruncatedFileError("batch runs past the end of the file", section="batch", record=number, offset=offset)
+        raise TruncatedFileError(
+            "batch runs past the end of the file",
+            section="batch",
+            record=number,
+            offset=offset,
+        )
     count = header.record_count
-    table = source.read_at(offset + BATCH_HEADER_SIZE, count * ENTRY_SIZE, section="batch")
+    table = source.read_at(
+        offset + BATCH_HEADER_SIZE, count * ENTRY_SIZE, section="batch"
+    )
     if crc32(table) != header.table_crc:
         raise _corrupt("batch entry table CRC mismatch", number, offset)
     digests = b""
     if meta.profile is IntegrityProfile.STRONG:
-        digests = source.read_at(offset + BATCH_HEADER_SIZE + count * ENTRY_SIZE, count * DIGEST_SIZE, section="batch")
+        digests = source.read_at(
+            offset + BATCH_HEADER_SIZE + count * ENTRY_SIZE,
+            count * DIGEST_SIZE,
+            section="batch",
+        )
         if crc32(digests) != header.digests_crc:
             raise _corrupt("batch digest table CRC mismatch", number, offset)
     entries = np.frombuffer(table, dtype=ENTRY_DTYPE).copy()
@@ -112,7 +149,9 @@ def _read_batch(source: ByteSource, meta: FileMetadata, limits: ReaderLimits, of
     return ScannedBatch(offset, header, entries, digests, body)
 
 
-def _header_problem(header: BatchHeader, meta: FileMetadata, limits: ReaderLimits, number: int) -> str:
+def _header_problem(
+    header: BatchHeader, meta: FileMetadata, limits: ReaderLimits, number: int
+) -> str:
     if header.batch_seq != number:
         return f"batch sequence {header.batch_seq}, expected {number} (batches missing or swapped)"
     if header.stream_id >= len(meta.streams):
@@ -121,7 +160,11 @@ def _header_problem(header: BatchHeader, meta: FileMetadata, limits: ReaderLimit
         return "batch with no records"
     if header.total_length > limits.max_batch_bytes:
         return f"batch of {header.total_length} bytes exceeds the limit of {limits.max_batch_bytes}"
-    expected = BATCH_HEADER_SIZE + batch_tables_size(header.record_count, meta.profile) + header.body_length
+    expected = (
+        BATCH_HEADER_SIZE
+        + batch_tables_size(header.record_count, meta.profile)
+        + header.body_length
+    )
     if header.total_length != expected:
         return f"batch length {header.total_length} does not match its tables and body ({expected})"
     return ""
@@ -131,7 +174,15 @@ def _corrupt(reason: str, number: int, offset: int) -> FsrError:
     return CorruptRecordError(reason, section="batch", record=number, offset=offset)
 
 
-def _check_body(body: bytes, entries: np.ndarray, digests: bytes, header: BatchHeader, profile: IntegrityProfile, number: int, offset: int) -> None:
+def _check_body(
+    body: bytes,
+    entries: np.ndarray,
+    digests: bytes,
+    header: BatchHeader,
+    profile: IntegrityProfile,
+    number: int,
+    offset: int,
+) -> None:
     view = memoryview(body)
     for index, entry in enumerate(entries):
         start = int(entry["body_offset"])
@@ -142,7 +193,15 @@ def _check_body(body: bytes, entries: np.ndarray, digests: bytes, header: BatchH
         if crc32(chunk) != int(entry["record_crc"]):
             raise _corrupt(f"record {index} of the batch fails its CRC", number, offset)
         if profile is IntegrityProfile.STRONG:
-            if hashlib.sha256(chunk).digest() != digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]:
-                raise _corrupt(f"record {index} of the batch fails its SHA-256", number, offset)
-    if profile is IntegrityProfile.FAST and hashlib.sha256(body).digest() != header.body_sha256:
+            if (
+                hashlib.sha256(chunk).digest()
+                != digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
+            ):
+                raise _corrupt(
+                    f"record {index} of the batch fails its SHA-256", number, offset
+                )
+    if (
+        profile is IntegrityProfile.FAST
+        and hashlib.sha256(body).digest() != header.body_sha256
+    ):
         raise _corrupt("batch body fails its SHA-256", number, offset)

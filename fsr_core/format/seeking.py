@@ -57,10 +57,14 @@ def parse_mode(mode: str | SeekMode) -> SeekMode:
     try:
         return SeekMode(mode)
     except ValueError as exc:
-        raise ValueError(f"unknown seek mode {mode!r}; use one of {[m.value for m in SeekMode]}") from exc
+        raise ValueError(
+            f"unknown seek mode {mode!r}; use one of {[m.value for m in SeekMode]}"
+        ) from exc
 
 
 def ensure_range(count: int, seq: int, stream: str) -> None:
     """Raise :class:`SeekOutOfRangeError` when ``seq`` is not a record of the stream."""
     if not 0 <= seq < count:
-        raise SeekOutOfRangeError(f"record {seq} is outside 0..{count - 1}", stream=stream)
+        raise SeekOutOfRangeError(
+            f"record {seq} is outside 0..{count - 1}", stream=stream
+        )

@@ -206,25 +206,35 @@ class StreamSpec:
                 f"kind {self.kind.value} (allowed: {allowed})"
             )
         if not isinstance(self.schema, str) or not 0 < len(self.schema) <= 128:
-            raise SchemaError(f"stream {self.name!r}: schema must be a string of 1-128 characters")
+            raise SchemaError(
+                f"stream {self.name!r}: schema must be a string of 1-128 characters"
+            )
         self._check_array_layout()
         if self.kind in CAMERA_KINDS:
             check_stream_name(self.camera, what=f"stream {self.name!r}: camera name")
         elif self.camera is not None:
-            raise SchemaError(f"stream {self.name!r}: only camera.* streams name a camera")
+            raise SchemaError(
+                f"stream {self.name!r}: only camera.* streams name a camera"
+            )
         if self.channels and self.kind is not StreamKind.NUMERIC:
-            raise SchemaError(f"stream {self.name!r}: only numeric streams have channels")
+            raise SchemaError(
+                f"stream {self.name!r}: only numeric streams have channels"
+            )
         for channel in self.channels:
             check_stream_name(channel, what=f"stream {self.name!r}: channel name")
         if len(set(self.channels)) != len(self.channels):
             raise SchemaError(f"stream {self.name!r}: duplicate channel names")
-        if self.channels and len(self.channels) != (self.shape[-1] if self.shape else 1):
+        if self.channels and len(self.channels) != (
+            self.shape[-1] if self.shape else 1
+        ):
             raise SchemaError(
                 f"stream {self.name!r}: {len(self.channels)} channel names for shape {list(self.shape)}"
             )
         self._check_units()
         if not isinstance(self.required, bool) or not isinstance(self.finite, bool):
-            raise SchemaError(f"stream {self.name!r}: required and finite must be true or false")
+            raise SchemaError(
+                f"stream {self.name!r}: required and finite must be true or false"
+            )
         if not isinstance(self.attributes, dict):
             raise SchemaError(f"stream {self.name!r}: attributes must be an object")
 
@@ -232,40 +242,62 @@ class StreamSpec:
         uses_array = self.codec in {"raw", "rgb24", "jpeg", "png"}
         if not uses_array:
             if self.dtype is not None or self.shape:
-                raise SchemaError(f"stream {self.name!r}: codec {self.codec} has no dtype or shape")
+                raise SchemaError(
+                    f"stream {self.name!r}: codec {self.codec} has no dtype or shape"
+                )
             return
         if self.dtype not in DTYPES:
-            raise SchemaError(f"stream {self.name!r}: dtype {self.dtype!r} is not allowed")
+            raise SchemaError(
+                f"stream {self.name!r}: dtype {self.dtype!r} is not allowed"
+            )
         if len(self.shape) > MAX_RANK:
-            raise SchemaError(f"stream {self.name!r}: rank {len(self.shape)} exceeds {MAX_RANK}")
+            raise SchemaError(
+                f"stream {self.name!r}: rank {len(self.shape)} exceeds {MAX_RANK}"
+            )
         for dim in self.shape:
             if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0:
-                raise SchemaError(f"stream {self.name!r}: shape {list(self.shape)} needs positive integers")
+                raise SchemaError(
+                    f"stream {self.name!r}: shape {list(self.shape)} needs positive integers"
+                )
         if self.element_count > MAX_ELEMENTS:
             raise LimitExceededError(
                 f"stream {self.name!r}: {self.element_count} elements per record exceed {MAX_ELEMENTS}"
             )
-        if self.kind in _FIXED_SHAPES and (self.shape != _FIXED_SHAPES[self.kind] or self.dtype != "float64"):
+        if self.kind in _FIXED_SHAPES and (
+            self.shape != _FIXED_SHAPES[self.kind] or self.dtype != "float64"
+        ):
             raise SchemaError(
                 f"stream {self.name!r}: {self.kind.value} records are float64 {list(_FIXED_SHAPES[self.kind])}"
             )
         if self.kind is StreamKind.CAMERA_RGB and (
             len(self.shape) != 3 or self.shape[2] != 3 or self.dtype != "uint8"
         ):
-            raise SchemaError(f"stream {self.name!r}: camera images are uint8 [height, width, 3]")
+            raise SchemaError(
+                f"stream {self.name!r}: camera images are uint8 [height, width, 3]"
+            )
 
     def _check_units(self) -> None:
         if isinstance(self.units, str):
             units: tuple[str, ...] = (self.units,)
-        elif isinstance(self.units, tuple) and all(isinstance(unit, str) for unit in self.units):
+        elif isinstance(self.units, tuple) and all(
+            isinstance(unit, str) for unit in self.units
+        ):
             units = self.units
             if self.channels and len(units) != len(self.channels):
-                raise SchemaError(f"stream {self.name!r}: {len(units)} units for {len(self.channels)} channels")
+                raise SchemaError(
+                    f"stream {self.name!r}: {len(units)} units for {len(self.channels)} channels"
+                )
         else:
-            raise SchemaError(f"stream {self.name!r}: units must be a string or a list of strings")
+            raise SchemaError(
+                f"stream {self.name!r}: units must be a string or a list of strings"
+            )
         for unit in units:
-            if len(unit) > 32 or any(ord(char) < 0x20 or ord(char) == 0x7F for char in unit):
-                raise SchemaError(f"stream {self.name!r}: unit {unit[:40]!r} is not printable or too long")
+            if len(unit) > 32 or any(
+                ord(char) < 0x20 or ord(char) == 0x7F for char in unit
+            ):
+                raise SchemaError(
+                    f"stream {self.name!r}: unit {unit[:40]!r} is not printable or too long"
+                )
 
     def to_json(self, stream_id: int) -> dict[str, Any]:
         """Return the definition as it is stored in the file's metadata."""
@@ -299,7 +331,17 @@ class StreamSpec:
             "id", "name", "kind", "codec", "schema", "required", "finite", "attributes",
             "dtype", "shape", "units", "channels", "camera",
         }  # fmt: skip
-        for key in ("id", "name", "kind", "codec", "schema", "required", "finite", "attributes", "units"):
+        for key in (
+            "id",
+            "name",
+            "kind",
+            "codec",
+            "schema",
+            "required",
+            "finite",
+            "attributes",
+            "units",
+        ):
             if key not in entry:
                 raise SchemaError(f"{where}/{key} is missing")
         if entry["id"] != index or isinstance(entry["id"], bool):
@@ -347,7 +389,9 @@ def _parse_kind(kind: object) -> StreamKind:
 def check_stream_table(specs: list[StreamSpec], *, max_streams: int = 4096) -> None:
     """Check a whole stream table: count, unique names, complete cameras."""
     if len(specs) > max_streams:
-        raise LimitExceededError(f"{len(specs)} streams exceed the limit of {max_streams}")
+        raise LimitExceededError(
+            f"{len(specs)} streams exceed the limit of {max_streams}"
+        )
     names: set[str] = set()
     for spec in specs:
         if spec.name in names:
@@ -358,8 +402,12 @@ def check_stream_table(specs: list[StreamSpec], *, max_streams: int = 4096) -> N
         if spec.camera is not None:
             kinds = cameras.setdefault(spec.camera, set())
             if spec.kind in kinds:
-                raise SchemaError(f"camera {spec.camera!r} has two {spec.kind.value} streams")
+                raise SchemaError(
+                    f"camera {spec.camera!r} has two {spec.kind.value} streams"
+                )
             kinds.add(spec.kind)
     for camera, kinds in cameras.items():
         if StreamKind.CAMERA_RGB in kinds and StreamKind.CAMERA_INTRINSICS not in kinds:
-            raise SchemaError(f"camera {camera!r} has images but no camera.intrinsics stream")
+            raise SchemaError(
+                f"camera {camera!r} has images but no camera.intrinsics stream"
+            )

@@ -10,7 +10,15 @@ from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.streams import StreamSpec
 from fsr_core.media import RGBFrame
 
-__all__ = ["Footer", "Gap", "MediaFrame", "MediaRef", "Record", "RecoveryInfo", "StreamInfo"]
+__all__ = [
+    "Footer",
+    "Gap",
+    "MediaFrame",
+    "MediaRef",
+    "Record",
+    "RecoveryInfo",
+    "StreamInfo",
+]
 
 
 class Record:
@@ -117,19 +125,12 @@ class StreamInfo:
     last_sim_time_s: float | None
     generations: tuple[int, ...]
     payload_bytes: int
+    rate_hz: float | None
 
     @property
     def name(self) -> str:
         """The stream's name."""
         return self.spec.name
-
-    @property
-    def rate_hz(self) -> float | None:
-        """Mean record rate over the stream's time span, when it has one."""
-        if self.record_count < 2 or self.first_sim_time_s is None or self.last_sim_time_s is None:
-            return None
-        span = self.last_sim_time_s - self.first_sim_time_s
-        return (self.record_count - 1) / span if span > 0 else None
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,12 @@ from types import TracebackType
 from typing import Any
 
 from fsr_core.errors import FsrError, TargetExistsError, WriterStateError
-from fsr_core.format.batching import BatchLimits, BatchSink, EncodedRecord
+from fsr_core.format.batching import BatchLimits, BatchSink
 from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.file_ops import FileOps
 from fsr_core.format.profiles import IntegrityProfile, minor_for, parse_profile
-from fsr_core.format.records import FileHeader, crc32
 from fsr_core.format.records import HEADER_SIZE as _HEADER_SIZE
+from fsr_core.format.records import FileHeader, crc32
 from fsr_core.format.streams import StreamSpec, check_stream_table
 from fsr_core.format.writer_checks import RecordChecks
 
@@ -39,7 +39,9 @@ _STOP: Any = object()
 class PublishResult:
     """Where the file went and how it was published."""
 
-    def __init__(self, path: Path, *, atomic: bool, size_bytes: int, records: int) -> None:
+    def __init__(
+        self, path: Path, *, atomic: bool, size_bytes: int, records: int
+    ) -> None:
         self.path = path
         self.atomic = atomic
         self.size_bytes = size_bytes
@@ -139,21 +141,41 @@ class FsrWriter:
     def start(self) -> FsrWriter:
         """Create the staging file and write the header and metadata."""
         if self._state != "new":
-            raise WriterStateError(f"start() called on a writer that is {self._state}", path=self._final)
+            raise WriterStateError(
+                f"start() called on a writer that is {self._state}", path=self._final
+            )
         self._dir_fd = self._ops.open_dir(str(self._final.parent) or ".")
         try:
             if self._ops.exists(self._final.name, self._dir_fd):
-                raise TargetExistsError("file already exists; it is never overwritten", path=self._final)
+                raise TargetExistsError(
+                    "file already exists; it is never overwritten", path=self._final
+                )
             self._staging = f".{self._final.name}.{secrets.token_hex(6)}.fsr-staging"
             self._fd = self._ops.create(self._staging, self._dir_fd)
-            header = FileHeader(minor_for(self._profile), 0, 0, len(self._document), crc32(self._document))
+            header = FileHeader(
+                minor_for(self._profile),
+                0,
+                0,
+                len(self._document),
+                crc32(self._document),
+            )
             self._ops.write(self._fd, header.encode() + self._document, self._staging)
         except BaseException:
             self._cleanup()
             raise
-        self._sink = BatchSink(self._specs, self._profile, self._limits, _HEADER_SIZE + len(self._document), self._write_bytes)
-        self._encoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fsr-encode")
-        self._thread = threading.Thread(target=self._run, name="fsr-writer", daemon=True)
+        self._sink = BatchSink(
+            self._specs,
+            self._profile,
+            self._limits,
+            _HEADER_SIZE + len(self._document),
+            self._write_bytes,
+        )
+        self._encoder = ThreadPoolExecutor(
+            max_workers=2, thread_name_prefix="fsr-encode"
+        )
+        self._thread = threading.Thread(
+            target=self._run, name="fsr-writer", daemon=True
+        )
         self._thread.start()
         self._state = "open"
         return self
@@ -162,7 +184,12 @@ class FsrWriter:
         """Start the writer."""
         return self.start() if self._state == "new" else self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         """Publish on success, abort on an exception."""
         if exc_type is None:
             if self._state == "open":
@@ -189,12 +216,23 @@ class FsrWriter:
         """
         self._raise_if_failed()
         if self._state != "open":
-            raise WriterStateError(f"write() on a writer that is {self._state}", path=self._final)
-        prepared = self._checks.prepare(stream, value, tick=tick, sim_time_s=sim_time_s, generation=generation, metadata=metadata)
+            raise WriterStateError(
+                f"write() on a writer that is {self._state}", path=self._final
+            )
+        prepared = self._checks.prepare(
+            stream,
+            value,
+            tick=tick,
+            sim_time_s=sim_time_s,
+            generation=generation,
+            metadata=metadata,
+        )
         spec = self._specs[prepared.stream_id]
         if spec.codec in ("jpeg", "png", "rgb24", "arrays+zlib"):
             assert self._encoder is not None
-            job: Future[tuple[bytes, int]] | tuple[bytes, int] = self._encoder.submit(prepared.encode, self._quality)
+            job: Future[tuple[bytes, int]] | tuple[bytes, int] = self._encoder.submit(
+                prepared.encode, self._quality
+            )
         else:
             job = prepared.encode(self._quality)
         self._put((prepared, job))
@@ -219,14 +257,24 @@ class FsrWriter:
         """
         self._raise_if_failed()
         if self._state != "open":
-            raise WriterStateError(f"write_encoded() on a writer that is {self._state}", path=self._final)
+            raise WriterStateError(
+                f"write_encoded() on a writer that is {self._state}", path=self._final
+            )
         prepared = self._checks.prepare(
-            stream, value, tick=tick, sim_time_s=sim_time_s, generation=generation, metadata=metadata, encoded=(payload, raw_length)
+            stream,
+            value,
+            tick=tick,
+            sim_time_s=sim_time_s,
+            generation=generation,
+            metadata=metadata,
+            encoded=(payload, raw_length),
         )
         self._put((prepared, (payload, raw_length)))
         return prepared.stream_seq
 
-    def mark_recovered(self, recovered: dict[str, Any], gaps: list[dict[str, Any]]) -> None:
+    def mark_recovered(
+        self, recovered: dict[str, Any], gaps: list[dict[str, Any]]
+    ) -> None:
         """Mark the output as a recovered copy (footer ``recovered``, ``degraded``)."""
         self._checks.mark_recovered(recovered, gaps)
 
@@ -244,7 +292,9 @@ class FsrWriter:
         if self._state == "done" and self._result is not None:
             return self._result
         if self._state != "open":
-            raise WriterStateError(f"finish() on a writer that is {self._state}", path=self._final)
+            raise WriterStateError(
+                f"finish() on a writer that is {self._state}", path=self._final
+            )
         try:
             footer = self._checks.footer_fields(self._provenance)
             self._put(("seal", footer))
@@ -266,7 +316,9 @@ class FsrWriter:
             return
         self._state = "aborted"
         if self._thread is not None and self._thread.is_alive():
-            self._failure = self._failure or WriterStateError("aborted", path=self._final)
+            self._failure = self._failure or WriterStateError(
+                "aborted", path=self._final
+            )
             self._drain()
             self._put_nowait(_STOP)
             self._thread.join(timeout=30)
@@ -307,7 +359,9 @@ class FsrWriter:
             failure = self._failure
             if isinstance(failure, FsrError):
                 raise failure
-            raise WriterStateError(f"the writer thread failed: {failure!r}", path=self._final) from failure
+            raise WriterStateError(
+                f"the writer thread failed: {failure!r}", path=self._final
+            ) from failure
 
     def _run(self) -> None:
         assert self._sink is not None
@@ -333,7 +387,9 @@ class FsrWriter:
 
         assert self._sink is not None
         self._ops.fsync(self._fd, self._staging)
-        readback_fd = os.open(self._staging, os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._dir_fd)
+        readback_fd = os.open(
+            self._staging, os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._dir_fd
+        )
         with os.fdopen(readback_fd, "rb") as handle, FsrReader.open(handle) as check:
             records = check.record_count
         atomic = self._ops.link(self._staging, self._final.name, self._dir_fd)
@@ -342,7 +398,9 @@ class FsrWriter:
         self._staging = ""
         size = self._sink.offset
         self._close_fds()
-        return PublishResult(self._final, atomic=atomic, size_bytes=size, records=records)
+        return PublishResult(
+            self._final, atomic=atomic, size_bytes=size, records=records
+        )
 
     def _close_fds(self) -> None:
         if self._fd >= 0:

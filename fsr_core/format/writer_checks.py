@@ -16,7 +16,12 @@ from typing import Any
 import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, calibration_digest
-from fsr_core.errors import CalibrationError, CorruptRecordError, SchemaError, StreamNotFoundError
+from fsr_core.errors import (
+    CalibrationError,
+    CorruptRecordError,
+    SchemaError,
+    StreamNotFoundError,
+)
 from fsr_core.format.batching import EncodedRecord
 from fsr_core.format.canonical_json import JsonLimits, canonical_dumps
 from fsr_core.format.payloads import check_raw_value, encode_payload
@@ -102,37 +107,84 @@ class RecordChecks:
         if stream_id is None:
             raise StreamNotFoundError(f"no stream named {stream!r} was declared")
         spec = self._specs[stream_id]
-        tick, sim_time_s, generation = self._check_clocks(spec, stream_id, tick, sim_time_s, generation)
+        tick, sim_time_s, generation = self._check_clocks(
+            spec, stream_id, tick, sim_time_s, generation
+        )
         meta = dict(metadata or {})
-        if encoded is not None and spec.codec != "json" and spec.kind is not StreamKind.CAMERA_INTRINSICS:
-            ref = self._camera_ref(spec, meta, generation, tick) if spec.kind in CAMERA_KINDS else NO_CALIBRATION
+        if (
+            encoded is not None
+            and spec.codec != "json"
+            and spec.kind is not StreamKind.CAMERA_INTRINSICS
+        ):
+            ref = (
+                self._camera_ref(spec, meta, generation, tick)
+                if spec.kind in CAMERA_KINDS
+                else NO_CALIBRATION
+            )
         else:
-            value, ref = self._prepare_value(spec, value, meta, generation, tick, sim_time_s)
+            value, ref = self._prepare_value(
+                spec, value, meta, generation, tick, sim_time_s
+            )
         meta_bytes = canonical_dumps(meta, limits=_RECORD_META_LIMITS) if meta else b""
         prepared = PreparedRecord(
-            spec, stream_id, self._seq[stream_id], self._capture, generation, tick, sim_time_s, ref, meta_bytes, value, encoded
+            spec,
+            stream_id,
+            self._seq[stream_id],
+            self._capture,
+            generation,
+            tick,
+            sim_time_s,
+            ref,
+            meta_bytes,
+            value,
+            encoded,
         )
         self._seq[stream_id] += 1
         self._capture += 1
         self._last[stream_id] = (generation, tick, sim_time_s)
         return prepared
 
-    def _check_clocks(self, spec: StreamSpec, stream_id: int, tick: int, sim_time_s: float, generation: int) -> tuple[int, float, int]:
-        if isinstance(tick, bool) or not isinstance(tick, int | np.integer) or not -_MAX_I64 <= int(tick) <= _MAX_I64:
-            raise SchemaError(f"tick must be a 64-bit integer, got {tick!r}", stream=spec.name)
-        if isinstance(generation, bool) or not isinstance(generation, int | np.integer) or not 0 <= int(generation) < _MAX_U32:
-            raise SchemaError(f"generation must be an integer in 0..2^32-2, got {generation!r}", stream=spec.name)
+    def _check_clocks(
+        self,
+        spec: StreamSpec,
+        stream_id: int,
+        tick: int,
+        sim_time_s: float,
+        generation: int,
+    ) -> tuple[int, float, int]:
+        if (
+            isinstance(tick, bool)
+            or not isinstance(tick, int | np.integer)
+            or not -_MAX_I64 <= int(tick) <= _MAX_I64
+        ):
+            raise SchemaError(
+                f"tick must be a 64-bit integer, got {tick!r}", stream=spec.name
+            )
+        if (
+            isinstance(generation, bool)
+            or not isinstance(generation, int | np.integer)
+            or not 0 <= int(generation) < _MAX_U32
+        ):
+            raise SchemaError(
+                f"generation must be an integer in 0..2^32-2, got {generation!r}",
+                stream=spec.name,
+            )
         try:
             time_s = float(sim_time_s)
         except (TypeError, ValueError) as exc:
-            raise SchemaError(f"sim_time_s must be a number, got {sim_time_s!r}", stream=spec.name) from exc
+            raise SchemaError(
+                f"sim_time_s must be a number, got {sim_time_s!r}", stream=spec.name
+            ) from exc
         if not math.isfinite(time_s):
             raise SchemaError("sim_time_s must be finite", stream=spec.name)
         last = self._last[stream_id]
         if last is not None:
             last_gen, last_tick, last_time = last
             if generation < last_gen:
-                raise CorruptRecordError(f"generation goes backwards ({generation} after {last_gen})", stream=spec.name)
+                raise CorruptRecordError(
+                    f"generation goes backwards ({generation} after {last_gen})",
+                    stream=spec.name,
+                )
             if generation == last_gen and (tick < last_tick or time_s < last_time):
                 raise CorruptRecordError(
                     f"time goes backwards (tick {tick} at {time_s} s after tick {last_tick} at {last_time} s)",
@@ -140,15 +192,28 @@ class RecordChecks:
                 )
         return int(tick), time_s, int(generation)
 
-    def _prepare_value(self, spec: StreamSpec, value: Any, meta: dict[str, Any], generation: int, tick: int, sim_time_s: float) -> tuple[Any, int]:
+    def _prepare_value(
+        self,
+        spec: StreamSpec,
+        value: Any,
+        meta: dict[str, Any],
+        generation: int,
+        tick: int,
+        sim_time_s: float,
+    ) -> tuple[Any, int]:
         if spec.kind is StreamKind.CAMERA_INTRINSICS:
             return self._intrinsics(spec, value, meta, generation, tick, sim_time_s)
         if spec.kind in CAMERA_KINDS:
             ref = self._camera_ref(spec, meta, generation, tick)
             if spec.codec == "raw":
                 value = check_raw_value(spec, value)
-                if spec.kind is StreamKind.CAMERA_QUATERNION and abs(float(np.linalg.norm(value)) - 1.0) > 1e-6:
-                    raise CalibrationError("camera quaternion is not unit length", stream=spec.name)
+                if (
+                    spec.kind is StreamKind.CAMERA_QUATERNION
+                    and abs(float(np.linalg.norm(value)) - 1.0) > 1e-6
+                ):
+                    raise CalibrationError(
+                        "camera quaternion is not unit length", stream=spec.name
+                    )
             return value, ref
         if spec.codec == "raw":
             return check_raw_value(spec, value), NO_CALIBRATION
@@ -158,25 +223,55 @@ class RecordChecks:
             canonical_dumps(value)
         return value, NO_CALIBRATION
 
-    def _intrinsics(self, spec: StreamSpec, value: Any, meta: dict[str, Any], generation: int, tick: int, sim_time_s: float) -> tuple[Any, int]:
-        profile = value if isinstance(value, CalibrationProfile) else CalibrationProfile.from_json(value)
+    def _intrinsics(
+        self,
+        spec: StreamSpec,
+        value: Any,
+        meta: dict[str, Any],
+        generation: int,
+        tick: int,
+        sim_time_s: float,
+    ) -> tuple[Any, int]:
+        profile = (
+            value
+            if isinstance(value, CalibrationProfile)
+            else CalibrationProfile.from_json(value)
+        )
         digest = calibration_digest(profile)
         assert spec.camera is not None
         ref = self._digests.setdefault(digest, len(self._digests))
         pending_tick = self._pending.pop((spec.camera, generation, ref), None)
         if pending_tick is not None and pending_tick != tick:
-            raise CalibrationError(f"calibration {digest[:19]}… used at tick {pending_tick} but declared at tick {tick}", stream=spec.name)
+            raise CalibrationError(
+                f"calibration {digest[:19]}… used at tick {pending_tick} but declared at tick {tick}",
+                stream=spec.name,
+            )
         key = (spec.camera, generation, ref)
         if key not in self._declared:
             self._declared[key] = tick
-            count = sum(1 for e in self._epochs if e["camera"] == spec.camera and e["generation"] == generation)
-            self._epochs.append({"camera": spec.camera, "generation": generation, "epoch": count, "digest": digest, "first_tick": tick, "first_sim_time_s": sim_time_s})
+            count = sum(
+                1
+                for e in self._epochs
+                if e["camera"] == spec.camera and e["generation"] == generation
+            )
+            self._epochs.append(
+                {
+                    "camera": spec.camera,
+                    "generation": generation,
+                    "epoch": count,
+                    "digest": digest,
+                    "first_tick": tick,
+                    "first_sim_time_s": sim_time_s,
+                }
+            )
         self._current[(spec.camera, generation)] = ref
         meta["calibration_digest"] = digest
         meta["profile"] = profile.to_json()
         return profile.K, ref
 
-    def _camera_ref(self, spec: StreamSpec, meta: dict[str, Any], generation: int, tick: int) -> int:
+    def _camera_ref(
+        self, spec: StreamSpec, meta: dict[str, Any], generation: int, tick: int
+    ) -> int:
         assert spec.camera is not None
         self._check_pending(spec.camera, generation, tick)
         digest = meta.get("calibration_digest")
@@ -188,10 +283,19 @@ class RecordChecks:
                     "or pass calibration_digest",
                     stream=spec.name,
                 )
-            meta["calibration_digest"] = next(d for d, r in self._digests.items() if r == ref)
+            meta["calibration_digest"] = next(
+                d for d, r in self._digests.items() if r == ref
+            )
             return ref
-        if not isinstance(digest, str) or not digest.startswith("sha256:") or len(digest) != 71:
-            raise CalibrationError("calibration_digest must be 'sha256:' and 64 hex digits", stream=spec.name)
+        if (
+            not isinstance(digest, str)
+            or not digest.startswith("sha256:")
+            or len(digest) != 71
+        ):
+            raise CalibrationError(
+                "calibration_digest must be 'sha256:' and 64 hex digits",
+                stream=spec.name,
+            )
         ref = self._digests.setdefault(digest, len(self._digests))
         if (spec.camera, generation, ref) not in self._declared:
             self._pending.setdefault((spec.camera, generation, ref), tick)
@@ -200,23 +304,50 @@ class RecordChecks:
     def _check_pending(self, camera: str, generation: int, tick: int) -> None:
         for (cam, gen, _ref), used_tick in self._pending.items():
             if cam == camera and (gen != generation or used_tick != tick):
-                raise CalibrationError(f"camera {camera!r}: a calibration referenced at tick {used_tick} was never declared in that tick")
+                raise CalibrationError(
+                    f"camera {camera!r}: a calibration referenced at tick {used_tick} was never declared in that tick"
+                )
 
-    def _lifecycle(self, spec: StreamSpec, value: Any, generation: int, tick: int, sim_time_s: float) -> None:
+    def _lifecycle(
+        self,
+        spec: StreamSpec,
+        value: Any,
+        generation: int,
+        tick: int,
+        sim_time_s: float,
+    ) -> None:
         event = value.get("event") if isinstance(value, dict) else None
         if event not in LIFECYCLE_EVENTS:
-            raise SchemaError(f"lifecycle record needs event in {LIFECYCLE_EVENTS}", stream=spec.name)
+            raise SchemaError(
+                f"lifecycle record needs event in {LIFECYCLE_EVENTS}", stream=spec.name
+            )
         if self._completion is not None:
             raise SchemaError("lifecycle record after completion", stream=spec.name)
         if event == "terminal_semantic_cut":
             if self._terminal_cut is not None:
                 raise SchemaError("a second terminal semantic cut", stream=spec.name)
-            self._terminal_cut = {"generation": generation, "tick": tick, "sim_time_s": sim_time_s}
+            self._terminal_cut = {
+                "generation": generation,
+                "tick": tick,
+                "sim_time_s": sim_time_s,
+            }
         elif event == "completion":
             status, reason = value.get("status"), value.get("reason_code")
-            if status not in COMPLETION_STATUSES or not isinstance(reason, str) or not _REASON.fullmatch(reason):
-                raise SchemaError("completion needs status succeeded/failed/cancelled and an UPPER_CASE reason_code", stream=spec.name)
-            self._completion = {"status": status, "reason_code": reason, "tick": tick, "sim_time_s": sim_time_s}
+            if (
+                status not in COMPLETION_STATUSES
+                or not isinstance(reason, str)
+                or not _REASON.fullmatch(reason)
+            ):
+                raise SchemaError(
+                    "completion needs status succeeded/failed/cancelled and an UPPER_CASE reason_code",
+                    stream=spec.name,
+                )
+            self._completion = {
+                "status": status,
+                "reason_code": reason,
+                "tick": tick,
+                "sim_time_s": sim_time_s,
+            }
 
     def add_gap(self, stream: str, *, after_seq: int, lost: int, reason: str) -> None:
         """Record declared loss on an optional stream (required-stream loss is refused)."""
@@ -224,13 +355,22 @@ class RecordChecks:
         if stream_id is None:
             raise StreamNotFoundError(f"no stream named {stream!r} was declared")
         if self._specs[stream_id].required:
-            raise SchemaError("records of a required stream cannot be declared lost", stream=stream)
+            raise SchemaError(
+                "records of a required stream cannot be declared lost", stream=stream
+            )
         if lost < 1 or after_seq < -1 or after_seq >= self._seq[stream_id]:
-            raise SchemaError("gap needs lost >= 1 and after_seq of a written record (or -1)", stream=stream)
+            raise SchemaError(
+                "gap needs lost >= 1 and after_seq of a written record (or -1)",
+                stream=stream,
+            )
         canonical_dumps(reason)
-        self._gaps.append({"stream": stream, "after_seq": after_seq, "lost": lost, "reason": reason})
+        self._gaps.append(
+            {"stream": stream, "after_seq": after_seq, "lost": lost, "reason": reason}
+        )
 
-    def mark_recovered(self, recovered: dict[str, Any], gaps: list[dict[str, Any]]) -> None:
+    def mark_recovered(
+        self, recovered: dict[str, Any], gaps: list[dict[str, Any]]
+    ) -> None:
         """Make the footer say this file was salvaged (and carry the source's gaps)."""
         canonical_dumps(recovered)
         self._recovered = recovered
@@ -239,9 +379,14 @@ class RecordChecks:
     def footer_fields(self, provenance: dict[str, Any]) -> dict[str, Any]:
         """The footer JSON fields the writer contributes (inventory is added by the sink)."""
         if self._pending:
-            raise CalibrationError("a camera record references a calibration that was never declared")
+            raise CalibrationError(
+                "a camera record references a calibration that was never declared"
+            )
         return {
-            "calibration": {"digests": sorted(self._digests, key=self._digests.__getitem__), "epochs": self._epochs},
+            "calibration": {
+                "digests": sorted(self._digests, key=self._digests.__getitem__),
+                "epochs": self._epochs,
+            },
             "provenance": provenance,
             "degraded": bool(self._gaps) or self._recovered is not None,
             "gaps": self._gaps,
