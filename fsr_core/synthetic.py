@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsr_core.calibration import CalibrationProfile, look_at
+from fsr_core.calibration import CalibrationProfile, CameraPose, look_at
 from fsr_core.control import (
     AppliedControl,
     AuthoredChunk,
@@ -24,6 +24,8 @@ from fsr_core.control import (
 )
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.catalog import (
+    geometry_streams,
+    geometry_transform_stream,
     camera_streams,
     json_stream,
     lifecycle_stream,
@@ -43,6 +45,8 @@ TASK = "task.context"
 AUTHORED = "control.authored"
 APPLIED = "control.applied"
 RENDER = "render.state"
+MESHES = "scene.geometry.meshes"
+TRANSFORMS = "scene.geometry.transforms"
 DIAGNOSTICS = "observations.diagnostics"
 
 
@@ -109,6 +113,8 @@ def _streams(run: SyntheticRun) -> list:  # type: ignore[type-arg]
             APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"
         ),
         render_state_stream(RENDER),
+        *geometry_streams(),
+        geometry_transform_stream(["link0", "link1"]),
     ]
 
 
@@ -168,14 +174,45 @@ def write_synthetic(
     return writer._result
 
 
+def _link_transforms(q: np.ndarray) -> np.ndarray:
+    """World poses ``[x, y, z, qx, qy, qz, qw]`` of a planar two-link arm."""
+    angle0, angle1 = float(q[0]), float(q[0] + q[1])
+    elbow = (0.5 * math.cos(angle0), 0.5 * math.sin(angle0))
+    return np.array(
+        [
+            [0.0, 0.0, 0.0, 0.0, 0.0, math.sin(angle0 / 2), math.cos(angle0 / 2)],
+            [
+                elbow[0],
+                elbow[1],
+                0.0,
+                0.0,
+                0.0,
+                math.sin(angle1 / 2),
+                math.cos(angle1 / 2),
+            ],
+        ]
+    )
+
+
 def _write_body(
     writer: FsrWriter,
     run: SyntheticRun,
     profiles: list[CalibrationProfile],
-    pose: object,
+    pose: CameraPose,
 ) -> None:
     dt = 1.0 / run.rate_hz
     writer.write("run.lifecycle", {"event": "start"}, tick=0, sim_time_s=0.0)
+    for index, body in enumerate(("link0", "link1")):
+        box = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
+        vertices = (box * [0.5, 0.05, 0.05] - [0.0, 0.025, 0.025]).astype(np.float32)
+        faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5]], dtype=np.uint32)
+        writer.write(
+            MESHES,
+            {"vertices": vertices, "faces": faces},
+            tick=0,
+            sim_time_s=0.0,
+            metadata={"mesh_id": f"box{index}", "body": body},
+        )
     cam = f"sensors.{CAMERA}.camera"
     last_tick, last_time = 0, 0.0
     for generation in range(run.generations):
@@ -285,14 +322,21 @@ def _write_body(
                     tick=tick,
                     sim_time_s=time_s,
                     generation=generation,
-                )  # type: ignore[attr-defined]
+                )
                 writer.write(
                     f"{cam}.extrinsics.quaternion_xyzw",
                     pose.quaternion_xyzw,
                     tick=tick,
                     sim_time_s=time_s,
                     generation=generation,
-                )  # type: ignore[attr-defined]
+                )
+                writer.write(
+                    TRANSFORMS,
+                    _link_transforms(q),
+                    tick=tick,
+                    sim_time_s=time_s,
+                    generation=generation,
+                )
                 writer.write(
                     RENDER,
                     {"joint_positions": q, "particles": np.zeros((4, 3), np.float32)},

@@ -10,6 +10,8 @@ from fsr_core.format.streams import StreamKind, StreamSpec
 __all__ = [
     "LIFECYCLE_STREAM",
     "camera_streams",
+    "geometry_streams",
+    "geometry_transform_stream",
     "json_stream",
     "lifecycle_stream",
     "numeric_stream",
@@ -114,3 +116,34 @@ def render_state_stream(
 ) -> StreamSpec:
     """Poses, velocities and packed float32 particles, zlib level 1."""
     return StreamSpec(name, StreamKind.RENDER_STATE, "arrays+zlib", required=required)
+
+
+def geometry_streams(prefix: str = "scene.geometry") -> list[StreamSpec]:
+    """Scene geometry: meshes stored once, and body transforms at a rate.
+
+    The mesh stream holds one record per mesh (``vertices`` float32 (N, 3),
+    ``faces`` uint32 (M, 3), metadata ``mesh_id`` and ``body``); the transform
+    stream holds, per sample, one row ``[x, y, z, qx, qy, qz, qw]`` per body,
+    in the order the stream's ``bodies`` attribute lists.
+    """
+    return [
+        StreamSpec(
+            f"{prefix}.meshes", StreamKind.GEOMETRY_MESH, "arrays+zlib", required=False
+        ),
+    ]
+
+
+def geometry_transform_stream(
+    bodies: list[str], prefix: str = "scene.geometry"
+) -> StreamSpec:
+    """Dynamic body transforms: float64 ``(len(bodies), 7)`` per sample."""
+    return StreamSpec(
+        f"{prefix}.transforms",
+        StreamKind.GEOMETRY_TRANSFORM,
+        "raw",
+        dtype="float64",
+        shape=(len(bodies), 7),
+        units="m",
+        required=False,
+        attributes={"bodies": list(bodies), "layout": "x y z qx qy qz qw"},
+    )

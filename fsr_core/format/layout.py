@@ -453,10 +453,8 @@ def verify_batch_headers(
         _check_header_digest_field(header, profile, number, offset)
         headers.append(header)
     if profile is IntegrityProfile.STRONG:
-        table = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(
-            -1, DIGEST_SIZE
-        )
-        return headers, table
+        digest_table = np.frombuffer(b"".join(digests), dtype=np.uint8)
+        return headers, digest_table.reshape(-1, DIGEST_SIZE)
     return headers, None
 
 

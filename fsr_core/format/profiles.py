@@ -39,7 +39,7 @@ def minor_for(profile: IntegrityProfile) -> int:
 def parse_profile(value: object) -> IntegrityProfile:
     """Return the profile named ``value`` or raise :class:`SchemaError`."""
     try:
-        return IntegrityProfile(value)
+        return IntegrityProfile(str(value))
     except ValueError as exc:
         raise SchemaError(
             f"unknown integrity profile {value!r} (strong, fast, structural)"

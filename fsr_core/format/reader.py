@@ -296,7 +296,10 @@ class FsrReader:
 
     def rows(self, stream: str) -> np.ndarray:
         """The index entries of ``stream`` in order (a read-only structured array)."""
-        return self._layout.entries[self._layout.stream_rows[self._stream_id(stream)]]
+        rows: np.ndarray = self._layout.entries[
+            self._layout.stream_rows[self._stream_id(stream)]
+        ]
+        return rows
 
     def record(self, stream: str, stream_seq: int) -> Record:
         """Return record ``stream_seq`` of ``stream``."""
@@ -493,7 +496,47 @@ class FsrReader:
                 last = key
                 record = self._read_row(int(rows[seq]), check_payload=False)
                 epochs.append(self._epoch_from(record, spec.camera, key, count_in_gen))
+        self._check_footer_epochs(epochs)
         return epochs
+
+    def _check_footer_epochs(self, epochs: list[Calibration]) -> None:
+        """The footer's epoch list must describe exactly the epochs in the records."""
+        if self._footer is None:
+            return
+        found = [
+            [
+                e.camera,
+                e.generation,
+                e.epoch,
+                e.digest,
+                e.first_tick,
+                e.first_sim_time_s,
+            ]
+            for e in epochs
+        ]
+        listed = self._footer.raw["calibration"]["epochs"]
+        keys = (
+            "camera",
+            "generation",
+            "epoch",
+            "digest",
+            "first_tick",
+            "first_sim_time_s",
+        )
+        try:
+            declared = [[item[k] for k in keys] for item in listed]
+        except (KeyError, TypeError) as exc:
+            raise CalibrationError(
+                "footer calibration epoch is malformed",
+                path=self.path,
+                section="footer",
+            ) from exc
+        if sorted(map(repr, declared)) != sorted(map(repr, found)):
+            raise CalibrationError(
+                "footer calibration epochs disagree with the intrinsics records",
+                path=self.path,
+                section="footer",
+            )
 
     def _epoch_from(
         self, record: Record, camera: str, key: tuple[int, int], counts: dict[int, int]

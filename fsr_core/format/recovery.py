@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
@@ -49,7 +50,7 @@ def recover_file(
         raise FsrError("recover output must differ from its input", path=output_path)
     with FsrReader.open(source_path, recover=True) as reader:
         info = reader.recovery
-        recovered = {
+        recovered: dict[str, Any] = {
             "source_sha256": reader.file_sha256,
             "source_bytes": reader.size_bytes,
             "trusted_bytes": info.trusted_bytes if info else reader.size_bytes,
@@ -63,7 +64,7 @@ def recover_file(
         provenance["recovered_from"] = str(source_path)
         writer = FsrWriter(
             output_path,
-            list(s.spec for s in reader.streams.values()),
+            [s.spec for s in reader.streams.values()],
             metadata=reader.metadata,
             integrity=reader.profile,
             provenance=provenance,

@@ -381,7 +381,7 @@ def _parse_kind(kind: object) -> StreamKind:
     if isinstance(kind, StreamKind):
         return kind
     try:
-        return StreamKind(kind)
+        return StreamKind(str(kind))
     except ValueError as exc:
         raise SchemaError(f"unknown stream kind {kind!r}") from exc
 
