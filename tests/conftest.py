@@ -1,0 +1,68 @@
+"""Shared fixtures: small deterministic recordings written into ``tmp_path``.
+
+Every fixture is named after what it gives (STYLE.md section 7). Recordings come
+from :func:`fsr_core.synthetic.write_synthetic`, so they hold every stream kind,
+one camera whose calibration changes at tick ``ticks // 2``, and two
+generations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fsr_core.format.batching import BatchLimits
+from fsr_core.format.records import TRAILER_SIZE, Trailer
+from fsr_core.synthetic import SyntheticRun, write_synthetic
+
+_SMALL_RUN = SyntheticRun(
+    ticks=16,
+    camera_every=4,
+    width=8,
+    height=6,
+    codec="png",
+    batch_limits=BatchLimits(max_records=4, max_bytes=4 << 10, max_span_s=0.05),
+)
+_CAMERA_RUN = SyntheticRun(ticks=16, camera_every=2, width=12, height=8, codec="rgb24")
+
+
+@pytest.fixture
+def small_run() -> SyntheticRun:
+    """The shape of :func:`small_recording`: 16 ticks, 2 generations, PNG camera."""
+    return _SMALL_RUN
+
+
+@pytest.fixture
+def small_recording(tmp_path: Path, small_run: SyntheticRun) -> Path:
+    """A sealed synthetic recording with many small batches (about 60 KiB)."""
+    path = tmp_path / "small.fsr"
+    write_synthetic(path, small_run)
+    return path
+
+
+@pytest.fixture
+def camera_run() -> SyntheticRun:
+    """The shape of :func:`recording_with_camera`: a frame every 2 ticks, rgb24."""
+    return _CAMERA_RUN
+
+
+@pytest.fixture
+def recording_with_camera(tmp_path: Path, camera_run: SyntheticRun) -> Path:
+    """A sealed synthetic recording whose camera frames are stored losslessly."""
+    path = tmp_path / "camera.fsr"
+    write_synthetic(path, camera_run)
+    return path
+
+
+@pytest.fixture
+def recording_without_index(tmp_path: Path, small_recording: Path) -> Path:
+    """A copy of :func:`small_recording` cut at its footer: every batch, no index.
+
+    It opens only with ``recover=True``, through the linear batch scan.
+    """
+    data = small_recording.read_bytes()
+    trailer = Trailer.decode(data[-TRAILER_SIZE:], offset=len(data) - TRAILER_SIZE)
+    path = tmp_path / "without_index.fsr"
+    path.write_bytes(data[: trailer.footer_offset])
+    return path
