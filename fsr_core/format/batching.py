@@ -149,10 +149,20 @@ class BatchSink:
         for index, rec in enumerate(records):
             chunk = rec.metadata + rec.payload
             entries[index] = (
-                rec.stream_seq, rec.capture_seq, rec.tick, rec.sim_time_s, rec.generation,
-                rec.calibration_ref, position, len(rec.metadata), len(rec.payload), stream_id,
-                0, rec.raw_length, crc32(chunk),
-            )  # fmt: skip
+                rec.stream_seq,
+                rec.capture_seq,
+                rec.tick,
+                rec.sim_time_s,
+                rec.generation,
+                rec.calibration_ref,
+                position,
+                len(rec.metadata),
+                len(rec.payload),
+                stream_id,
+                0,
+                rec.raw_length,
+                crc32(chunk),
+            )
             if self._profile is IntegrityProfile.STRONG:
                 digests.append(hashlib.sha256(chunk).digest())
             body_parts.append(chunk)

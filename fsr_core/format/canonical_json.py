@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from fsr_core.errors import LimitExceededError, SchemaError
 
@@ -38,60 +41,92 @@ class JsonLimits:
 DEFAULT_LIMITS = JsonLimits()
 
 
-def _check_value(value: Any, depth: int, limits: JsonLimits, pointer: str) -> None:
-    """Iteratively check a Python value destined for canonical JSON."""
-    stack: list[tuple[Any, int, str]] = [(value, depth, pointer)]
+_Where = tuple[Any, ...] | None  # (parent, key) chain, turned into a pointer on error
+
+
+def _pointer(where: _Where) -> str:
+    parts: list[str] = []
+    while where is not None:
+        where, key = where
+        parts.append(str(key))
+    return "/" + "/".join(reversed(parts))
+
+
+def _check_container(item: Any, where: _Where, limits: JsonLimits) -> None:
+    if len(item) > limits.max_items:
+        kind = "object" if isinstance(item, dict) else "array"
+        raise LimitExceededError(
+            f"JSON {kind} with more than {limits.max_items} items at {_pointer(where)}"
+        )
+    if isinstance(item, dict):
+        for key in item:
+            if not isinstance(key, str):
+                raise SchemaError(
+                    f"JSON key {key!r} is not a string at {_pointer(where)}"
+                )
+            _check_string(key, where)
+
+
+def _check_scalar(item: Any, where: _Where, limits: JsonLimits) -> None:
+    """Check a leaf value: type, finiteness, integer length, string encoding."""
+    if isinstance(item, str):
+        _check_string(item, where)
+    elif isinstance(item, bool) or item is None:
+        return
+    elif isinstance(item, int):
+        if item.bit_length() > 3 * limits.max_number_chars and (
+            len(str(abs(item))) > limits.max_number_chars
+        ):
+            raise LimitExceededError(
+                f"JSON integer of more than {limits.max_number_chars} digits "
+                f"at {_pointer(where)}"
+            )
+    elif isinstance(item, float):
+        if not math.isfinite(item):
+            raise SchemaError(f"non-finite number in JSON at {_pointer(where)}")
+    else:
+        raise SchemaError(
+            f"a {type(item).__name__} cannot be stored as JSON at {_pointer(where)}"
+        )
+
+
+def _check_value(value: Any, limits: JsonLimits) -> None:
+    """Check, without recursion, that ``value`` can be written as canonical JSON."""
+    stack: list[tuple[Any, int, _Where]] = [(value, 1, None)]
     while stack:
         item, level, where = stack.pop()
         if level > limits.max_depth:
             raise LimitExceededError(
-                f"JSON nesting deeper than {limits.max_depth} at {where or '/'}"
+                f"JSON nesting deeper than {limits.max_depth} at {_pointer(where)}"
             )
-        if isinstance(item, bool) or item is None or isinstance(item, str):
-            if isinstance(item, str):
-                _check_string(item, where)
-            continue
-        if isinstance(item, int):
-            if len(str(abs(item))) > limits.max_number_chars:
-                raise LimitExceededError(
-                    f"JSON integer longer than {limits.max_number_chars} digits at {where or '/'}"
-                )
-            continue
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                raise SchemaError(f"non-finite number in JSON at {where or '/'}")
-            continue
-        if isinstance(item, dict):
-            if len(item) > limits.max_items:
-                raise LimitExceededError(
-                    f"JSON object with more than {limits.max_items} entries at {where or '/'}"
-                )
-            for key, sub in item.items():
-                if not isinstance(key, str):
-                    raise SchemaError(
-                        f"JSON object key {key!r} is not a string at {where or '/'}"
-                    )
-                _check_string(key, where)
-                stack.append((sub, level + 1, f"{where}/{key}"))
-            continue
-        if isinstance(item, list | tuple):
-            if len(item) > limits.max_items:
-                raise LimitExceededError(
-                    f"JSON array with more than {limits.max_items} items at {where or '/'}"
-                )
-            for index, sub in enumerate(item):
-                stack.append((sub, level + 1, f"{where}/{index}"))
-            continue
-        raise SchemaError(
-            f"value of type {type(item).__name__} cannot be stored as JSON at {where or '/'}"
-        )
+        if isinstance(item, dict | list | tuple):
+            _check_container(item, where, limits)
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((sub, level + 1, (where, key)) for key, sub in pairs)
+        else:
+            _check_scalar(item, where, limits)
 
 
-def _check_string(text: str, where: str) -> None:
+def _check_string(text: str, where: _Where) -> None:
+    if text.isascii():
+        return
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise SchemaError(f"lone surrogate in JSON string at {where or '/'}") from exc
+        raise SchemaError(
+            f"lone surrogate in JSON string at {_pointer(where)}"
+        ) from exc
+
+
+def _encode(value: Any) -> bytes:
+    text = json.dumps(
+        value,
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+        allow_nan=False,
+    )
+    return text.encode("utf-8")
 
 
 def canonical_dumps(value: Any, *, limits: JsonLimits = DEFAULT_LIMITS) -> bytes:
@@ -105,55 +140,40 @@ def canonical_dumps(value: Any, *, limits: JsonLimits = DEFAULT_LIMITS) -> bytes
     LimitExceededError
         The value is deeper, longer or larger than ``limits``.
     """
-    _check_value(value, 1, limits, "")
-    text = json.dumps(
-        value,
-        ensure_ascii=False,
-        sort_keys=True,
-        separators=(",", ":"),
-        allow_nan=False,
-    )
-    data = text.encode("utf-8")
+    _check_value(value, limits)
+    data = _encode(value)
     if len(data) > limits.max_bytes:
         raise LimitExceededError(
-            f"JSON document of {len(data)} bytes exceeds the limit of {limits.max_bytes}"
+            f"JSON document of {len(data)} bytes exceeds the limit "
+            f"of {limits.max_bytes}"
         )
     return data
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NESTING = np.zeros(256, dtype=np.int8)
+_NESTING[[ord("["), ord("{")]] = 1
+_NESTING[[ord("]"), ord("}")]] = -1
+
+
 def _prescan(data: bytes, limits: JsonLimits) -> None:
-    """Bound nesting depth and number-token length without recursion."""
-    depth = 0
-    in_string = False
-    escaped = False
-    number_run = 0
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-            continue
-        if byte == 0x22:
-            in_string = True
-            number_run = 0
-            continue
-        if byte in b"0123456789+-.eE":
-            number_run += 1
-            if number_run > limits.max_number_chars:
-                raise LimitExceededError(
-                    f"JSON number token longer than {limits.max_number_chars} characters"
-                )
-            continue
-        number_run = 0
-        if byte in b"[{":
-            depth += 1
-            if depth > limits.max_depth:
-                raise LimitExceededError(f"JSON nesting deeper than {limits.max_depth}")
-        elif byte in b"]}":
-            depth -= 1
+    """Bound nesting depth and number-token length before ``json`` parses.
+
+    Strings are blanked out first (brackets and digits inside them do not
+    count); the depth is then the running sum of brackets, computed with numpy,
+    so a 100,000-deep document is refused without recursion or a Python loop.
+    """
+    skeleton = _STRING.sub(b'""', data)
+    long_number = re.search(
+        rb"[0-9+\-.eE]{%d,}" % (limits.max_number_chars + 1), skeleton
+    )
+    if long_number is not None:
+        raise LimitExceededError(
+            f"JSON number token longer than {limits.max_number_chars} characters"
+        )
+    steps = _NESTING[np.frombuffer(skeleton, dtype=np.uint8)]
+    if steps.size and int(np.cumsum(steps, dtype=np.int64).max()) > limits.max_depth:
+        raise LimitExceededError(f"JSON nesting deeper than {limits.max_depth}")
 
 
 class _Counter:
@@ -186,17 +206,17 @@ class _Counter:
 
 
 def _count_arrays(value: Any, limits: JsonLimits) -> None:
-    stack = [value]
+    """Bound items per array (objects are bounded while they are built)."""
+    containers = (list, dict)
+    stack = [value] if isinstance(value, containers) else []
     while stack:
         item = stack.pop()
-        if isinstance(item, list):
-            if len(item) > limits.max_items:
-                raise LimitExceededError(
-                    f"JSON array with more than {limits.max_items} items"
-                )
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
+        children = item.values() if isinstance(item, dict) else item
+        if len(children) > limits.max_items:
+            raise LimitExceededError(
+                f"JSON array with more than {limits.max_items} items"
+            )
+        stack.extend(child for child in children if isinstance(child, containers))
 
 
 def parse_json(
@@ -242,10 +262,13 @@ def parse_json(
         raise SchemaError(f"{what} is not valid JSON: {str(exc)[:80]}") from exc
     _count_arrays(value, limits)
     if require_canonical:
+        # The parse hooks already refused duplicates and non-finite numbers and
+        # the prescan bounded depth and numbers, so re-encoding is the only check
+        # left; a lone surrogate escape fails to encode as UTF-8.
         try:
-            again = canonical_dumps(value, limits=limits)
-        except (LimitExceededError, SchemaError) as exc:
-            raise SchemaError(f"{what} is not canonical: {exc.reason}") from exc
+            again = _encode(value)
+        except UnicodeEncodeError as exc:
+            raise SchemaError(f"{what} holds a lone surrogate") from exc
         if again != raw:
             raise SchemaError(f"{what} is not in canonical form")
     return value

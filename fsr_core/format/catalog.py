@@ -54,7 +54,7 @@ def camera_streams(
     required: bool = True,
     rate_hz: float | None = None,
 ) -> list[StreamSpec]:
-    """The four streams of one camera: RGB, intrinsics, translation, quaternion."""
+    """Define the four streams of a camera: RGB, intrinsics, translation, quaternion."""
     base = f"{prefix}.{camera}.camera"
     attributes: dict[str, Any] = {} if rate_hz is None else {"rate_hz": rate_hz}
     return [
@@ -94,7 +94,7 @@ def camera_streams(
 
 
 def lifecycle_stream() -> StreamSpec:
-    """The ``run.lifecycle`` stream: start, resets, terminal cut, completion."""
+    """Define ``run.lifecycle``: start, generation resets, terminal cut, completion."""
     return StreamSpec(
         LIFECYCLE_STREAM, StreamKind.LIFECYCLE, "json", schema="fsr.lifecycle/1"
     )
@@ -107,7 +107,7 @@ def json_stream(
     schema: str = "",
     required: bool = True,
 ) -> StreamSpec:
-    """A stream of canonical JSON records (events, task context, control ...)."""
+    """Define a stream of canonical JSON records (events, task, control ...)."""
     return StreamSpec(name, kind, "json", schema=schema, required=required)
 
 

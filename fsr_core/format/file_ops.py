@@ -76,7 +76,11 @@ class FileOps:
         return True
 
     def link(self, source: str, target: str, dir_fd: int) -> bool:
-        """Publish ``source`` as ``target`` without overwriting; return whether it was atomic."""
+        """Publish ``source`` as ``target`` without overwriting.
+
+        Returns whether the publication was atomic (a hard link); filesystems
+        without hard links get an exclusive-create copy instead.
+        """
         try:
             os.link(
                 source,
@@ -106,7 +110,7 @@ class FileOps:
         return True
 
     def _copy_exclusive(self, source: str, target: str, dir_fd: int) -> None:
-        """Fallback for filesystems without hard links: exclusive create, copy, fsync."""
+        """Copy to an exclusively created ``target`` and fsync it (no hard links)."""
         out = self.create(target, dir_fd)
         try:
             src = os.open(source, os.O_RDONLY | os.O_CLOEXEC, dir_fd=dir_fd)

@@ -15,7 +15,7 @@ __all__ = ["inventory_for", "parse_footer"]
 
 
 def inventory_for(spec: StreamSpec, rows: np.ndarray, batches: int) -> dict[str, Any]:
-    """The inventory entry of one stream, computed from its index rows."""
+    """Compute the inventory entry of one stream from its index rows."""
     if len(rows) == 0:
         return {
             "stream": spec.name, "records": 0, "batches": 0, "payload_bytes": 0,
@@ -70,14 +70,7 @@ def parse_footer(
         raise SchemaError(
             "footer degraded flag must be true when gaps are recorded", section="footer"
         )
-    for key in ("provenance",):
-        if not isinstance(document[key], dict):
-            raise SchemaError(f"footer {key} must be an object", section="footer")
-    for key in ("terminal_cut", "completion", "recovered"):
-        if document.get(key) is not None and not isinstance(document[key], dict):
-            raise SchemaError(
-                f"footer {key} must be an object or null", section="footer"
-            )
+    _check_objects(document)
     return Footer(
         profile=profile,
         provenance=document["provenance"],
@@ -88,6 +81,16 @@ def parse_footer(
         recovered=document.get("recovered"),
         raw=document,
     )
+
+
+def _check_objects(document: dict[str, Any]) -> None:
+    if not isinstance(document["provenance"], dict):
+        raise SchemaError("footer provenance must be an object", section="footer")
+    for key in ("terminal_cut", "completion", "recovered"):
+        if document.get(key) is not None and not isinstance(document[key], dict):
+            raise SchemaError(
+                f"footer {key} must be an object or null", section="footer"
+            )
 
 
 def _parse_gaps(items: Any, stream_names: list[str]) -> tuple[Gap, ...]:
@@ -114,7 +117,7 @@ def _parse_gaps(items: Any, stream_names: list[str]) -> tuple[Gap, ...]:
 
 
 def check_inventory(document: dict[str, Any], expected: list[dict[str, Any]]) -> None:
-    """The footer's inventory must equal what the index says, stream by stream."""
+    """Check that the footer's inventory equals what the index says, per stream."""
     if document.get("inventory") != expected:
         found = document.get("inventory")
         name = "?"

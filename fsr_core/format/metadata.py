@@ -59,7 +59,8 @@ def read_file_metadata(source: ByteSource, limits: ReaderLimits) -> FileMetadata
         )
     if header.metadata_length > limits.metadata_json.max_bytes:
         raise LimitExceededError(
-            f"metadata of {header.metadata_length} bytes exceeds the limit of {limits.metadata_json.max_bytes}",
+            f"metadata of {header.metadata_length} bytes exceeds the limit "
+            f"of {limits.metadata_json.max_bytes}",
             section="metadata",
             offset=20,
         )

@@ -57,8 +57,8 @@ def profile_for_minor(minor: int, declared: IntegrityProfile) -> IntegrityProfil
         return declared
     if _MINORS[declared] != minor:
         raise UnsupportedVersionError(
-            f"binary version 1.{minor} does not match the declared {declared.value} profile "
-            f"(which is 1.{_MINORS[declared]})",
+            f"binary version 1.{minor} does not match the declared "
+            f"{declared.value} profile (which is 1.{_MINORS[declared]})",
             section="header",
             offset=10,
         )

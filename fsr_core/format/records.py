@@ -110,7 +110,7 @@ class FileHeader:
         del magic
         if crc32(data[:28]) != crc:
             raise CorruptRecordError(
-                f"header CRC 0x{crc:08x} does not match its bytes (0x{crc32(data[:28]):08x})",
+                f"header has CRC 0x{crc32(data[:28]):08x}, expected 0x{crc:08x}",
                 section="header",
                 offset=28,
             )

@@ -42,7 +42,7 @@ def _stream_entry(reader: FsrReader, name: str) -> dict[str, Any]:
 
 
 def inspection_report(reader: FsrReader, *, verify: bool = False) -> dict[str, Any]:
-    """Describe an open file: profile, streams, calibration, lifecycle, gaps, provenance.
+    """Describe an open file: profile, streams, epochs, lifecycle, gaps, provenance.
 
     With ``verify``, every record is read and checked (CRC, digests, decoding)
     and the problems are listed; ``verified`` is true only when a digest

@@ -54,6 +54,18 @@ class ByteSource(Protocol):
         ...
 
 
+def _check_bounds(source: ByteSource, offset: int, length: int, section: str) -> None:
+    """Refuse a read outside the size snapshotted at open."""
+    if offset < 0 or length < 0 or offset + length > source.size:
+        raise TruncatedFileError(
+            f"{section} needs bytes {offset}..{offset + length}, "
+            f"the file has {source.size}",
+            path=source.name,
+            section=section,
+            offset=offset,
+        )
+
+
 def _hash_chunks(source: ByteSource) -> str:
     digest = hashlib.sha256()
     position = 0
@@ -79,13 +91,7 @@ class FdSource:
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
         """Return exactly ``length`` bytes at ``offset``."""
-        if offset < 0 or length < 0 or offset + length > self.size:
-            raise TruncatedFileError(
-                f"{section} needs bytes {offset}..{offset + length} but the file has {self.size}",
-                path=self.name,
-                section=section,
-                offset=offset,
-            )
+        _check_bounds(self, offset, length, section)
         chunks: list[bytes] = []
         got = 0
         while got < length:
@@ -138,13 +144,7 @@ class FileObjectSource:
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
         """Return exactly ``length`` bytes at ``offset``."""
-        if offset < 0 or length < 0 or offset + length > self.size:
-            raise TruncatedFileError(
-                f"{section} needs bytes {offset}..{offset + length} but the file has {self.size}",
-                path=self.name,
-                section=section,
-                offset=offset,
-            )
+        _check_bounds(self, offset, length, section)
         try:
             self._file.seek(offset)
             data = self._file.read(length)
@@ -198,14 +198,17 @@ def open_source(target: str | os.PathLike[str] | BinaryIO) -> ByteSource:
         raise _open_error(exc, path) from exc
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(
-                f"not a regular file but a {_kind_of(info.st_mode)}", path=path
-            )
-        os.set_blocking(fd, True)
+        regular = stat.S_ISREG(info.st_mode)
+        if regular:
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
+    if not regular:
+        os.close(fd)
+        raise NotRegularFileError(
+            f"not a regular file but a {_kind_of(info.st_mode)}", path=path
+        )
     return FdSource(fd, str(Path(path)), info.st_size)
 
 

@@ -53,7 +53,7 @@ def find_row(keys: np.ndarray, value: float, mode: SeekMode) -> int | None:
 
 
 def parse_mode(mode: str | SeekMode) -> SeekMode:
-    """Return the :class:`SeekMode` named ``mode`` (a programmer error raises ValueError)."""
+    """Return the :class:`SeekMode` named ``mode`` (ValueError when unknown)."""
     try:
         return SeekMode(mode)
     except ValueError as exc:

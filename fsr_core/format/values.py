@@ -82,8 +82,9 @@ class Record:
     def __repr__(self) -> str:
         """Short description with the stream and clocks."""
         return (
-            f"Record({self.stream!r}, seq={self.stream_seq}, generation={self.generation}, "
-            f"tick={self.tick}, sim_time_s={self.sim_time_s})"
+            f"Record({self.stream!r}, seq={self.stream_seq}, "
+            f"generation={self.generation}, tick={self.tick}, "
+            f"sim_time_s={self.sim_time_s})"
         )
 
 

@@ -34,9 +34,15 @@ def copy_records(
             else reader._raw_length(record)
         )
         writer.write_encoded(
-            record.stream, record.payload, raw_length=raw_length, tick=record.tick, sim_time_s=record.sim_time_s,
-            generation=record.generation, metadata=metadata, value=value,
-        )  # fmt: skip
+            record.stream,
+            record.payload,
+            raw_length=raw_length,
+            tick=record.tick,
+            sim_time_s=record.sim_time_s,
+            generation=record.generation,
+            metadata=metadata,
+            value=value,
+        )
         count += 1
     if recovered is not None:
         gaps = (
