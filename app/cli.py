@@ -86,8 +86,9 @@ def _recover(args: argparse.Namespace) -> int:
     result = recover_file(args.damaged, args.output)
     state = "damaged" if result.was_damaged else "intact"
     _out(
-        f"{result.output}: kept {result.records_kept} records in {result.batches_kept} batches, "
-        f"{result.trusted_bytes} of {result.source_bytes} bytes ({state} source: {result.reason})"
+        f"{result.output}: kept {result.records_kept} records in "
+        f"{result.batches_kept} batches, {result.trusted_bytes} of "
+        f"{result.source_bytes} bytes ({state} source: {result.reason})"
     )
     return 0
 

@@ -9,12 +9,11 @@ __all__ = ["format_report", "visible"]
 # Characters that reorder or hide text: shown as escapes, never interpreted.
 _HIDDEN = frozenset(
     [0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF]
-    + list(range(0x202A, 0x202F))
-)
+) | frozenset(range(0x202A, 0x202F))
 
 
 def visible(text: object, limit: int = 80) -> str:
-    """Return attacker-controlled text made safe to show.
+    r"""Return attacker-controlled text made safe to show.
 
     Control, bidi and zero-width characters become ``\\uXXXX`` escapes and the
     result is elided to ``limit`` characters.

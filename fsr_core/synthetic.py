@@ -24,16 +24,16 @@ from fsr_core.control import (
 )
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.catalog import (
+    camera_streams,
     geometry_streams,
     geometry_transform_stream,
-    camera_streams,
     json_stream,
     lifecycle_stream,
     numeric_stream,
     render_state_stream,
 )
 from fsr_core.format.profiles import IntegrityProfile
-from fsr_core.format.streams import StreamKind
+from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter, PublishResult
 
 __all__ = ["SyntheticRun", "write_synthetic"]
@@ -48,6 +48,9 @@ RENDER = "render.state"
 MESHES = "scene.geometry.meshes"
 TRANSFORMS = "scene.geometry.transforms"
 DIAGNOSTICS = "observations.diagnostics"
+
+
+_SMALL_BATCHES = BatchLimits(max_records=32, max_bytes=256 << 10, max_span_s=0.25)
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,10 @@ class SyntheticRun:
     codec: str = "jpeg"
     generations: int = 2
     integrity: IntegrityProfile = IntegrityProfile.STRUCTURAL
-    batch_limits: BatchLimits = BatchLimits(
-        max_records=32, max_bytes=256 << 10, max_span_s=0.25
-    )
+    batch_limits: BatchLimits = _SMALL_BATCHES
 
 
-def _streams(run: SyntheticRun) -> list:  # type: ignore[type-arg]
+def _streams(run: SyntheticRun) -> list[StreamSpec]:
     return [
         lifecycle_stream(),
         numeric_stream(
@@ -225,11 +226,19 @@ def _write_body(
                 generation=generation,
             )
         chunk = AuthoredChunk(
-            chunk_id=f"chunk-{generation}", target="arm", command_space=CommandSpace.JOINT_POSITION, axes=("q0", "q1"),
-            units=("rad", "rad"), interpolation=Interpolation.LINEAR, terminal_policy=TerminalPolicy.HOLD,
-            start_sim_time_s=0.0, times_s=np.array([0.0, run.ticks * dt]), values=np.array([[0.0, 0.0], [1.0, -0.5]]),
-            controller="pd", generation=generation,
-        )  # fmt: skip
+            chunk_id=f"chunk-{generation}",
+            target="arm",
+            command_space=CommandSpace.JOINT_POSITION,
+            axes=("q0", "q1"),
+            units=("rad", "rad"),
+            interpolation=Interpolation.LINEAR,
+            terminal_policy=TerminalPolicy.HOLD,
+            start_sim_time_s=0.0,
+            times_s=np.array([0.0, run.ticks * dt]),
+            values=np.array([[0.0, 0.0], [1.0, -0.5]]),
+            controller="pd",
+            generation=generation,
+        )
         writer.write(
             AUTHORED, chunk.to_json(), tick=0, sim_time_s=0.0, generation=generation
         )

@@ -28,6 +28,10 @@ __all__ = [
 MAX_NAME_BYTES = 256
 MAX_RANK = 32
 MAX_ELEMENTS = 1 << 28
+_REQUIRED_KEYS = (
+    "id", "name", "kind", "codec", "schema", "required", "finite", "attributes",
+    "units",
+)  # fmt: skip
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
@@ -197,84 +201,69 @@ class StreamSpec:
         """``(width, height)`` of a camera stream's images."""
         return (self.shape[1], self.shape[0])
 
+    def _bad(self, reason: str) -> SchemaError:
+        return SchemaError(reason, stream=self.name)
+
     def _check(self) -> None:
         check_stream_name(self.name)
         if self.codec not in CODECS_BY_KIND[self.kind]:
             allowed = ", ".join(sorted(CODECS_BY_KIND[self.kind]))
-            raise SchemaError(
-                f"stream {self.name!r}: codec {self.codec!r} is not allowed for "
-                f"kind {self.kind.value} (allowed: {allowed})"
+            raise self._bad(
+                f"codec {self.codec!r} is not allowed for kind {self.kind.value} "
+                f"(allowed: {allowed})"
             )
         if not isinstance(self.schema, str) or not 0 < len(self.schema) <= 128:
-            raise SchemaError(
-                f"stream {self.name!r}: schema must be a string of 1-128 characters"
-            )
+            raise self._bad("schema must be a string of 1-128 characters")
         self._check_array_layout()
         if self.kind in CAMERA_KINDS:
             check_stream_name(self.camera, what=f"stream {self.name!r}: camera name")
         elif self.camera is not None:
-            raise SchemaError(
-                f"stream {self.name!r}: only camera.* streams name a camera"
-            )
-        if self.channels and self.kind is not StreamKind.NUMERIC:
-            raise SchemaError(
-                f"stream {self.name!r}: only numeric streams have channels"
-            )
+            raise self._bad("only camera.* streams name a camera")
+        self._check_channels()
+        self._check_units()
+        if not isinstance(self.required, bool) or not isinstance(self.finite, bool):
+            raise self._bad("required and finite must be true or false")
+        if not isinstance(self.attributes, dict):
+            raise self._bad("attributes must be an object")
+
+    def _check_channels(self) -> None:
+        if not self.channels:
+            return
+        if self.kind is not StreamKind.NUMERIC:
+            raise self._bad("only numeric streams have channels")
         for channel in self.channels:
             check_stream_name(channel, what=f"stream {self.name!r}: channel name")
         if len(set(self.channels)) != len(self.channels):
-            raise SchemaError(f"stream {self.name!r}: duplicate channel names")
-        if self.channels and len(self.channels) != (
-            self.shape[-1] if self.shape else 1
-        ):
-            raise SchemaError(
-                f"stream {self.name!r}: {len(self.channels)} channel names for shape {list(self.shape)}"
+            raise self._bad("duplicate channel names")
+        if len(self.channels) != (self.shape[-1] if self.shape else 1):
+            raise self._bad(
+                f"{len(self.channels)} channel names for shape {list(self.shape)}"
             )
-        self._check_units()
-        if not isinstance(self.required, bool) or not isinstance(self.finite, bool):
-            raise SchemaError(
-                f"stream {self.name!r}: required and finite must be true or false"
-            )
-        if not isinstance(self.attributes, dict):
-            raise SchemaError(f"stream {self.name!r}: attributes must be an object")
 
     def _check_array_layout(self) -> None:
-        uses_array = self.codec in {"raw", "rgb24", "jpeg", "png"}
-        if not uses_array:
+        if self.codec not in {"raw", "rgb24", "jpeg", "png"}:
             if self.dtype is not None or self.shape:
-                raise SchemaError(
-                    f"stream {self.name!r}: codec {self.codec} has no dtype or shape"
-                )
+                raise self._bad(f"codec {self.codec} has no dtype or shape")
             return
         if self.dtype not in DTYPES:
-            raise SchemaError(
-                f"stream {self.name!r}: dtype {self.dtype!r} is not allowed"
-            )
+            raise self._bad(f"dtype {self.dtype!r} is not allowed")
         if len(self.shape) > MAX_RANK:
-            raise SchemaError(
-                f"stream {self.name!r}: rank {len(self.shape)} exceeds {MAX_RANK}"
-            )
+            raise self._bad(f"rank {len(self.shape)} exceeds {MAX_RANK}")
         for dim in self.shape:
             if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0:
-                raise SchemaError(
-                    f"stream {self.name!r}: shape {list(self.shape)} needs positive integers"
-                )
+                raise self._bad(f"shape {list(self.shape)} needs positive integers")
         if self.element_count > MAX_ELEMENTS:
             raise LimitExceededError(
-                f"stream {self.name!r}: {self.element_count} elements per record exceed {MAX_ELEMENTS}"
+                f"{self.element_count} elements per record exceed {MAX_ELEMENTS}",
+                stream=self.name,
             )
-        if self.kind in _FIXED_SHAPES and (
-            self.shape != _FIXED_SHAPES[self.kind] or self.dtype != "float64"
-        ):
-            raise SchemaError(
-                f"stream {self.name!r}: {self.kind.value} records are float64 {list(_FIXED_SHAPES[self.kind])}"
-            )
+        fixed = _FIXED_SHAPES.get(self.kind)
+        if fixed is not None and (self.shape != fixed or self.dtype != "float64"):
+            raise self._bad(f"{self.kind.value} records are float64 {list(fixed)}")
         if self.kind is StreamKind.CAMERA_RGB and (
             len(self.shape) != 3 or self.shape[2] != 3 or self.dtype != "uint8"
         ):
-            raise SchemaError(
-                f"stream {self.name!r}: camera images are uint8 [height, width, 3]"
-            )
+            raise self._bad("camera images are uint8 [height, width, 3]")
 
     def _check_units(self) -> None:
         if isinstance(self.units, str):
@@ -284,20 +273,12 @@ class StreamSpec:
         ):
             units = self.units
             if self.channels and len(units) != len(self.channels):
-                raise SchemaError(
-                    f"stream {self.name!r}: {len(units)} units for {len(self.channels)} channels"
-                )
+                raise self._bad(f"{len(units)} units for {len(self.channels)} channels")
         else:
-            raise SchemaError(
-                f"stream {self.name!r}: units must be a string or a list of strings"
-            )
+            raise self._bad("units must be a string or a list of strings")
         for unit in units:
-            if len(unit) > 32 or any(
-                ord(char) < 0x20 or ord(char) == 0x7F for char in unit
-            ):
-                raise SchemaError(
-                    f"stream {self.name!r}: unit {unit[:40]!r} is not printable or too long"
-                )
+            if len(unit) > 32 or not unit.isprintable():
+                raise self._bad(f"unit {unit[:40]!r} is not printable or too long")
 
     def to_json(self, stream_id: int) -> dict[str, Any]:
         """Return the definition as it is stored in the file's metadata."""
@@ -323,30 +304,18 @@ class StreamSpec:
 
     @classmethod
     def from_json(cls, entry: object, *, index: int) -> StreamSpec:
-        """Build a definition from metadata, raising :class:`SchemaError` on any defect."""
+        """Build a definition from metadata; any defect raises :class:`SchemaError`.
+
+        Fields this reader does not know (from a newer minor version) are ignored.
+        """
         where = f"/streams/{index}"
         if not isinstance(entry, dict):
             raise SchemaError(f"{where} must be an object")
-        known = {
-            "id", "name", "kind", "codec", "schema", "required", "finite", "attributes",
-            "dtype", "shape", "units", "channels", "camera",
-        }  # fmt: skip
-        for key in (
-            "id",
-            "name",
-            "kind",
-            "codec",
-            "schema",
-            "required",
-            "finite",
-            "attributes",
-            "units",
-        ):
+        for key in _REQUIRED_KEYS:
             if key not in entry:
                 raise SchemaError(f"{where}/{key} is missing")
         if entry["id"] != index or isinstance(entry["id"], bool):
             raise SchemaError(f"{where}/id is {entry['id']!r}, expected {index}")
-        del known
         shape = entry.get("shape", [])
         if not isinstance(shape, list):
             raise SchemaError(f"{where}/shape must be a list")

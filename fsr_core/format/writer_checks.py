@@ -63,13 +63,21 @@ class PreparedRecord:
     def to_encoded(self, payload: bytes, raw_length: int) -> EncodedRecord:
         """Combine with the encoded payload."""
         return EncodedRecord(
-            self.stream_id, self.stream_seq, self.capture_seq, self.generation, self.tick,
-            self.sim_time_s, self.calibration_ref, self.metadata, payload, raw_length,
-        )  # fmt: skip
+            stream_id=self.stream_id,
+            stream_seq=self.stream_seq,
+            capture_seq=self.capture_seq,
+            generation=self.generation,
+            tick=self.tick,
+            sim_time_s=self.sim_time_s,
+            calibration_ref=self.calibration_ref,
+            metadata=self.metadata,
+            payload=payload,
+            raw_length=raw_length,
+        )
 
 
 class RecordChecks:
-    """Per-stream clocks, calibration epochs, lifecycle and gaps of a file being written."""
+    """Track clocks, calibration epochs, lifecycle and gaps of a file being written."""
 
     def __init__(self, specs: tuple[StreamSpec, ...]) -> None:
         self._specs = specs
@@ -187,7 +195,8 @@ class RecordChecks:
                 )
             if generation == last_gen and (tick < last_tick or time_s < last_time):
                 raise CorruptRecordError(
-                    f"time goes backwards (tick {tick} at {time_s} s after tick {last_tick} at {last_time} s)",
+                    f"time goes backwards (tick {tick} at {time_s} s after "
+                    f"tick {last_tick} at {last_time} s)",
                     stream=spec.name,
                 )
         return int(tick), time_s, int(generation)
@@ -243,7 +252,8 @@ class RecordChecks:
         pending_tick = self._pending.pop((spec.camera, generation, ref), None)
         if pending_tick is not None and pending_tick != tick:
             raise CalibrationError(
-                f"calibration {digest[:19]}… used at tick {pending_tick} but declared at tick {tick}",
+                f"calibration {digest[:19]}… used at tick {pending_tick} "
+                f"but declared at tick {tick}",
                 stream=spec.name,
             )
         key = (spec.camera, generation, ref)
@@ -279,8 +289,9 @@ class RecordChecks:
             ref = self._current.get((spec.camera, generation))
             if ref is None:
                 raise CalibrationError(
-                    f"camera {spec.camera!r} has no calibration in generation {generation} yet; write intrinsics first "
-                    "or pass calibration_digest",
+                    f"camera {spec.camera!r} has no calibration in generation "
+                    f"{generation} yet: write its intrinsics first, or pass "
+                    "calibration_digest and declare it within the same tick",
                     stream=spec.name,
                 )
             meta["calibration_digest"] = next(
@@ -305,7 +316,8 @@ class RecordChecks:
         for (cam, gen, _ref), used_tick in self._pending.items():
             if cam == camera and (gen != generation or used_tick != tick):
                 raise CalibrationError(
-                    f"camera {camera!r}: a calibration referenced at tick {used_tick} was never declared in that tick"
+                    f"camera {camera!r}: a calibration referenced at tick "
+                    f"{used_tick} was not declared within that tick"
                 )
 
     def _lifecycle(
@@ -339,7 +351,8 @@ class RecordChecks:
                 or not _REASON.fullmatch(reason)
             ):
                 raise SchemaError(
-                    "completion needs status succeeded/failed/cancelled and an UPPER_CASE reason_code",
+                    "completion needs status succeeded, failed or cancelled "
+                    "and an UPPER_CASE reason_code",
                     stream=spec.name,
                 )
             self._completion = {
@@ -350,7 +363,7 @@ class RecordChecks:
             }
 
     def add_gap(self, stream: str, *, after_seq: int, lost: int, reason: str) -> None:
-        """Record declared loss on an optional stream (required-stream loss is refused)."""
+        """Declare loss on an optional stream (loss on a required one is refused)."""
         stream_id = self._ids.get(stream)
         if stream_id is None:
             raise StreamNotFoundError(f"no stream named {stream!r} was declared")
@@ -377,7 +390,7 @@ class RecordChecks:
         self._gaps.extend(gaps)
 
     def footer_fields(self, provenance: dict[str, Any]) -> dict[str, Any]:
-        """The footer JSON fields the writer contributes (inventory is added by the sink)."""
+        """Return the footer fields known here (the sink adds the inventory)."""
         if self._pending:
             raise CalibrationError(
                 "a camera record references a calibration that was never declared"
