@@ -403,9 +403,13 @@ def verify_batch_headers(
     for number, row in enumerate(directory):
         offset = int(row["offset"])
         count = int(row["record_count"])
-        header = BatchHeader.decode(
-            source.read_at(offset, BATCH_HEADER_SIZE, section="batch"), offset=offset
+        # The header and the batch's own entry table in one read (bounded: the
+        # directory was checked against max_batch_bytes), so a flipped bit in
+        # the on-disk table is found at open, not only by a later salvage scan.
+        raw = source.read_at(
+            offset, BATCH_HEADER_SIZE + count * ENTRY_SIZE, section="batch"
         )
+        header = BatchHeader.decode(raw[:BATCH_HEADER_SIZE], offset=offset)
         first = int(row["first_row"])
         table = index_bytes[first * ENTRY_SIZE : (first + count) * ENTRY_SIZE]
         if (
@@ -421,7 +425,7 @@ def verify_batch_headers(
                 record=number,
                 offset=offset,
             )
-        if crc32(table) != header.table_crc:
+        if crc32(table) != header.table_crc or raw[BATCH_HEADER_SIZE:] != table:
             raise IndexCorruptionError(
                 "footer index differs from the batch's own entry table",
                 section="batch",

@@ -279,6 +279,14 @@ def diagnose_without_trailer(
                 section="trailer",
                 offset=end,
             )
+        if end is None and _footer_cut_short(source, scan.end):
+            return TruncatedFileError(
+                f"the file ends at byte {source.size}, inside its footer or trailer: "
+                "the writer did not finish (open with recover=True or run "
+                "'fsr-viewer recover')",
+                section="trailer",
+                offset=scan.end,
+            )
         return cause
     return TruncatedFileError(
         f"no trailer after {len(scan.batches)} complete batches: the writer did not finish "
@@ -286,6 +294,26 @@ def diagnose_without_trailer(
         section="trailer",
         offset=scan.end,
     )
+
+
+def _footer_cut_short(source: ByteSource, footer_offset: int) -> bool:
+    """Whether the footer at ``footer_offset`` needs more bytes than the file has."""
+    if footer_offset + FOOTER_HEADER_SIZE > source.size:
+        return True
+    try:
+        head = FooterHeader.decode(
+            source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
+            offset=footer_offset,
+        )
+    except FsrError:
+        return False
+    length = (
+        FOOTER_HEADER_SIZE
+        + head.json_length
+        + head.batch_count * DIRECTORY_DTYPE.itemsize
+        + head.record_count * ENTRY_SIZE
+    )
+    return footer_offset + length + TRAILER_SIZE > source.size
 
 
 def _footer_end(

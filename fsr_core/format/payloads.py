@@ -181,12 +181,18 @@ def check_raw_value(spec: StreamSpec, value: Any) -> np.ndarray:
             raise SchemaError(
                 f"stream {spec.name!r}: value of dtype {array.dtype} does not fit {spec.dtype}"
             )
-        array = array.astype(target)
+        cast = array.astype(target)
+        if target.kind in "iu" and not np.array_equal(cast, array):
+            raise SchemaError(
+                f"stream {spec.name!r}: value out of range for {spec.dtype}"
+            )
+        array = cast
     if spec.finite and array.dtype.kind == "f" and not np.isfinite(array).all():
         raise SchemaError(
             f"stream {spec.name!r}: NaN or infinite value in a finite stream"
         )
-    return np.ascontiguousarray(array)
+    # ascontiguousarray turns a 0-d array into shape (1,): keep the stream's shape.
+    return np.ascontiguousarray(array).reshape(spec.shape)
 
 
 def _encode_raw(spec: StreamSpec, value: Any) -> bytes:

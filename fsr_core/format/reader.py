@@ -78,6 +78,8 @@ class FsrReader:
         self._limits = limits
         self._sha256: str | None = None
         self._verified_batches: set[int] = set()
+        self._columns: dict[tuple[int, str], np.ndarray] = {}
+        self._restart_flags: dict[tuple[int, str], bool] = {}
         self._streams = {
             spec.name: self._stream_info(i, spec) for i, spec in enumerate(meta.streams)
         }
@@ -270,7 +272,9 @@ class FsrReader:
 
     # ------------------------------------------------------------------ access
     def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
-        rows = self._layout.entries[self._layout.stream_rows[stream_id]]
+        # np.take, not entries[rows]: the same copy, about 20x faster for this
+        # unaligned structured dtype (0.02 ms instead of 0.43 ms for 7200 rows).
+        rows = np.take(self._layout.entries, self._layout.stream_rows[stream_id])
         if len(rows) == 0:
             return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0, None)
         return StreamInfo(
@@ -296,9 +300,9 @@ class FsrReader:
 
     def rows(self, stream: str) -> np.ndarray:
         """The index entries of ``stream`` in order (a read-only structured array)."""
-        rows: np.ndarray = self._layout.entries[
-            self._layout.stream_rows[self._stream_id(stream)]
-        ]
+        rows: np.ndarray = np.take(
+            self._layout.entries, self._layout.stream_rows[self._stream_id(stream)]
+        )
         return rows
 
     def record(self, stream: str, stream_seq: int) -> Record:
@@ -342,9 +346,9 @@ class FsrReader:
         seek_mode = parse_mode(mode)
         if tick is not None and sim_time_s is not None:
             raise ValueError("seek by tick or by sim_time_s, not both")
-        rows = self._layout.entries[self._layout.stream_rows[self._stream_id(stream)]]
-        gens = rows["generation"]
-        lo, hi = 0, len(rows)
+        stream_id = self._stream_id(stream)
+        gens = self._seek_column(stream_id, "generation")
+        lo, hi = 0, len(gens)
         if generation is not None:
             lo = int(np.searchsorted(gens, generation, side="left"))
             hi = int(np.searchsorted(gens, generation, side="right"))
@@ -353,8 +357,8 @@ class FsrReader:
         elif tick is None and sim_time_s is None:
             raise ValueError("seek needs generation, tick or sim_time_s")
         key = "tick" if tick is not None else "sim_time_s"
-        keys = rows[key][lo:hi]
-        if generation is None and len(keys) > 1 and (np.diff(keys) < 0).any():
+        keys = self._seek_column(stream_id, key)[lo:hi]
+        if generation is None and self._restarts(stream_id, key):
             raise ValueError(
                 f"stream {stream!r} restarts its {key} at a generation reset; pass generation="
             )
@@ -362,6 +366,28 @@ class FsrReader:
         assert value is not None
         found = find_row(keys, value, seek_mode)
         return None if found is None else lo + found
+
+    def _seek_column(self, stream_id: int, key: str) -> np.ndarray:
+        """One index column of a stream, gathered once and cached read-only.
+
+        Gathering a stream's full structured rows on every seek cost a copy of
+        the whole stream's index (about 0.5 ms for 7200 records).
+        """
+        column = self._columns.get((stream_id, key))
+        if column is None:
+            column = self._layout.entries[key][self._layout.stream_rows[stream_id]]
+            column.flags.writeable = False
+            self._columns[(stream_id, key)] = column
+        return column
+
+    def _restarts(self, stream_id: int, key: str) -> bool:
+        """Whether the stream's ``key`` goes backwards anywhere (a generation reset)."""
+        found = self._restart_flags.get((stream_id, key))
+        if found is None:
+            keys = self._seek_column(stream_id, key)
+            found = len(keys) > 1 and bool((np.diff(keys) < 0).any())
+            self._restart_flags[(stream_id, key)] = found
+        return found
 
     def iter_records(self, stream: str | None = None) -> Iterator[Record]:
         """Yield records of one stream in order, or of all streams in capture order."""
@@ -692,14 +718,61 @@ class FsrReader:
         return int(self._layout.entries["raw_length"][rows[record.stream_seq]])
 
     def verify(self) -> list[FsrError]:
-        """Read and check every record (CRC, digests, decoding); return the problems."""
+        """Read and check every record; return the problems found.
+
+        Checks each record's CRC, the profile's digests, that every payload
+        decodes as its stream declares, and that the footer's terminal cut and
+        completion are the ones the lifecycle records state.
+        """
         problems: list[FsrError] = []
+        lifecycle: list[Record] = []
         for row in range(len(self._layout.entries)):
             try:
-                _ = self._read_row(row).decoded
+                record = self._read_row(row)
+                _ = record.decoded
             except FsrError as exc:
                 problems.append(exc)
+                continue
+            if record.spec.kind is StreamKind.LIFECYCLE:
+                lifecycle.append(record)
+        problems.extend(self._check_lifecycle(lifecycle))
         return problems
+
+    def _check_lifecycle(self, records: list[Record]) -> list[FsrError]:
+        if self._footer is None:
+            return []
+        cut, completion = None, None
+        for record in sorted(records, key=lambda r: r.capture_seq):
+            event = (
+                record.decoded.get("event")
+                if isinstance(record.decoded, dict)
+                else None
+            )
+            clocks = {"tick": record.tick, "sim_time_s": record.sim_time_s}
+            if event == "terminal_semantic_cut":
+                cut = {"generation": record.generation, **clocks}
+            elif event == "completion":
+                status = record.decoded.get("status")
+                reason = record.decoded.get("reason_code")
+                completion = {"status": status, "reason_code": reason, **clocks}
+        found: list[FsrError] = []
+        if cut != self._footer.terminal_cut:
+            found.append(
+                CorruptRecordError(
+                    "footer terminal cut differs from the lifecycle records",
+                    path=self.path,
+                    section="footer",
+                )
+            )
+        if completion != self._footer.completion:
+            found.append(
+                CorruptRecordError(
+                    "footer completion differs from the lifecycle records",
+                    path=self.path,
+                    section="footer",
+                )
+            )
+        return found
 
 
 def _rate_hz(rows: np.ndarray) -> float | None:

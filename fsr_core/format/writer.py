@@ -107,6 +107,7 @@ class FsrWriter:
         )
         self._limits = batch_limits or BatchLimits()
         self._provenance = dict(provenance or {})
+        canonical_dumps(self._provenance)  # refused now, not after the recording
         self._quality = jpeg_quality
         self._keep_partial = keep_partial
         self._ops = file_ops or FileOps()
@@ -393,7 +394,11 @@ class FsrWriter:
         with os.fdopen(readback_fd, "rb") as handle, FsrReader.open(handle) as check:
             records = check.record_count
         atomic = self._ops.link(self._staging, self._final.name, self._dir_fd)
-        self._ops.fsync(self._dir_fd, str(self._final.parent))
+        try:
+            self._ops.fsync(self._dir_fd, str(self._final.parent))
+        except BaseException:
+            self._withdraw_final(atomic=atomic)
+            raise
         self._ops.unlink(self._staging, self._dir_fd)
         self._staging = ""
         size = self._sink.offset
@@ -401,6 +406,24 @@ class FsrWriter:
         return PublishResult(
             self._final, atomic=atomic, size_bytes=size, records=records
         )
+
+    def _withdraw_final(self, *, atomic: bool) -> None:
+        """Remove the final name this writer just created (publication failed).
+
+        A failure reported to the caller must not leave a final-named file. The
+        name is removed only if it is still this writer's file: the hard link
+        to the staging inode, or (non-atomic fallback) the exclusive copy.
+        """
+        name = self._final.name
+        try:
+            if atomic:
+                ours = os.fstat(self._fd)
+                found = os.stat(name, dir_fd=self._dir_fd, follow_symlinks=False)
+                if (found.st_dev, found.st_ino) != (ours.st_dev, ours.st_ino):
+                    return
+        except OSError:
+            return
+        self._ops.unlink(name, self._dir_fd)
 
     def _close_fds(self) -> None:
         if self._fd >= 0:

@@ -27,6 +27,7 @@ from fsr_core.format.canonical_json import JsonLimits, canonical_dumps
 from fsr_core.format.payloads import check_raw_value, encode_payload
 from fsr_core.format.records import NO_CALIBRATION
 from fsr_core.format.streams import CAMERA_KINDS, StreamKind, StreamSpec
+from fsr_core.media import RGBFrame
 
 __all__ = ["LIFECYCLE_EVENTS", "PreparedRecord", "RecordChecks"]
 
@@ -223,9 +224,13 @@ class RecordChecks:
                     raise CalibrationError(
                         "camera quaternion is not unit length", stream=spec.name
                     )
+            else:
+                value = _frame_snapshot(spec, value)
             return value, ref
         if spec.codec == "raw":
             return check_raw_value(spec, value), NO_CALIBRATION
+        if spec.codec == "arrays+zlib":
+            return _arrays_snapshot(spec, value), NO_CALIBRATION
         if spec.kind is StreamKind.LIFECYCLE:
             self._lifecycle(spec, value, generation, tick, sim_time_s)
         if spec.codec == "json":
@@ -407,3 +412,35 @@ class RecordChecks:
             "completion": self._completion,
             "recovered": self._recovered,
         }
+
+
+# Images and packed arrays are encoded later, on the encoder thread, when the
+# caller may already have refilled its buffer: check and copy them now.
+def _frame_snapshot(spec: StreamSpec, value: Any) -> RGBFrame:
+    if isinstance(value, RGBFrame):
+        frame = value
+    else:
+        array = np.asarray(value)
+        if array.dtype != np.uint8 or array.shape != spec.shape:
+            raise SchemaError(
+                f"frame is {array.dtype} {list(array.shape)}, "
+                f"the stream takes uint8 {list(spec.shape)}",
+                stream=spec.name,
+            )
+        frame = RGBFrame(array)  # copies a writable array
+    if (frame.height, frame.width, 3) != spec.shape:
+        raise SchemaError(
+            f"frame is {frame.width}x{frame.height}, "
+            f"the stream declares {spec.shape[1]}x{spec.shape[0]}",
+            stream=spec.name,
+        )
+    return frame
+
+
+def _arrays_snapshot(spec: StreamSpec, value: Any) -> dict[str, np.ndarray]:
+    if not isinstance(value, dict):
+        raise SchemaError("the stream takes a dict of named arrays", stream=spec.name)
+    try:
+        return {name: np.array(array, copy=True) for name, array in value.items()}
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(f"not an array: {exc}", stream=spec.name) from exc
