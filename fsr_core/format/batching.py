@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.errors import LimitExceededError
 from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.footer import inventory_for
 from fsr_core.format.layout import DIGEST_SIZE
@@ -30,7 +31,11 @@ from fsr_core.format.records import (
 )
 from fsr_core.format.streams import StreamKind, StreamSpec
 
-__all__ = ["BatchLimits", "BatchSink", "EncodedRecord"]
+__all__ = ["MAX_BATCH_BODY_BYTES", "BatchLimits", "BatchSink", "EncodedRecord"]
+
+# The largest batch body a writer produces: the reader's default batch limit
+# (64 MiB) less the header, one entry and one strong digest.
+MAX_BATCH_BODY_BYTES = (64 << 20) - 80 - 64 - 32
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,17 @@ class BatchLimits:
     max_records: int = 256
     max_bytes: int = 4 << 20
     max_span_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        """Refuse bounds that would make batches a reader refuses."""
+        # 65,536 entries (6 MiB of tables) plus 32 MiB of body stay well inside
+        # the reader's 64 MiB batch limit; one larger record gets a batch alone.
+        if not 1 <= self.max_records <= 1 << 16:
+            raise ValueError("max_records must be in 1..65536")
+        if not 1 <= self.max_bytes <= 32 << 20:
+            raise ValueError("max_bytes must be in 1..33554432 (32 MiB)")
+        if not self.max_span_s > 0:
+            raise ValueError("max_span_s must be positive")
 
 
 @dataclass(frozen=True)
@@ -116,7 +132,21 @@ class BatchSink:
         return self._offset
 
     def add(self, record: EncodedRecord) -> None:
-        """Append a record to its stream's batch, closing the batch first if needed."""
+        """Append a record to its stream's batch, closing the batch first if needed.
+
+        Raises
+        ------
+        LimitExceededError
+            The record alone would make a batch larger than readers accept.
+        """
+        if len(record.metadata) + len(record.payload) > MAX_BATCH_BODY_BYTES:
+            size = len(record.metadata) + len(record.payload)
+            raise LimitExceededError(
+                f"record of {size} bytes exceeds the {MAX_BATCH_BODY_BYTES}-byte "
+                "limit of one batch",
+                stream=self._specs[record.stream_id].name,
+                record=record.stream_seq,
+            )
         pending = self._pending[record.stream_id]
         if pending.records:
             first = pending.records[0]

@@ -95,11 +95,12 @@ def _check_value(value: Any, limits: JsonLimits) -> None:
     stack: list[tuple[Any, int, _Where]] = [(value, 1, None)]
     while stack:
         item, level, where = stack.pop()
-        if level > limits.max_depth:
-            raise LimitExceededError(
-                f"JSON nesting deeper than {limits.max_depth} at {_pointer(where)}"
-            )
         if isinstance(item, dict | list | tuple):
+            # Depth counts containers, as the parser's prescan does.
+            if level > limits.max_depth:
+                raise LimitExceededError(
+                    f"JSON nesting deeper than {limits.max_depth} at {_pointer(where)}"
+                )
             _check_container(item, where, limits)
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             stack.extend((sub, level + 1, (where, key)) for key, sub in pairs)

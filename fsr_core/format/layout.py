@@ -22,7 +22,7 @@ from fsr_core.errors import (
     LimitExceededError,
     SchemaError,
 )
-from fsr_core.format.limits import ReaderLimits
+from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES, ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.records import (
@@ -37,7 +37,12 @@ from fsr_core.format.records import (
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import CAMERA_KINDS, StreamKind
 
-__all__ = ["Layout", "batch_tables_size", "check_entries"]
+__all__ = [
+    "Layout",
+    "batch_tables_size",
+    "check_entries",
+    "check_header_digest_field",
+]
 
 DIGEST_SIZE = 32
 
@@ -53,7 +58,7 @@ class Layout:
     stream_rows: list[np.ndarray]
     record_digests: np.ndarray | None
     batch_digests: list[bytes]
-    calibration_digests: list[str]
+    calibration_digests: dict[int, str]
     footer: dict[str, Any] | None
     data_end: int
     notes: list[str] = field(default_factory=list)
@@ -122,6 +127,8 @@ def check_entries(
         )
     if (entries["flags"] != 0).any():
         raise IndexCorruptionError("index entry has unknown flags set", section="index")
+    if (entries["tick"] < 0).any():
+        raise CorruptRecordError("record with a negative tick", section="index")
     if not np.isfinite(entries["sim_time_s"]).all():
         raise CorruptRecordError("record with a non-finite sim time", section="index")
     captures = np.sort(entries["capture_seq"])
@@ -254,7 +261,7 @@ def _check_payload_sizes(spec: Any, rows: np.ndarray) -> None:
             stream=spec.name,
             section="index",
         )
-    if (rows["meta_length"] > 64 << 10).any():
+    if (rows["meta_length"] > MAX_RECORD_METADATA_BYTES).any():
         raise LimitExceededError(
             "record metadata larger than 64 KiB", stream=spec.name, section="index"
         )
@@ -264,7 +271,7 @@ def check_calibration_refs(
     meta: FileMetadata,
     entries: np.ndarray,
     stream_rows: list[np.ndarray],
-    digest_count: int,
+    known_refs: set[int],
 ) -> None:
     """Check that every camera record's epoch is declared in time.
 
@@ -279,23 +286,15 @@ def check_calibration_refs(
                 stream_rows[stream_id]
             ]
     for camera, kinds in by_camera.items():
-        intrinsics = kinds.get(StreamKind.CAMERA_INTRINSICS)
-        declared: dict[tuple[int, int], int] = {}
-        if intrinsics is not None:
-            for gen, ref, tick in zip(
-                intrinsics["generation"],
-                intrinsics["calibration_ref"],
-                intrinsics["tick"],
-                strict=True,
-            ):
-                if int(ref) >= digest_count:
-                    raise CorruptRecordError(
-                        "calibration reference past the digest table",
-                        stream=camera,
-                        section="index",
-                    )
-                key = (int(gen), int(ref))
-                declared[key] = min(declared.get(key, int(tick)), int(tick))
+        for rows in kinds.values():
+            refs = {int(ref) for ref in np.unique(rows["calibration_ref"])}
+            if not refs <= known_refs:
+                raise CorruptRecordError(
+                    "calibration reference missing from the digest table",
+                    stream=camera,
+                    section="index",
+                )
+        declared = _declared_epochs(kinds.get(StreamKind.CAMERA_INTRINSICS))
         for kind, rows in kinds.items():
             if kind is StreamKind.CAMERA_INTRINSICS:
                 continue
@@ -313,6 +312,22 @@ def check_calibration_refs(
                 first = declared.get((int(gen), int(ref)))
                 if first is None or first > int(tick):
                     raise CalibrationRefError(camera, kind, int(gen), int(tick))
+
+
+def _declared_epochs(intrinsics: np.ndarray | None) -> dict[tuple[int, int], int]:
+    """Map (generation, calibration ref) to the first tick an intrinsics record declares it."""
+    declared: dict[tuple[int, int], int] = {}
+    if intrinsics is None:
+        return declared
+    for gen, ref, tick in zip(
+        intrinsics["generation"],
+        intrinsics["calibration_ref"],
+        intrinsics["tick"],
+        strict=True,
+    ):
+        key = (int(gen), int(ref))
+        declared[key] = min(declared.get(key, int(tick)), int(tick))
+    return declared
 
 
 class CalibrationRefError(CorruptRecordError):
@@ -454,7 +469,7 @@ def verify_batch_headers(
                     offset=offset,
                 )
             digests.append(raw)
-        _check_header_digest_field(header, profile, number, offset)
+        check_header_digest_field(header, profile, number, offset)
         headers.append(header)
     if profile is IntegrityProfile.STRONG:
         digest_table = np.frombuffer(b"".join(digests), dtype=np.uint8)
@@ -462,9 +477,10 @@ def verify_batch_headers(
     return headers, None
 
 
-def _check_header_digest_field(
+def check_header_digest_field(
     header: BatchHeader, profile: IntegrityProfile, number: int, offset: int
 ) -> None:
+    """Check the batch header carries exactly the digest fields its profile has."""
     zero = header.body_sha256 == bytes(DIGEST_SIZE)
     if profile is IntegrityProfile.FAST and zero:
         raise SchemaError(

@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 
 from fsr_core.format.canonical_json import JsonLimits
 
-__all__ = ["ReaderLimits"]
+__all__ = ["MAX_RECORD_METADATA_BYTES", "ReaderLimits"]
+
+# The format's bound on one record's metadata JSON: writers never exceed it and
+# the index check refuses entries that do. ``ReaderLimits`` may only lower it.
+MAX_RECORD_METADATA_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class ReaderLimits:
     """
 
     metadata_json: JsonLimits = field(default_factory=JsonLimits)
-    record_metadata_bytes: int = 64 << 10
+    record_metadata_bytes: int = MAX_RECORD_METADATA_BYTES
     max_streams: int = 4096
     max_batch_bytes: int = 64 << 20
     max_batches: int = 10_000_000

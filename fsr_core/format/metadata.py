@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fsr_core.errors import (
+    CorruptRecordError,
     FsrError,
     LimitExceededError,
     SchemaError,
@@ -66,12 +67,10 @@ def read_file_metadata(source: ByteSource, limits: ReaderLimits) -> FileMetadata
         )
     raw = source.read_at(HEADER_SIZE, header.metadata_length, section="metadata")
     if crc32(raw) != header.metadata_crc:
-        raise _located(
-            SchemaError(
-                f"metadata CRC 0x{crc32(raw):08x}, expected 0x{header.metadata_crc:08x}"
-            ),
-            "metadata",
-            HEADER_SIZE,
+        raise CorruptRecordError(
+            f"metadata has CRC 0x{crc32(raw):08x}, expected 0x{header.metadata_crc:08x}",
+            section="metadata",
+            offset=HEADER_SIZE,
         )
     try:
         document = parse_json(raw, limits=limits.metadata_json, what="metadata")
@@ -96,7 +95,8 @@ def _parse_document(
 ) -> tuple[IntegrityProfile, tuple[StreamSpec, ...]]:
     if not isinstance(document, dict) or "streams" not in document:
         raise SchemaError("metadata must be an object with a stream table")
-    if document.get("format") != "fsr" or document.get("major") != 1:
+    major = document.get("major")
+    if document.get("format") != "fsr" or type(major) is not int or major != 1:
         raise SchemaError("metadata does not declare format fsr, major 1")
     profile = profile_for_minor(minor, parse_profile(document.get("integrity")))
     if document.get("digest") != "sha256":

@@ -153,7 +153,7 @@ def layout_from_footer(
         ],
     )
     digests = _calibration_digests(document)
-    check_calibration_refs(meta, entries, stream_rows, len(digests))
+    check_calibration_refs(meta, entries, stream_rows, set(digests))
     return Layout(
         entries=entries,
         directory=directory,
@@ -171,7 +171,7 @@ def layout_from_footer(
     )
 
 
-def _calibration_digests(document: dict[str, Any]) -> list[str]:
+def _calibration_digests(document: dict[str, Any]) -> dict[int, str]:
     calibration = document.get("calibration")
     if not isinstance(calibration, dict) or not isinstance(
         calibration.get("digests"), list
@@ -188,7 +188,7 @@ def _calibration_digests(document: dict[str, Any]) -> list[str]:
         raise SchemaError("footer calibration digests repeat", section="footer")
     if not isinstance(calibration.get("epochs"), list):
         raise SchemaError("footer calibration epochs must be a list", section="footer")
-    return list(digests)
+    return dict(enumerate(digests))
 
 
 def layout_from_scan(
@@ -203,7 +203,7 @@ def layout_from_scan(
     )
     stream_rows = check_entries(meta, entries, directory, body_lengths)
     digests = _digests_from_bodies(meta, scan, entries)
-    check_calibration_refs(meta, entries, stream_rows, len(digests))
+    check_calibration_refs(meta, entries, stream_rows, set(digests))
     record_digests = None
     if scan.batches and scan.batches[0].digests:
         record_digests = np.frombuffer(
@@ -229,7 +229,7 @@ def layout_from_scan(
 
 def _digests_from_bodies(
     meta: FileMetadata, scan: ScanResult, entries: np.ndarray
-) -> list[str]:
+) -> dict[int, str]:
     """Rebuild the calibration digest table from camera records' metadata."""
     by_ref: dict[int, str] = {}
     for batch in scan.batches:
@@ -257,11 +257,13 @@ def _digests_from_bodies(
                     offset=batch.offset,
                 )
     del entries
-    if sorted(by_ref) != list(range(len(by_ref))):
+    # References are numbered across cameras in first-use order; a crash may
+    # keep one camera's epochs and lose another's, so the numbers may have holes.
+    if len(set(by_ref.values())) != len(by_ref):
         raise CorruptRecordError(
-            "calibration references are not numbered 0, 1, 2, ...", section="batch"
+            "two calibration references name the same digest", section="batch"
         )
-    return [by_ref[i] for i in range(len(by_ref))]
+    return by_ref
 
 
 def diagnose_without_trailer(

@@ -35,13 +35,28 @@ MAX_RAW_BYTES = 256 << 20
 _MANIFEST_LENGTH = struct.Struct("<I")
 
 
-def pack_arrays(arrays: dict[str, np.ndarray], *, level: int = 1) -> tuple[bytes, int]:
-    """Pack named arrays and compress them; return ``(payload, raw_length)``."""
-    manifest: list[dict[str, Any]] = []
-    parts: list[bytes] = []
+def check_arrays(arrays: object, *, copy: bool) -> dict[str, tuple[str, np.ndarray]]:
+    """Check named arrays for packing; return each as ``(dtype name, array)``.
+
+    The arrays come back little-endian and C-contiguous, copied when ``copy``
+    (the writer snapshots them before encoding on another thread).
+
+    Raises
+    ------
+    SchemaError
+        Not a dict of named arrays, an unsupported dtype, or NaN/infinity.
+    """
+    if not isinstance(arrays, dict):
+        raise SchemaError("packed arrays must be a dict of named arrays")
+    checked: dict[str, tuple[str, np.ndarray]] = {}
     names = {v: k for k, v in DTYPES.items()}
     for name, array in arrays.items():
-        value = np.asarray(array)
+        if not isinstance(name, str):
+            raise SchemaError(f"array name {name!r} is not a string")
+        try:
+            value = np.asarray(array)
+        except (TypeError, ValueError) as exc:
+            raise SchemaError(f"array {name!r} is not an array: {exc}") from exc
         dtype_name = (
             names.get(value.dtype.newbyteorder("<"))
             if value.dtype.byteorder != "|"
@@ -51,9 +66,18 @@ def pack_arrays(arrays: dict[str, np.ndarray], *, level: int = 1) -> tuple[bytes
             raise SchemaError(
                 f"array {name!r} has dtype {value.dtype}, not one of {sorted(DTYPES)}"
             )
-        little = np.ascontiguousarray(value, dtype=DTYPES[dtype_name])
+        little = np.array(value, dtype=DTYPES[dtype_name], order="C", copy=copy or None)
         if little.dtype.kind == "f" and not np.isfinite(little).all():
             raise SchemaError(f"array {name!r} holds NaN or infinite values")
+        checked[name] = (dtype_name, little)
+    return checked
+
+
+def pack_arrays(arrays: dict[str, np.ndarray], *, level: int = 1) -> tuple[bytes, int]:
+    """Pack named arrays and compress them; return ``(payload, raw_length)``."""
+    manifest: list[dict[str, Any]] = []
+    parts: list[bytes] = []
+    for name, (dtype_name, little) in check_arrays(arrays, copy=False).items():
         manifest.append(
             {"name": name, "dtype": dtype_name, "shape": list(little.shape)}
         )

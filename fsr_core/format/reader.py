@@ -2,7 +2,12 @@
 
 Opening validates the whole layout (header, metadata, trailer, footer, batch
 directory, record index, every batch header, sequences, clocks, calibration
-references) before any record is exposed, and reads no payload byte to do so.
+references) before any record is exposed. The only record bytes it reads are
+the first intrinsics record of each calibration epoch (its profile lives in the
+record metadata); no other payload is touched, so opening costs the same for a
+1 MB and a 1 GB file with the same number of batches.
+
+A reader belongs to one thread at a time; open one per worker.
 """
 
 from __future__ import annotations
@@ -55,8 +60,6 @@ from fsr_core.format.values import (
 
 __all__ = ["FsrReader"]
 
-_RECORD_META_LIMITS = JsonLimits(max_bytes=64 << 10)
-
 
 class FsrReader:
     """A validated, open FSR file. Use :meth:`open`; close it (or use ``with``)."""
@@ -78,6 +81,7 @@ class FsrReader:
         self._limits = limits
         self._sha256: str | None = None
         self._verified_batches: set[int] = set()
+        self._meta_limits = JsonLimits(max_bytes=limits.record_metadata_bytes)
         self._columns: dict[tuple[int, str], np.ndarray] = {}
         self._restart_flags: dict[tuple[int, str], bool] = {}
         self._streams = {
@@ -626,7 +630,7 @@ class FsrReader:
             try:
                 parsed = parse_json(
                     data[:meta_length],
-                    limits=_RECORD_META_LIMITS,
+                    limits=self._meta_limits,
                     what="record metadata",
                 )
             except FsrError as exc:

@@ -108,17 +108,19 @@ class FileHeader:
             data
         )
         del magic
-        if crc32(data[:28]) != crc:
-            raise CorruptRecordError(
-                f"header has CRC 0x{crc32(data[:28]):08x}, expected 0x{crc:08x}",
-                section="header",
-                offset=28,
-            )
+        # The major version comes first: another major may lay its header out
+        # differently, so its CRC field means nothing to this reader.
         if major != FORMAT_MAJOR:
             raise UnsupportedVersionError(
                 f"FSR major version {major} is not supported (this reader reads 1)",
                 section="header",
                 offset=8,
+            )
+        if crc32(data[:28]) != crc:
+            raise CorruptRecordError(
+                f"header has CRC 0x{crc32(data[:28]):08x}, expected 0x{crc:08x}",
+                section="header",
+                offset=28,
             )
         return cls(minor, required, optional, length, meta_crc)
 

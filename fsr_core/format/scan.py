@@ -14,7 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsr_core.errors import CorruptRecordError, FsrError, TruncatedFileError
-from fsr_core.format.layout import DIGEST_SIZE, batch_tables_size
+from fsr_core.format.layout import (
+    DIGEST_SIZE,
+    batch_tables_size,
+    check_header_digest_field,
+)
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
@@ -141,6 +145,9 @@ def _read_batch(
         if crc32(digests) != header.digests_crc:
             raise _corrupt("batch digest table CRC mismatch", number, offset)
     entries = np.frombuffer(table, dtype=ENTRY_DTYPE).copy()
+    if (entries["generation"] != header.generation).any():
+        raise _corrupt("record generation differs from its batch's", number, offset)
+    check_header_digest_field(header, meta.profile, number, offset)
     body = None
     if full:
         body_start = offset + BATCH_HEADER_SIZE + batch_tables_size(count, meta.profile)

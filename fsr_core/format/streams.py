@@ -272,8 +272,12 @@ class StreamSpec:
             isinstance(unit, str) for unit in self.units
         ):
             units = self.units
-            if self.channels and len(units) != len(self.channels):
-                raise self._bad(f"{len(units)} units for {len(self.channels)} channels")
+            per_channel = self.shape[-1] if self.shape else 1
+            if len(units) != per_channel:
+                raise self._bad(
+                    f"{len(units)} units for {per_channel} channels (shape "
+                    f"{list(self.shape)}): give one unit, or one per channel"
+                )
         else:
             raise self._bad("units must be a string or a list of strings")
         for unit in units:
@@ -314,7 +318,7 @@ class StreamSpec:
         for key in _REQUIRED_KEYS:
             if key not in entry:
                 raise SchemaError(f"{where}/{key} is missing")
-        if entry["id"] != index or isinstance(entry["id"], bool):
+        if type(entry["id"]) is not int or entry["id"] != index:
             raise SchemaError(f"{where}/id is {entry['id']!r}, expected {index}")
         shape = entry.get("shape", [])
         if not isinstance(shape, list):
@@ -376,7 +380,8 @@ def check_stream_table(specs: list[StreamSpec], *, max_streams: int = 4096) -> N
                 )
             kinds.add(spec.kind)
     for camera, kinds in cameras.items():
-        if StreamKind.CAMERA_RGB in kinds and StreamKind.CAMERA_INTRINSICS not in kinds:
+        if StreamKind.CAMERA_INTRINSICS not in kinds:
             raise SchemaError(
-                f"camera {camera!r} has images but no camera.intrinsics stream"
+                f"camera {camera!r} has no camera.intrinsics stream, so none of "
+                "its records could name a calibration"
             )

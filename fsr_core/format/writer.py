@@ -20,7 +20,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from fsr_core.errors import FsrError, TargetExistsError, WriterStateError
+from fsr_core.errors import (
+    FsrError,
+    TargetExistsError,
+    WriteFailedError,
+    WriterStateError,
+)
 from fsr_core.format.batching import BatchLimits, BatchSink
 from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.file_ops import FileOps
@@ -391,8 +396,17 @@ class FsrWriter:
         readback_fd = os.open(
             self._staging, os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._dir_fd
         )
-        with os.fdopen(readback_fd, "rb") as handle, FsrReader.open(handle) as check:
-            records = check.record_count
+        try:
+            with (
+                os.fdopen(readback_fd, "rb") as handle,
+                FsrReader.open(handle) as check,
+            ):
+                records = check.record_count
+        except FsrError as exc:
+            raise WriteFailedError(
+                f"the sealed file failed its read-back check: {exc.reason}",
+                path=self._final,
+            ) from exc
         atomic = self._ops.link(self._staging, self._final.name, self._dir_fd)
         try:
             self._ops.fsync(self._dir_fd, str(self._final.parent))

@@ -24,7 +24,13 @@ from fsr_core.errors import (
 )
 from fsr_core.format.batching import EncodedRecord
 from fsr_core.format.canonical_json import JsonLimits, canonical_dumps
-from fsr_core.format.payloads import check_raw_value, encode_payload
+from fsr_core.format.payloads import (
+    PAYLOAD_JSON_LIMITS,
+    check_arrays,
+    check_raw_value,
+    encode_payload,
+)
+from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES
 from fsr_core.format.records import NO_CALIBRATION
 from fsr_core.format.streams import CAMERA_KINDS, StreamKind, StreamSpec
 from fsr_core.media import RGBFrame
@@ -34,7 +40,7 @@ __all__ = ["LIFECYCLE_EVENTS", "PreparedRecord", "RecordChecks"]
 LIFECYCLE_EVENTS = ("start", "generation_reset", "terminal_semantic_cut", "completion")
 COMPLETION_STATUSES = ("succeeded", "failed", "cancelled")
 _REASON = re.compile(r"[A-Z][A-Z0-9_]*")
-_RECORD_META_LIMITS = JsonLimits(max_bytes=64 << 10)
+_RECORD_META_LIMITS = JsonLimits(max_bytes=MAX_RECORD_METADATA_BYTES)
 _MAX_U32 = 0xFFFFFFFF
 _MAX_I64 = (1 << 63) - 1
 
@@ -164,10 +170,10 @@ class RecordChecks:
         if (
             isinstance(tick, bool)
             or not isinstance(tick, int | np.integer)
-            or not -_MAX_I64 <= int(tick) <= _MAX_I64
+            or not 0 <= int(tick) <= _MAX_I64
         ):
             raise SchemaError(
-                f"tick must be a 64-bit integer, got {tick!r}", stream=spec.name
+                f"tick must be an integer in 0..2^63-1, got {tick!r}", stream=spec.name
             )
         if (
             isinstance(generation, bool)
@@ -234,7 +240,7 @@ class RecordChecks:
         if spec.kind is StreamKind.LIFECYCLE:
             self._lifecycle(spec, value, generation, tick, sim_time_s)
         if spec.codec == "json":
-            canonical_dumps(value)
+            canonical_dumps(value, limits=PAYLOAD_JSON_LIMITS)
         return value, NO_CALIBRATION
 
     def _intrinsics(
@@ -262,8 +268,10 @@ class RecordChecks:
                 stream=spec.name,
             )
         key = (spec.camera, generation, ref)
-        if key not in self._declared:
-            self._declared[key] = tick
+        self._declared.setdefault(key, tick)
+        if self._current.get((spec.camera, generation)) != ref:
+            # A new epoch starts whenever the calibration changes (A, B, A is
+            # three epochs), exactly as the reader rebuilds them.
             count = sum(
                 1
                 for e in self._epochs
@@ -438,9 +446,8 @@ def _frame_snapshot(spec: StreamSpec, value: Any) -> RGBFrame:
 
 
 def _arrays_snapshot(spec: StreamSpec, value: Any) -> dict[str, np.ndarray]:
-    if not isinstance(value, dict):
-        raise SchemaError("the stream takes a dict of named arrays", stream=spec.name)
     try:
-        return {name: np.array(array, copy=True) for name, array in value.items()}
-    except (TypeError, ValueError) as exc:
-        raise SchemaError(f"not an array: {exc}", stream=spec.name) from exc
+        checked = check_arrays(value, copy=True)
+    except SchemaError as exc:
+        raise exc.locate(stream=spec.name) from exc.__cause__
+    return {name: array for name, (_, array) in checked.items()}
