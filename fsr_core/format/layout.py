@@ -32,10 +32,8 @@ from fsr_core.format.records import (
     ENTRY_SIZE,
     NO_CALIBRATION,
     BatchHeader,
-    crc32,
 )
-from fsr_core.format.safe_open import ByteSource
-from fsr_core.format.streams import CAMERA_KINDS, StreamKind
+from fsr_core.format.streams import CAMERA_KINDS, StreamSpec
 
 __all__ = [
     "Layout",
@@ -241,13 +239,15 @@ def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: np.ndarray) -> 
         )
 
 
-def _check_payload_sizes(spec: Any, rows: np.ndarray) -> None:
+def _check_payload_sizes(spec: StreamSpec, rows: np.ndarray) -> None:
     if spec.codec in ("raw", "rgb24"):
         expected = spec.element_count * spec.numpy_dtype.itemsize
         if (rows["payload_length"] != expected).any():
             record = int(np.flatnonzero(rows["payload_length"] != expected)[0])
+            found = int(rows["payload_length"][record])
             raise CorruptRecordError(
-                f"payload length {int(rows['payload_length'][record])}, the stream's {list(spec.shape)} {spec.dtype} needs {expected}",
+                f"payload length {found}, the stream's {list(spec.shape)} "
+                f"{spec.dtype} needs {expected}",
                 stream=spec.name,
                 record=record,
                 section="index",
@@ -264,83 +264,6 @@ def _check_payload_sizes(spec: Any, rows: np.ndarray) -> None:
     if (rows["meta_length"] > MAX_RECORD_METADATA_BYTES).any():
         raise LimitExceededError(
             "record metadata larger than 64 KiB", stream=spec.name, section="index"
-        )
-
-
-def check_calibration_refs(
-    meta: FileMetadata,
-    entries: np.ndarray,
-    stream_rows: list[np.ndarray],
-    known_refs: set[int],
-) -> None:
-    """Check that every camera record's epoch is declared in time.
-
-    An image or pose may reference an epoch whose intrinsics record has the
-    same tick (a forward reference within the tick) or an earlier one, in the
-    same generation; never a later tick or another generation.
-    """
-    by_camera: dict[str, dict[StreamKind, np.ndarray]] = {}
-    for stream_id, spec in enumerate(meta.streams):
-        if spec.camera is not None:
-            by_camera.setdefault(spec.camera, {})[spec.kind] = entries[
-                stream_rows[stream_id]
-            ]
-    for camera, kinds in by_camera.items():
-        for rows in kinds.values():
-            refs = {int(ref) for ref in np.unique(rows["calibration_ref"])}
-            if not refs <= known_refs:
-                raise CorruptRecordError(
-                    "calibration reference missing from the digest table",
-                    stream=camera,
-                    section="index",
-                )
-        declared = _declared_epochs(kinds.get(StreamKind.CAMERA_INTRINSICS))
-        for kind, rows in kinds.items():
-            if kind is StreamKind.CAMERA_INTRINSICS:
-                continue
-            for gen, ref, tick in np.unique(
-                np.stack(
-                    [
-                        rows["generation"].astype(np.int64),
-                        rows["calibration_ref"].astype(np.int64),
-                        rows["tick"],
-                    ],
-                    axis=1,
-                ),
-                axis=0,
-            ):
-                first = declared.get((int(gen), int(ref)))
-                if first is None or first > int(tick):
-                    raise CalibrationRefError(camera, kind, int(gen), int(tick))
-
-
-def _declared_epochs(intrinsics: np.ndarray | None) -> dict[tuple[int, int], int]:
-    """Map (generation, calibration ref) to the first tick an intrinsics record declares it."""
-    declared: dict[tuple[int, int], int] = {}
-    if intrinsics is None:
-        return declared
-    for gen, ref, tick in zip(
-        intrinsics["generation"],
-        intrinsics["calibration_ref"],
-        intrinsics["tick"],
-        strict=True,
-    ):
-        key = (int(gen), int(ref))
-        declared[key] = min(declared.get(key, int(tick)), int(tick))
-    return declared
-
-
-class CalibrationRefError(CorruptRecordError):
-    """An image or pose references a calibration epoch not declared by then."""
-
-    def __init__(
-        self, camera: str, kind: StreamKind, generation: int, tick: int
-    ) -> None:
-        super().__init__(
-            f"camera {camera!r} {kind.value} at generation {generation} tick {tick} references a "
-            "calibration that no intrinsics record declares by that tick",
-            section="index",
-            stream=camera,
         )
 
 
@@ -402,79 +325,6 @@ def check_directory(
     if (body < 0).any():
         raise IndexCorruptionError("batch shorter than its tables", section="footer")
     return body
-
-
-def verify_batch_headers(
-    source: ByteSource,
-    directory: np.ndarray,
-    entries: np.ndarray,
-    body_lengths: np.ndarray,
-    profile: IntegrityProfile,
-) -> tuple[list[BatchHeader], np.ndarray | None]:
-    """Read every batch header and prove it agrees with the index (no payload read)."""
-    index_bytes = entries.tobytes()
-    headers: list[BatchHeader] = []
-    digests: list[bytes] = []
-    for number, row in enumerate(directory):
-        offset = int(row["offset"])
-        count = int(row["record_count"])
-        # The header and the batch's own entry table in one read (bounded: the
-        # directory was checked against max_batch_bytes), so a flipped bit in
-        # the on-disk table is found at open, not only by a later salvage scan.
-        raw = source.read_at(
-            offset, BATCH_HEADER_SIZE + count * ENTRY_SIZE, section="batch"
-        )
-        header = BatchHeader.decode(raw[:BATCH_HEADER_SIZE], offset=offset)
-        first = int(row["first_row"])
-        table = index_bytes[first * ENTRY_SIZE : (first + count) * ENTRY_SIZE]
-        if (
-            header.batch_seq != number
-            or header.total_length != int(row["total_length"])
-            or header.stream_id != int(row["stream_id"])
-            or header.record_count != count
-            or header.body_length != int(body_lengths[number])
-        ):
-            raise IndexCorruptionError(
-                "batch header disagrees with the footer's directory",
-                section="batch",
-                record=number,
-                offset=offset,
-            )
-        if crc32(table) != header.table_crc or raw[BATCH_HEADER_SIZE:] != table:
-            raise IndexCorruptionError(
-                "footer index differs from the batch's own entry table",
-                section="batch",
-                record=number,
-                offset=offset,
-            )
-        gens = entries["generation"][first : first + count]
-        if (gens != header.generation).any():
-            raise IndexCorruptionError(
-                "record generation differs from its batch's",
-                section="batch",
-                record=number,
-                offset=offset,
-            )
-        if profile is IntegrityProfile.STRONG:
-            raw = source.read_at(
-                offset + BATCH_HEADER_SIZE + count * ENTRY_SIZE,
-                count * DIGEST_SIZE,
-                section="batch",
-            )
-            if crc32(raw) != header.digests_crc:
-                raise CorruptRecordError(
-                    "record digest table CRC mismatch",
-                    section="batch",
-                    record=number,
-                    offset=offset,
-                )
-            digests.append(raw)
-        check_header_digest_field(header, profile, number, offset)
-        headers.append(header)
-    if profile is IntegrityProfile.STRONG:
-        digest_table = np.frombuffer(b"".join(digests), dtype=np.uint8)
-        return headers, digest_table.reshape(-1, DIGEST_SIZE)
-    return headers, None
 
 
 def check_header_digest_field(

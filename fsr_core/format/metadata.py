@@ -68,7 +68,8 @@ def read_file_metadata(source: ByteSource, limits: ReaderLimits) -> FileMetadata
     raw = source.read_at(HEADER_SIZE, header.metadata_length, section="metadata")
     if crc32(raw) != header.metadata_crc:
         raise CorruptRecordError(
-            f"metadata has CRC 0x{crc32(raw):08x}, expected 0x{header.metadata_crc:08x}",
+            f"metadata has CRC 0x{crc32(raw):08x}, "
+            f"expected 0x{header.metadata_crc:08x}",
             section="metadata",
             offset=HEADER_SIZE,
         )

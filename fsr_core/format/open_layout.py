@@ -19,16 +19,16 @@ from fsr_core.errors import (
     SchemaError,
     TruncatedFileError,
 )
+from fsr_core.format.batch_headers import verify_batch_headers
+from fsr_core.format.calibration_refs import check_calibration_refs
 from fsr_core.format.canonical_json import parse_json
 from fsr_core.format.footer import check_inventory, inventory_for
 from fsr_core.format.layout import (
     Layout,
-    check_calibration_refs,
     check_directory,
     check_entries,
     read_directory_and_index,
     record_offsets_for,
-    verify_batch_headers,
 )
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
@@ -61,8 +61,9 @@ def locate_footer(source: ByteSource, meta: FileMetadata, size: int) -> tuple[in
     end = trailer.footer_offset + trailer.footer_length
     if trailer.footer_offset < meta.data_start or end != size - TRAILER_SIZE:
         raise IndexCorruptionError(
-            f"trailer locates the footer at {trailer.footer_offset}+{trailer.footer_length}, "
-            f"outside {meta.data_start}..{size - TRAILER_SIZE}",
+            f"trailer locates the footer at {trailer.footer_offset}"
+            f"+{trailer.footer_length}, outside "
+            f"{meta.data_start}..{size - TRAILER_SIZE}",
             section="trailer",
             offset=size - TRAILER_SIZE,
         )
@@ -135,7 +136,7 @@ def layout_from_footer(
         directory, meta.data_start, footer_offset, meta.profile, limits
     )
     stream_rows = check_entries(meta, entries, directory, body_lengths)
-    headers, record_digests = verify_batch_headers(
+    body_digests, record_digests = verify_batch_headers(
         source, directory, entries, body_lengths, meta.profile
     )
     if not isinstance(document, dict):
@@ -164,7 +165,7 @@ def layout_from_footer(
         ),
         stream_rows=stream_rows,
         record_digests=record_digests,
-        batch_digests=[header.body_sha256 for header in headers],
+        batch_digests=body_digests,
         calibration_digests=digests,
         footer=document,
         data_end=footer_offset,
@@ -269,7 +270,7 @@ def _digests_from_bodies(
 def diagnose_without_trailer(
     source: ByteSource, meta: FileMetadata, limits: ReaderLimits, cause: FsrError
 ) -> FsrError:
-    """Explain why a file has no valid trailer: unfinished, junk after it, or corrupt."""
+    """Explain a missing trailer: an unfinished file, junk after it, or damage."""
     scan = scan_batches(source, meta, limits, full=False)
     if scan.error is not None and scan.stop == "corrupt":
         return scan.error
@@ -291,8 +292,8 @@ def diagnose_without_trailer(
             )
         return cause
     return TruncatedFileError(
-        f"no trailer after {len(scan.batches)} complete batches: the writer did not finish "
-        "(open with recover=True or run 'fsr-viewer recover')",
+        f"no trailer after {len(scan.batches)} complete batches: the writer did "
+        "not finish (open with recover=True or run 'fsr-viewer recover')",
         section="trailer",
         offset=scan.end,
     )
@@ -321,7 +322,7 @@ def _footer_cut_short(source: ByteSource, footer_offset: int) -> bool:
 def _footer_end(
     source: ByteSource, meta: FileMetadata, limits: ReaderLimits, footer_offset: int
 ) -> int | None:
-    """Where a sealed file whose footer starts at ``footer_offset`` ends, if it is intact."""
+    """Return where a sealed file with its footer at ``footer_offset`` ends."""
     try:
         head = FooterHeader.decode(
             source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),

@@ -193,17 +193,19 @@ def encode_payload(
 
 
 def check_raw_value(spec: StreamSpec, value: Any) -> np.ndarray:
-    """Return ``value`` as the stream's little-endian array, or raise :class:`SchemaError`."""
+    """Return ``value`` as the stream's little-endian array (else SchemaError)."""
     array = np.asarray(value)
     if array.shape != spec.shape:
         raise SchemaError(
-            f"stream {spec.name!r}: value has shape {list(array.shape)}, expected {list(spec.shape)}"
+            f"stream {spec.name!r}: value has shape {list(array.shape)}, "
+            f"expected {list(spec.shape)}"
         )
     target = spec.numpy_dtype
     if array.dtype != target:
         if not np.can_cast(array.dtype, target, casting="same_kind"):
             raise SchemaError(
-                f"stream {spec.name!r}: value of dtype {array.dtype} does not fit {spec.dtype}"
+                f"stream {spec.name!r}: value of dtype {array.dtype} "
+                f"does not fit {spec.dtype}"
             )
         cast = array.astype(target)
         if target.kind in "iu" and not np.array_equal(cast, array):
@@ -260,7 +262,8 @@ def _decode_raw(spec: StreamSpec, payload: bytes | memoryview) -> np.ndarray:
     expected = spec.element_count * dtype.itemsize
     if len(payload) != expected:
         raise DecodeError(
-            f"payload is {len(payload)} bytes, {list(spec.shape)} {spec.dtype} needs {expected}"
+            f"payload is {len(payload)} bytes, {list(spec.shape)} {spec.dtype} "
+            f"needs {expected}"
         )
     array = np.frombuffer(bytes(payload), dtype=dtype).reshape(spec.shape)
     if spec.finite and dtype.kind == "f" and not np.isfinite(array).all():

@@ -303,7 +303,7 @@ class FsrReader:
             ) from None
 
     def rows(self, stream: str) -> np.ndarray:
-        """The index entries of ``stream`` in order (a read-only structured array)."""
+        """Return the index entries of ``stream`` in order (a structured array)."""
         rows: np.ndarray = np.take(
             self._layout.entries, self._layout.stream_rows[self._stream_id(stream)]
         )
@@ -346,7 +346,7 @@ class FsrReader:
         sim_time_s: float | None = None,
         mode: str | SeekMode = SeekMode.AT_OR_AFTER,
     ) -> int | None:
-        """Like :meth:`seek` but return the record's sequence number without reading it."""
+        """Find a record like :meth:`seek`; return its sequence number, unread."""
         seek_mode = parse_mode(mode)
         if tick is not None and sim_time_s is not None:
             raise ValueError("seek by tick or by sim_time_s, not both")
@@ -364,7 +364,8 @@ class FsrReader:
         keys = self._seek_column(stream_id, key)[lo:hi]
         if generation is None and self._restarts(stream_id, key):
             raise ValueError(
-                f"stream {stream!r} restarts its {key} at a generation reset; pass generation="
+                f"stream {stream!r} restarts its {key} at a generation reset; "
+                "pass generation="
             )
         value = tick if tick is not None else sim_time_s
         assert value is not None
@@ -458,7 +459,11 @@ class FsrReader:
         return [e for e in self._epochs if camera is None or e.camera == camera]
 
     def calibration(self, camera: str, *, generation: int, tick: int) -> Calibration:
-        """The calibration in force for ``camera`` at ``(generation, tick)``, with the pose then."""
+        """Return the calibration in force for ``camera`` at ``(generation, tick)``.
+
+        The result carries the epoch's intrinsics and the camera pose recorded
+        at or before that tick (``None`` when the camera has no pose streams).
+        """
         epochs = [
             e
             for e in self._epochs
@@ -473,7 +478,8 @@ class FsrReader:
             ):
                 raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
             raise CalibrationError(
-                f"camera {camera!r} has no calibration at generation {generation} tick {tick}",
+                f"camera {camera!r} has no calibration at generation {generation} "
+                f"tick {tick}",
                 path=self.path,
             )
         epoch = epochs[-1]
@@ -530,7 +536,7 @@ class FsrReader:
         return epochs
 
     def _check_footer_epochs(self, epochs: list[Calibration]) -> None:
-        """The footer's epoch list must describe exactly the epochs in the records."""
+        """Check the footer lists exactly the epochs the intrinsics records hold."""
         if self._footer is None:
             return
         found = [
@@ -554,14 +560,15 @@ class FsrReader:
             "first_sim_time_s",
         )
         try:
-            declared = [[item[k] for k in keys] for item in listed]
+            declared = sorted(tuple(item[k] for k in keys) for item in listed)
         except (KeyError, TypeError) as exc:
             raise CalibrationError(
                 "footer calibration epoch is malformed",
                 path=self.path,
                 section="footer",
             ) from exc
-        if sorted(map(repr, declared)) != sorted(map(repr, found)):
+        # Compared as values, not text: -0.0 and 0.0 are the same instant.
+        if declared != sorted(map(tuple, found)):
             raise CalibrationError(
                 "footer calibration epochs disagree with the intrinsics records",
                 path=self.path,
@@ -651,10 +658,18 @@ class FsrReader:
                 )
             metadata = parsed
         return Record(
-            spec=spec, stream_seq=seq, capture_seq=int(entry["capture_seq"]), generation=int(entry["generation"]),
-            tick=int(entry["tick"]), sim_time_s=float(entry["sim_time_s"]), metadata=metadata,
-            payload=data[meta_length:], offset=offset, verified=verified, decode=self._decode,
-        )  # fmt: skip
+            spec=spec,
+            stream_seq=seq,
+            capture_seq=int(entry["capture_seq"]),
+            generation=int(entry["generation"]),
+            tick=int(entry["tick"]),
+            sim_time_s=float(entry["sim_time_s"]),
+            metadata=metadata,
+            payload=data[meta_length:],
+            offset=offset,
+            verified=verified,
+            decode=self._decode,
+        )
 
     def _verify(
         self, row: int, data: bytes, spec: StreamSpec, seq: int, offset: int

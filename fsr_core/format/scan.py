@@ -57,7 +57,7 @@ class ScanResult:
     error: FsrError | None
 
     def directory(self) -> np.ndarray:
-        """The batch directory of the accepted batches."""
+        """Return the batch directory of the accepted batches."""
         rows = np.zeros(len(self.batches), dtype=DIRECTORY_DTYPE)
         first = 0
         for index, batch in enumerate(self.batches):
@@ -72,7 +72,7 @@ class ScanResult:
         return rows
 
     def entries(self) -> np.ndarray:
-        """The concatenated entry tables of the accepted batches."""
+        """Return the concatenated entry tables of the accepted batches."""
         if not self.batches:
             return np.zeros(0, dtype=ENTRY_DTYPE)
         return np.concatenate([batch.entries for batch in self.batches])
@@ -81,7 +81,7 @@ class ScanResult:
 def scan_batches(
     source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, full: bool
 ) -> ScanResult:
-    """Walk the batches after the metadata until the footer or the first untrusted byte."""
+    """Walk the batches up to the footer or the first byte that cannot be trusted."""
     position = meta.data_start
     batches: list[ScannedBatch] = []
     while True:
@@ -160,20 +160,32 @@ def _header_problem(
     header: BatchHeader, meta: FileMetadata, limits: ReaderLimits, number: int
 ) -> str:
     if header.batch_seq != number:
-        return f"batch sequence {header.batch_seq}, expected {number} (batches missing or swapped)"
+        return (
+            f"batch sequence {header.batch_seq}, expected {number} "
+            "(batches missing or swapped)"
+        )
     if header.stream_id >= len(meta.streams):
-        return f"batch names stream id {header.stream_id}, only {len(meta.streams)} declared"
+        return (
+            f"batch names stream id {header.stream_id}, "
+            f"only {len(meta.streams)} declared"
+        )
     if header.record_count < 1:
         return "batch with no records"
     if header.total_length > limits.max_batch_bytes:
-        return f"batch of {header.total_length} bytes exceeds the limit of {limits.max_batch_bytes}"
+        return (
+            f"batch of {header.total_length} bytes exceeds the limit "
+            f"of {limits.max_batch_bytes}"
+        )
     expected = (
         BATCH_HEADER_SIZE
         + batch_tables_size(header.record_count, meta.profile)
         + header.body_length
     )
     if header.total_length != expected:
-        return f"batch length {header.total_length} does not match its tables and body ({expected})"
+        return (
+            f"batch length {header.total_length} does not match its tables "
+            f"and body ({expected})"
+        )
     return ""
 
 
@@ -199,14 +211,13 @@ def _check_body(
         chunk = view[start:end]
         if crc32(chunk) != int(entry["record_crc"]):
             raise _corrupt(f"record {index} of the batch fails its CRC", number, offset)
-        if profile is IntegrityProfile.STRONG:
-            if (
-                hashlib.sha256(chunk).digest()
-                != digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
-            ):
-                raise _corrupt(
-                    f"record {index} of the batch fails its SHA-256", number, offset
-                )
+        if profile is IntegrityProfile.STRONG and (
+            hashlib.sha256(chunk).digest()
+            != digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
+        ):
+            raise _corrupt(
+                f"record {index} of the batch fails its SHA-256", number, offset
+            )
     if (
         profile is IntegrityProfile.FAST
         and hashlib.sha256(body).digest() != header.body_sha256

@@ -54,7 +54,10 @@ class PublishResult:
 
     def __repr__(self) -> str:
         """Short description."""
-        return f"PublishResult({str(self.path)!r}, atomic={self.atomic}, size_bytes={self.size_bytes})"
+        return (
+            f"PublishResult({str(self.path)!r}, atomic={self.atomic}, "
+            f"size_bytes={self.size_bytes})"
+        )
 
 
 class FsrWriter:
@@ -152,10 +155,7 @@ class FsrWriter:
             )
         self._dir_fd = self._ops.open_dir(str(self._final.parent) or ".")
         try:
-            if self._ops.exists(self._final.name, self._dir_fd):
-                raise TargetExistsError(
-                    "file already exists; it is never overwritten", path=self._final
-                )
+            self._refuse_existing_target()
             self._staging = f".{self._final.name}.{secrets.token_hex(6)}.fsr-staging"
             self._fd = self._ops.create(self._staging, self._dir_fd)
             header = FileHeader(
@@ -185,6 +185,12 @@ class FsrWriter:
         self._thread.start()
         self._state = "open"
         return self
+
+    def _refuse_existing_target(self) -> None:
+        if self._ops.exists(self._final.name, self._dir_fd):
+            raise TargetExistsError(
+                "file already exists; it is never overwritten", path=self._final
+            )
 
     def __enter__(self) -> FsrWriter:
         """Start the writer."""
@@ -285,7 +291,7 @@ class FsrWriter:
         self._checks.mark_recovered(recovered, gaps)
 
     def add_gap(self, stream: str, *, after_seq: int, lost: int, reason: str) -> None:
-        """Declare ``lost`` records of an optional stream missing after ``after_seq``."""
+        """Declare ``lost`` records of an optional stream lost after ``after_seq``."""
         self._checks.add_gap(stream, after_seq=after_seq, lost=lost, reason=reason)
 
     def set_provenance(self, **fields: Any) -> None:
@@ -336,9 +342,9 @@ class FsrWriter:
             self._raise_if_failed()
             try:
                 self._queue.put(item, timeout=0.1)
-                return
             except queue.Full:
                 continue
+            return
 
     def _put_nowait(self, item: Any) -> None:
         try:

@@ -24,13 +24,13 @@ from fsr_core.errors import (
 )
 from fsr_core.format.batching import EncodedRecord
 from fsr_core.format.canonical_json import JsonLimits, canonical_dumps
+from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES
 from fsr_core.format.payloads import (
     PAYLOAD_JSON_LIMITS,
     check_arrays,
     check_raw_value,
     encode_payload,
 )
-from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES
 from fsr_core.format.records import NO_CALIBRATION
 from fsr_core.format.streams import CAMERA_KINDS, StreamKind, StreamSpec
 from fsr_core.media import RGBFrame
