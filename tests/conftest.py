@@ -3,11 +3,12 @@
 Every fixture is named after what it gives (STYLE.md section 7). Recordings come
 from :func:`fsr_core.synthetic.write_synthetic`, so they hold every stream kind,
 one camera whose calibration changes at tick ``ticks // 2``, and two
-generations.
+generations. ``QT_QPA_PLATFORM=offscreen`` is set here, before any Qt import.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ import pytest
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.records import TRAILER_SIZE, Trailer
 from fsr_core.synthetic import SyntheticRun, write_synthetic
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 _SMALL_RUN = SyntheticRun(
     ticks=16,
@@ -29,13 +32,13 @@ _CAMERA_RUN = SyntheticRun(ticks=16, camera_every=2, width=12, height=8, codec="
 
 @pytest.fixture
 def small_run() -> SyntheticRun:
-    """The shape of :func:`small_recording`: 16 ticks, 2 generations, PNG camera."""
+    """Return the shape of ``small_recording``: 16 ticks, 2 generations, PNG."""
     return _SMALL_RUN
 
 
 @pytest.fixture
 def small_recording(tmp_path: Path, small_run: SyntheticRun) -> Path:
-    """A sealed synthetic recording with many small batches (about 60 KiB)."""
+    """Write a sealed synthetic recording with many small batches (about 60 KiB)."""
     path = tmp_path / "small.fsr"
     write_synthetic(path, small_run)
     return path
@@ -43,13 +46,13 @@ def small_recording(tmp_path: Path, small_run: SyntheticRun) -> Path:
 
 @pytest.fixture
 def camera_run() -> SyntheticRun:
-    """The shape of :func:`recording_with_camera`: a frame every 2 ticks, rgb24."""
+    """Return the shape of ``recording_with_camera``: a frame every 2 ticks, rgb24."""
     return _CAMERA_RUN
 
 
 @pytest.fixture
 def recording_with_camera(tmp_path: Path, camera_run: SyntheticRun) -> Path:
-    """A sealed synthetic recording whose camera frames are stored losslessly."""
+    """Write a sealed synthetic recording whose camera frames are lossless."""
     path = tmp_path / "camera.fsr"
     write_synthetic(path, camera_run)
     return path
@@ -57,7 +60,7 @@ def recording_with_camera(tmp_path: Path, camera_run: SyntheticRun) -> Path:
 
 @pytest.fixture
 def recording_without_index(tmp_path: Path, small_recording: Path) -> Path:
-    """A copy of :func:`small_recording` cut at its footer: every batch, no index.
+    """Copy ``small_recording`` without its footer: every batch, no index.
 
     It opens only with ``recover=True``, through the linear batch scan.
     """
