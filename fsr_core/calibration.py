@@ -740,8 +740,10 @@ class Calibration:
                 f"/camera: expected a non-empty string, found {_describe(camera)}",
                 section=_EPOCH,
             )
-        for name in ("generation", "epoch", "first_tick"):
+        for name in ("generation", "epoch"):
             _int_field(getattr(self, name), f"/{name}", _EPOCH, minimum=0)
+        # Ticks are signed 64-bit in FSR: a run may count warm-up ticks below 0.
+        _int_field(self.first_tick, "/first_tick", _EPOCH, minimum=-(1 << 63))
         time_s = _float_field(self.first_sim_time_s, "/first_sim_time_s", _EPOCH)
         object.__setattr__(self, "first_sim_time_s", time_s)
         if not isinstance(self.profile, CalibrationProfile):

@@ -432,7 +432,7 @@ def _check_found_size(
 ) -> None:
     _check_limit(found_width, found_height, limit)
     if (found_width, found_height) != (width, height):
-        raise DecodeError(
+        raise SchemaError(
             f"{codec} image is {found_width}{_TIMES}{found_height} px, "
             f"expected {width}{_TIMES}{height} px"
         )

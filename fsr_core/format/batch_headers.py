@@ -7,6 +7,8 @@ directory and index is done on whole numpy arrays afterwards.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from fsr_core.errors import CorruptRecordError, IndexCorruptionError, SchemaError
@@ -17,6 +19,8 @@ from fsr_core.format.safe_open import ByteSource
 __all__ = ["HEADER_DTYPE", "verify_batch_headers"]
 
 DIGEST_SIZE = 32
+# batch_seq, total_length, stream_id, record_count at offset 8 of the header.
+_FIELDS = struct.Struct("<QQII")
 
 # The 80-byte batch header as a numpy record (records.BatchHeader's layout).
 HEADER_DTYPE = np.dtype(
@@ -61,9 +65,26 @@ def _read_one(
             offset=offset,
         )
     stored_crc = int.from_bytes(header[4:8], "little")
-    if crc32(view[8:BATCH_HEADER_SIZE]) != stored_crc:
+    actual_crc = crc32(view[8:BATCH_HEADER_SIZE])
+    if actual_crc != stored_crc:
         raise CorruptRecordError(
-            "batch header fails its CRC", section="batch", record=number, offset=offset
+            f"batch header has CRC 0x{actual_crc:08x}, expected 0x{stored_crc:08x}",
+            section="batch",
+            record=number,
+            offset=offset,
+        )
+    seq, total, stream_id, records = _FIELDS.unpack_from(header, 8)
+    if (seq, total, stream_id, records) != (
+        number,
+        int(row["total_length"]),
+        int(row["stream_id"]),
+        count,
+    ):
+        raise IndexCorruptionError(
+            "batch header disagrees with the footer's directory",
+            section="batch",
+            record=number,
+            offset=offset,
         )
     first = int(row["first_row"]) * ENTRY_SIZE
     # The batch's own entry table must be byte-identical to the footer's index:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.errors import DecodeError, FsrError, LimitExceededError, SchemaError
+from fsr_core.errors import DecodeError, LimitExceededError, SchemaError
 from fsr_core.format.canonical_json import JsonLimits, canonical_dumps, parse_json
 from fsr_core.format.streams import DTYPES, StreamSpec
 from fsr_core.media import RGBFrame, decode_frame, encode_frame
@@ -124,7 +124,10 @@ def unpack_arrays(
     (head_length,) = _MANIFEST_LENGTH.unpack_from(raw)
     if head_length > len(raw) - 4:
         raise DecodeError("packed-array manifest longer than the payload")
-    manifest = parse_json(raw[4 : 4 + head_length], what="packed-array manifest")
+    try:
+        manifest = parse_json(raw[4 : 4 + head_length], what="packed-array manifest")
+    except SchemaError as exc:
+        raise DecodeError(exc.reason) from exc
     if not isinstance(manifest, dict) or not isinstance(manifest.get("arrays"), list):
         raise DecodeError("packed-array manifest has no array list")
     arrays: dict[str, np.ndarray] = {}
@@ -237,24 +240,26 @@ def decode_payload(
     ------
     DecodeError
         The bytes do not decode as declared.
+    SchemaError
+        The bytes decode, but to a value the stream's definition forbids (a
+        NaN in a finite stream, an image of another size): the class the
+        writer raises when it refuses the same value.
     LimitExceededError
         A declared size is beyond the reader's limits.
     """
-    try:
-        if spec.codec == "raw":
-            return _decode_raw(spec, payload)
-        if spec.codec == "json":
+    if spec.codec == "raw":
+        return _decode_raw(spec, payload)
+    if spec.codec == "json":
+        try:
             return parse_json(payload, limits=PAYLOAD_JSON_LIMITS, what="JSON payload")
-        if spec.codec == "arrays+zlib":
-            return unpack_arrays(payload, raw_length)
-        width, height = spec.frame_size
-        return decode_frame(
-            spec.codec, payload, width=width, height=height, max_pixels=max_pixels
-        )
-    except SchemaError as exc:
-        raise DecodeError(exc.reason) from exc
-    except FsrError:
-        raise
+        except SchemaError as exc:
+            raise DecodeError(exc.reason) from exc
+    if spec.codec == "arrays+zlib":
+        return unpack_arrays(payload, raw_length)
+    width, height = spec.frame_size
+    return decode_frame(
+        spec.codec, payload, width=width, height=height, max_pixels=max_pixels
+    )
 
 
 def _decode_raw(spec: StreamSpec, payload: bytes | memoryview) -> np.ndarray:
@@ -267,5 +272,5 @@ def _decode_raw(spec: StreamSpec, payload: bytes | memoryview) -> np.ndarray:
         )
     array = np.frombuffer(bytes(payload), dtype=dtype).reshape(spec.shape)
     if spec.finite and dtype.kind == "f" and not np.isfinite(array).all():
-        raise DecodeError("NaN or infinite value in a finite stream")
+        raise SchemaError("NaN or infinite value in a finite stream")
     return array

@@ -390,7 +390,7 @@ class FsrReader:
         found = self._restart_flags.get((stream_id, key))
         if found is None:
             keys = self._seek_column(stream_id, key)
-            found = len(keys) > 1 and bool((np.diff(keys) < 0).any())
+            found = len(keys) > 1 and bool((keys[1:] < keys[:-1]).any())
             self._restart_flags[(stream_id, key)] = found
         return found
 

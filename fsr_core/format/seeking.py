@@ -46,7 +46,8 @@ def find_row(keys: np.ndarray, value: float, mode: SeekMode) -> int | None:
     if left >= count:
         return before
     # keys[before] < value < keys[left]: nearest, ties go to the earlier record.
-    if value - keys[before] <= keys[left] - value:
+    # Python numbers: an int64 difference would overflow for spans over 2^63.
+    if value - keys[before].item() <= keys[left].item() - value:
         first_equal = int(np.searchsorted(keys, keys[before], side="left"))
         return first_equal
     return left

@@ -170,10 +170,10 @@ class RecordChecks:
         if (
             isinstance(tick, bool)
             or not isinstance(tick, int | np.integer)
-            or not 0 <= int(tick) <= _MAX_I64
+            or not -_MAX_I64 - 1 <= int(tick) <= _MAX_I64
         ):
             raise SchemaError(
-                f"tick must be an integer in 0..2^63-1, got {tick!r}", stream=spec.name
+                f"tick must be a signed 64-bit integer, got {tick!r}", stream=spec.name
             )
         if (
             isinstance(generation, bool)

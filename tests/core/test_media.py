@@ -495,10 +495,10 @@ def test_other_format_in_jpeg_stream_raises_decode_error(
 
 
 @pytest.mark.parametrize("codec", ["jpeg", "png"])
-def test_declared_size_mismatch_raises_decode_error_naming_both(codec: str) -> None:
+def test_declared_size_mismatch_raises_schema_error_naming_both(codec: str) -> None:
     payload = encode_frame(codec, noise_image())
 
-    with pytest.raises(DecodeError) as excinfo:
+    with pytest.raises(SchemaError) as excinfo:
         decode_frame(codec, payload, width=HEIGHT, height=WIDTH)
 
     message = str(excinfo.value)
