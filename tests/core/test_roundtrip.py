@@ -455,7 +455,7 @@ REFUSALS = {
     ),
     "float-tick": Refusal("a", [0.0, 0.0], {"tick": 5.0}, SchemaError),
     "bool-tick": Refusal("a", [0.0, 0.0], {"tick": True}, SchemaError),
-    "negative-tick": Refusal("a", [0.0, 0.0], {"tick": -1}, SchemaError),
+    "tick-past-int64": Refusal("a", [0.0, 0.0], {"tick": 1 << 63}, SchemaError),
     "negative-generation": Refusal(
         "a", [0.0, 0.0], {"tick": 5, "generation": -1}, SchemaError
     ),
