@@ -42,14 +42,17 @@ HEADER_DTYPE = np.dtype(
 
 def _read_one(
     source: ByteSource,
-    index: memoryview,
-    row: np.void,
+    index: bytes,
+    row: tuple[int, int, int, int, int],
     number: int,
     strong: bool,
 ) -> tuple[bytes, bytes]:
-    """Read one batch's header and tables; check the CRCs; return header and digests."""
-    offset = int(row["offset"])
-    count = int(row["record_count"])
+    """Read one batch's header and tables; check the CRCs; return header and digests.
+
+    ``row`` is the batch's directory row as plain integers: offset, total
+    length, first index row, stream id, record count.
+    """
+    offset, total_length, first_row, stream_id, count = row
     table_size = count * ENTRY_SIZE
     digest_size = count * DIGEST_SIZE if strong else 0
     raw = source.read_at(
@@ -73,23 +76,18 @@ def _read_one(
             record=number,
             offset=offset,
         )
-    seq, total, stream_id, records = _FIELDS.unpack_from(header, 8)
-    if (seq, total, stream_id, records) != (
-        number,
-        int(row["total_length"]),
-        int(row["stream_id"]),
-        count,
-    ):
+    if _FIELDS.unpack_from(header, 8) != (number, total_length, stream_id, count):
         raise IndexCorruptionError(
             "batch header disagrees with the footer's directory",
             section="batch",
             record=number,
             offset=offset,
         )
-    first = int(row["first_row"]) * ENTRY_SIZE
+    first = first_row * ENTRY_SIZE
     # The batch's own entry table must be byte-identical to the footer's index:
     # a flip in either is found at open, not only by a later salvage scan.
-    table = view[BATCH_HEADER_SIZE : BATCH_HEADER_SIZE + table_size]
+    # (bytes, not memoryview, comparisons: those are a memcmp.)
+    table = raw[BATCH_HEADER_SIZE : BATCH_HEADER_SIZE + table_size]
     if table != index[first : first + table_size]:
         raise IndexCorruptionError(
             "footer index differs from the batch's own entry table",
@@ -197,10 +195,10 @@ def verify_batch_headers(
     per-record digest table (one row of 32 bytes per record, index order).
     """
     strong = profile is IntegrityProfile.STRONG
-    index = memoryview(entries.tobytes())
+    index = entries.tobytes()
     header_parts: list[bytes] = []
     digest_parts: list[bytes] = []
-    for number, row in enumerate(directory):
+    for number, row in enumerate(directory.tolist()):
         header, digests = _read_one(source, index, row, number, strong)
         header_parts.append(header)
         digest_parts.append(digests)
