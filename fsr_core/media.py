@@ -60,6 +60,7 @@ _TIMES = "\N{MULTIPLICATION SIGN}"
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_IHDR = struct.Struct(">I4sIIBB")  # length, type, width, height, depth, colour
 _PNG_IHDR_END = 33  # signature (8) + length, type (8) + IHDR data (13) + CRC (4)
+_PNG_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # the empty IEND chunk and its CRC
 _JPEG_COLOUR_SPACES = frozenset({"YCbCr", "RGB"})
 _MAX_REASON_DETAIL = 60
 
@@ -340,6 +341,9 @@ class PngCodec:
                 f"png image has bit depth {depth} and colour type {colour_type}, "
                 "expected 8-bit RGB (colour type 2)"
             )
+        if bytes(view[-len(_PNG_IEND) :]) != _PNG_IEND:
+            # Pillow decodes a PNG cut after its image data without complaint.
+            raise DecodeError("png payload does not end with an IEND chunk (truncated)")
         return _pillow_decode(view, "PNG", width, height, max_pixels)
 
 

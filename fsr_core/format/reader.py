@@ -81,6 +81,7 @@ class FsrReader:
         self._limits = limits
         self._sha256: str | None = None
         self._verified_batches: set[int] = set()
+        self._failed_batches: dict[int, CorruptRecordError] = {}
         self._meta_limits = JsonLimits(max_bytes=limits.record_metadata_bytes)
         self._columns: dict[tuple[int, str], np.ndarray] = {}
         self._restart_flags: dict[tuple[int, str], bool] = {}
@@ -530,7 +531,7 @@ class FsrReader:
                 if key == last:
                     continue
                 last = key
-                record = self._read_row(int(rows[seq]), check_payload=False)
+                record = self._read_row(int(rows[seq]), verify_digest=False)
                 epochs.append(self._epoch_from(record, spec.camera, key, count_in_gen))
         self._check_footer_epochs(epochs)
         return epochs
@@ -613,7 +614,8 @@ class FsrReader:
         )
 
     # -------------------------------------------------------------- raw access
-    def _read_row(self, row: int, *, check_payload: bool = True) -> Record:
+    def _read_row(self, row: int, *, verify_digest: bool = True) -> Record:
+        """Read one record, checking its CRC and (unless told not to) its digest."""
         entry = self._layout.entries[row]
         spec = self._meta.streams[int(entry["stream_id"])]
         offset = int(self._layout.record_offsets[row])
@@ -621,7 +623,7 @@ class FsrReader:
         length = meta_length + int(entry["payload_length"])
         data = self._source.read_at(offset, length, section="record")
         seq = int(entry["stream_seq"])
-        if (_crc(data) != int(entry["record_crc"])) and check_payload:
+        if _crc(data) != int(entry["record_crc"]):
             raise CorruptRecordError(
                 "record fails its CRC",
                 path=self.path,
@@ -630,7 +632,7 @@ class FsrReader:
                 offset=offset,
             )
         verified = (
-            self._verify(row, data, spec, seq, offset) if check_payload else False
+            self._verify(row, data, spec, seq, offset) if verify_digest else False
         )
         metadata: dict[str, Any] = {}
         if meta_length:
@@ -697,6 +699,9 @@ class FsrReader:
     def _verify_batch(self, batch: int) -> None:
         if batch in self._verified_batches:
             return
+        failure = self._failed_batches.get(batch)
+        if failure is not None:
+            raise failure
         row = self._layout.directory[batch]
         first = int(row["first_row"])
         start = int(self._layout.record_offsets[first]) - int(
@@ -705,13 +710,16 @@ class FsrReader:
         header_end = int(row["offset"]) + int(row["total_length"])
         body = self._source.read_at(start, header_end - start, section="batch")
         if hashlib.sha256(body).digest() != self._layout.batch_digests[batch]:
-            raise CorruptRecordError(
+            # Remembered, so the batch's other records fail without a re-hash.
+            failure = CorruptRecordError(
                 "batch body fails its SHA-256",
                 path=self.path,
                 section="batch",
                 record=batch,
                 offset=int(row["offset"]),
             )
+            self._failed_batches[batch] = failure
+            raise failure
         self._verified_batches.add(batch)
 
     def _decode(self, record: Record) -> Any:

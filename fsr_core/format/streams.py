@@ -116,7 +116,7 @@ def check_stream_name(name: object, *, what: str = "stream name") -> str:
         raise SchemaError(f"{what} longer than {MAX_NAME_BYTES} bytes")
     if not _NAME.fullmatch(name):
         shown = name.encode("unicode_escape").decode("ascii")[:60]
-        raise SchemaError(f"{what} {shown!r} has characters outside [A-Za-z0-9_.-]")
+        raise SchemaError(f"{what} '{shown}' has characters outside [A-Za-z0-9_.-]")
     return name
 
 

@@ -15,13 +15,16 @@ def test_readme_python_example_writes_and_reads_a_file(
 ) -> None:
     match = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert match is not None
-    code = match.group(1).replace("        ...  #", "        pass  #")
+    code = match.group(1)
     monkeypatch.chdir(tmp_path)
     exec(compile(code, str(README), "exec"), {})
     out = capsys.readouterr().out
     assert (tmp_path / "run.fsr").is_file()
     assert out.startswith("structural ")
     assert "[[500.   0. 320.]" in out
+    assert "60 [ 0.5 -0.5]" in out
+    assert "\n60 sha256:" in out  # the frame nearest 0.5 s and its calibration
+    assert "[ 1.5 -1.5  1.2]" in out  # the camera pose at tick 60
 
 
 def test_readme_starts_with_the_run_and_test_commands() -> None:
