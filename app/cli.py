@@ -3,6 +3,8 @@
 Subcommands:
   inspect FILE [--json] [--verify]   validation report (exit 0 valid, 1 not)
   recover DAMAGED OUT                 sealed copy of what can be trusted
+  demo [--out DIR] [--no-gui]         record the built-in demo takes
+  simulate SCENARIO.toml -o OUT       run a scenario with the built-in simulator
   sample OUT                          write a small synthetic recording
 """
 
@@ -15,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from app import sim_commands
 from app.report_text import format_report
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
@@ -65,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "--integrity", choices=("structural", "fast", "strong"), default="structural"
     )
     sample.add_argument("--ticks", type=int, default=240, help="ticks per generation")
+    sim_commands.add_parsers(commands)
     return parser
 
 
@@ -107,7 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    handlers = {"inspect": _inspect, "recover": _recover, "sample": _sample}
+    handlers = {
+        "inspect": _inspect,
+        "recover": _recover,
+        "sample": _sample,
+        "demo": sim_commands.run_demo,
+        "simulate": sim_commands.run_simulate,
+    }
     try:
         return handlers[args.command](args)
     except FsrError as exc:
