@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: set up (or reuse) .venv, then open the built-in
-# demo recording. Until the player window lands, "open" means: write the demo
-# recording (every stream kind, two generations, a calibration change) and print
-# its validation report, reading and checking every record.
+# The main job on a fresh machine: set up (or reuse) .venv, then record the
+# built-in demo session with the numpy planar-arm simulator (six takes: reach,
+# multi-target, periodic curve, reference tracking, a pushed take, a reset with a
+# camera recalibration) into out/demo/, and open it. Until the player window
+# lands, "open" means: print the takes and the full validation report of the
+# first one (every record read and checked).
 #
-#   ./tools/run.sh            # demo recording -> out/demo.fsr, then inspect it
+#   ./tools/run.sh            # out/demo/*.fsr (+ scenario TOMLs), then inspect
 #   ./tools/run.sh FILE.fsr   # inspect your own file instead
 set -euo pipefail
 
@@ -29,8 +31,5 @@ fi
 if [[ $# -gt 0 ]]; then
     exec "$VENV/bin/fsr-viewer" inspect --verify "$@"
 fi
-mkdir -p out
-if [[ ! -f out/demo.fsr ]]; then
-    "$VENV/bin/fsr-viewer" sample out/demo.fsr
-fi
-exec "$VENV/bin/fsr-viewer" inspect --verify out/demo.fsr
+"$VENV/bin/fsr-viewer" demo --out out/demo --no-gui
+exec "$VENV/bin/fsr-viewer" inspect --verify out/demo/01_reach.fsr

@@ -11,9 +11,11 @@ anything but :class:`~fsr_core.errors.FsrError` subclasses.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +132,47 @@ def _encode(value: Any) -> bytes:
     return text.encode("utf-8")
 
 
+def _containers_fit(value: Any, limits: JsonLimits) -> bool:
+    """Whether every object key is a string and no container is over-full."""
+    stack = [value] if isinstance(value, dict | list | tuple) else []
+    while stack:
+        item = stack.pop()
+        if len(item) > limits.max_items:
+            return False
+        children: Iterable[Any] = item
+        if isinstance(item, dict):
+            if not all(type(key) is str for key in item):
+                return False
+            children = item.values()
+        stack.extend(
+            child for child in children if isinstance(child, dict | list | tuple)
+        )
+    return True
+
+
+def _encode_checked(value: Any, limits: JsonLimits) -> bytes:
+    """Encode ``value``, proving it canonical; slow path only to explain a refusal.
+
+    The fast path lets the C encoder refuse NaN, infinities and unknown types,
+    UTF-8 encoding refuse lone surrogates, a walk over containers check keys
+    and sizes, and the byte prescan bound depth and number length. When any
+    of them objects, :func:`_check_value` finds the value and names where it is.
+    """
+    try:
+        data = _encode(value)
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError):
+        data = None
+    if data is not None and _containers_fit(value, limits):
+        try:
+            _prescan(data, limits)
+        except LimitExceededError:
+            pass
+        else:
+            return data
+    _check_value(value, limits)
+    return _encode(value)
+
+
 def canonical_dumps(value: Any, *, limits: JsonLimits = DEFAULT_LIMITS) -> bytes:
     """Return the canonical JSON bytes of ``value``.
 
@@ -141,8 +184,7 @@ def canonical_dumps(value: Any, *, limits: JsonLimits = DEFAULT_LIMITS) -> bytes
     LimitExceededError
         The value is deeper, longer or larger than ``limits``.
     """
-    _check_value(value, limits)
-    data = _encode(value)
+    data = _encode_checked(value, limits)
     if len(data) > limits.max_bytes:
         raise LimitExceededError(
             f"JSON document of {len(data)} bytes exceeds the limit "
@@ -157,6 +199,11 @@ _NESTING[[ord("["), ord("{")]] = 1
 _NESTING[[ord("]"), ord("}")]] = -1
 
 
+@functools.cache
+def _number_run(max_chars: int) -> re.Pattern[bytes]:
+    return re.compile(rb"[0-9+\-.eE]{%d,}" % (max_chars + 1))
+
+
 def _prescan(data: bytes, limits: JsonLimits) -> None:
     """Bound nesting depth and number-token length before ``json`` parses.
 
@@ -164,14 +211,17 @@ def _prescan(data: bytes, limits: JsonLimits) -> None:
     count); the depth is then the running sum of brackets, computed with numpy,
     so a 100,000-deep document is refused without recursion or a Python loop.
     """
+    run = _number_run(limits.max_number_chars)
+    openers = data.count(b"[") + data.count(b"{")
+    if openers <= limits.max_depth and run.search(data) is None:
+        return  # too few brackets to nest that deep, no long run even in strings
     skeleton = _STRING.sub(b'""', data)
-    long_number = re.search(
-        rb"[0-9+\-.eE]{%d,}" % (limits.max_number_chars + 1), skeleton
-    )
-    if long_number is not None:
+    if run.search(skeleton) is not None:
         raise LimitExceededError(
             f"JSON number token longer than {limits.max_number_chars} characters"
         )
+    if openers <= limits.max_depth:
+        return
     steps = _NESTING[np.frombuffer(skeleton, dtype=np.uint8)]
     if steps.size and int(np.cumsum(steps, dtype=np.int64).max()) > limits.max_depth:
         raise LimitExceededError(f"JSON nesting deeper than {limits.max_depth}")

@@ -140,6 +140,10 @@ class RecordChecks:
             value, ref = self._prepare_value(
                 spec, value, meta, generation, tick, sim_time_s
             )
+        if spec.codec == "json" and encoded is None:
+            # Checked and encoded once, here: the payload is these exact bytes.
+            payload = canonical_dumps(value, limits=PAYLOAD_JSON_LIMITS)
+            encoded = (payload, len(payload))
         meta_bytes = canonical_dumps(meta, limits=_RECORD_META_LIMITS) if meta else b""
         prepared = PreparedRecord(
             spec,
@@ -239,8 +243,6 @@ class RecordChecks:
             return _arrays_snapshot(spec, value), NO_CALIBRATION
         if spec.kind is StreamKind.LIFECYCLE:
             self._lifecycle(spec, value, generation, tick, sim_time_s)
-        if spec.codec == "json":
-            canonical_dumps(value, limits=PAYLOAD_JSON_LIMITS)
         return value, NO_CALIBRATION
 
     def _intrinsics(

@@ -63,8 +63,8 @@ def _cameras(*, zoom_at_s: float | None = None) -> list[dict[str, Any]]:
         "width": 640,
         "height": 480,
         "fov_deg": 60.0,
-        "eye_m": [0.15, -2.4, 0.95],
-        "look_at_m": [0.15, 0.0, 0.75],
+        "eye_m": [0.1, -2.9, 1.15],
+        "look_at_m": [0.1, 0.0, 1.05],
         "rate_hz": 30.0,
         "codec": "jpeg",
     }
@@ -149,12 +149,12 @@ def _take_documents() -> dict[str, dict[str, Any]]:
                     [-0.3, 0.9],
                 ],
             },
-            # Joint-space gains scale with each joint's inertia: the light distal
-            # joint gets small ones (explicit damping needs kd * dt / I < 2).
+            # Joint-space gains follow each joint's inertia: explicit damping is
+            # stable while dt * max eig(M^-1 Kd) < 2 (here at most 1.1).
             {
                 "kind": "inverse_dynamics_feedforward",
-                "kp": [300.0, 150.0, 40.0],
-                "kd": [30.0, 12.0, 2.0],
+                "kp": [200.0, 80.0, 20.0],
+                "kd": [12.0, 4.0, 0.8],
             },
         ),
         "05_pushed": _base(

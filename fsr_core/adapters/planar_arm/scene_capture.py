@@ -18,10 +18,11 @@ import numpy as np
 
 from fsr_core.adapters.planar_arm.kinematics import (
     com_positions,
+    frames,
     joint_positions,
     link_angles,
     plane_to_world,
-    tip_velocity,
+    tip_jacobian_of,
 )
 from fsr_core.adapters.planar_arm.model import ArmState
 from fsr_core.adapters.planar_arm.recording_streams import (
@@ -149,11 +150,9 @@ class SceneCapture:
 
     def tip(self, state: ArmState) -> tuple[np.ndarray, float]:
         """Tip position (plane) and tip speed."""
-        points = joint_positions(self.scenario.model, state.q)
-        speed = float(
-            np.linalg.norm(tip_velocity(self.scenario.model, state.q, state.dq))
-        )
-        return points[-1], speed
+        pose = frames(self.scenario.model, state.q)
+        velocity = tip_jacobian_of(pose) @ state.dq
+        return pose.joints_m[-1], math.hypot(float(velocity[0]), float(velocity[1]))
 
     def write_meshes(self) -> None:
         """Store one mesh per link, once, at the start of the run."""
