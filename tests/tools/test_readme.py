@@ -39,3 +39,18 @@ def test_readme_starts_with_the_run_and_test_commands() -> None:
     assert (root / "tools" / "run.sh").stat().st_mode & 0o111
     assert (root / "tools" / "test.sh").stat().st_mode & 0o111
     assert "./tools/test.sh" in (root / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_readme_simulator_example_records_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocks = re.findall(
+        r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S
+    )
+    simulator = [block for block in blocks if "record_run" in block]
+    assert len(simulator) == 1
+    monkeypatch.chdir(tmp_path)
+    exec(compile(simulator[0], str(README), "exec"), {})
+    ticks, size = capsys.readouterr().out.split()
+    assert int(ticks) == 1800
+    assert (tmp_path / "curve.fsr").stat().st_size == int(size)
