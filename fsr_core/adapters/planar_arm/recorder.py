@@ -174,7 +174,21 @@ class _Run:
             self.done_ticks += 1
             if self.progress is not None and tick % 50 == 0:
                 self.progress(self.done_ticks / self.total_ticks)
+        self._generation_summary(generation, ticks, state)
         return ticks
+
+    def _generation_summary(self, generation: int, ticks: int, state: ArmState) -> None:
+        """Close a generation with an event: its length and where the tip ended."""
+        tip, _ = self.capture.tip(state)
+        reference = self.task.tip_reference(ticks * self.scenario.dt_s)
+        self._event(
+            "generation_ended",
+            generation,
+            ticks - 1,
+            ticks=ticks,
+            tip_xy=[float(tip[0]), float(tip[1])],
+            tip_error_m=float(np.linalg.norm(tip - reference)),
+        )
 
     def _event(self, name: str, generation: int, tick: int, **fields: Any) -> None:
         event = {"name": name, **fields}

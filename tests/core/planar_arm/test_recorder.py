@@ -79,6 +79,17 @@ def test_a_recorded_run_holds_every_stream_kind(tmp_path: Path) -> None:
     assert Scenario.from_json(config).resolved() == config  # self-contained
 
 
+@pytest.mark.parametrize("name", DEMO_NAMES)
+def test_every_demo_take_records_every_stream_kind(tmp_path: Path, name: str) -> None:
+    take = next(take for take in demo_takes() if take.name == name)
+    path = tmp_path / f"{name}.fsr"
+    record_run(short(name), path, external_pushes=take.external_pushes)
+    with FsrReader.open(path) as reader:
+        report = inspection_report(reader)
+    kinds = {s["kind"] for s in report["streams"] if s["records"] > 0}
+    assert kinds == EVERY_KIND
+
+
 def test_observations_are_one_atomic_record_per_tick_with_named_channels(
     tmp_path: Path,
 ) -> None:
