@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.adapters.planar_arm.controllers import controller_from_json, plan_chunks
+from fsr_core.adapters.planar_arm.controllers import controller_from_json
 from fsr_core.adapters.planar_arm.demos import DEMO_NAMES, demo_takes
 from fsr_core.adapters.planar_arm.integrator import step
+from fsr_core.adapters.planar_arm.planning import plan_chunks
 from fsr_core.adapters.planar_arm.recorder import ExternalPush, _force_at, record_run
 from fsr_core.adapters.planar_arm.render import render_rgb
 from fsr_core.adapters.planar_arm.scenario import Scenario

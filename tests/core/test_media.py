@@ -27,6 +27,7 @@ from fsr_core.media import (
     encode_frame,
     get_codec,
     register_codec,
+    registry,
 )
 
 WIDTH = 32
@@ -271,7 +272,7 @@ class _BrokenCodec:
 
 @pytest.fixture
 def isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(media, "_REGISTRY", dict(media._REGISTRY))
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
 
 
 @pytest.mark.usefixtures("isolated_registry")

@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.adapters.planar_arm.controllers import controller_from_json, plan_chunks
+from fsr_core.adapters.planar_arm.controllers import controller_from_json
 from fsr_core.adapters.planar_arm.integrator import step
 from fsr_core.adapters.planar_arm.model import ArmState
+from fsr_core.adapters.planar_arm.planning import plan_chunks
 from fsr_core.adapters.planar_arm.recording_streams import (
     APPLIED,
     AUTHORED,
@@ -88,7 +89,9 @@ def _generation_plan(scenario: Scenario) -> list[tuple[int, ArmState]]:
     plan: list[tuple[int, ArmState]] = []
     state = scenario.initial.copy()
     for reset in scenario.resets:
-        plan.append((max(1, round(reset.after_s / scenario.dt_s)), state))
+        # A reset ends its generation early; it never makes one longer.
+        ticks = min(max(1, round(reset.after_s / scenario.dt_s)), scenario.ticks)
+        plan.append((ticks, state))
         q = scenario.initial.q if reset.q_rad is None else np.array(reset.q_rad)
         state = ArmState(q.copy(), np.zeros_like(q))
     plan.append((scenario.ticks, state))

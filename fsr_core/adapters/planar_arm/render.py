@@ -8,18 +8,13 @@ the joints and the tip, centres of mass, targets with tolerance rings, a curve
 and the tip force as an arrow. Every pixel position comes from
 :func:`~fsr_core.calibration.project_points`, so lens distortion applies and an
 overlay drawn from the same calibration lines up with the frame.
-
-Lines are clipped in camera coordinates against the near plane and a frustum a
-little wider than the image before projecting, so geometry behind or beside the
-camera never produces wild lines; with lens distortion, segments are sampled
-every few pixels (they project as curves) and samples beyond the radius where
-the distortion polynomial folds back are dropped. The floor is drawn first as a
-backdrop; everything else is painted far to near. Output is deterministic.
+Clipping, lens tracing and sampling live in
+:mod:`~fsr_core.adapters.planar_arm.render_geometry`. The floor is drawn first
+as a backdrop; everything else is painted far to near. Output is deterministic.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +24,15 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw
 
+from fsr_core.adapters.planar_arm.render_geometry import (
+    Lens,
+    Run,
+    clip_polygon,
+    lens_for,
+    to_pillow,
+    trace,
+    visible_points,
+)
 from fsr_core.calibration import CalibrationProfile, CameraPose, project_points
 
 __all__ = ["SceneGeometry", "project", "render_rgb"]
@@ -52,12 +56,6 @@ ACTIVE_TARGET_COLOR: Final[Color] = (255, 176, 0)
 CURVE_COLOR: Final[Color] = (134, 62, 168)
 FORCE_COLOR: Final[Color] = (28, 150, 68)
 
-#: Near clipping plane, metres in front of the camera.
-NEAR_M: Final = 0.01
-_FRUSTUM_MARGIN: Final = 0.5  # frustum reaches this fraction of the image beyond it
-_STEP_PX: Final = 3.0  # sample spacing of distorted lines
-_MAX_SUBDIVISIONS: Final = 128
-_RADIUS_CAP: Final = 20.0  # largest normalised radius considered (about 87 degrees)
 _CHUNK: Final = 8  # polyline samples per depth-sorted piece
 _RING_SEGMENTS: Final = 64
 # Disc radii as multiples of the link radius.
@@ -185,227 +183,6 @@ def project(
 
 
 # ---------------------------------------------------------------------------
-# Clipping and tracing in camera coordinates
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Lens:
-    planes: FloatArray  # (5, 4): n . p + d >= 0 inside (near plane, four sides)
-    r_valid: float  # normalised radius where the distortion stops increasing
-    curved: bool
-
-
-def _radial(profile: CalibrationProfile, r: FloatArray) -> FloatArray:
-    """Distorted normalised radius of undistorted radius ``r`` (radial terms)."""
-    if profile.distortion_model == "plumb_bob":
-        k1, k2, _, _, k3 = profile.distortion
-        r2 = r * r
-        result: FloatArray = r * (1.0 + r2 * (k1 + r2 * (k2 + r2 * k3)))
-        return result
-    if profile.distortion_model == "equidistant":
-        k1, k2, k3, k4 = profile.distortion
-        theta = np.arctan(r)
-        t2 = theta * theta
-        return theta * (1.0 + t2 * (k1 + t2 * (k2 + t2 * (k3 + t2 * k4))))
-    return r
-
-
-def _reach(profile: CalibrationProfile, extent: float) -> tuple[float, float]:
-    """Return the radius where the distortion folds back and the one to clip at.
-
-    Barrel and fisheye lenses see beyond the pinhole field of view: the clip
-    radius is where the distorted radius reaches ``extent`` (the image plus its
-    margin), or where the polynomial folds back, whichever is smaller.
-    """
-    radii = np.linspace(0.0, _RADIUS_CAP, 20001)
-    distorted = _radial(profile, radii)
-    folds = np.flatnonzero(np.diff(distorted) <= 0.0)
-    r_valid = float(radii[folds[0]]) if folds.size else math.inf
-    reached = np.flatnonzero(distorted >= extent)
-    needed = float(radii[reached[0]]) if reached.size else _RADIUS_CAP
-    return r_valid, min(r_valid, needed)
-
-
-@lru_cache(maxsize=32)
-def _lens(profile: CalibrationProfile) -> _Lens:
-    width, height, m = profile.width, profile.height, _FRUSTUM_MARGIN
-    u = np.array([-m * width, (1 + m) * width])
-    v = np.array([-m * height, (1 + m) * height])
-    y = (v - profile.cy) / profile.fy
-    x = (u[:, None] - profile.cx - profile.skew * y[None, :]) / profile.fx
-    x_lo, x_hi, y_lo, y_hi = float(x.min()), float(x.max()), float(y[0]), float(y[1])
-    r_valid = math.inf
-    if profile.distortion_model != "none":
-        extent = float(np.hypot(np.abs(x).max(), np.abs(y).max()))
-        r_valid, reach = _reach(profile, extent)
-        x_lo, x_hi = min(x_lo, -reach), max(x_hi, reach)
-        y_lo, y_hi = min(y_lo, -reach), max(y_hi, reach)
-    planes = np.array(
-        [
-            [0.0, 0.0, 1.0, -NEAR_M],
-            [1.0, 0.0, -x_lo, 0.0],
-            [-1.0, 0.0, x_hi, 0.0],
-            [0.0, 1.0, -y_lo, 0.0],
-            [0.0, -1.0, y_hi, 0.0],
-        ]
-    )
-    return _Lens(planes, r_valid, curved=profile.distortion_model != "none")
-
-
-def _clip(
-    a: FloatArray, b: FloatArray, planes: FloatArray
-) -> tuple[FloatArray, FloatArray, BoolArray]:
-    """Liang-Barsky: the visible parameter range ``[t0, t1]`` of each segment."""
-    fa = a @ planes[:, :3].T + planes[:, 3]
-    fb = b @ planes[:, :3].T + planes[:, 3]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = fa / (fa - fb)
-    t0 = np.where((fa < 0.0) & (fb >= 0.0), t, 0.0).max(axis=1)
-    t1 = np.where((fb < 0.0) & (fa >= 0.0), t, 1.0).min(axis=1)
-    outside = ((fa < 0.0) & (fb < 0.0)).any(axis=1)
-    finite = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)
-    return t0, t1, finite & ~outside & (t0 < t1)
-
-
-def _to_pillow(points_cam: FloatArray, profile: CalibrationProfile) -> FloatArray:
-    """Project camera-frame points to Pillow coordinates.
-
-    OpenCV puts pixel centres at integers; Pillow truncates coordinates, so
-    pixel ``i`` spans ``[i, i + 1)``: shifting by half a pixel makes Pillow's
-    truncation round to the pixel the projection falls in.
-    """
-    pixels, _ = project_points(points_cam, profile, None)
-    return pixels + 0.5
-
-
-class _Run(NamedTuple):
-    pixels: FloatArray  # (k, 2) Pillow coordinates, k >= 2
-    depth_m: FloatArray  # (k,)
-    segment: int  # input segment of the first sample
-
-
-def _subdivisions(
-    p0: FloatArray, p1: FloatArray, profile: CalibrationProfile
-) -> npt.NDArray[np.intp]:
-    scale = np.array([profile.fx, profile.fy])
-    length_px = np.linalg.norm(
-        (p0[:, :2] / p0[:, 2:] - p1[:, :2] / p1[:, 2:]) * scale, axis=1
-    )
-    steps = np.ceil(np.nan_to_num(length_px / _STEP_PX, posinf=_MAX_SUBDIVISIONS))
-    result: npt.NDArray[np.intp] = np.clip(steps, 1, _MAX_SUBDIVISIONS).astype(np.intp)
-    return result
-
-
-def _sample(
-    p0: FloatArray, p1: FloatArray, steps: npt.NDArray[np.intp]
-) -> tuple[FloatArray, npt.NDArray[np.intp], BoolArray]:
-    """Cut each segment into ``steps`` pieces of equal length on screen.
-
-    Returns the samples, the segment each belongs to, and which are first.
-    """
-    owner = np.repeat(np.arange(len(steps)), steps + 1)
-    first = np.cumsum(steps + 1) - (steps + 1)
-    s = (np.arange(owner.size) - first[owner]) / steps[owner]
-    z0, z1 = p0[owner, 2], p1[owner, 2]
-    t = s * z0 / ((1.0 - s) * z1 + s * z0)  # perspective-correct parameter
-    samples = p0[owner] + t[:, None] * (p1 - p0)[owner]
-    return samples, owner, s == 0.0
-
-
-def _trace(
-    points_cam: FloatArray,
-    lens: _Lens,
-    profile: CalibrationProfile,
-    *,
-    keep: BoolArray | None = None,
-    connect: bool = True,
-) -> list[_Run]:
-    """Clip, sample and project the polyline through ``points_cam``.
-
-    Segment ``i`` joins points ``i`` and ``i + 1``; ``keep`` drops segments
-    (gaps between polylines); ``connect=False`` makes every segment its own run.
-    """
-    a, b = points_cam[:-1], points_cam[1:]
-    t0, t1, visible = _clip(a, b, lens.planes)
-    if keep is not None:
-        visible &= keep
-    index = np.flatnonzero(visible)
-    if index.size == 0:
-        return []
-    delta = b[index] - a[index]
-    p0 = a[index] + t0[index, None] * delta
-    p1 = a[index] + t1[index, None] * delta
-    steps = (
-        _subdivisions(p0, p1, profile) if lens.curved else np.ones(index.size, np.intp)
-    )
-    joined = np.zeros(index.size, dtype=bool)
-    if connect:  # consecutive and unclipped where they meet: one run
-        joined[1:] = (
-            (np.diff(index) == 1) & (t1[index[:-1]] == 1.0) & (t0[index[1:]] == 0.0)
-        )
-    samples, owner, is_first = _sample(p0, p1, steps)
-    mask = ~(is_first & joined[owner])
-    start = is_first & ~joined[owner]
-    if math.isfinite(lens.r_valid):
-        valid = np.hypot(samples[:, 0], samples[:, 1]) <= lens.r_valid * samples[:, 2]
-        start[1:] |= ~valid[:-1]
-        mask &= valid
-    return _runs(samples[mask], start[mask], index[owner[mask]], profile)
-
-
-def _runs(
-    samples: FloatArray,
-    start: BoolArray,
-    segment: npt.NDArray[np.intp],
-    profile: CalibrationProfile,
-) -> list[_Run]:
-    if samples.shape[0] < 2:
-        return []
-    pixels = _to_pillow(samples, profile)
-    start[0] = True
-    edges = [*np.flatnonzero(start).tolist(), samples.shape[0]]
-    return [
-        _Run(pixels[lo:hi], samples[lo:hi, 2], int(segment[lo]))
-        for lo, hi in itertools.pairwise(edges)
-        if hi - lo >= 2
-    ]
-
-
-def _visible_points(
-    points_cam: FloatArray, lens: _Lens, profile: CalibrationProfile
-) -> tuple[FloatArray, BoolArray]:
-    """Pillow coordinates of points and whether each is inside the clip volume."""
-    inside = np.isfinite(points_cam).all(axis=1)
-    with np.errstate(invalid="ignore"):
-        for plane in lens.planes:
-            inside &= points_cam @ plane[:3] + plane[3] >= 0.0
-        radius = np.hypot(points_cam[:, 0], points_cam[:, 1])
-        inside &= radius <= lens.r_valid * points_cam[:, 2]
-    return _to_pillow(np.where(inside[:, None], points_cam, 1.0), profile), inside
-
-
-def _clip_polygon(polygon: FloatArray, planes: FloatArray) -> FloatArray:
-    """Sutherland-Hodgman clipping of a convex polygon, in camera coordinates."""
-    for plane in planes:
-        if len(polygon) == 0:
-            break
-        side = polygon @ plane[:3] + plane[3]
-        out: list[FloatArray] = []
-        for i in range(len(polygon)):
-            j = (i + 1) % len(polygon)
-            if side[i] >= 0.0:
-                out.append(polygon[i])
-            if (side[i] >= 0.0) != (side[j] >= 0.0):
-                out.append(
-                    polygon[i]
-                    + (polygon[j] - polygon[i]) * (side[i] / (side[i] - side[j]))
-                )
-        polygon = np.array(out, dtype=np.float64).reshape(-1, 3)
-    return polygon
-
-
-# ---------------------------------------------------------------------------
 # Painting
 # ---------------------------------------------------------------------------
 
@@ -447,17 +224,17 @@ def _background(width: int, height: int) -> Image.Image:
 
 
 def _floor_outline(
-    corners_cam: FloatArray, lens: _Lens, profile: CalibrationProfile
+    corners_cam: FloatArray, lens: Lens, profile: CalibrationProfile
 ) -> list[float]:
     """Pixel outline of the visible part of the floor patch (empty if none)."""
-    polygon = _clip_polygon(corners_cam, lens.planes)
+    polygon = clip_polygon(corners_cam, lens.planes)
     if len(polygon) < 3:
         return []
     if lens.curved:
-        runs = _trace(np.vstack([polygon, polygon[:1]]), lens, profile)
+        runs = trace(np.vstack([polygon, polygon[:1]]), lens, profile)
         pixels = np.vstack([run.pixels for run in runs]) if runs else polygon[:0, :2]
     else:
-        pixels = _to_pillow(polygon, profile)
+        pixels = to_pillow(polygon, profile)
     result: list[float] = pixels.ravel().tolist() if len(pixels) >= 3 else []
     return result
 
@@ -466,7 +243,7 @@ def _draw_floor(
     draw: ImageDraw.ImageDraw,
     scene: SceneGeometry,
     pose: CameraPose,
-    lens: _Lens,
+    lens: Lens,
     profile: CalibrationProfile,
 ) -> None:
     extent, z = scene.grid_half_extent_m, scene.floor_z_m
@@ -494,13 +271,13 @@ def _draw_floor(
     ).reshape(-1, 2)
     world = np.column_stack([lines, np.full(len(lines), z)])
     keep = np.arange(len(world) - 1) % 2 == 0  # no segment from one line to the next
-    for run in _trace(
+    for run in trace(
         pose.world_to_camera(world), lens, profile, keep=keep, connect=False
     ):
         draw.line(run.pixels.ravel().tolist(), fill=GRID_COLOR, width=1)
 
 
-def _ribbon(run: _Run, radius_m: float, fx: float) -> list[float]:
+def _ribbon(run: Run, radius_m: float, fx: float) -> list[float]:
     """Outline of a thick line whose width follows the depth of each sample."""
     half = np.maximum(radius_m * fx / run.depth_m, 0.5) - 0.5  # fills both edges
     tangent = np.gradient(run.pixels, axis=0)
@@ -515,7 +292,7 @@ def _ribbon(run: _Run, radius_m: float, fx: float) -> list[float]:
     return result
 
 
-def _polyline_items(runs: list[_Run], color: Color, width: int) -> list[_Item]:
+def _polyline_items(runs: list[Run], color: Color, width: int) -> list[_Item]:
     """Thin lines, cut into short pieces so each is depth-sorted on its own."""
     items = []
     for run in runs:
@@ -528,14 +305,14 @@ def _polyline_items(runs: list[_Run], color: Color, width: int) -> list[_Item]:
 
 
 def _arm_items(
-    scene: SceneGeometry, pose: CameraPose, lens: _Lens, profile: CalibrationProfile
+    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     radius, fx = scene.link_radius_m, profile.fx
     joints = pose.world_to_camera(scene.joints_m)
     links = len(joints) - 1
     keys = np.full(links, np.inf)
     items = []
-    for run in _trace(joints, lens, profile, connect=False):
+    for run in trace(joints, lens, profile, connect=False):
         key = 0.5 * float(run.depth_m.min() + run.depth_m.max()) - radius
         keys[run.segment] = min(keys[run.segment], key)
         color = LINK_COLORS[run.segment % len(LINK_COLORS)]
@@ -562,10 +339,10 @@ def _discs(
     keys: FloatArray,
     colors: list[Color],
     layers: list[int],
-    lens: _Lens,
+    lens: Lens,
     profile: CalibrationProfile,
 ) -> list[_Item]:
-    pixels, inside = _visible_points(points_cam, lens, profile)
+    pixels, inside = visible_points(points_cam, lens, profile)
     items = []
     for i in np.flatnonzero(inside).tolist():
         depth = float(points_cam[i, 2])
@@ -577,13 +354,13 @@ def _discs(
 
 
 def _target_items(
-    scene: SceneGeometry, pose: CameraPose, lens: _Lens, profile: CalibrationProfile
+    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     targets_m, tolerance_m = scene.targets_m, scene.target_tolerance_m
     if targets_m is None or len(targets_m) == 0:
         return []
     targets = pose.world_to_camera(targets_m)
-    pixels, inside = _visible_points(targets, lens, profile)
+    pixels, inside = visible_points(targets, lens, profile)
     radius_m = _TARGET_SCALE * scene.link_radius_m
     items = []
     for i in np.flatnonzero(inside).tolist():
@@ -608,7 +385,7 @@ def _tolerance_items(
     tolerance_m: float,
     active: int | None,
     pose: CameraPose,
-    lens: _Lens,
+    lens: Lens,
     profile: CalibrationProfile,
 ) -> list[_Item]:
     """Circles of radius ``tolerance_m`` around each target, in the arm plane."""
@@ -619,14 +396,14 @@ def _tolerance_items(
     per_ring = _RING_SEGMENTS + 1
     keep = (np.arange(len(points) - 1) + 1) % per_ring != 0
     items = []
-    for run in _trace(pose.world_to_camera(points), lens, profile, keep=keep):
+    for run in trace(pose.world_to_camera(points), lens, profile, keep=keep):
         width = 2 if run.segment // per_ring == active else 1
         items += _polyline_items([run], TARGET_COLOR, width)
     return items
 
 
 def _force_items(
-    scene: SceneGeometry, pose: CameraPose, lens: _Lens, profile: CalibrationProfile
+    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     force = scene.tip_force_n
     if force is None or not float(np.linalg.norm(force)) > 1e-12:
@@ -635,9 +412,9 @@ def _force_items(
     ends = pose.world_to_camera(
         np.stack([tip, tip + force * scene.force_scale_m_per_n])
     )
-    runs = _trace(ends, lens, profile)
+    runs = trace(ends, lens, profile)
     items = _polyline_items(runs, FORCE_COLOR, 3)
-    pixels, inside = _visible_points(ends[1:], lens, profile)
+    pixels, inside = visible_points(ends[1:], lens, profile)
     if not (runs and inside[0]):
         return items
     shaft = runs[-1].pixels
@@ -679,14 +456,14 @@ def render_rgb(
         Shape ``(profile.height, profile.width, 3)``, uint8 RGB. Identical
         inputs give identical pixels.
     """
-    lens = _lens(profile)
+    lens = lens_for(profile)
     image = _background(profile.width, profile.height).copy()
     draw = ImageDraw.Draw(image)
     _draw_floor(draw, scene, pose, lens, profile)
     items = _arm_items(scene, pose, lens, profile)
     items += _target_items(scene, pose, lens, profile)
     if scene.curve_m is not None:
-        curve = _trace(pose.world_to_camera(scene.curve_m), lens, profile)
+        curve = trace(pose.world_to_camera(scene.curve_m), lens, profile)
         items += _polyline_items(curve, CURVE_COLOR, 2)
     items += _force_items(scene, pose, lens, profile)
     for item in sorted(items, key=lambda item: (-item.key_m, item.layer)):

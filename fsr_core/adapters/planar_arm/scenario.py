@@ -34,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.adapters.planar_arm.controllers import controller_from_json
 from fsr_core.adapters.planar_arm.model import ArmModel, ArmState, Link
+from fsr_core.adapters.planar_arm.tasks import task_from_json
 from fsr_core.adapters.planar_arm.toml_out import dumps_toml
 from fsr_core.calibration import CalibrationProfile, CameraPose, look_at
 from fsr_core.errors import FsrError, SchemaError
@@ -48,6 +50,21 @@ __all__ = [
 ]
 
 SCENARIO_FORMAT = "fsr.planar_arm.scenario/1"
+_TOP_KEYS = (
+    "format", "name", "description", "duration_s", "dt_s", "arm", "initial", "task",
+    "controller", "cameras", "pushes", "resets", "recording",
+)  # fmt: skip
+_ARM_KEYS = (
+    "links",
+    "base_m",
+    "gravity_mps2",
+    "friction_nms_per_rad",
+    "enforce_limits",
+)
+_CAMERA_KEYS = (
+    "name", "width", "height", "fov_deg", "fx", "fy", "eye_m", "look_at_m", "rate_hz",
+    "codec", "distortion_model", "distortion", "calibration_changes",
+)  # fmt: skip
 
 
 def _floats(value: Any, length: int, where: str) -> tuple[float, ...]:
@@ -100,6 +117,18 @@ class CameraConfig:
     distortion: tuple[float, ...] = ()
     calibration_changes: tuple[CalibrationChange, ...] = ()
 
+    def __post_init__(self) -> None:
+        """Check the rate, codec and that the intrinsics and pose are valid."""
+        if not self.rate_hz > 0:
+            raise SchemaError(f"camera {self.name!r}: rate_hz must be positive")
+        if self.codec not in ("jpeg", "png", "rgb24"):
+            raise SchemaError(f"camera {self.name!r}: codec must be jpeg, png or rgb24")
+        try:
+            self.pose()
+            self.profile()
+        except ValueError as exc:
+            raise SchemaError(f"camera {self.name!r}: {exc}") from exc
+
     def profile(
         self, fx: float | None = None, fy: float | None = None
     ) -> CalibrationProfile:
@@ -142,10 +171,16 @@ class CameraConfig:
     @classmethod
     def from_json(cls, table: dict[str, Any]) -> CameraConfig:
         """Build from a ``[[cameras]]`` table (``fov_deg`` or ``fx``/``fy``)."""
-        width, height = int(table.get("width", 640)), int(table.get("height", 480))
+        _known(table, _CAMERA_KEYS, "[[cameras]]")
+        width, height = _size(table, "width", 640), _size(table, "height", 480)
         fx, fy = _focal(table, width)
         changes = []
         for change in table.get("calibration_changes", []):
+            _known(
+                change,
+                ("time_s", "fov_deg", "fx", "fy"),
+                "[[cameras.calibration_changes]]",
+            )
             cfx, cfy = _focal(change, width)
             changes.append(CalibrationChange(_number(change, "time_s"), cfx, cfy))
         return cls(
@@ -162,6 +197,13 @@ class CameraConfig:
             distortion=tuple(float(v) for v in table.get("distortion", [])),
             calibration_changes=tuple(sorted(changes, key=lambda c: c.time_s)),
         )
+
+
+def _size(table: dict[str, Any], key: str, default: int) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 8192:
+        raise SchemaError(f"cameras.{key} must be a whole number of pixels in 1..8192")
+    return value
 
 
 def _focal(table: dict[str, Any], width: int) -> tuple[float, float]:
@@ -215,6 +257,14 @@ class Recording:
     integrity: str = "structural"
     applied_every_n_ticks: int = 1
 
+    def __post_init__(self) -> None:
+        """Refuse rates that would divide by zero or never sample."""
+        for name in ("render_state_rate_hz", "geometry_rate_hz"):
+            if not getattr(self, name) > 0:
+                raise SchemaError(f"recording.{name} must be positive")
+        if self.applied_every_n_ticks < 1:
+            raise SchemaError("recording.applied_every_n_ticks must be at least 1")
+
     def to_json(self) -> dict[str, Any]:
         """Return the resolved recording table."""
         return {
@@ -256,6 +306,12 @@ class Scenario:
         names = [camera.name for camera in self.cameras]
         if len(set(names)) != len(names):
             raise SchemaError("two cameras share a name")
+        # Resolved: the task and controller as their kinds define them, with
+        # every default filled in, so a recording re-runs the same way even if a
+        # default changes later.
+        object.__setattr__(self, "task", task_from_json(self.task).to_json())
+        controller = controller_from_json(self.controller).to_json()
+        object.__setattr__(self, "controller", controller)
 
     @property
     def ticks(self) -> int:
@@ -307,7 +363,8 @@ class Scenario:
 
     @classmethod
     def _from_json(cls, document: dict[str, Any]) -> Scenario:
-        arm = document["arm"]
+        _known(document, _TOP_KEYS, "the scenario's top level")
+        arm = _known(document["arm"], _ARM_KEYS, "[arm]")
         links = tuple(_link(item) for item in arm["links"])
         model = ArmModel(
             links=links,
@@ -318,7 +375,9 @@ class Scenario:
             friction_nms_per_rad=_number(arm, "friction_nms_per_rad", 0.0),
             enforce_limits=bool(arm.get("enforce_limits", True)),
         )
-        initial = document.get("initial", {})
+        initial = _known(
+            document.get("initial", {}), ("q_rad", "dq_radps"), "[initial]"
+        )
         q = _floats(
             initial.get("q_rad", [0.0] * len(links)), len(links), "initial.q_rad"
         )
@@ -333,6 +392,7 @@ class Scenario:
                 else _floats(item["q_rad"], len(links), "resets.q_rad"),
             )
             for item in document.get("resets", [])
+            if _known(item, ("after_s", "q_rad"), "[[resets]]")
         )
         pushes = tuple(
             Push(
@@ -341,8 +401,18 @@ class Scenario:
                 _floats(item["force_n"], 2, "pushes.force_n"),  # type: ignore[arg-type]
             )
             for item in document.get("pushes", [])
+            if _known(item, ("start_s", "end_s", "force_n"), "[[pushes]]")
         )
-        recording = document.get("recording", {})
+        recording = _known(
+            document.get("recording", {}),
+            (
+                "render_state_rate_hz",
+                "geometry_rate_hz",
+                "integrity",
+                "applied_every_n_ticks",
+            ),
+            "[recording]",
+        )
         return cls(
             name=str(document.get("name", "scenario")),
             description=str(document.get("description", "")),
@@ -366,10 +436,31 @@ class Scenario:
         )
 
 
+_LINK_KEYS = ("length_m", "mass_kg", "inertia_kgm2", "com_m", "q_min_rad", "q_max_rad")
+
+
+def _known(table: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
+    """Refuse a misspelt key (``duraton_s`` would otherwise be silently ignored)."""
+    if not isinstance(table, dict):
+        raise SchemaError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise SchemaError(
+            f"unknown key {unknown[0]!r} in {where} (known: {', '.join(keys)})"
+        )
+    return table
+
+
 def _link(item: dict[str, Any]) -> Link:
+    _known(item, _LINK_KEYS, "[[arm.links]]")
     length, mass = _number(item, "length_m"), _number(item, "mass_kg")
+    # A resolved config writes an unlimited joint as null; TOML just leaves it out
+    # (and then the link's default, +-pi, applies).
+    bounds = {"q_min_rad": -math.inf, "q_max_rad": math.inf}
     limits = {
-        key: _number(item, key) for key in ("q_min_rad", "q_max_rad") if key in item
+        key: bounds[key] if item[key] is None else _number(item, key)
+        for key in ("q_min_rad", "q_max_rad")
+        if key in item
     }
     if "inertia_kgm2" not in item and "com_m" not in item:
         return Link.uniform_rod(length, mass, **limits)

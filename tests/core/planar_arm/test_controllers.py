@@ -21,12 +21,12 @@ from fsr_core.adapters.planar_arm.controllers import (
     ReachingController,
     TorqueController,
     controller_from_json,
-    plan_chunks,
 )
 from fsr_core.adapters.planar_arm.dynamics import gravity_torques
 from fsr_core.adapters.planar_arm.integrator import step
 from fsr_core.adapters.planar_arm.kinematics import tip_position
 from fsr_core.adapters.planar_arm.model import ArmModel, ArmState, Link
+from fsr_core.adapters.planar_arm.planning import plan_chunks
 from fsr_core.adapters.planar_arm.tasks import (
     MultiTargetTask,
     PeriodicCurveTask,

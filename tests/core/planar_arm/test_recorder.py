@@ -235,3 +235,42 @@ def test_controllers_carry_the_tip_to_the_target(tmp_path: Path, name: str) -> N
     tip = values[-1, [channels.index("tip_x"), channels.index("tip_y")]]
     ref = values[-1, [channels.index("ref_x"), channels.index("ref_y")]]
     assert np.linalg.norm(tip - ref) < 0.03
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"duraton_s": 2.0}, "unknown key 'duraton_s'"),
+        ({"recording": {"render_state_rate_hz": 0.0}}, "render_state_rate_hz"),
+        ({"recording": {"applied_every_n_ticks": 0}}, "applied_every_n_ticks"),
+        ({"task": {"kind": "teleport"}}, "task"),
+        ({"controller": {"kind": "pd", "kq": 1.0}}, "kq"),
+    ],
+)
+def test_scenario_mistakes_are_refused_with_the_key_named(
+    change: dict[str, Any], message: str
+) -> None:
+    from fsr_core.errors import SchemaError
+
+    document = _take_documents()["01_reach"]
+    document.update(change)
+    with pytest.raises(SchemaError, match=message):
+        Scenario.from_json(document)
+
+
+def test_a_camera_with_a_bad_rate_or_size_is_refused() -> None:
+    from fsr_core.errors import SchemaError
+
+    for key, value in (("rate_hz", -1.0), ("width", 64.5), ("codec", "gif")):
+        document = _take_documents()["01_reach"]
+        document["cameras"][0][key] = value
+        with pytest.raises(SchemaError, match=key):
+            Scenario.from_json(document)
+
+
+def test_the_resolved_config_fills_in_task_and_controller_defaults() -> None:
+    document = _take_documents()["01_reach"]
+    document["controller"] = {"kind": "pd"}
+    resolved = Scenario.from_json(document).resolved()
+    assert set(resolved["controller"]) >= {"kind", "kp", "kd", "gravity_compensation"}
+    assert Scenario.from_json(resolved).resolved() == resolved

@@ -1,0 +1,137 @@
+"""Rotation matrices and unit quaternions ``(x, y, z, w)``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.calibration._fields import POSE_SECTION
+from fsr_core.errors import CalibrationError
+
+__all__ = ["matrix_from_quaternion", "quaternion_from_matrix"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def matrix_from_quaternion(quaternion_xyzw: npt.ArrayLike) -> FloatArray:
+    """Return the rotation matrix of a quaternion.
+
+    Parameters
+    ----------
+    quaternion_xyzw
+        Four numbers ``(x, y, z, w)``; normalised before use.
+
+    Returns
+    -------
+    numpy.ndarray
+        A read-only (3, 3) float64 rotation matrix.
+
+    Raises
+    ------
+    ValueError
+        The input does not have shape (4,).
+    CalibrationError
+        The quaternion is non-finite or (nearly) zero.
+    """
+    q = np.asarray(quaternion_xyzw, dtype=np.float64)
+    if q.shape != (4,):
+        raise ValueError(f"quaternion_xyzw must have shape (4,), got {q.shape}")
+    norm = float(np.linalg.norm(q)) if np.isfinite(q).all() else math.nan
+    if not norm > 1e-12:
+        raise CalibrationError(
+            f"quaternion {q.tolist()} cannot be normalised", section=POSE_SECTION
+        )
+    x, y, z, w = (float(item) for item in q / norm)
+    matrix = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ],
+        dtype=np.float64,
+    )
+    matrix.setflags(write=False)
+    return matrix
+
+
+def quaternion_from_matrix(matrix: npt.ArrayLike, *, atol: float = 1e-6) -> FloatArray:
+    """Return the unit quaternion ``(x, y, z, w)`` of a rotation matrix.
+
+    Uses Shepperd's method (the largest of the trace and the diagonal picks the
+    numerically safest formula), so it is accurate for every rotation,
+    including half turns. The result has ``w >= 0``.
+
+    Parameters
+    ----------
+    matrix
+        A (3, 3) rotation matrix.
+    atol
+        Largest accepted deviation of ``matrix.T @ matrix`` from the identity.
+
+    Returns
+    -------
+    numpy.ndarray
+        A read-only (4,) float64 unit quaternion.
+
+    Raises
+    ------
+    ValueError
+        The input does not have shape (3, 3).
+    CalibrationError
+        The matrix is non-finite, not orthonormal within ``atol`` or a
+        reflection.
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.shape != (3, 3):
+        raise ValueError(f"matrix must have shape (3, 3), got {m.shape}")
+    if not np.isfinite(m).all():
+        raise CalibrationError(
+            "rotation matrix has non-finite entries", section=POSE_SECTION
+        )
+    error = float(np.abs(m.T @ m - np.eye(3)).max())
+    if error > atol or np.linalg.det(m) <= 0.0:
+        raise CalibrationError(
+            f"matrix is not a rotation (orthonormality error {error:.3g}, "
+            f"determinant {float(np.linalg.det(m)):.6g})",
+            section=POSE_SECTION,
+        )
+    q = _shepperd(m)
+    q = q / np.linalg.norm(q)
+    if q[3] < 0.0:
+        q = -q
+    q = q + 0.0
+    q.setflags(write=False)
+    return q
+
+
+def _shepperd(m: FloatArray) -> FloatArray:
+    """Return ``4 * q_p * q`` for the pivot component ``q_p`` of largest size."""
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    pivot = int(np.argmax([trace, m[0, 0], m[1, 1], m[2, 2]]))
+    if pivot == 0:  # 4 w^2 = 1 + trace
+        x, y, z = m[2, 1] - m[1, 2], m[0, 2] - m[2, 0], m[1, 0] - m[0, 1]
+        w = 1.0 + trace
+    elif pivot == 1:  # 4 x^2 = 1 + m00 - m11 - m22
+        x, y, z = (
+            1.0 + m[0, 0] - m[1, 1] - m[2, 2],
+            m[0, 1] + m[1, 0],
+            m[0, 2] + m[2, 0],
+        )
+        w = m[2, 1] - m[1, 2]
+    elif pivot == 2:  # 4 y^2 = 1 - m00 + m11 - m22
+        x, y, z = (
+            m[0, 1] + m[1, 0],
+            1.0 - m[0, 0] + m[1, 1] - m[2, 2],
+            m[1, 2] + m[2, 1],
+        )
+        w = m[0, 2] - m[2, 0]
+    else:  # 4 z^2 = 1 - m00 - m11 + m22
+        x, y, z = (
+            m[0, 2] + m[2, 0],
+            m[1, 2] + m[2, 1],
+            1.0 - m[0, 0] - m[1, 1] + m[2, 2],
+        )
+        w = m[1, 0] - m[0, 1]
+    return np.array([x, y, z, w], dtype=np.float64)

@@ -1,0 +1,144 @@
+"""Applied-control evidence: what a backend actually received at one tick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.control._fields import (
+    enum_field,
+    float_array_field,
+    identity,
+    integer_field,
+    json_object_field,
+    names_field,
+    text_field,
+    time_field,
+    with_prefix,
+)
+from fsr_core.control.enums import CommandSpace
+from fsr_core.errors import SchemaError
+
+__all__ = ["AppliedControl"]
+
+FloatArray = npt.NDArray[np.float64]
+
+_APPLIED: Final = "applied control"
+_APPLIED_KEYS: Final = (
+    "axes",
+    "chunk_id",
+    "command_space",
+    "sim_time_s",
+    "target",
+    "tick",
+    "values",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class AppliedControl:
+    """Evidence of the command a backend received at one tick.
+
+    This documents what happened; it is never converted into a command (a
+    resimulation submits :class:`AuthoredChunk` values only).
+
+    Parameters
+    ----------
+    tick
+        Simulation tick the command was applied at.
+    sim_time_s
+        Simulation time of that tick, seconds; finite and >= 0.
+    target
+        Resource or group that received the command.
+    command_space
+        What the values set.
+    axes
+        Names of the axes; non-empty and unique.
+    values
+        Applied values, shape (len(axes),), finite.
+    chunk_id
+        The authored chunk the command came from, when known.
+
+    Raises
+    ------
+    SchemaError
+        A field is invalid; the message starts with its JSON pointer.
+    """
+
+    tick: int
+    sim_time_s: float
+    target: str
+    command_space: CommandSpace
+    axes: tuple[str, ...]
+    values: FloatArray
+    chunk_id: str | None = None
+
+    def __post_init__(self) -> None:
+        """Check every field; store enums, tuples and a read-only array."""
+        integer_field(self.tick, "/tick", _APPLIED)
+        text_field(self.target, "/target", _APPLIED)
+        if self.chunk_id is not None:
+            text_field(self.chunk_id, "/chunk_id", _APPLIED)
+        axes = names_field(self.axes, "/axes", _APPLIED, unique=True)
+        normalised: dict[str, object] = {
+            "sim_time_s": time_field(self.sim_time_s, "/sim_time_s", _APPLIED),
+            "command_space": enum_field(
+                CommandSpace, self.command_space, "/command_space", _APPLIED
+            ),
+            "axes": axes,
+            "values": float_array_field(self.values, (len(axes),), "/values", _APPLIED),
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the evidence as a JSON object (``chunk_id`` may be null)."""
+        return {
+            "axes": list(self.axes),
+            "chunk_id": self.chunk_id,
+            "command_space": self.command_space.value,
+            "sim_time_s": self.sim_time_s,
+            "target": self.target,
+            "tick": self.tick,
+            "values": self.values.tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, obj: object, *, where: str = "") -> AppliedControl:
+        """Build the evidence from a parsed JSON object, strictly.
+
+        Parameters
+        ----------
+        obj
+            The value produced by :meth:`to_json`; every key is required.
+        where
+            JSON pointer of ``obj`` in a larger document.
+
+        Returns
+        -------
+        AppliedControl
+            The validated evidence.
+
+        Raises
+        ------
+        SchemaError
+            Not an object, a missing or unknown key, or an invalid field.
+        """
+        fields = json_object_field(obj, _APPLIED_KEYS, where, _APPLIED)
+        try:
+            return cls(**{key: fields[key] for key in _APPLIED_KEYS})
+        except SchemaError as exc:
+            raise with_prefix(exc, where) from exc
+
+    def __eq__(self, other: object) -> bool:
+        """Compare every field, arrays element-wise."""
+        if not isinstance(other, AppliedControl):
+            return NotImplemented
+        return identity(self) == identity(other)
+
+    def __hash__(self) -> int:
+        """Hash consistently with ``__eq__``."""
+        return hash(identity(self))

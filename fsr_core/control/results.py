@@ -1,0 +1,97 @@
+"""Chunk results: how a submitted chunk ended."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from fsr_core.control._fields import (
+    describe,
+    enum_field,
+    fail,
+    json_object_field,
+    text_field,
+    with_prefix,
+)
+from fsr_core.control.enums import ChunkStatus
+from fsr_core.errors import SchemaError
+
+__all__ = ["ChunkResult"]
+
+_RESULT: Final = "chunk result"
+_REASON_CODE = re.compile(r"[A-Z_]+")
+_RESULT_KEYS: Final = ("chunk_id", "reason_code", "status")
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """How a submitted chunk ended.
+
+    Parameters
+    ----------
+    chunk_id
+        The chunk concerned.
+    status
+        ``succeeded``, ``failed`` or ``cancelled``.
+    reason_code
+        Machine-readable reason, upper case letters and underscores
+        (``"COMPLETED"``, ``"TIMEOUT"``).
+
+    Raises
+    ------
+    SchemaError
+        A field is invalid; the message starts with its JSON pointer.
+    """
+
+    chunk_id: str
+    status: ChunkStatus
+    reason_code: str
+
+    def __post_init__(self) -> None:
+        """Check every field and store ``status`` as a :class:`ChunkStatus`."""
+        text_field(self.chunk_id, "/chunk_id", _RESULT)
+        status = enum_field(ChunkStatus, self.status, "/status", _RESULT)
+        code: object = self.reason_code
+        if not isinstance(code, str) or not _REASON_CODE.fullmatch(code):
+            raise fail(
+                "/reason_code",
+                f"expected upper case letters and underscores, found {describe(code)}",
+                _RESULT,
+            )
+        object.__setattr__(self, "status", status)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the result as a JSON object."""
+        return {
+            "chunk_id": self.chunk_id,
+            "reason_code": self.reason_code,
+            "status": self.status.value,
+        }
+
+    @classmethod
+    def from_json(cls, obj: object, *, where: str = "") -> ChunkResult:
+        """Build a result from a parsed JSON object, strictly.
+
+        Parameters
+        ----------
+        obj
+            The value produced by :meth:`to_json`.
+        where
+            JSON pointer of ``obj`` in a larger document.
+
+        Returns
+        -------
+        ChunkResult
+            The validated result.
+
+        Raises
+        ------
+        SchemaError
+            Not an object, a missing or unknown key, or an invalid field.
+        """
+        fields = json_object_field(obj, _RESULT_KEYS, where, _RESULT)
+        try:
+            return cls(**{key: fields[key] for key in _RESULT_KEYS})
+        except SchemaError as exc:
+            raise with_prefix(exc, where) from exc

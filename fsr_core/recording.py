@@ -1,0 +1,257 @@
+"""The format-neutral recording model the viewer reads (BRIEF §2).
+
+Every source (FSR files, skelarm logs, later LeRobot and MCAP) builds one
+:class:`RecordingModel`: timelines, channels, cameras, the planar kinematics
+needed to draw the arm, task overlays, markers, panel readouts, provenance,
+the validation state and what can re-render or re-simulate it. Views only
+read this model; they never parse a file.
+
+Time: each generation has its own simulation clock (a reset restarts it), so
+the model lays generations end to end on one *play time* axis, in seconds:
+``play_time_s = segment.start_play_s + (sim_time_s - segment.first_sim_time_s)``.
+Every series, frame list and marker is given on that axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.calibration import Calibration
+from fsr_core.media import RGBFrame
+
+__all__ = [
+    "CameraTrack",
+    "Channel",
+    "Integrity",
+    "Marker",
+    "MarkerKind",
+    "PlanarKinematics",
+    "RecordingModel",
+    "Segment",
+    "TaskOverlay",
+    "Timeline",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class Integrity(StrEnum):
+    """What a playlist badge says about a file."""
+
+    VALID = "valid"
+    UNVERIFIED = "integrity not verified"
+    RECOVERED = "recovered"
+    DEGRADED = "degraded"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One generation's stretch of the play-time axis."""
+
+    generation: int
+    start_play_s: float
+    end_play_s: float
+    first_sim_time_s: float
+    first_tick: int
+    last_tick: int
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Generations laid end to end; maps (generation, sim time) to play time."""
+
+    segments: tuple[Segment, ...]
+
+    @property
+    def duration_s(self) -> float:
+        """Play time from the first to the last sample."""
+        return self.segments[-1].end_play_s if self.segments else 0.0
+
+    def play_time(self, generation: int, sim_time_s: float | FloatArray) -> Any:
+        """Return the play time of a sample (scalar or array) of ``generation``."""
+        segment = self.segment(generation)
+        return segment.start_play_s + (
+            np.asarray(sim_time_s) - segment.first_sim_time_s
+        )
+
+    def segment(self, generation: int) -> Segment:
+        """Return the segment of ``generation`` (KeyError when absent)."""
+        for segment in self.segments:
+            if segment.generation == generation:
+                return segment
+        raise KeyError(generation)
+
+    def locate(self, play_time_s: float) -> tuple[int, float]:
+        """Return ``(generation, sim_time_s)`` at a play time (clamped)."""
+        if not self.segments:
+            return 0, 0.0
+        chosen = self.segments[0]
+        for segment in self.segments:
+            if play_time_s >= segment.start_play_s:
+                chosen = segment
+        offset = min(max(play_time_s, chosen.start_play_s), chosen.end_play_s)
+        return chosen.generation, chosen.first_sim_time_s + offset - chosen.start_play_s
+
+
+@dataclass(frozen=True, eq=False)
+class Channel:
+    """A numeric series: one column per component, on the play-time axis."""
+
+    name: str
+    times_s: FloatArray
+    values: FloatArray
+    unit: str = ""
+    label: str = ""
+    columns: tuple[str, ...] = ()
+
+    @property
+    def width(self) -> int:
+        """Number of components (columns)."""
+        return 1 if self.values.ndim == 1 else int(self.values.shape[1])
+
+    def index_at(self, play_time_s: float) -> int:
+        """Return the index of the last sample at or before ``play_time_s`` (>= 0)."""
+        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
+        return max(found, 0)
+
+    def value_at(self, play_time_s: float) -> FloatArray:
+        """Return the sample in force at ``play_time_s``."""
+        value: FloatArray = np.atleast_1d(self.values[self.index_at(play_time_s)])
+        return value
+
+
+class MarkerKind(StrEnum):
+    """Things the timeline marks."""
+
+    GENERATION_RESET = "generation_reset"
+    TERMINAL_CUT = "terminal_cut"
+    GAP = "gap"
+    EVENT = "event"
+    UNREADABLE = "unreadable"
+    CALIBRATION = "calibration"
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A point (or span) on the timeline with a label."""
+
+    kind: MarkerKind
+    play_time_s: float
+    label: str
+    end_play_s: float | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class PlanarKinematics:
+    """What drawing a planar arm needs: link lengths, base, COM offsets, limits."""
+
+    lengths_m: FloatArray
+    base_m: tuple[float, float] = (0.0, 0.0)
+    com_m: FloatArray | None = None
+    q_min_rad: FloatArray | None = None
+    q_max_rad: FloatArray | None = None
+
+    def joint_positions(self, q: npt.ArrayLike) -> FloatArray:
+        """Return base, joints and tip in plane coordinates, shape ``(n + 1, 2)``."""
+        angles = np.cumsum(np.asarray(q, dtype=np.float64))
+        steps = self.lengths_m[:, None] * np.stack([np.cos(angles), np.sin(angles)], 1)
+        points = np.vstack([np.zeros(2), np.cumsum(steps, axis=0)])
+        result: FloatArray = points + np.asarray(self.base_m)
+        return result
+
+    def com_positions(self, q: npt.ArrayLike) -> FloatArray | None:
+        """Return the centres of mass in plane coordinates, when known."""
+        if self.com_m is None:
+            return None
+        joints = self.joint_positions(q)
+        angles = np.cumsum(np.asarray(q, dtype=np.float64))
+        direction = np.stack([np.cos(angles), np.sin(angles)], 1)
+        result: FloatArray = joints[:-1] + self.com_m[:, None] * direction
+        return result
+
+    @property
+    def reach_m(self) -> float:
+        """Sum of the link lengths."""
+        return float(self.lengths_m.sum())
+
+
+@dataclass(frozen=True)
+class TaskOverlay:
+    """The task context to draw, in plane coordinates."""
+
+    kind: str
+    targets_xy: tuple[tuple[float, float], ...] = ()
+    target_labels: tuple[str, ...] = ()
+    tolerance_m: float | None = None
+    curve_xy: tuple[tuple[float, float], ...] = ()
+    reference_xy: tuple[tuple[float, float], ...] = ()
+    active_index: int | None = None
+
+
+@dataclass(frozen=True)
+class CameraTrack:
+    """One camera: when its frames are, and how to fetch one (on a worker thread).
+
+    ``fetch(index)`` decodes frame ``index`` and returns it with the calibration
+    in force for it (``None`` when the source has none). Each call opens what it
+    needs itself, so it is safe on any thread.
+    """
+
+    name: str
+    times_s: FloatArray
+    fetch: Callable[[int], tuple[RGBFrame, Calibration | None]] = field(repr=False)
+
+    def index_at(self, play_time_s: float) -> int | None:
+        """Return the index of the frame shown at ``play_time_s`` (None before)."""
+        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
+        return None if found < 0 else found
+
+
+@dataclass(frozen=True)
+class RecordingModel:
+    """A recording as the viewer sees it, whatever its source format."""
+
+    path: Path
+    source: str
+    title: str
+    timeline: Timeline
+    channels: dict[str, Channel]
+    cameras: tuple[CameraTrack, ...] = ()
+    kinematics: PlanarKinematics | None = None
+    joint_channel: str | None = None
+    overlays: dict[int, TaskOverlay] = field(default_factory=dict)
+    active_target_channel: str | None = None
+    external_force_channel: str | None = None
+    readouts: dict[str, str] = field(default_factory=dict)
+    markers: tuple[Marker, ...] = ()
+    provenance: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    integrity: Integrity = Integrity.VALID
+    integrity_reason: str = ""
+    report: dict[str, Any] = field(default_factory=dict)
+    can_rerender: str | None = None
+    can_resimulate: str | None = None
+
+    @property
+    def duration_s(self) -> float:
+        """Play-time length of the recording."""
+        return self.timeline.duration_s
+
+    def overlay_at(self, play_time_s: float) -> TaskOverlay | None:
+        """Return the task overlay of the generation playing at ``play_time_s``."""
+        generation, _ = self.timeline.locate(play_time_s)
+        return self.overlays.get(generation)
+
+    def joint_angles_at(self, play_time_s: float) -> FloatArray | None:
+        """Return the joint angles at ``play_time_s`` when the model knows them."""
+        if self.joint_channel is None:
+            return None
+        return self.channels[self.joint_channel].value_at(play_time_s)

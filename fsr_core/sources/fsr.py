@@ -1,0 +1,341 @@
+"""Build the viewer's :class:`~fsr_core.recording.RecordingModel` from an FSR file."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fsr_core.calibration import Calibration
+from fsr_core.format.reader import FsrReader
+from fsr_core.format.report import inspection_report
+from fsr_core.format.streams import StreamKind
+from fsr_core.media import RGBFrame
+from fsr_core.recording import (
+    CameraTrack,
+    Channel,
+    Integrity,
+    Marker,
+    MarkerKind,
+    PlanarKinematics,
+    RecordingModel,
+    Segment,
+    TaskOverlay,
+    Timeline,
+)
+
+__all__ = ["load_fsr"]
+
+
+def _timeline(reader: FsrReader) -> Timeline:
+    spans: dict[int, list[float]] = {}
+    ticks: dict[int, list[int]] = {}
+    for info in reader.streams.values():
+        rows = reader.rows(info.name)
+        for generation in np.unique(rows["generation"]):
+            mine = rows[rows["generation"] == generation]
+            span = spans.setdefault(int(generation), [np.inf, -np.inf])
+            span[0] = min(span[0], float(mine["sim_time_s"].min()))
+            span[1] = max(span[1], float(mine["sim_time_s"].max()))
+            tick = ticks.setdefault(int(generation), [2**63, -(2**63)])
+            tick[0] = min(tick[0], int(mine["tick"].min()))
+            tick[1] = max(tick[1], int(mine["tick"].max()))
+    segments = []
+    start = 0.0
+    for generation in sorted(spans):
+        first, last = spans[generation]
+        segments.append(
+            Segment(generation, start, start + last - first, first, *ticks[generation])
+        )
+        start += last - first
+    return Timeline(tuple(segments))
+
+
+def _play_times(reader: FsrReader, stream: str, timeline: Timeline) -> np.ndarray:
+    rows = reader.rows(stream)
+    times = np.empty(len(rows))
+    for generation in np.unique(rows["generation"]):
+        mask = rows["generation"] == generation
+        times[mask] = timeline.play_time(int(generation), rows["sim_time_s"][mask])
+    return times
+
+
+def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
+    channels: dict[str, Channel] = {}
+    for info in reader.streams.values():
+        spec = info.spec
+        if spec.kind is not StreamKind.NUMERIC or info.record_count == 0:
+            continue
+        _, _, values = reader.read_series(info.name)
+        flat = values.reshape(len(values), -1).astype(np.float64)
+        units = spec.units if isinstance(spec.units, tuple) else (spec.units,)
+        channels[info.name] = Channel(
+            name=info.name,
+            times_s=_play_times(reader, info.name, timeline),
+            values=flat,
+            unit=units[0] if len(set(units)) == 1 else "",
+            columns=spec.channels or tuple(str(i) for i in range(flat.shape[1])),
+        )
+    return channels
+
+
+def _derived(
+    channels: dict[str, Channel], stream: str, prefix: str, name: str
+) -> str | None:
+    """Add a channel made of ``stream``'s columns starting with ``prefix``."""
+    source = channels.get(stream)
+    if source is None:
+        return None
+    picks = [i for i, column in enumerate(source.columns) if column.startswith(prefix)]
+    if not picks:
+        return None
+    channels[name] = Channel(
+        name=name,
+        times_s=source.times_s,
+        values=source.values[:, picks],
+        columns=tuple(source.columns[i] for i in picks),
+    )
+    return name
+
+
+def _kinematics(metadata: dict[str, Any]) -> PlanarKinematics | None:
+    arm = (
+        metadata.get("config", {}).get("arm")
+        if isinstance(metadata.get("config"), dict)
+        else None
+    )
+    if not isinstance(arm, dict) or not isinstance(arm.get("links"), list):
+        return None
+    links = arm["links"]
+    limits_low = [
+        np.nan if link.get("q_min_rad") is None else link["q_min_rad"] for link in links
+    ]
+    limits_high = [
+        np.nan if link.get("q_max_rad") is None else link["q_max_rad"] for link in links
+    ]
+    return PlanarKinematics(
+        lengths_m=np.array([float(link["length_m"]) for link in links]),
+        base_m=(float(arm["base_m"][0]), float(arm["base_m"][1])),
+        com_m=np.array(
+            [float(link.get("com_m", link["length_m"] / 2)) for link in links]
+        ),
+        q_min_rad=np.array(limits_low, dtype=np.float64),
+        q_max_rad=np.array(limits_high, dtype=np.float64),
+    )
+
+
+def _overlays(reader: FsrReader) -> dict[int, TaskOverlay]:
+    overlays: dict[int, TaskOverlay] = {}
+    for info in reader.streams.values():
+        if info.spec.kind is not StreamKind.TASK:
+            continue
+        for record in reader.iter_records(info.name):
+            value = record.decoded
+            overlay = value.get("overlay") if isinstance(value, dict) else None
+            if not isinstance(overlay, dict):
+                continue
+            targets = overlay.get("targets") or []
+            overlays[record.generation] = TaskOverlay(
+                kind=str(overlay.get("kind", "")),
+                targets_xy=tuple(
+                    (float(t["xy"][0]), float(t["xy"][1])) for t in targets
+                ),
+                target_labels=tuple(str(t.get("label", "")) for t in targets),
+                tolerance_m=float(targets[0]["tolerance_m"]) if targets else None,
+                curve_xy=tuple(
+                    (float(x), float(y)) for x, y in overlay.get("curve_xy", [])
+                ),
+                reference_xy=tuple(
+                    (float(x), float(y)) for x, y in overlay.get("reference_xy", [])
+                ),
+                active_index=overlay.get("active_index"),
+            )
+    return overlays
+
+
+def _record_markers(reader: FsrReader, timeline: Timeline) -> list[Marker]:
+    """Markers from lifecycle and event records."""
+    markers: list[Marker] = []
+    for info in reader.streams.values():
+        kind = info.spec.kind
+        if kind not in (StreamKind.LIFECYCLE, StreamKind.EVENT):
+            continue
+        for record in reader.iter_records(info.name):
+            value = record.decoded if isinstance(record.decoded, dict) else {}
+            when = float(timeline.play_time(record.generation, record.sim_time_s))
+            event = value.get("event")
+            if kind is StreamKind.EVENT:
+                label = str(value.get("name", "event"))
+                markers.append(Marker(MarkerKind.EVENT, when, label))
+            elif event == "generation_reset":
+                label = f"generation {record.generation}"
+                markers.append(Marker(MarkerKind.GENERATION_RESET, when, label))
+            elif event == "terminal_semantic_cut":
+                markers.append(Marker(MarkerKind.TERMINAL_CUT, when, "terminal cut"))
+    return markers
+
+
+def _gap_markers(reader: FsrReader, timeline: Timeline) -> list[Marker]:
+    """Markers at the last record before each declared gap."""
+    markers: list[Marker] = []
+    if reader.footer is None:
+        return markers
+    for gap in reader.footer.gaps:
+        rows = reader.rows(gap.stream)
+        if not len(rows):
+            continue
+        seq = min(max(gap.after_seq, 0), len(rows) - 1)
+        generation, time_s = (
+            int(rows["generation"][seq]),
+            float(rows["sim_time_s"][seq]),
+        )
+        label = f"{gap.stream}: {gap.lost} lost ({gap.reason})"
+        markers.append(
+            Marker(MarkerKind.GAP, float(timeline.play_time(generation, time_s)), label)
+        )
+    return markers
+
+
+def _markers(reader: FsrReader, timeline: Timeline) -> tuple[Marker, ...]:
+    markers = _record_markers(reader, timeline) + _gap_markers(reader, timeline)
+    for epoch in reader.calibration_epochs():
+        if epoch.first_tick > 0 or epoch.epoch > 0:
+            when = float(timeline.play_time(epoch.generation, epoch.first_sim_time_s))
+            label = f"{epoch.camera} epoch {epoch.epoch}"
+            markers.append(Marker(MarkerKind.CALIBRATION, when, label))
+    return tuple(sorted(markers, key=lambda m: m.play_time_s))
+
+
+def _camera_tracks(
+    reader: FsrReader, path: Path, timeline: Timeline
+) -> tuple[CameraTrack, ...]:
+    local = threading.local()
+
+    def reader_here() -> FsrReader:
+        # One reader per thread: a reader belongs to the thread that uses it.
+        opened = getattr(local, "reader", None)
+        if opened is None:
+            opened = FsrReader.open(path)
+            local.reader = opened
+        return opened
+
+    tracks = []
+    for info in reader.streams.values():
+        spec = info.spec
+        if (
+            spec.kind is not StreamKind.CAMERA_RGB
+            or spec.camera is None
+            or not info.record_count
+        ):
+            continue
+
+        def fetch(
+            index: int, stream: str = info.name, camera: str = spec.camera
+        ) -> tuple[RGBFrame, Calibration | None]:
+            here = reader_here()
+            record = here.record(stream, index)
+            calibration = here.calibration(
+                camera, generation=record.generation, tick=record.tick
+            )
+            return here.media_frame(record).decoded, calibration
+
+        tracks.append(
+            CameraTrack(spec.camera, _play_times(reader, info.name, timeline), fetch)
+        )
+    return tuple(tracks)
+
+
+def _integrity(reader: FsrReader) -> tuple[Integrity, str]:
+    if reader.recovered:
+        info = reader.recovery
+        share = f"{100 * info.kept_fraction:.0f}%" if info else "?"
+        return Integrity.RECOVERED, f"recovered: truncated at {share}"
+    footer = reader.footer
+    if footer is not None and footer.recovered is not None:
+        return Integrity.RECOVERED, "recovered copy of a damaged file"
+    if footer is not None and footer.degraded:
+        return Integrity.DEGRADED, f"degraded: {len(footer.gaps)} gap(s)"
+    if reader.profile.value == "structural":
+        return Integrity.UNVERIFIED, "integrity not verified (structural profile)"
+    return Integrity.VALID, f"{reader.profile.value} profile"
+
+
+def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
+    """Open an FSR file and build its recording model.
+
+    Raises
+    ------
+    FsrError
+        The file cannot be trusted at all (the playlist greys it out with the
+        error's message).
+    """
+    source = Path(path)
+    with FsrReader.open(source, recover=recover) as reader:
+        timeline = _timeline(reader)
+        channels = _channels(reader, timeline)
+        planar = (
+            reader.metadata.get("simulation_contract", {}).get("simulator")
+            == "planar_arm"
+        )
+        stream = "observations.arm"
+        joint = _derived(channels, stream, "q", "q") if planar else None
+        if joint is not None:
+            columns = channels[joint].columns
+            picks = [i for i, c in enumerate(columns) if c[1:].isdigit()]
+            channels[joint] = Channel(
+                "q",
+                channels[joint].times_s,
+                channels[joint].values[:, picks],
+                "rad",
+                "joint angle",
+                tuple(columns[i] for i in picks),
+            )
+        force = _derived(channels, stream, "ext_f", "ext_force") if planar else None
+        active = (
+            _derived(channels, stream, "active_target", "active_target")
+            if planar
+            else None
+        )
+        readouts = {}
+        if planar:
+            readouts = {
+                "friction": f"{stream}:friction",
+                "tip speed": f"{stream}:tip_speed",
+            }
+        integrity, reason = _integrity(reader)
+        streams = {
+            info.spec.kind for info in reader.streams.values() if info.record_count
+        }
+        config_ok = (
+            "config" in reader.metadata and "simulation_contract" in reader.metadata
+        )
+        return RecordingModel(
+            path=source,
+            source="fsr",
+            title=str(reader.metadata.get("run", {}).get("name", source.stem)),
+            timeline=timeline,
+            channels=channels,
+            cameras=_camera_tracks(reader, source, timeline),
+            kinematics=_kinematics(reader.metadata) if planar else None,
+            joint_channel=joint,
+            overlays=_overlays(reader),
+            active_target_channel=active,
+            external_force_channel=force,
+            readouts=readouts,
+            markers=_markers(reader, timeline),
+            provenance=dict(reader.footer.provenance) if reader.footer else {},
+            metadata=reader.metadata,
+            integrity=integrity,
+            integrity_reason=reason,
+            report=inspection_report(reader),
+            can_rerender=None
+            if StreamKind.RENDER_STATE in streams
+            else "no render state recorded",
+            can_resimulate=(
+                None
+                if config_ok and StreamKind.CONTROL_AUTHORED in streams
+                else "no resolved config and authored control recorded"
+            ),
+        )
