@@ -10,23 +10,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PYTHON=${PYTHON:-python3}
-VENV=.venv
-STAMP="$VENV/.fsr-test-install"
-
-if ! "$VENV/bin/python" -c '' 2>/dev/null; then
-    echo "==> creating $VENV with $("$PYTHON" --version 2>&1)"
-    "$PYTHON" -m venv --clear "$VENV"
-fi
-
-# Reinstall only when pyproject.toml (the dependency list) has changed.
-wanted=$("$VENV/bin/python" -c \
-    'import hashlib, sys; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest(), sys.version)')
-if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$wanted" ]]; then
-    echo "==> installing -e '.[test]' into $VENV"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-        -e '.[test]'
-    printf '%s\n' "$wanted" > "$STAMP"
-fi
+# shellcheck source=tools/venv.sh
+source tools/venv.sh
+ensure_venv '.[test]' test
 
 exec "$VENV/bin/python" tools/check.py "$@"

@@ -226,11 +226,7 @@ class FsrWriter:
         a value the reader would reject is refused before anything is written.
         Images and packed arrays are encoded on a worker thread.
         """
-        self._raise_if_failed()
-        if self._state != "open":
-            raise WriterStateError(
-                f"write() on a writer that is {self._state}", path=self._final
-            )
+        self._ensure_open("write")
         prepared = self._checks.prepare(
             stream,
             value,
@@ -267,11 +263,7 @@ class FsrWriter:
         ``value`` is the decoded payload for JSON and intrinsics streams, whose
         contents the writer's checks need; other payloads are stored as given.
         """
-        self._raise_if_failed()
-        if self._state != "open":
-            raise WriterStateError(
-                f"write_encoded() on a writer that is {self._state}", path=self._final
-            )
+        self._ensure_open("write_encoded")
         prepared = self._checks.prepare(
             stream,
             value,
@@ -337,6 +329,14 @@ class FsrWriter:
         self._cleanup()
 
     # ---------------------------------------------------------------- internals
+    def _ensure_open(self, method: str) -> None:
+        """Raise the worker's failure, or misuse of a writer that is not open."""
+        self._raise_if_failed()
+        if self._state != "open":
+            raise WriterStateError(
+                f"{method}() on a writer that is {self._state}", path=self._final
+            )
+
     def _put(self, item: Any) -> None:
         while True:
             self._raise_if_failed()
