@@ -119,12 +119,11 @@ def render_state_stream(
 
 
 def geometry_streams(prefix: str = "scene.geometry") -> list[StreamSpec]:
-    """Scene geometry: meshes stored once, and body transforms at a rate.
+    """Define the mesh stream of scene geometry (meshes are stored once).
 
-    The mesh stream holds one record per mesh (``vertices`` float32 (N, 3),
-    ``faces`` uint32 (M, 3), metadata ``mesh_id`` and ``body``); the transform
-    stream holds, per sample, one row ``[x, y, z, qx, qy, qz, qw]`` per body,
-    in the order the stream's ``bodies`` attribute lists.
+    One record per mesh: ``vertices`` float32 (N, 3) and ``faces`` uint32
+    (M, 3), with metadata ``mesh_id`` and ``body``. Body poses over time go to
+    :func:`geometry_transform_stream`.
     """
     return [
         StreamSpec(

@@ -177,6 +177,8 @@ class _Run:
             self.done_ticks += 1
             if self.progress is not None and tick % 50 == 0:
                 self.progress(self.done_ticks / self.total_ticks)
+        if pushing:  # a push still acting when the generation ends
+            self._event("push_ended", generation, ticks - 1, force_n=[0.0, 0.0])
         self._generation_summary(generation, ticks, state)
         return ticks
 

@@ -344,9 +344,10 @@ class Scenario:
         document = self.resolved()
         arm = document["arm"]
         for link in arm["links"]:
-            for key in ("q_min_rad", "q_max_rad"):
+            # The resolved form writes an unlimited joint as null; TOML says inf.
+            for key, bound in (("q_min_rad", -math.inf), ("q_max_rad", math.inf)):
                 if link[key] is None:
-                    del link[key]
+                    link[key] = bound
         return dumps_toml(
             document, header=f"FSR Viewer planar-arm scenario: {self.name}"
         )
@@ -364,6 +365,10 @@ class Scenario:
     @classmethod
     def _from_json(cls, document: dict[str, Any]) -> Scenario:
         _known(document, _TOP_KEYS, "the scenario's top level")
+        if document.get("format", SCENARIO_FORMAT) != SCENARIO_FORMAT:
+            raise SchemaError(
+                f"format {document['format']!r} is not {SCENARIO_FORMAT!r}"
+            )
         arm = _known(document["arm"], _ARM_KEYS, "[arm]")
         links = tuple(_link(item) for item in arm["links"])
         model = ArmModel(
@@ -451,14 +456,25 @@ def _known(table: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
     return table
 
 
+def _limit(value: Any, key: str, unlimited: float) -> float:
+    """Return a joint limit: a number, or ``inf`` / null for an unlimited joint."""
+    if value is None:
+        return unlimited
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SchemaError(f"{key} must be a number, found {value!r}")
+    number = float(value)
+    if math.isnan(number) or (math.isinf(number) and number != unlimited):
+        raise SchemaError(f"{key} must be a finite number or {unlimited}")
+    return number
+
+
 def _link(item: dict[str, Any]) -> Link:
     _known(item, _LINK_KEYS, "[[arm.links]]")
     length, mass = _number(item, "length_m"), _number(item, "mass_kg")
     # A resolved config writes an unlimited joint as null; TOML just leaves it out
     # (and then the link's default, +-pi, applies).
-    bounds = {"q_min_rad": -math.inf, "q_max_rad": math.inf}
     limits = {
-        key: bounds[key] if item[key] is None else _number(item, key)
+        key: _limit(item[key], key, -math.inf if key == "q_min_rad" else math.inf)
         for key in ("q_min_rad", "q_max_rad")
         if key in item
     }

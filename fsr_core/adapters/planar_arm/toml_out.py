@@ -20,8 +20,10 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("TOML scenario values must be finite")
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"  # TOML has infinities
+        if math.isnan(value):
+            raise ValueError("TOML scenario values must not be NaN")
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)

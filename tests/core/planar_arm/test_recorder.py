@@ -274,3 +274,15 @@ def test_the_resolved_config_fills_in_task_and_controller_defaults() -> None:
     resolved = Scenario.from_json(document).resolved()
     assert set(resolved["controller"]) >= {"kind", "kp", "kd", "gravity_compensation"}
     assert Scenario.from_json(resolved).resolved() == resolved
+
+
+def test_an_unlimited_joint_survives_the_toml_round_trip(tmp_path: Path) -> None:
+    document = _take_documents()["01_reach"]
+    document["arm"]["links"][0].pop("q_min_rad")
+    document["arm"]["links"][0]["q_max_rad"] = None
+    scenario = Scenario.from_json(document)
+    assert scenario.model.links[0].q_max_rad == float("inf")
+    path = tmp_path / "unlimited.toml"
+    path.write_text(scenario.to_toml(), encoding="utf-8")
+    assert "q_max_rad = inf" in path.read_text(encoding="utf-8")
+    assert load_scenario(path).resolved() == scenario.resolved()
