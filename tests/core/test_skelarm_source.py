@@ -471,7 +471,7 @@ def test_archive_over_the_size_limit_is_refused_before_loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(tmp_path / "big.sklog.npz")
-    monkeypatch.setattr(skelarm_source, "MAX_UNCOMPRESSED_BYTES", 256)
+    monkeypatch.setattr(skelarm_source.archive, "MAX_UNCOMPRESSED_BYTES", 256)
 
     with pytest.raises(LimitExceededError, match="inflate to") as caught:
         load_skelarm(path)

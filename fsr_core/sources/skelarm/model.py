@@ -1,0 +1,224 @@
+"""The :class:`~fsr_core.recording.RecordingModel` of a skelarm log.
+
+Channels, the derived ``tip_speed``, readouts, target markers, provenance,
+capabilities and :func:`load_skelarm` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.recording import (
+    Channel,
+    Integrity,
+    Marker,
+    MarkerKind,
+    PlanarKinematics,
+    RecordingModel,
+    Segment,
+    TaskOverlay,
+    Timeline,
+)
+from fsr_core.sources.skelarm.kinematics import skeleton_kinematics, tip_speed
+from fsr_core.sources.skelarm.log import CheckedLog, check_log
+from fsr_core.sources.skelarm.overlays import follow_active, task_overlay
+
+__all__ = ["DERIVED_CHANNELS", "GUI_PRODUCER", "load_skelarm"]
+
+FloatArray = npt.NDArray[np.float64]
+
+GUI_PRODUCER = "skelarm_simulator"
+"""The ``producer`` skelarm's interactive simulators write."""
+DERIVED_CHANNELS = ("tip_speed",)
+"""Channels this module computes; every other channel is a member of the log."""
+
+
+def _describe(
+    key: str, values: FloatArray, spec: Any
+) -> tuple[str, str, tuple[str, ...]]:
+    """Return a channel's unit, label and columns from ``[channels.<key>]``."""
+    spec = spec if isinstance(spec, dict) else {}
+    width = 1 if values.ndim == 1 else values.shape[1]
+    default = (key,) if values.ndim == 1 else tuple(f"{key}[{j}]" for j in range(width))
+    columns = spec.get("columns")
+    if not (
+        isinstance(columns, list)
+        and len(columns) == width
+        and all(isinstance(column, str) for column in columns)
+    ):
+        columns = default
+    unit = spec.get("unit")
+    label = spec.get("label")
+    return (
+        unit if isinstance(unit, str) else "",
+        label if isinstance(label, str) else key,
+        tuple(columns),
+    )
+
+
+def _channels(
+    log: CheckedLog, play_times: FloatArray, kinematics: PlanarKinematics | None
+) -> dict[str, Channel]:
+    specs = log.meta.get("channels")
+    specs = specs if isinstance(specs, dict) else {}
+    channels: dict[str, Channel] = {}
+    for key, values in log.arrays.items():
+        unit, label, columns = _describe(key, values, specs.get(key))
+        channels[key] = Channel(key, play_times, values, unit, label, columns)
+    dq = log.arrays.get("dq")
+    q = log.arrays["q"]
+    if (
+        "tip_speed" not in channels  # a recorded tip_speed is kept as it is
+        and kinematics is not None
+        and dq is not None
+        and dq.shape == q.shape
+    ):
+        speed = tip_speed(kinematics, q, dq)
+        speed.flags.writeable = False
+        channels["tip_speed"] = Channel(
+            "tip_speed", play_times, speed, "m/s", "tip speed (derived)", ("tip_speed",)
+        )
+    return channels
+
+
+def _readouts(channels: Mapping[str, Channel]) -> dict[str, str]:
+    """Side-panel readouts as ``"channel:column"``, like the FSR source's."""
+    readouts: dict[str, str] = {}
+    for label, key in (
+        ("friction", "friction"),
+        ("tip speed", "tip_speed"),
+        ("active target", "active_target"),
+    ):
+        channel = channels.get(key)
+        if channel is not None and channel.width == 1:
+            readouts[label] = f"{key}:{channel.columns[0]}"
+    return readouts
+
+
+def _target_markers(
+    active: FloatArray | None, play_times: FloatArray, overlay: TaskOverlay | None
+) -> tuple[Marker, ...]:
+    if active is None or len(active) < 2:
+        return ()
+    indices = np.rint(active).astype(np.int64)
+    labels = overlay.target_labels if overlay is not None else ()
+    markers = []
+    for frame in np.flatnonzero(np.diff(indices)) + 1:
+        index = int(indices[frame])
+        text = f"target → {index}"
+        if 0 <= index < len(labels) and labels[index]:
+            text += f" ({labels[index]})"
+        markers.append(Marker(MarkerKind.EVENT, float(play_times[frame]), text))
+    return tuple(markers)
+
+
+def _resimulation(
+    meta: Mapping[str, Any], arrays: Mapping[str, FloatArray]
+) -> str | None:
+    extra = meta.get("extra")
+    extra = extra if isinstance(extra, dict) else {}
+    if not isinstance(extra.get("source_config"), dict):
+        return (
+            "no embedded scenario config (a programmatic skelarm run): "
+            "skelarm's rerun_log cannot rebuild it"
+        )
+    if not isinstance(extra.get("run"), dict):
+        return "no resolved run settings ([extra.run]) to re-simulate with"
+    if meta.get("producer") == GUI_PRODUCER or "active_target" in arrays:
+        return (
+            "recorded in skelarm's interactive simulator: mouse-drag forces, GUI "
+            "friction and live target switches shaped the motion and are not "
+            "replayed, so a re-simulation would give the unperturbed scenario, not "
+            "this recording"
+        )
+    return None
+
+
+def _provenance(meta: Mapping[str, Any]) -> dict[str, Any]:
+    extra = meta.get("extra")
+    versions = extra.get("provenance") if isinstance(extra, dict) else None
+    provenance: dict[str, Any] = dict(versions) if isinstance(versions, dict) else {}
+    for key in ("producer", "created_at", "schema_version"):
+        if key in meta:
+            provenance[key] = meta[key]
+    return provenance
+
+
+def _title(path: Path) -> str:
+    name = path.name
+    for suffix in (".sklog.npz", ".npz"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _report(log: CheckedLog, notes: list[str]) -> dict[str, Any]:
+    return {
+        "source": "skelarm",
+        "schema_version": log.meta.get("schema_version"),
+        "producer": log.meta.get("producer"),
+        "frames": len(log.times_s),
+        "span_s": float(log.times_s[-1] - log.times_s[0]),
+        "channels": {key: list(values.shape) for key, values in log.arrays.items()},
+        "notes": list(notes),
+    }
+
+
+def load_skelarm(path: str | Path) -> RecordingModel:
+    """Open a skelarm ``.sklog.npz`` state log and build its recording model.
+
+    The log becomes one segment (generation 0) from ``time[0]`` to ``time[-1]``;
+    play time is ``time - time[0]``. ``q`` is the joint channel, ``ext_force``
+    the external-force channel and ``active_target`` (rounded when used) the
+    active-target channel; each change of the active target is an EVENT marker.
+
+    Raises
+    ------
+    FsrError
+        A subclass naming the file and the problem: the path cannot be opened
+        (:class:`OpenFailedError`), is not a zip (:class:`BadMagicError`), is
+        too large (:class:`LimitExceededError`), has damaged members
+        (:class:`CorruptRecordError`), an unknown schema version
+        (:class:`UnsupportedVersionError`) or contents that are not a skelarm
+        log (:class:`SchemaError`).
+    """
+    source = Path(path)
+    log = check_log(source)
+    notes: list[str] = []
+    q = log.arrays["q"]
+    kinematics = skeleton_kinematics(log.meta, q.shape[1], str(source), notes)
+    play_times = log.times_s - log.times_s[0]
+    play_times.flags.writeable = False
+    span_s = float(play_times[-1])
+    timeline = Timeline(
+        (Segment(0, 0.0, span_s, float(log.times_s[0]), 0, len(play_times) - 1),)
+    )
+    channels = _channels(log, play_times, kinematics)
+    active = log.arrays.get("active_target")
+    overlay = follow_active(task_overlay(log.meta, kinematics, notes), active)
+    return RecordingModel(
+        path=source,
+        source="skelarm",
+        title=_title(source),
+        timeline=timeline,
+        channels=channels,
+        kinematics=kinematics,
+        joint_channel="q",
+        overlays={} if overlay is None else {0: overlay},
+        active_target_channel="active_target" if active is not None else None,
+        external_force_channel="ext_force" if "ext_force" in log.arrays else None,
+        readouts=_readouts(channels),
+        markers=_target_markers(active, play_times, overlay),
+        provenance=_provenance(log.meta),
+        metadata=log.meta,
+        integrity=Integrity.UNVERIFIED,
+        integrity_reason="skelarm log: no checksums",
+        report=_report(log, notes),
+        can_rerender="skelarm logs have no render state",
+        can_resimulate=_resimulation(log.meta, log.arrays),
+    )
