@@ -1,5 +1,10 @@
 """fsr-viewer: play, inspect and recover FSR robot-simulation recordings.
 
+Player and export:
+  FILE...                             open recordings in the player
+  FILE --export OUT.mp4|OUT.gif       render a video headlessly
+       [--panel] [--fps N] [--speed S] [--show-com]
+
 Subcommands:
   inspect FILE [--json] [--verify]   validation report (exit 0 valid, 1 not)
   recover DAMAGED OUT                 sealed copy of what can be trusted
@@ -14,6 +19,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +29,7 @@ from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.recovery import recover_file
 from fsr_core.format.report import inspection_report
+from fsr_core.sources import open_recording
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
 logger = logging.getLogger(__name__)
@@ -72,6 +79,114 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+SUBCOMMANDS = frozenset({"inspect", "recover", "sample", "demo", "simulate"})
+_EXPORT_SUFFIXES = (".mp4", ".gif")
+
+
+def _player_parser() -> argparse.ArgumentParser:
+    """Build the player/export form: ``fsr-viewer FILE... [--export OUT]``."""
+    parser = argparse.ArgumentParser(
+        prog="fsr-viewer",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="show tracebacks and debug logs"
+    )
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="OUT",
+        help="render OUT.mp4 or OUT.gif headlessly (never overwrites) and exit",
+    )
+    parser.add_argument(
+        "--panel", action="store_true", help="put the readout panel right of the arm"
+    )
+    parser.add_argument("--fps", type=float, default=30.0, help="frames per second")
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="play-time seconds per video second"
+    )
+    parser.add_argument(
+        "--show-com", action="store_true", help="draw the links' centres of mass"
+    )
+    return parser
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse a subcommand line, or else the player/export form."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((word for word in words if not word.startswith("-")), None)
+    if first in SUBCOMMANDS:
+        return _parser().parse_args(words)
+    parser = _player_parser()
+    args = parser.parse_args(words)
+    args.command = "play"
+    if args.export is not None:
+        if len(args.files) != 1:
+            parser.error("--export takes a single recording")
+        if args.export.suffix.lower() not in _EXPORT_SUFFIXES:
+            parser.error(f"--export {args.export}: the extension must be .mp4 or .gif")
+        if not (args.fps > 0 and args.speed > 0):
+            parser.error("--fps and --speed must be positive")
+    return args
+
+
+class _ProgressBar:
+    """``[#####.....] 42/120 frames`` on stderr, rewritten in place."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self._shown = False
+        self._last_s = -1.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now_s = time.monotonic()
+        if done < total and now_s - self._last_s < 0.1:
+            return
+        self._last_s = now_s
+        filled = self.WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        sys.stderr.write(f"\r[{bar}] {done}/{total} frames")
+        sys.stderr.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            sys.stderr.write("\n")
+            self._shown = False
+
+
+def _play(args: argparse.Namespace) -> int:
+    if args.export is None:
+        _out("the player window is not part of this build yet")
+        return 0
+    from app.export import ensure_gui_app, export_video
+
+    model = open_recording(args.files[0])
+    ensure_gui_app()
+    bar = _ProgressBar()
+    try:
+        result = export_video(
+            model,
+            args.export,
+            fps=args.fps,
+            speed=args.speed,
+            panel=args.panel,
+            show_com=args.show_com,
+            progress=bar,
+        )
+    finally:
+        bar.close()
+    _out(
+        f"{result.path}: {result.frames} frames, {result.width}x{result.height}, "
+        f"{result.frames / args.fps:.2f} s at {args.fps:g} fps "
+        f"(exported in {result.seconds:.1f} s)"
+    )
+    return 0
+
+
 def _inspect(args: argparse.Namespace) -> int:
     with FsrReader.open(args.file) as reader:
         report = inspection_report(reader, verify=args.verify)
@@ -106,7 +221,7 @@ def _sample(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 data problem, 2 usage)."""
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -117,6 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sample": _sample,
         "demo": sim_commands.run_demo,
         "simulate": sim_commands.run_simulate,
+        "play": _play,
     }
     try:
         return handlers[args.command](args)

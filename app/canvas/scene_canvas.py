@@ -1,0 +1,495 @@
+"""The planar scene: the arm, its task overlays and the tip force, at a play time.
+
+:class:`SceneCanvas` paints with ``QPainter`` only (no widgets), so the same
+code draws the window's view and every export frame. The view is fitted once
+per recording (the arm's whole reach around its base plus every overlay point,
+with a margin), so the picture never rescales while it plays. The plane's y
+axis points up. Colours follow the recorder's camera renderer
+(:mod:`fsr_core.adapters.planar_arm.render`), so a link has the same colour in
+the camera frames and here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+)
+
+from fsr_core.adapters.planar_arm.render import (
+    ACTIVE_TARGET_COLOR,
+    BASE_COLOR,
+    FORCE_COLOR,
+    JOINT_COLOR,
+    LINK_COLORS,
+    TARGET_COLOR,
+    TIP_COLOR,
+)
+from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
+
+__all__ = ["SceneCanvas", "SceneOptions"]
+
+FloatArray = npt.NDArray[np.float64]
+Rgb = tuple[int, int, int]
+
+BACKGROUND: Final[Rgb] = (240, 242, 245)
+WORKSPACE_FILL: Final[Rgb] = (251, 251, 252)
+WORKSPACE_COLOR: Final[Rgb] = (214, 219, 227)
+GROUND_COLOR: Final[Rgb] = (150, 156, 166)
+COM_COLOR: Final[Rgb] = (196, 30, 58)
+CURVE_COLOR: Final[Rgb] = (140, 146, 156)
+REFERENCE_COLOR: Final[Rgb] = (120, 128, 142)
+TEXT_COLOR: Final[Rgb] = (44, 48, 56)
+MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
+
+#: Empty space around the fitted scene, as a fraction of its larger side.
+_MARGIN: Final = 0.07
+#: The peak force of the recording is drawn this long, as a fraction of the reach.
+_FORCE_SPAN: Final = 0.4
+#: Rings of targets without a tolerance (and the smallest ring), in pixels.
+_MIN_RING_PX: Final = 7.0
+_NO_KINEMATICS: Final = "no planar kinematics in this recording"
+
+
+@dataclass(frozen=True)
+class SceneOptions:
+    """What the scene draws besides the arm."""
+
+    show_com: bool = False
+    show_force: bool = True
+    show_targets: bool = True
+    show_reference: bool = True
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """The plane rectangle (metres) that the view shows, fitted once."""
+
+    center_x_m: float
+    center_y_m: float
+    width_m: float
+    height_m: float
+
+
+def _color(rgb: Rgb, alpha: int = 255) -> QColor:
+    return QColor(rgb[0], rgb[1], rgb[2], alpha)
+
+
+def _darker(rgb: Rgb, factor: float = 0.72) -> QColor:
+    return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+def _pen(
+    color: QColor,
+    width_px: float,
+    style: Qt.PenStyle = Qt.PenStyle.SolidLine,
+) -> QPen:
+    pen = QPen(color, width_px, style, Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+def _overlay_points(overlay: TaskOverlay) -> list[tuple[float, float]]:
+    """Every plane point an overlay draws, tolerance rings included."""
+    points = list(overlay.curve_xy) + list(overlay.reference_xy)
+    pad = overlay.tolerance_m or 0.0
+    for x, y in overlay.targets_xy:
+        points += [(x - pad, y - pad), (x + pad, y + pad)]
+    return points
+
+
+def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
+    reach = max(kinematics.reach_m, 1e-6)
+    base_x, base_y = kinematics.base_m
+    points = [(base_x - reach, base_y - reach), (base_x + reach, base_y + reach)]
+    for overlay in model.overlays.values():
+        points += _overlay_points(overlay)
+    array = np.asarray(points, dtype=np.float64)
+    array = array[np.isfinite(array).all(axis=1)]
+    low, high = array.min(axis=0), array.max(axis=0)
+    span = float((high - low).max())
+    size = high - low + 2.0 * _MARGIN * span
+    center = 0.5 * (low + high)
+    return _Fit(float(center[0]), float(center[1]), float(size[0]), float(size[1]))
+
+
+def _peak_force(model: RecordingModel) -> float:
+    name = model.external_force_channel
+    if name is None or name not in model.channels:
+        return 0.0
+    values = model.channels[name].values
+    if values.ndim != 2 or values.shape[1] < 2:
+        return 0.0
+    norms = np.hypot(values[:, 0], values[:, 1])
+    norms = norms[np.isfinite(norms)]
+    return float(norms.max()) if norms.size else 0.0
+
+
+def _font(pixel_size: float, *, bold: bool = False) -> QFont:
+    font = QFont(QGuiApplication.font())
+    font.setPixelSize(max(round(pixel_size), 1))
+    font.setBold(bold)
+    return font
+
+
+def _polygon(points_px: FloatArray) -> QPolygonF:
+    return QPolygonF([QPointF(float(x), float(y)) for x, y in points_px])
+
+
+def _disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
+    painter.drawEllipse(center, radius_px, radius_px)
+
+
+class SceneCanvas:
+    """Draws a RecordingModel's planar scene at a play time with QPainter.
+
+    No widgets: :meth:`paint` serves the window's view and the export alike.
+    """
+
+    def __init__(
+        self, model: RecordingModel, options: SceneOptions = SceneOptions()
+    ) -> None:
+        self._model = model
+        self._options = options
+        self._kinematics = model.kinematics
+        self._fit = None if model.kinematics is None else _fit(model, model.kinematics)
+        peak = _peak_force(model)
+        reach = 0.0 if model.kinematics is None else model.kinematics.reach_m
+        self._force_m_per_n = _FORCE_SPAN * reach / peak if peak > 0.0 else 0.0
+
+    @property
+    def model(self) -> RecordingModel:
+        """The recording drawn."""
+        return self._model
+
+    @property
+    def options(self) -> SceneOptions:
+        """What is drawn besides the arm."""
+        return self._options
+
+    # -- geometry ---------------------------------------------------------
+
+    def _scale(self, rect: QRectF) -> float:
+        """Pixels per metre for ``rect``."""
+        if self._fit is None:
+            return 1.0
+        return min(rect.width() / self._fit.width_m, rect.height() / self._fit.height_m)
+
+    def to_pixel(self, rect: QRectF, xy_plane: npt.ArrayLike) -> FloatArray:
+        """Map plane points (metres, y up), shape ``(..., 2)``, to pixels."""
+        points = np.asarray(xy_plane, dtype=np.float64)
+        center_x = self._fit.center_x_m if self._fit else 0.0
+        center_y = self._fit.center_y_m if self._fit else 0.0
+        scale = self._scale(rect)
+        result: FloatArray = np.empty_like(points)
+        result[..., 0] = rect.center().x() + (points[..., 0] - center_x) * scale
+        result[..., 1] = rect.center().y() - (points[..., 1] - center_y) * scale
+        return result
+
+    def _point(self, rect: QRectF, xy_plane: npt.ArrayLike) -> QPointF:
+        x, y = self.to_pixel(rect, xy_plane)
+        return QPointF(float(x), float(y))
+
+    # -- painting ---------------------------------------------------------
+
+    def render(self, play_time_s: float, width: int, height: int) -> QImage:
+        """Return the scene at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
+        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(_color(BACKGROUND))
+        painter = QPainter(image)
+        try:
+            self.paint(painter, QRectF(0.0, 0.0, width, height), play_time_s)
+        finally:
+            painter.end()
+        return image.convertToFormat(QImage.Format.Format_RGB888)
+
+    def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
+        """Paint the scene at ``play_time_s`` into ``rect`` (fills it)."""
+        painter.save()
+        try:
+            painter.setClipRect(rect)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            painter.fillRect(rect, _color(BACKGROUND))
+            kinematics = self._kinematics
+            q = self._model.joint_angles_at(play_time_s)
+            if kinematics is None or q is None:
+                self._paint_message(painter, rect)
+            else:
+                self._paint_scene(painter, rect, kinematics, q, play_time_s)
+            self._paint_time(painter, rect, play_time_s)
+        finally:
+            painter.restore()
+
+    def _link_width(self, rect: QRectF, kinematics: PlanarKinematics) -> float:
+        reach_px = kinematics.reach_m * self._scale(rect)
+        return float(np.clip(0.038 * reach_px, 3.0, 30.0))
+
+    def _paint_scene(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        kinematics: PlanarKinematics,
+        q: FloatArray,
+        play_time_s: float,
+    ) -> None:
+        width = self._link_width(rect, kinematics)
+        self._paint_workspace(painter, rect, kinematics, width)
+        overlay = self._model.overlay_at(play_time_s)
+        if overlay is not None:
+            if self._options.show_reference:
+                self._paint_paths(painter, rect, overlay, width)
+            if self._options.show_targets and overlay.targets_xy:
+                active = self._active_target(play_time_s, overlay)
+                self._paint_targets(painter, rect, overlay, active, width)
+        if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
+            return
+        joints = kinematics.joint_positions(q)
+        self._paint_arm(painter, rect, self.to_pixel(rect, joints), width)
+        if self._options.show_com:
+            coms = kinematics.com_positions(q)
+            if coms is not None:
+                self._paint_coms(painter, self.to_pixel(rect, coms), width)
+        if self._options.show_force:
+            self._paint_force(painter, rect, joints[-1], play_time_s, width)
+        self._paint_tip(painter, self._point(rect, joints[-1]), width)
+
+    def _paint_workspace(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        kinematics: PlanarKinematics,
+        width: float,
+    ) -> None:
+        """Draw the reach disc (faint) and a fixed-support symbol under the base."""
+        base = self._point(rect, kinematics.base_m)
+        reach_px = kinematics.reach_m * self._scale(rect)
+        painter.setBrush(_color(WORKSPACE_FILL))
+        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
+        _disc(painter, base, reach_px)
+        half = 2.1 * width
+        plate_y = base.y() + 1.35 * width
+        hatch = 0.6 * width
+        painter.setPen(_pen(_color(GROUND_COLOR), 1.3))
+        steps = 7
+        for i in range(1, steps + 1):
+            x = base.x() - half + 2.0 * half * i / steps
+            painter.drawLine(QPointF(x, plate_y), QPointF(x - hatch, plate_y + hatch))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_color(GROUND_COLOR))
+        stem = QPainterPath()
+        stem.moveTo(base.x() - 0.9 * width, plate_y)
+        stem.lineTo(base.x() + 0.9 * width, plate_y)
+        stem.lineTo(base.x(), base.y())
+        stem.closeSubpath()
+        painter.drawPath(stem)
+        painter.setPen(_pen(_color(GROUND_COLOR), max(2.0, 0.25 * width)))
+        painter.drawLine(
+            QPointF(base.x() - half, plate_y), QPointF(base.x() + half, plate_y)
+        )
+
+    def _paint_paths(
+        self, painter: QPainter, rect: QRectF, overlay: TaskOverlay, width: float
+    ) -> None:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if len(overlay.curve_xy) >= 2:
+            painter.setPen(_pen(_color(CURVE_COLOR), max(1.5, 0.2 * width)))
+            painter.drawPolyline(_polygon(self.to_pixel(rect, overlay.curve_xy)))
+        if len(overlay.reference_xy) >= 2:
+            pixels = self.to_pixel(rect, overlay.reference_xy)
+            pen = _pen(_color(REFERENCE_COLOR), max(1.5, 0.18 * width))
+            pen.setDashPattern([4.0, 3.0])
+            painter.setPen(pen)
+            painter.drawPolyline(_polygon(pixels))
+            if len(pixels) <= 32:  # waypoints, not a dense sampled path
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_color(REFERENCE_COLOR))
+                for x, y in pixels:
+                    _disc(painter, QPointF(float(x), float(y)), max(2.5, 0.25 * width))
+
+    def _active_target(self, play_time_s: float, overlay: TaskOverlay) -> int | None:
+        """Return the target emphasized: the recorded channel's, else the overlay's."""
+        name = self._model.active_target_channel
+        channel = None if name is None else self._model.channels.get(name)
+        if channel is not None:
+            value = float(channel.value_at(play_time_s)[0])
+            if math.isfinite(value):
+                index = round(value)
+                return index if 0 <= index < len(overlay.targets_xy) else None
+        return overlay.active_index
+
+    def _paint_targets(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        overlay: TaskOverlay,
+        active: int | None,
+        width: float,
+    ) -> None:
+        pixels = self.to_pixel(rect, overlay.targets_xy)
+        tolerance = overlay.tolerance_m
+        ring = _MIN_RING_PX if tolerance is None else tolerance * self._scale(rect)
+        dot = max(3.5, 0.42 * width)
+        font = _font(max(11.0, 0.9 * width))
+        for index, (x, y) in enumerate(pixels):
+            center = QPointF(float(x), float(y))
+            if index == active:
+                continue
+            pen = _pen(_color(TARGET_COLOR, 210), 1.5)
+            pen.setDashPattern([3.0, 2.5])
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            _disc(painter, center, max(ring, _MIN_RING_PX))
+        if active is not None and 0 <= active < len(pixels):
+            center = QPointF(float(pixels[active][0]), float(pixels[active][1]))
+            painter.setPen(_pen(_darker(ACTIVE_TARGET_COLOR, 0.85), 2.0))
+            painter.setBrush(_color(ACTIVE_TARGET_COLOR, 48))
+            _disc(painter, center, max(ring, dot + 3.0))
+            painter.setPen(_pen(_darker(ACTIVE_TARGET_COLOR, 0.7), 1.2))
+            painter.setBrush(_color(ACTIVE_TARGET_COLOR))
+            _disc(painter, center, dot)
+        painter.setFont(font)
+        painter.setPen(_color(MUTED_TEXT_COLOR))
+        offset = max(ring, _MIN_RING_PX) + 4.0
+        for (x, y), label in zip(pixels, overlay.target_labels, strict=False):
+            if label and len(pixels) > 1:
+                painter.drawText(QPointF(float(x) + offset, float(y) - offset), label)
+
+    def _paint_arm(
+        self, painter: QPainter, rect: QRectF, joints_px: FloatArray, width: float
+    ) -> None:
+        points = [QPointF(float(x), float(y)) for x, y in joints_px]
+        links = len(points) - 1
+        for i in range(links):
+            rgb = LINK_COLORS[i % len(LINK_COLORS)]
+            painter.setPen(_pen(_darker(rgb), width + 2.0))
+            painter.drawLine(points[i], points[i + 1])
+            painter.setPen(_pen(_color(rgb), width))
+            painter.drawLine(points[i], points[i + 1])
+        pin = QColor(236, 238, 242)
+        painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+        painter.setBrush(_color(BASE_COLOR))
+        _disc(painter, points[0], 0.85 * width)
+        painter.setBrush(_color(JOINT_COLOR))
+        for point in points[1:-1]:
+            _disc(painter, point, 0.62 * width)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(pin)
+        for point in points[:-1]:
+            _disc(painter, point, max(1.2, 0.2 * width))
+
+    def _paint_coms(self, painter: QPainter, coms_px: FloatArray, width: float) -> None:
+        painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+        painter.setBrush(_color(COM_COLOR))
+        for x, y in coms_px:
+            _disc(painter, QPointF(float(x), float(y)), max(2.5, 0.34 * width))
+
+    def _paint_tip(self, painter: QPainter, tip: QPointF, width: float) -> None:
+        painter.setPen(_pen(QColor(255, 255, 255), 1.8))
+        painter.setBrush(_color(TIP_COLOR))
+        _disc(painter, tip, max(3.0, 0.58 * width))
+
+    def _force_at(self, play_time_s: float) -> FloatArray | None:
+        name = self._model.external_force_channel
+        channel = None if name is None else self._model.channels.get(name)
+        if channel is None or self._force_m_per_n <= 0.0:
+            return None
+        force = channel.value_at(play_time_s)
+        if len(force) < 2 or not np.isfinite(force[:2]).all():
+            return None
+        result: FloatArray = force[:2]
+        return result
+
+    def _paint_force(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        tip_m: FloatArray,
+        play_time_s: float,
+        width: float,
+    ) -> None:
+        force = self._force_at(play_time_s)
+        if force is None:
+            return
+        magnitude = float(np.hypot(force[0], force[1]))
+        if magnitude <= 1e-9:
+            return
+        start = self.to_pixel(rect, tip_m)
+        end = self.to_pixel(rect, tip_m + force * self._force_m_per_n)
+        vector = end - start
+        length = float(np.hypot(vector[0], vector[1]))
+        if length < 1.0:
+            return
+        direction = vector / length
+        normal = np.array([-direction[1], direction[0]])
+        head = min(max(12.0, 1.25 * width), 0.6 * length)
+        neck = end - direction * head
+        color = _color(FORCE_COLOR)
+        painter.setPen(_pen(color, max(2.5, 0.3 * width)))
+        painter.drawLine(
+            QPointF(float(start[0]), float(start[1])),
+            QPointF(float(neck[0]), float(neck[1])),
+        )
+        wing = 0.5 * head
+        tip_points = np.array([end, neck + normal * wing, neck - normal * wing])
+        painter.setPen(_pen(color, 1.0))
+        painter.setBrush(color)
+        painter.drawPolygon(_polygon(tip_points))
+        painter.setFont(_font(max(11.0, 0.95 * width), bold=True))
+        label = f"{magnitude:.1f} N"
+        metrics = QFontMetricsF(painter.font())
+        box = metrics.boundingRect(label)
+        reach_out = 0.5 * (
+            abs(direction[0]) * box.width() + abs(direction[1]) * box.height()
+        )
+        anchor = end + direction * (reach_out + 5.0)
+        painter.setPen(_darker(FORCE_COLOR, 0.8))
+        painter.drawText(
+            QPointF(
+                float(anchor[0]) - box.width() / 2.0,
+                float(anchor[1]) + metrics.ascent() / 2.0 - metrics.descent() / 2.0,
+            ),
+            label,
+        )
+
+    def _paint_time(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
+        size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
+        painter.setFont(_font(size, bold=True))
+        metrics = QFontMetricsF(painter.font())
+        label = f"t = {play_time_s:.2f} s"
+        pad = 0.5 * size
+        box = QRectF(
+            rect.left() + pad,
+            rect.top() + pad,
+            metrics.horizontalAdvance(label) + 1.4 * pad,
+            metrics.height() + 0.6 * pad,
+        )
+        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.0))
+        painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
+        painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
+        painter.setPen(_color(TEXT_COLOR))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+
+    def _paint_message(self, painter: QPainter, rect: QRectF) -> None:
+        painter.setFont(_font(max(12.0, 0.025 * min(rect.height(), rect.width()))))
+        painter.setPen(_color(MUTED_TEXT_COLOR))
+        painter.drawText(
+            rect,
+            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            _NO_KINEMATICS,
+        )

@@ -1,0 +1,349 @@
+"""Headless video export: every frame drawn by the window's canvas, encoded with PyAV.
+
+Frame ``k`` shows play time ``min(k * speed / fps, duration)``; there are
+``floor(duration / speed * fps) + 1`` frames (as skelarm's ``--export``), so the
+recorded state at or before each time is what a viewer of the window would see.
+MP4 is H.264 (libx264, yuv420p); GIF uses FFmpeg's ``gif`` encoder on the fixed
+``rgb8`` palette, which is about 25x faster than Pillow's default quantizer
+(PERFORMANCE.md section 2). The output appears only when complete (atomic.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import av
+import numpy as np
+import numpy.typing as npt
+
+from app.export.atomic import atomic_output, write_failed
+from fsr_core.errors import FsrError, WriteFailedError
+from fsr_core.recording import RecordingModel
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "ExportCancelled",
+    "ExportResult",
+    "ensure_gui_app",
+    "export_format",
+    "export_video",
+    "frame_count",
+    "frame_times",
+]
+
+#: File extension → container format.
+EXPORT_FORMATS = {".mp4": "mp4", ".gif": "gif"}
+
+# libx264 settings: "veryfast" is the measured choice (see the export report).
+_X264_OPTIONS = {"crf": "20", "preset": "veryfast"}
+# Tolerance, in frames, for float error in a span (skelarm loses the last frame
+# of a 0-3 s log whose last time stamp is 2.999999999999891).
+_FRAME_EPSILON = 1e-6
+
+_gui_app: Any = None
+
+RGBArray = npt.NDArray[np.uint8]
+
+
+class ExportCancelled(FsrError):  # noqa: N818 - the name says what happened, as the UI does
+    """The export was cancelled; nothing was written."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        super().__init__("export cancelled, nothing written", path=path)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """A published export: its path, frame count, frame size and wall seconds."""
+
+    path: Path
+    frames: int
+    width: int
+    height: int
+    seconds: float
+
+
+def ensure_gui_app() -> Any:
+    """Return the running QGuiApplication, creating an offscreen one if needed.
+
+    The export draws with QPainter, which needs a QGuiApplication but never a
+    display: ``QT_QPA_PLATFORM=offscreen`` is set before Qt creates the app.
+    """
+    global _gui_app
+    from PySide6.QtGui import QGuiApplication
+
+    existing = QGuiApplication.instance()
+    if existing is not None:
+        return existing
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    _gui_app = QGuiApplication(["fsr-viewer"])
+    return _gui_app
+
+
+def export_format(path: Path) -> str:
+    """Return the container format of ``path`` from its extension.
+
+    Raises
+    ------
+    ValueError
+        The extension is not ``.mp4`` or ``.gif``.
+    """
+    kind = EXPORT_FORMATS.get(path.suffix.lower())
+    if kind is None:
+        choices = " or ".join(EXPORT_FORMATS)
+        raise ValueError(f"{path}: cannot export to {path.suffix!r}; use {choices}")
+    return kind
+
+
+def frame_count(duration_s: float, *, fps: float, speed: float) -> int:
+    """Return ``floor(duration / speed * fps) + 1`` (tolerant of float error)."""
+    return math.floor(max(duration_s, 0.0) / speed * fps + _FRAME_EPSILON) + 1
+
+
+def frame_times(duration_s: float, *, fps: float, speed: float) -> list[float]:
+    """Return the play time of every exported frame."""
+    count = frame_count(duration_s, fps=fps, speed=speed)
+    return [min(k * speed / fps, duration_s) for k in range(count)]
+
+
+def export_video(
+    model: RecordingModel,
+    output: Path,
+    *,
+    fps: float = 30.0,
+    speed: float = 1.0,
+    panel: bool = False,
+    show_com: bool = False,
+    size: tuple[int, int] = (800, 800),
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ExportResult:
+    """Render ``model`` frame by frame and encode it to ``output`` (.mp4 or .gif).
+
+    ``progress(done, total)`` is called after every frame; ``cancelled()`` is
+    asked before every frame. Needs a QGuiApplication (:func:`ensure_gui_app`).
+
+    Raises
+    ------
+    ValueError
+        Unknown extension, or a non-positive ``fps``, ``speed`` or size.
+    TargetExistsError
+        ``output`` exists; it is never overwritten.
+    WriteFailedError
+        ``output`` is the input recording, or writing failed.
+    ExportCancelled
+        ``cancelled()`` returned true; nothing is left on disk.
+    FsrError
+        The recording failed to read mid-export; nothing is left on disk.
+    """
+    kind = export_format(output)
+    if fps <= 0 or speed <= 0 or min(size) <= 0:
+        raise ValueError("fps, speed and size must be positive")
+    if _same_file(output, model.path):
+        raise WriteFailedError(
+            "the output is the input recording; choose another name", path=output
+        )
+    started = time.perf_counter()
+    frames = _FrameSource(model, size=size, panel=panel, show_com=show_com)
+    times = frame_times(model.duration_s, fps=fps, speed=speed)
+    width, height = _padded(frames.width, frames.height, kind)
+    with atomic_output(output) as handle:
+        _encode(
+            handle,
+            output,
+            kind,
+            frames,
+            times,
+            fps,
+            (width, height),
+            progress,
+            cancelled,
+        )
+    return ExportResult(
+        output, len(times), width, height, time.perf_counter() - started
+    )
+
+
+def _same_file(output: Path, source: Path) -> bool:
+    try:
+        return output.resolve() == source.resolve() or (
+            output.exists() and output.samefile(source)
+        )
+    except OSError:
+        return False
+
+
+def _padded(width: int, height: int, kind: str) -> tuple[int, int]:
+    """MP4 (yuv420p, macroblocks): width to a multiple of 16, height even."""
+    if kind != "mp4":
+        return width, height
+    return -(-width // 16) * 16, height + height % 2
+
+
+class _FrameSource:
+    """The canvas (and optional side panel) drawn as RGB arrays."""
+
+    def __init__(
+        self,
+        model: RecordingModel,
+        *,
+        size: tuple[int, int],
+        panel: bool,
+        show_com: bool,
+    ) -> None:
+        from app.canvas import qimage_to_rgb
+        from app.canvas.panel import ReadoutPanel
+        from app.canvas.scene_canvas import SceneCanvas, SceneOptions
+
+        self._to_rgb = qimage_to_rgb
+        self._canvas = SceneCanvas(model, SceneOptions(show_com=show_com))
+        self._panel = ReadoutPanel(model) if panel else None
+        self._size = size
+        panel_width = ReadoutPanel.WIDTH_PX if panel else 0
+        self.width = size[0] + panel_width
+        self.height = size[1]
+
+    def render(self, play_time_s: float) -> RGBArray:
+        width, height = self._size
+        scene: RGBArray = self._to_rgb(self._canvas.render(play_time_s, width, height))
+        if self._panel is None:
+            return scene
+        side: RGBArray = self._to_rgb(self._panel.render(play_time_s, height))
+        return np.hstack([scene, side])
+
+
+def _encode(
+    handle: BinaryIO,
+    output: Path,
+    kind: str,
+    frames: _FrameSource,
+    times: list[float],
+    fps: float,
+    size: tuple[int, int],
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+) -> None:
+    written = 0
+    palette = None
+    if kind == "gif":
+        samples = [times[0], times[len(times) // 2], times[-1]]
+        palette = _Palette([_pad(frames.render(t), size) for t in samples])
+    try:
+        with av.open(handle, mode="w", format=kind) as container:
+            stream = _add_stream(container, kind, size, fps)
+            for index, play_time_s in enumerate(times):
+                if cancelled is not None and cancelled():
+                    raise ExportCancelled(output)
+                image = _pad(frames.render(play_time_s), size)
+                frame = _video_frame(image, palette)
+                frame.pts = index
+                frame.time_base = stream.codec_context.time_base
+                container.mux(stream.encode(frame))
+                written = index + 1
+                if progress is not None:
+                    progress(index + 1, len(times))
+            container.mux(stream.encode(None))
+    except OSError as exc:
+        raise write_failed(
+            exc, output, needed_bytes=_estimate(handle, written, len(times))
+        ) from exc
+    except av.FFmpegError as exc:
+        raise WriteFailedError(f"encoding failed: {exc}", path=output) from exc
+
+
+def _video_frame(image: RGBArray, palette: _Palette | None) -> av.VideoFrame:
+    if palette is None:
+        return av.VideoFrame.from_ndarray(image, format="rgb24")
+    # PyAV's stub omits the ``(indices, palette)`` pair that pal8 takes.
+    return av.VideoFrame.from_ndarray(palette.map(image), format="pal8")  # type: ignore[arg-type]
+
+
+def _estimate(handle: BinaryIO, written: int, total: int) -> int | None:
+    """Estimate the finished file's size from what was written so far."""
+    try:
+        so_far = handle.seek(0, os.SEEK_END)
+    except (OSError, ValueError):
+        return None
+    return None if written == 0 else so_far * total // written
+
+
+def _add_stream(container: Any, kind: str, size: tuple[int, int], fps: float) -> Any:
+    rate = Fraction(fps).limit_denominator(1001)
+    if kind == "mp4":
+        stream = container.add_stream("libx264", rate=rate, options=_X264_OPTIONS)
+        stream.pix_fmt = "yuv420p"
+        stream.codec_context.thread_count = 1
+    else:
+        stream = container.add_stream("gif", rate=rate)
+        stream.pix_fmt = "pal8"
+    stream.width, stream.height = size
+    stream.codec_context.time_base = 1 / rate
+    return stream
+
+
+def _pad(image: RGBArray, size: tuple[int, int]) -> RGBArray:
+    """Repeat the right and bottom edge pixels up to ``size`` (as skelarm does)."""
+    width, height = size
+    extra_x = width - image.shape[1]
+    extra_y = height - image.shape[0]
+    if extra_x == 0 and extra_y == 0:
+        return np.ascontiguousarray(image)
+    padded: RGBArray = np.pad(image, ((0, extra_y), (0, extra_x), (0, 0)), mode="edge")
+    return padded
+
+
+class _Palette:
+    """A GIF palette fitted to a few sample frames, and a fast lookup into it.
+
+    Colours are bucketed on a 5-bit-per-channel grid. The 256 most frequent
+    buckets become the palette (each the mean of its pixels, so the flat
+    colours of the scene are exact); every grid cell maps to its nearest entry.
+    Unlike FFmpeg's fixed ``rgb8`` palette this does not dither, so the flat
+    background stays flat and the GIF stays small.
+    """
+
+    def __init__(self, samples: list[RGBArray]) -> None:
+        pixels = np.concatenate([s.reshape(-1, 3) for s in samples])
+        codes = self._codes(pixels)
+        counts = np.bincount(codes, minlength=1 << 15)
+        top = np.argsort(counts, kind="stable")[::-1][:256]
+        top = top[counts[top] > 0]
+        sums = np.stack(
+            [
+                np.bincount(codes, weights=pixels[:, c], minlength=1 << 15)
+                for c in range(3)
+            ],
+            axis=1,
+        )
+        colours = np.rint(sums[top] / counts[top, None])
+        grid = np.arange(1 << 15)
+        centres = np.stack([grid >> 10, (grid >> 5) & 31, grid & 31], axis=1) * 8 + 4
+        lut = np.empty(1 << 15, dtype=np.uint8)
+        for start in range(0, 1 << 15, 4096):
+            block = centres[start : start + 4096, None, :] - colours[None, :, :]
+            lut[start : start + 4096] = np.argmin((block**2).sum(axis=2), axis=1)
+        lut[top] = np.arange(len(top), dtype=np.uint8)
+        self._lut = lut
+        self.argb = np.zeros((256, 4), dtype=np.uint8)
+        self.argb[:, 0] = 255
+        self.argb[: len(top), 1:] = colours.astype(np.uint8)
+
+    @staticmethod
+    def _codes(pixels: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:
+        wide = pixels.astype(np.intp) >> 3
+        codes: npt.NDArray[np.intp] = (
+            (wide[..., 0] << 10) | (wide[..., 1] << 5) | wide[..., 2]
+        )
+        return codes
+
+    def map(self, image: RGBArray) -> tuple[RGBArray, RGBArray]:
+        """Return ``(indices, palette)`` for a ``pal8`` frame."""
+        indices: RGBArray = self._lut[self._codes(image)]
+        return indices, self.argb

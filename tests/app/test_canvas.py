@@ -1,0 +1,272 @@
+"""The scene canvas and readout panel: what a user sees in a frame."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage, QPainter
+
+from app.canvas import ReadoutPanel, SceneCanvas, SceneOptions, qimage_to_rgb
+from app.canvas.scene_canvas import COM_COLOR
+from fsr_core.adapters.planar_arm.demos import _take_documents
+from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.adapters.planar_arm.render import (
+    ACTIVE_TARGET_COLOR,
+    FORCE_COLOR,
+    TIP_COLOR,
+)
+from fsr_core.adapters.planar_arm.scenario import Scenario
+from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
+
+pytestmark = pytest.mark.gui
+
+WIDTH, HEIGHT = 640, 480
+RECT = QRectF(0.0, 0.0, WIDTH, HEIGHT)
+SKELARM_REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.npz"
+Pixels = npt.NDArray[np.uint8]
+
+
+def _record(
+    folder: Path, name: str, pushes: tuple[ExternalPush, ...] = (), **changes: Any
+) -> Path:
+    document = _take_documents()[name]
+    document.update(duration_s=0.5, cameras=[])
+    document["task"].update(changes)
+    path = folder / f"{name}.fsr"
+    record_run(Scenario.from_json(document), path, external_pushes=pushes)
+    return path
+
+
+@pytest.fixture(scope="module")
+def takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Short demo takes: a reach, a push at 0.2-0.35 s, a target switch at 0.25 s."""
+    folder = tmp_path_factory.mktemp("takes")
+    return {
+        "reach": _record(folder, "01_reach"),
+        "pushed": _record(
+            folder, "05_pushed", (ExternalPush(0.2, 0.35, (-18.0, 6.0)),)
+        ),
+        "multi": _record(folder, "02_multi_target", switches=[[0.25, 1]]),
+    }
+
+
+@pytest.fixture
+def reach_model(takes: dict[str, Path], qapp: Any) -> RecordingModel:
+    return open_recording(takes["reach"])
+
+
+def _near(pixels: Pixels, rgb: tuple[int, int, int], tolerance: int = 12) -> Any:
+    """Mask of pixels within ``tolerance`` of ``rgb`` in every channel."""
+    difference = np.abs(pixels.astype(np.int16) - np.asarray(rgb, dtype=np.int16))
+    return (difference <= tolerance).all(axis=-1)
+
+
+def _at(pixels: Pixels, xy_px: npt.NDArray[np.float64]) -> Pixels:
+    x, y = np.rint(xy_px).astype(int)
+    pixel: Pixels = pixels[y, x]
+    return pixel
+
+
+def _tip(model: RecordingModel, play_time_s: float) -> npt.NDArray[np.float64]:
+    assert model.kinematics is not None
+    q = model.joint_angles_at(play_time_s)
+    assert q is not None
+    tip: npt.NDArray[np.float64] = model.kinematics.joint_positions(q)[-1]
+    return tip
+
+
+def test_scene_renders_an_rgb_image_of_the_asked_size(
+    reach_model: RecordingModel,
+) -> None:
+    image = SceneCanvas(reach_model).render(0.2, WIDTH, HEIGHT)
+
+    assert image.format() == QImage.Format.Format_RGB888
+    assert (image.width(), image.height()) == (WIDTH, HEIGHT)
+
+
+def test_tip_is_drawn_where_the_kinematics_put_it(
+    reach_model: RecordingModel,
+) -> None:
+    canvas = SceneCanvas(reach_model)
+    for play_time_s in (0.0, 0.3, 0.49):
+        pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
+        tip_px = canvas.to_pixel(RECT, _tip(reach_model, play_time_s))
+
+        assert _near(_at(pixels, tip_px), TIP_COLOR)
+
+
+def test_view_is_fitted_once_so_the_base_never_moves(
+    reach_model: RecordingModel,
+) -> None:
+    canvas = SceneCanvas(reach_model)
+    assert reach_model.kinematics is not None
+    base = np.asarray(reach_model.kinematics.base_m)
+    reach = reach_model.kinematics.reach_m
+    corners = base + reach * np.array([[-1.0, -1.0], [1.0, 1.0]])
+    pixels = canvas.to_pixel(RECT, corners)
+
+    assert (pixels >= 0.0).all()
+    assert (pixels[:, 0] <= WIDTH).all()
+    assert (pixels[:, 1] <= HEIGHT).all()
+    assert pixels[0, 1] > pixels[1, 1]  # y points up
+
+
+def test_centres_of_mass_appear_only_when_asked(
+    reach_model: RecordingModel,
+) -> None:
+    assert reach_model.kinematics is not None
+    q = reach_model.joint_angles_at(0.3)
+    assert q is not None
+    coms = reach_model.kinematics.com_positions(q)
+    assert coms is not None
+    hidden = SceneCanvas(reach_model)
+    shown = SceneCanvas(reach_model, SceneOptions(show_com=True))
+    without = qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT))
+    with_com = qimage_to_rgb(shown.render(0.3, WIDTH, HEIGHT))
+
+    for com_px in shown.to_pixel(RECT, coms):
+        assert _near(_at(with_com, com_px), COM_COLOR)
+        assert not _near(_at(without, com_px), COM_COLOR)
+
+
+def test_force_arrow_is_drawn_only_while_the_tip_is_pushed(
+    takes: dict[str, Path], qapp: Any
+) -> None:
+    model = open_recording(takes["pushed"])
+    canvas = SceneCanvas(model)
+
+    def arrow_pixels(play_time_s: float) -> int:
+        pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
+        return int(_near(pixels, FORCE_COLOR).sum())
+
+    assert arrow_pixels(0.1) == 0
+    assert arrow_pixels(0.3) > 100
+    assert arrow_pixels(0.45) == 0
+    hidden = SceneCanvas(model, SceneOptions(show_force=False))
+    assert not _near(
+        qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT)), FORCE_COLOR
+    ).any()
+
+
+def test_peak_force_spans_forty_percent_of_the_reach(
+    takes: dict[str, Path], qapp: Any
+) -> None:
+    model = open_recording(takes["pushed"])
+    canvas = SceneCanvas(model)
+    assert model.kinematics is not None
+    pixels = qimage_to_rgb(canvas.render(0.3, WIDTH, HEIGHT))
+    ys, xs = np.nonzero(_near(pixels, FORCE_COLOR))
+    tip_px = canvas.to_pixel(RECT, _tip(model, 0.3))
+    longest_px = float(np.hypot(xs - tip_px[0], ys - tip_px[1]).max())
+    reach_px = model.kinematics.reach_m * float(
+        np.diff(canvas.to_pixel(RECT, np.array([[0.0, 0.0], [1.0, 0.0]]))[:, 0])[0]
+    )
+
+    assert longest_px == pytest.approx(0.4 * reach_px, rel=0.1)
+
+
+def test_active_target_emphasis_follows_the_recorded_switch(
+    takes: dict[str, Path], qapp: Any
+) -> None:
+    model = open_recording(takes["multi"])
+    overlay = model.overlay_at(0.0)
+    assert overlay is not None
+    assert model.active_target_channel is not None
+    active = model.channels[model.active_target_channel]
+    assert active.value_at(0.1)[0] == 0
+    assert active.value_at(0.4)[0] == 1
+    canvas = SceneCanvas(model)
+    targets_px = canvas.to_pixel(RECT, np.asarray(overlay.targets_xy))
+
+    def emphasized(play_time_s: float) -> list[bool]:
+        pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
+        return [bool(_near(_at(pixels, xy), ACTIVE_TARGET_COLOR)) for xy in targets_px]
+
+    assert emphasized(0.1) == [True, False, False]
+    assert emphasized(0.4) == [False, True, False]
+    hidden = SceneCanvas(model, SceneOptions(show_targets=False))
+    pixels = qimage_to_rgb(hidden.render(0.4, WIDTH, HEIGHT))
+    assert not _near(_at(pixels, targets_px[1]), ACTIVE_TARGET_COLOR)
+
+
+def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
+    model = open_recording(SKELARM_REACH)
+    canvas = SceneCanvas(model, SceneOptions(show_com=True))
+    play_time_s = 0.5 * model.duration_s
+    pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
+
+    assert _near(
+        _at(pixels, canvas.to_pixel(RECT, _tip(model, play_time_s))), TIP_COLOR
+    )
+    panel = qimage_to_rgb(ReadoutPanel(model).render(play_time_s, HEIGHT))
+    assert panel.shape == (HEIGHT, ReadoutPanel.WIDTH_PX, 3)
+    assert panel.std() > 1.0
+
+
+def test_recording_without_kinematics_says_so(reach_model: RecordingModel) -> None:
+    model = dataclasses.replace(reach_model, kinematics=None, joint_channel=None)
+    pixels = qimage_to_rgb(SceneCanvas(model).render(0.2, WIDTH, HEIGHT))
+    middle = pixels[HEIGHT // 2 - 20 : HEIGHT // 2 + 20, WIDTH // 4 : 3 * WIDTH // 4]
+
+    assert (middle.astype(int).sum(axis=-1) < 500).any()  # the message's text
+    panel = ReadoutPanel(model).render(0.2, HEIGHT)
+    assert panel.width() == ReadoutPanel.WIDTH_PX
+
+
+def test_panel_is_fixed_width_and_its_time_label_changes(
+    reach_model: RecordingModel,
+) -> None:
+    panel = ReadoutPanel(reach_model)
+    early = panel.render(0.1, 600)
+    late = panel.render(0.4, 600)
+
+    assert early.format() == QImage.Format.Format_RGB888
+    assert (early.width(), early.height()) == (ReadoutPanel.WIDTH_PX, 600)
+    early_px, late_px = qimage_to_rgb(early), qimage_to_rgb(late)
+    time_rows = slice(30, 70)  # below the title, where "t = X.XX s" is
+    title_rows = slice(0, 28)
+    assert not np.array_equal(early_px[time_rows], late_px[time_rows])
+    assert np.array_equal(early_px[title_rows], late_px[title_rows])
+
+
+def test_scene_and_panel_paint_side_by_side_into_one_image(
+    reach_model: RecordingModel,
+) -> None:
+    width = WIDTH + ReadoutPanel.WIDTH_PX
+    image = QImage(width, HEIGHT, QImage.Format.Format_RGB888)
+    painter = QPainter(image)
+    SceneCanvas(reach_model).paint(painter, RECT, 0.2)
+    ReadoutPanel(reach_model).paint(
+        painter, QRectF(WIDTH, 0.0, ReadoutPanel.WIDTH_PX, HEIGHT), 0.2
+    )
+    painter.end()
+    pixels = qimage_to_rgb(image)
+
+    scene = qimage_to_rgb(SceneCanvas(reach_model).render(0.2, WIDTH, HEIGHT))
+    side = qimage_to_rgb(ReadoutPanel(reach_model).render(0.2, HEIGHT))
+    # Antialiasing rounds a little differently in a 24-bit target.
+    assert np.abs(pixels[:, :WIDTH].astype(int) - scene).max() <= 2
+    assert np.abs(pixels[:, WIDTH:].astype(int) - side).max() <= 2
+
+
+@pytest.mark.parametrize("width", [1, 7, 13])
+def test_qimage_to_rgb_drops_row_padding(width: int, qapp: Any) -> None:
+    rng = np.random.default_rng(width)
+    expected = rng.integers(0, 256, size=(5, width, 3), dtype=np.uint8)
+    image = QImage(width, 5, QImage.Format.Format_RGB888)
+    assert image.bytesPerLine() > 3 * width or width % 4 == 0
+    for y in range(5):
+        for x in range(width):
+            r, g, b = (int(v) for v in expected[y, x])
+            image.setPixel(x, y, (0xFF << 24) | (r << 16) | (g << 8) | b)
+
+    assert np.array_equal(qimage_to_rgb(image), expected)
+    argb = image.convertToFormat(QImage.Format.Format_ARGB32)
+    assert np.array_equal(qimage_to_rgb(argb), expected)
