@@ -1,9 +1,11 @@
 """Painting a recording's planar scene and its readout panel with QPainter.
 
 :class:`SceneCanvas` draws the arm, its task overlays and the tip force at a
-play time; :class:`ReadoutPanel` draws the side panel that exports place next
-to it. Both paint into any ``QPainter`` (the window's view, an export frame)
-and need a ``QGuiApplication`` for their text.
+play time; :class:`CameraCanvas` draws one camera's recorded frame with the
+task projected through that frame's calibration; :class:`ReadoutPanel` draws
+the side panel that exports place next to it. All paint into any
+``QPainter`` (the window's view, an export frame) and need a
+``QGuiApplication`` for their text.
 """
 
 from __future__ import annotations
@@ -12,10 +14,18 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtGui import QImage
 
+from app.canvas.camera_canvas import CameraCanvas, CameraOptions
 from app.canvas.panel import ReadoutPanel
 from app.canvas.scene_canvas import SceneCanvas, SceneOptions
 
-__all__ = ["ReadoutPanel", "SceneCanvas", "SceneOptions", "qimage_to_rgb"]
+__all__ = [
+    "CameraCanvas",
+    "CameraOptions",
+    "ReadoutPanel",
+    "SceneCanvas",
+    "SceneOptions",
+    "qimage_to_rgb",
+]
 
 
 def qimage_to_rgb(image: QImage) -> npt.NDArray[np.uint8]:

@@ -1,0 +1,531 @@
+"""One camera's recorded frame at a play time, with the task drawn over it.
+
+:class:`CameraCanvas` shows the last frame at or before the play time
+(:meth:`fsr_core.recording.CameraTrack.index_at`), letterboxed into the rect it
+is given, and projects the arm's tip, the targets, the reference or curve and
+the centres of mass through *that frame's own* calibration (its profile and
+pose), so an overlay stays on the drawn arm across a zoom or a reset. Plane
+points ``(x, y)`` are embedded in the world as ``(x, 0, y)``
+(:mod:`fsr_core.adapters.planar_arm.model`). A small readout box names the
+camera, its calibration epoch and generation, the intrinsics, the pose
+translation and the digest prefix.
+
+Pixel coordinates follow OpenCV: the centre of image pixel ``(i, j)`` is at
+``(i, j)``, so it is drawn at ``(i + 0.5, j + 0.5)`` image units into the
+letterboxed rect. Decoding a frame is the expensive part, so the decoded frame
+of the last index is cached; ``fetch`` is synchronous here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPen,
+    QPolygonF,
+)
+
+from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
+from fsr_core.calibration import Calibration, project_points
+from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
+
+__all__ = [
+    "COM_MARKER_COLOR",
+    "PLACEHOLDER_COLOR",
+    "REFERENCE_MARKER_COLOR",
+    "TIP_MARKER_COLOR",
+    "CameraCanvas",
+    "CameraOptions",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Rgb = tuple[int, int, int]
+
+#: The tip marker: a ring around the projected tip with a dot at its centre.
+TIP_MARKER_COLOR: Final[Rgb] = (0, 229, 255)
+REFERENCE_MARKER_COLOR: Final[Rgb] = (255, 64, 200)
+COM_MARKER_COLOR: Final[Rgb] = (255, 236, 64)
+#: Letterbox bars and the "no frame yet" placeholder.
+PLACEHOLDER_COLOR: Final[Rgb] = (28, 30, 35)
+LETTERBOX_COLOR: Final[Rgb] = (16, 17, 20)
+PLACEHOLDER_TEXT_COLOR: Final[Rgb] = (150, 156, 166)
+READOUT_TEXT_COLOR: Final[Rgb] = (236, 238, 242)
+
+_NO_FRAME: Final = "no frame yet"
+_NO_CALIBRATION: Final = "no calibration"
+_DIGEST_CHARS: Final = 12
+#: Image height (pixels) at which an overlay unit is one display pixel.
+_UNIT_HEIGHT_PX: Final = 120.0
+#: Points of a projected tolerance circle.
+_RING_POINTS: Final = 48
+_OVERLAY_KEYS: Final = ("tip", "targets", "reference", "curve", "coms")
+
+
+@dataclass(frozen=True)
+class CameraOptions:
+    """What the camera view draws over the frame."""
+
+    show_tip: bool = True
+    show_targets: bool = True
+    show_reference: bool = True
+    show_com: bool = False
+    show_readout: bool = True  # K, pose, digest, epoch text box
+
+
+@dataclass(frozen=True, eq=False)
+class _Frame:
+    """A decoded frame and what it was recorded under."""
+
+    index: int
+    play_time_s: float
+    image: QImage
+    calibration: Calibration | None
+
+
+def _color(rgb: Rgb, alpha: int = 255) -> QColor:
+    return QColor(rgb[0], rgb[1], rgb[2], alpha)
+
+
+def _pen(color: QColor, width_px: float) -> QPen:
+    pen = QPen(color, width_px, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+def _font(pixel_size: float, *, bold: bool = False) -> QFont:
+    font = QFont(QGuiApplication.font())
+    font.setPixelSize(max(round(pixel_size), 1))
+    font.setBold(bold)
+    return font
+
+
+def _world(points_xy: npt.ArrayLike) -> FloatArray:
+    """Embed plane points ``(x, y)`` in the world as ``(x, 0, y)``, shape (N, 3)."""
+    points = np.asarray(points_xy, dtype=np.float64).reshape(-1, 2)
+    world: FloatArray = np.zeros((len(points), 3))
+    world[:, 0] = points[:, 0]
+    world[:, 2] = points[:, 1]
+    return world
+
+
+def _empty() -> FloatArray:
+    return np.zeros((0, 2), dtype=np.float64)
+
+
+def _to_qimage(pixels: npt.NDArray[np.uint8]) -> QImage:
+    height, width = int(pixels.shape[0]), int(pixels.shape[1])
+    data = np.ascontiguousarray(pixels)
+    view = QImage(data.data, width, height, 3 * width, QImage.Format.Format_RGB888)
+    return view.copy()  # owns its pixels once ``data`` is gone
+
+
+def _letterbox(rect: QRectF, width: int, height: int) -> QRectF:
+    """Return the largest rect of the image's aspect ratio centred in ``rect``."""
+    scale = min(rect.width() / width, rect.height() / height)
+    w, h = width * scale, height * scale
+    return QRectF(
+        rect.left() + 0.5 * (rect.width() - w),
+        rect.top() + 0.5 * (rect.height() - h),
+        w,
+        h,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _View:
+    """Where a frame is shown: image pixels to display pixels, through a calibration."""
+
+    target: QRectF
+    width: int
+    height: int
+    calibration: Calibration
+
+    @property
+    def unit(self) -> float:
+        """Overlay size unit, display pixels: grows with the shown image."""
+        return max(1.0, self.target.height() / _UNIT_HEIGHT_PX)
+
+    def project(self, points_xy: npt.ArrayLike) -> FloatArray:
+        """Project plane points to image pixels (NaN behind the camera)."""
+        pixels, _ = project_points(
+            _world(points_xy), self.calibration.profile, self.calibration.pose
+        )
+        return pixels
+
+    def display(self, pixels: FloatArray) -> FloatArray:
+        """Map image pixels (pixel centres at integers) into ``target``."""
+        scale = self.target.width() / self.width
+        shown: FloatArray = np.empty_like(pixels)
+        shown[:, 0] = self.target.left() + (pixels[:, 0] + 0.5) * scale
+        shown[:, 1] = self.target.top() + (pixels[:, 1] + 0.5) * scale
+        return shown
+
+    def shown(self, points_xy: npt.ArrayLike) -> FloatArray:
+        """Plane points in display pixels (NaN behind the camera)."""
+        return self.display(self.project(points_xy))
+
+    def visible(self, points_xy: npt.ArrayLike) -> list[QPointF]:
+        """Display points of the plane points in front and inside the image."""
+        pixels = self.project(points_xy)
+        u, v = pixels[:, 0], pixels[:, 1]
+        with np.errstate(invalid="ignore"):
+            keep = (
+                np.isfinite(pixels).all(axis=1)
+                & (u >= -0.5)
+                & (u <= self.width - 0.5)
+                & (v >= -0.5)
+                & (v <= self.height - 0.5)
+            )
+        return [QPointF(x, y) for x, y in self.display(pixels[keep]).tolist()]
+
+
+class CameraCanvas:
+    """Draws one camera's recorded frame at a play time.
+
+    Overlays are projected through the frame's own calibration. No widgets:
+    :meth:`paint` serves the window's view and the export alike.
+
+    """
+
+    def __init__(
+        self,
+        model: RecordingModel,
+        camera: str,
+        options: CameraOptions = CameraOptions(),
+    ) -> None:
+        tracks = {track.name: track for track in model.cameras}
+        if camera not in tracks:
+            known = ", ".join(repr(name) for name in tracks) or "none"
+            raise ValueError(
+                f"no camera {camera!r} in {model.path.name}; known cameras: {known}"
+            )
+        self._model = model
+        self._track: CameraTrack = tracks[camera]
+        self._options = options
+        self._cached: _Frame | None = None
+
+    @property
+    def model(self) -> RecordingModel:
+        """The recording drawn."""
+        return self._model
+
+    @property
+    def camera(self) -> str:
+        """The camera's name."""
+        return self._track.name
+
+    @property
+    def options(self) -> CameraOptions:
+        """What is drawn over the frame."""
+        return self._options
+
+    # -- frames -----------------------------------------------------------
+
+    def _frame(self, play_time_s: float) -> _Frame | None:
+        """Return the frame shown at ``play_time_s`` (decoded once per index)."""
+        index = self._track.index_at(play_time_s)
+        if index is None:
+            return None
+        cached = self._cached
+        if cached is not None and cached.index == index:
+            return cached
+        frame, calibration = self._track.fetch(index)
+        decoded = _Frame(
+            index,
+            float(self._track.times_s[index]),
+            _to_qimage(frame.pixels),
+            calibration,
+        )
+        self._cached = decoded
+        return decoded
+
+    # -- overlays ---------------------------------------------------------
+
+    def overlay_pixels(self, play_time_s: float) -> dict[str, FloatArray]:
+        """Return the overlays of the frame shown at ``play_time_s``, in image pixels.
+
+        Keys ``"tip"`` (shape (1, 2)), ``"targets"``, ``"reference"``,
+        ``"curve"`` and ``"coms"`` (shape (N, 2)), in the frame's pixel
+        coordinates before letterboxing (OpenCV: pixel ``(i, j)`` centred at
+        ``(i, j)``). A point behind the camera is NaN; an overlay the recording
+        lacks, or any before the first frame, is an empty (0, 2) array. Drawing
+        options do not change what is returned.
+        """
+        result = {key: _empty() for key in _OVERLAY_KEYS}
+        frame = self._frame(play_time_s)
+        if frame is None or frame.calibration is None:
+            return result
+        plane = self._plane_points(frame.play_time_s)
+        for key, points in plane.items():
+            if len(points):
+                result[key] = self._project(frame.calibration, points)
+        return result
+
+    def _plane_points(self, frame_time_s: float) -> dict[str, FloatArray]:
+        points: dict[str, FloatArray] = {}
+        kinematics = self._model.kinematics
+        q = self._model.joint_angles_at(frame_time_s)
+        if (
+            kinematics is not None
+            and q is not None
+            and len(q) == len(kinematics.lengths_m)
+            and np.isfinite(q).all()
+        ):
+            points["tip"] = kinematics.joint_positions(q)[-1:]
+            coms = kinematics.com_positions(q)
+            if coms is not None:
+                points["coms"] = coms
+        overlay = self._model.overlay_at(frame_time_s)
+        if overlay is not None:
+            points["targets"] = np.asarray(overlay.targets_xy, dtype=np.float64)
+            points["reference"] = np.asarray(overlay.reference_xy, dtype=np.float64)
+            points["curve"] = np.asarray(overlay.curve_xy, dtype=np.float64)
+        return points
+
+    @staticmethod
+    def _project(calibration: Calibration, points_xy: npt.ArrayLike) -> FloatArray:
+        pixels, _ = project_points(
+            _world(points_xy), calibration.profile, calibration.pose
+        )
+        return pixels
+
+    def _active_target(self, frame_time_s: float, overlay: TaskOverlay) -> int | None:
+        """Return the target emphasized: the recorded channel's, else the overlay's."""
+        name = self._model.active_target_channel
+        channel = None if name is None else self._model.channels.get(name)
+        if channel is not None:
+            value = float(channel.value_at(frame_time_s)[0])
+            if math.isfinite(value):
+                index = round(value)
+                return index if 0 <= index < len(overlay.targets_xy) else None
+        return overlay.active_index
+
+    # -- readout ----------------------------------------------------------
+
+    def readout_lines(self, play_time_s: float) -> list[str]:
+        """Return the readout box's lines for the frame shown at ``play_time_s``.
+
+        Camera name and frame, ``"epoch E, generation G"``, ``"fx .. fy .. cx ..
+        cy .."``, the pose translation and the digest's first 12 hex characters;
+        ``[name, "no frame yet"]`` before the first frame.
+        """
+        frame = self._frame(play_time_s)
+        if frame is None:
+            return [self.camera, _NO_FRAME]
+        head = f"{self.camera}  frame {frame.index}"
+        calibration = frame.calibration
+        if calibration is None:
+            return [head, _NO_CALIBRATION]
+        k = calibration.profile
+        lines = [
+            head,
+            f"epoch {calibration.epoch}, generation {calibration.generation}",
+            f"fx {k.fx:.1f}  fy {k.fy:.1f}  cx {k.cx:.1f}  cy {k.cy:.1f}",
+        ]
+        if calibration.pose is None:
+            lines.append("pose unknown")
+        else:
+            x, y, z = (float(v) for v in calibration.pose.translation_m)
+            lines.append(f"t ({x:.3f}, {y:.3f}, {z:.3f}) m")
+        hex_digest = calibration.digest.rpartition(":")[2]  # "sha256:<hex>"
+        lines.append(f"digest {hex_digest[:_DIGEST_CHARS]}")
+        return lines
+
+    # -- painting ---------------------------------------------------------
+
+    def render(self, play_time_s: float, width: int, height: int) -> QImage:
+        """Return the view at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
+        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(_color(LETTERBOX_COLOR))
+        painter = QPainter(image)
+        try:
+            self.paint(painter, QRectF(0.0, 0.0, width, height), play_time_s)
+        finally:
+            painter.end()
+        return image.convertToFormat(QImage.Format.Format_RGB888)
+
+    def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
+        """Paint the frame shown at ``play_time_s``, letterboxed into ``rect``."""
+        painter.save()
+        try:
+            painter.setClipRect(rect)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+            painter.fillRect(rect, _color(LETTERBOX_COLOR))
+            frame = self._frame(play_time_s)
+            if frame is None:
+                self._paint_placeholder(painter, rect)
+            else:
+                image = frame.image
+                target = _letterbox(rect, image.width(), image.height())
+                painter.drawImage(target, image)
+                painter.setClipRect(target.intersected(rect))
+                if frame.calibration is not None:
+                    self._paint_overlays(painter, target, frame)
+                if self._options.show_readout:
+                    self._paint_readout(painter, target, play_time_s)
+        finally:
+            painter.restore()
+
+    def _paint_placeholder(self, painter: QPainter, rect: QRectF) -> None:
+        size = self._track_size()
+        target = rect if size is None else _letterbox(rect, *size)
+        painter.fillRect(target, _color(PLACEHOLDER_COLOR))
+        painter.setFont(_font(max(10.0, 0.06 * min(target.height(), target.width()))))
+        painter.setPen(_color(PLACEHOLDER_TEXT_COLOR))
+        painter.drawText(
+            target,
+            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            f"{self.camera}: {_NO_FRAME}",
+        )
+
+    def _track_size(self) -> tuple[int, int] | None:
+        """Return the image size to letterbox the placeholder to, once known."""
+        cached = self._cached
+        if cached is None:
+            return None
+        return cached.image.width(), cached.image.height()
+
+    def _paint_overlays(self, painter: QPainter, target: QRectF, frame: _Frame) -> None:
+        calibration = frame.calibration
+        assert calibration is not None
+        view = _View(target, frame.image.width(), frame.image.height(), calibration)
+        options = self._options
+        points = self._plane_points(frame.play_time_s)
+        if options.show_reference:
+            for key in ("curve", "reference"):
+                path = points.get(key, _empty())
+                if len(path) >= 2:
+                    self._paint_polyline(painter, view.shown(path), view.unit)
+        overlay = self._model.overlay_at(frame.play_time_s)
+        if options.show_targets and overlay is not None and overlay.targets_xy:
+            active = self._active_target(frame.play_time_s, overlay)
+            self._paint_targets(painter, view, overlay, active)
+        if options.show_com and "coms" in points:
+            painter.setPen(_pen(QColor(20, 20, 20), 1.0 * view.unit))
+            painter.setBrush(_color(COM_MARKER_COLOR))
+            for center in view.visible(points["coms"]):
+                painter.drawEllipse(center, 2.2 * view.unit, 2.2 * view.unit)
+        if options.show_tip and "tip" in points:
+            for center in view.visible(points["tip"]):
+                self._paint_tip(painter, center, view.unit)
+
+    def _paint_targets(
+        self,
+        painter: QPainter,
+        view: _View,
+        overlay: TaskOverlay,
+        active: int | None,
+    ) -> None:
+        for index, xy in enumerate(overlay.targets_xy):
+            centers = view.visible([xy])
+            if not centers:
+                continue
+            ring = None
+            if overlay.tolerance_m is not None:
+                ring = view.shown(_circle(xy, overlay))
+            self._paint_target(painter, centers[0], ring, index == active, view.unit)
+
+    @staticmethod
+    def _paint_polyline(painter: QPainter, shown: FloatArray, unit: float) -> None:
+        """Draw a projected path, broken where a point is behind the camera."""
+        pen = _pen(_color(REFERENCE_MARKER_COLOR, 220), 1.2 * unit)
+        pen.setDashPattern([4.0, 3.0])
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        finite: list[bool] = (
+            np.isfinite(shown[:, 0]) & np.isfinite(shown[:, 1])
+        ).tolist()
+        run: list[QPointF] = []
+        for ok, (x, y) in zip(finite, shown.tolist(), strict=True):
+            if ok:
+                run.append(QPointF(float(x), float(y)))
+                continue
+            if len(run) >= 2:
+                painter.drawPolyline(QPolygonF(run))
+            run = []
+        if len(run) >= 2:
+            painter.drawPolyline(QPolygonF(run))
+
+    @staticmethod
+    def _paint_target(
+        painter: QPainter,
+        point: QPointF,
+        ring: FloatArray | None,
+        active: bool,
+        unit: float,
+    ) -> None:
+        rgb = ACTIVE_TARGET_COLOR if active else TARGET_COLOR
+        width = (1.8 if active else 1.1) * unit
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(_pen(_color(rgb, 255 if active else 200), width))
+        if ring is not None and np.isfinite(ring).all():
+            painter.drawPolygon(
+                QPolygonF([QPointF(float(x), float(y)) for x, y in ring])
+            )
+        arm = (5.0 if active else 3.5) * unit
+        painter.drawLine(point - QPointF(arm, 0.0), point + QPointF(arm, 0.0))
+        painter.drawLine(point - QPointF(0.0, arm), point + QPointF(0.0, arm))
+
+    @staticmethod
+    def _paint_tip(painter: QPainter, tip: QPointF, unit: float) -> None:
+        color = _color(TIP_MARKER_COLOR)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(_pen(QColor(0, 0, 0, 160), 2.6 * unit))
+        painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
+        painter.setPen(_pen(color, 1.3 * unit))
+        painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawEllipse(tip, 1.4 * unit, 1.4 * unit)
+
+    def _paint_readout(
+        self, painter: QPainter, target: QRectF, play_time_s: float
+    ) -> None:
+        lines = self.readout_lines(play_time_s)
+        size = max(8.0, 0.032 * target.height())
+        painter.setFont(_font(size))
+        metrics = QFontMetricsF(painter.font())
+        pad = 0.45 * size
+        line_height = metrics.lineSpacing()
+        width = max(metrics.horizontalAdvance(line) for line in lines)
+        box = QRectF(
+            target.left() + pad,
+            target.top() + pad,
+            width + 2.0 * pad,
+            line_height * len(lines) + 1.2 * pad,
+        )
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(12, 14, 18, 150)))
+        painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
+        painter.setPen(_color(READOUT_TEXT_COLOR))
+        baseline = box.top() + 0.6 * pad + metrics.ascent()
+        for line in lines:
+            painter.drawText(QPointF(box.left() + pad, baseline), line)
+            baseline += line_height
+
+
+def _circle(center_xy: tuple[float, float], overlay: TaskOverlay) -> FloatArray:
+    """Return the tolerance circle of a target, in the plane."""
+    radius = overlay.tolerance_m or 0.0
+    angles = np.linspace(0.0, 2.0 * math.pi, _RING_POINTS, endpoint=False)
+    circle: FloatArray = np.column_stack(
+        [
+            center_xy[0] + radius * np.cos(angles),
+            center_xy[1] + radius * np.sin(angles),
+        ]
+    )
+    return circle
