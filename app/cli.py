@@ -2,8 +2,11 @@
 
 Player and export:
   FILE...                             open recordings in the player
-  FILE --export OUT.mp4|OUT.gif       render a video headlessly
-       [--panel] [--fps N] [--speed S] [--show-com]
+  FILE --export OUT.mp4|.webm|.gif    render a video headlessly
+       [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
+       [--start T] [--end T] [--overwrite]
+  FILE --export-frame T OUT.png       one still at play time T (same options)
+  FILE --export-channels OUT.csv      every numeric channel column, with units
 
 Subcommands:
   inspect FILE [--json] [--verify]   validation report (exit 0 valid, 1 not)
@@ -29,6 +32,7 @@ from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.recovery import recover_file
 from fsr_core.format.report import inspection_report
+from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
@@ -80,7 +84,22 @@ def _parser() -> argparse.ArgumentParser:
 
 
 SUBCOMMANDS = frozenset({"inspect", "recover", "sample", "demo", "simulate"})
-_EXPORT_SUFFIXES = (".mp4", ".gif")
+_EXPORT_SUFFIXES = (".mp4", ".webm", ".gif")
+_MAX_SIDE_PX = 8192
+
+
+def _size(text: str) -> tuple[int, int]:
+    """Parse ``WxH`` (pixels, each 16..8192)."""
+    width, sep, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        size = (0, 0)
+    if not sep or not all(16 <= side <= _MAX_SIDE_PX for side in size):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected WxH in pixels, each 16..{_MAX_SIDE_PX}, e.g. 1280x720"
+        )
+    return size
 
 
 def _player_parser() -> argparse.ArgumentParser:
@@ -98,7 +117,37 @@ def _player_parser() -> argparse.ArgumentParser:
         "--export",
         type=Path,
         metavar="OUT",
-        help="render OUT.mp4 or OUT.gif headlessly (never overwrites) and exit",
+        help="render OUT.mp4, OUT.webm or OUT.gif headlessly and exit",
+    )
+    parser.add_argument(
+        "--export-frame",
+        nargs=2,
+        metavar=("T", "OUT.png"),
+        help="draw one still at play time T (seconds) to OUT.png and exit",
+    )
+    parser.add_argument(
+        "--export-channels",
+        type=Path,
+        metavar="OUT.csv",
+        help="write every numeric channel column (with units) to OUT.csv and exit",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing output (atomically, once the new one is complete)",
+    )
+    parser.add_argument(
+        "--size",
+        type=_size,
+        default=(800, 800),
+        metavar="WxH",
+        help="scene size in pixels (default 800x800; the panel adds 304 px width)",
+    )
+    parser.add_argument(
+        "--start", type=float, metavar="T", help="first play time exported, seconds"
+    )
+    parser.add_argument(
+        "--end", type=float, metavar="T", help="last play time exported, seconds"
     )
     parser.add_argument(
         "--panel", action="store_true", help="put the readout panel right of the arm"
@@ -122,14 +171,42 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _player_parser()
     args = parser.parse_args(words)
     args.command = "play"
+    if args.export_frame is not None:
+        args.export_frame = _frame_request(parser, args.export_frame)
+    channels = args.export_channels
+    if channels is not None and channels.suffix.lower() != ".csv":
+        parser.error(f"--export-channels {channels}: use a .csv name")
+    exporting = (args.export, args.export_frame, args.export_channels)
+    if any(item is not None for item in exporting) and len(args.files) != 1:
+        parser.error("--export takes a single recording")
     if args.export is not None:
-        if len(args.files) != 1:
-            parser.error("--export takes a single recording")
         if args.export.suffix.lower() not in _EXPORT_SUFFIXES:
-            parser.error(f"--export {args.export}: the extension must be .mp4 or .gif")
+            parser.error(
+                f"--export {args.export}: the extension must be .mp4, .webm or .gif"
+            )
         if not (args.fps > 0 and args.speed > 0):
             parser.error("--fps and --speed must be positive")
+        if (
+            args.start is not None
+            and args.end is not None
+            and not args.start <= args.end
+        ):
+            parser.error(f"--start {args.start:g} is after --end {args.end:g}")
     return args
+
+
+def _frame_request(
+    parser: argparse.ArgumentParser, words: list[str]
+) -> tuple[float, Path]:
+    """Check ``--export-frame T OUT.png``."""
+    try:
+        play_time_s = float(words[0])
+    except ValueError:
+        parser.error(f"--export-frame {words[0]!r}: T must be a time in seconds")
+    output = Path(words[1])
+    if output.suffix.lower() != ".png":
+        parser.error(f"--export-frame {output}: the still is written as .png")
+    return play_time_s, output
 
 
 class _ProgressBar:
@@ -159,12 +236,59 @@ class _ProgressBar:
 
 
 def _play(args: argparse.Namespace) -> int:
-    if args.export is None:
+    if (args.export, args.export_frame, args.export_channels) == (None, None, None):
         _out("the player window is not part of this build yet")
         return 0
-    from app.export import ensure_gui_app, export_video
+    from app.export.still import check_play_time
+    from app.export.video import play_window
 
     model = open_recording(args.files[0])
+    try:
+        play_window(model.duration_s, args.start, args.end)
+        if args.export_frame is not None:
+            check_play_time(model.duration_s, args.export_frame[0])
+    except ValueError as exc:
+        _err(f"fsr-viewer: {args.files[0]}: {exc}")
+        return 1
+    if args.export_channels is not None:
+        _export_channels(args, model)
+    if args.export_frame is not None:
+        _export_frame(args, model)
+    if args.export is not None:
+        _export_video(args, model)
+    return 0
+
+
+def _export_channels(args: argparse.Namespace, model: RecordingModel) -> None:
+    from app.export import export_channels
+
+    table = export_channels(model, args.export_channels, overwrite=args.overwrite)
+    _out(
+        f"{table.path}: {table.rows} rows, {table.columns} columns "
+        f"(one row per sample of {table.primary})"
+    )
+
+
+def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
+    from app.export import ensure_gui_app, export_frame
+
+    ensure_gui_app()
+    play_time_s, output = args.export_frame
+    still = export_frame(
+        model,
+        play_time_s,
+        output,
+        panel=args.panel,
+        show_com=args.show_com,
+        size=args.size,
+        overwrite=args.overwrite,
+    )
+    _out(f"{still.path}: {still.width}x{still.height} at t = {play_time_s:g} s")
+
+
+def _export_video(args: argparse.Namespace, model: RecordingModel) -> None:
+    from app.export import ensure_gui_app, export_video
+
     ensure_gui_app()
     bar = _ProgressBar()
     try:
@@ -175,6 +299,10 @@ def _play(args: argparse.Namespace) -> int:
             speed=args.speed,
             panel=args.panel,
             show_com=args.show_com,
+            size=args.size,
+            start_s=args.start,
+            end_s=args.end,
+            overwrite=args.overwrite,
             progress=bar,
         )
     finally:
@@ -184,7 +312,6 @@ def _play(args: argparse.Namespace) -> int:
         f"{result.frames / args.fps:.2f} s at {args.fps:g} fps "
         f"(exported in {result.seconds:.1f} s)"
     )
-    return 0
 
 
 def _inspect(args: argparse.Namespace) -> int:

@@ -2,9 +2,12 @@
 
 The encoder writes into ``.<name>.partial`` in the target folder. Only a
 complete file is published: ``fsync`` → hard link to the final name (never
-overwriting) → ``fsync`` of the folder → removal of the partial name. On
-cancel or error the partial file is deleted, so a file browser never shows a
-final-named file that does not play (an MP4 without its ``moov`` atom).
+overwriting) → ``fsync`` of the folder → removal of the partial name. With
+``overwrite=True`` an existing final file is replaced in one step instead
+(``os.replace`` of the partial name), so readers see the old file or the new
+one, never a mixture. On cancel or error the partial file is deleted, so a file
+browser never shows a final-named file that does not play (an MP4 without its
+``moov`` atom).
 """
 
 from __future__ import annotations
@@ -29,13 +32,18 @@ def partial_name(final: Path) -> str:
 
 
 @contextmanager
-def atomic_output(final: Path, *, ops: FileOps | None = None) -> Iterator[BinaryIO]:
+def atomic_output(
+    final: Path, *, ops: FileOps | None = None, overwrite: bool = False
+) -> Iterator[BinaryIO]:
     """Give a seekable binary file that appears at ``final`` only on success.
+
+    ``overwrite=True`` replaces an existing ``final`` atomically when the new
+    file is complete; until then the old file stays untouched.
 
     Raises
     ------
     TargetExistsError
-        ``final`` exists already (it is never overwritten), or another export
+        ``final`` exists already and ``overwrite`` is false, or another export
         is writing the same partial file.
     WriteFailedError
         Creating, writing, syncing or publishing failed; nothing is left then.
@@ -45,9 +53,12 @@ def atomic_output(final: Path, *, ops: FileOps | None = None) -> Iterator[Binary
     staging = partial_name(final)
     dir_fd = file_ops.open_dir(str(folder))
     try:
-        if file_ops.exists(final.name, dir_fd):
+        if final.is_dir():
+            raise WriteFailedError("the output is a folder", path=final)
+        if not overwrite and file_ops.exists(final.name, dir_fd):
             raise TargetExistsError(
-                "file already exists; it is never overwritten", path=final
+                "file already exists; it is never overwritten (use --overwrite)",
+                path=final,
             )
         try:
             fd = file_ops.create(staging, dir_fd)
@@ -62,17 +73,30 @@ def atomic_output(final: Path, *, ops: FileOps | None = None) -> Iterator[Binary
                 yield handle
                 _flush(handle, final)
             file_ops.fsync(fd, str(final))
-            file_ops.link(staging, final.name, dir_fd)
+            if overwrite:
+                _replace(staging, final, dir_fd)
+            else:
+                file_ops.link(staging, final.name, dir_fd)
             try:
                 file_ops.fsync(dir_fd, str(folder))
             except WriteFailedError:
-                file_ops.unlink(final.name, dir_fd)
+                # A replaced file is complete and the old one is gone: keep it.
+                if not overwrite:
+                    file_ops.unlink(final.name, dir_fd)
                 raise
         finally:
             file_ops.close(fd)
             file_ops.unlink(staging, dir_fd)
     finally:
         file_ops.close(dir_fd)
+
+
+def _replace(staging: str, final: Path, dir_fd: int) -> None:
+    """Move the partial file over ``final`` in one rename (replacing it)."""
+    try:
+        os.replace(staging, final.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except OSError as exc:
+        raise write_failed(exc, final) from exc
 
 
 def _flush(handle: BinaryIO, final: Path) -> None:

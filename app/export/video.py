@@ -1,9 +1,10 @@
 """Headless video export: every frame drawn by the window's canvas, encoded with PyAV.
 
-Frame ``k`` shows play time ``min(k * speed / fps, duration)``; there are
-``floor(duration / speed * fps) + 1`` frames (as skelarm's ``--export``), so the
-recorded state at or before each time is what a viewer of the window would see.
-MP4 is H.264 (libx264, yuv420p); GIF uses FFmpeg's ``gif`` encoder on the fixed
+Frame ``k`` shows play time ``min(start + k * speed / fps, end)``; there are
+``floor((end - start) / speed * fps) + 1`` frames (as skelarm's ``--export``
+over the whole take), so the recorded state at or before each time is what a
+viewer of the window would see. MP4 is H.264 (libx264, yuv420p), WebM is VP9
+(libvpx-vp9, yuv420p); GIF uses FFmpeg's ``gif`` encoder on the fixed
 ``rgb8`` palette, which is about 25x faster than Pillow's default quantizer
 (PERFORMANCE.md section 2). The output appears only when complete (atomic.py).
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import math
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 import av
 import numpy as np
@@ -28,21 +31,33 @@ from fsr_core.errors import FsrError, WriteFailedError
 from fsr_core.recording import RecordingModel
 
 __all__ = [
+    "CHOICES",
     "EXPORT_FORMATS",
     "ExportCancelled",
     "ExportResult",
+    "check_not_source",
     "ensure_gui_app",
     "export_format",
     "export_video",
     "frame_count",
     "frame_times",
+    "play_window",
 ]
 
 #: File extension → container format.
-EXPORT_FORMATS = {".mp4": "mp4", ".gif": "gif"}
+EXPORT_FORMATS = {".mp4": "mp4", ".webm": "webm", ".gif": "gif"}
 
 # libx264 settings: "veryfast" is the measured choice (see the export report).
 _X264_OPTIONS = {"crf": "20", "preset": "veryfast"}
+# libvpx-vp9 in constant-quality mode at its realtime speed: its default
+# ("good", cpu-used 1) is about 20x slower for flat synthetic pictures.
+_VP9_OPTIONS = {
+    "crf": "32",
+    "b": "0",
+    "deadline": "realtime",
+    "cpu-used": "8",
+    "row-mt": "1",
+}
 # Tolerance, in frames, for float error in a span (skelarm loses the last frame
 # of a 0-3 s log whose last time stamp is 2.999999999999891).
 _FRAME_EPSILON = 1e-6
@@ -50,6 +65,9 @@ _FRAME_EPSILON = 1e-6
 _gui_app: Any = None
 
 RGBArray = npt.NDArray[np.uint8]
+
+#: The accepted extensions, for messages: ".mp4, .webm or .gif".
+CHOICES = ", ".join(list(EXPORT_FORMATS)[:-1]) + " or " + list(EXPORT_FORMATS)[-1]
 
 
 class ExportCancelled(FsrError):  # noqa: N818 - the name says what happened, as the UI does
@@ -93,24 +111,62 @@ def export_format(path: Path) -> str:
     Raises
     ------
     ValueError
-        The extension is not ``.mp4`` or ``.gif``.
+        The extension is not ``.mp4``, ``.webm`` or ``.gif``.
     """
     kind = EXPORT_FORMATS.get(path.suffix.lower())
     if kind is None:
-        choices = " or ".join(EXPORT_FORMATS)
-        raise ValueError(f"{path}: cannot export to {path.suffix!r}; use {choices}")
+        raise ValueError(f"{path}: cannot export to {path.suffix!r}; use {CHOICES}")
     return kind
 
 
 def frame_count(duration_s: float, *, fps: float, speed: float) -> int:
-    """Return ``floor(duration / speed * fps) + 1`` (tolerant of float error)."""
+    """Return ``floor(duration / speed * fps) + 1`` (tolerant of float error).
+
+    ``duration_s`` is the play-time span exported (``end - start``).
+    """
     return math.floor(max(duration_s, 0.0) / speed * fps + _FRAME_EPSILON) + 1
 
 
-def frame_times(duration_s: float, *, fps: float, speed: float) -> list[float]:
-    """Return the play time of every exported frame."""
-    count = frame_count(duration_s, fps=fps, speed=speed)
-    return [min(k * speed / fps, duration_s) for k in range(count)]
+def frame_times(
+    duration_s: float,
+    *,
+    fps: float,
+    speed: float,
+    start_s: float = 0.0,
+    end_s: float | None = None,
+) -> list[float]:
+    """Return the play time of every exported frame of ``[start_s, end_s]``.
+
+    ``end_s`` defaults to ``duration_s``, the end of the recording.
+    """
+    end = duration_s if end_s is None else end_s
+    count = frame_count(end - start_s, fps=fps, speed=speed)
+    return [min(start_s + k * speed / fps, end) for k in range(count)]
+
+
+def play_window(
+    duration_s: float, start_s: float | None, end_s: float | None
+) -> tuple[float, float]:
+    """Return the checked ``(start, end)`` play-time window of an export.
+
+    Raises
+    ------
+    ValueError
+        ``start`` is negative or after ``end``, or ``end`` is past the recording.
+    """
+    start = 0.0 if start_s is None else float(start_s)
+    end = duration_s if end_s is None else float(end_s)
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ValueError("--start and --end must be finite")
+    if start < 0.0:
+        raise ValueError(f"--start {start:g} is before the recording (0 s)")
+    if end > duration_s + 1e-9:
+        raise ValueError(
+            f"--end {end:g} is past the end of the recording ({duration_s:.3f} s)"
+        )
+    if start > end:
+        raise ValueError(f"--start {start:g} is after --end {end:g}")
+    return start, min(end, duration_s)
 
 
 def export_video(
@@ -122,20 +178,27 @@ def export_video(
     panel: bool = False,
     show_com: bool = False,
     size: tuple[int, int] = (800, 800),
+    start_s: float | None = None,
+    end_s: float | None = None,
+    overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> ExportResult:
-    """Render ``model`` frame by frame and encode it to ``output`` (.mp4 or .gif).
+    """Render ``model`` frame by frame and encode it to ``output``.
 
-    ``progress(done, total)`` is called after every frame; ``cancelled()`` is
-    asked before every frame. Needs a QGuiApplication (:func:`ensure_gui_app`).
+    ``size`` is the scene's size; the panel adds its width at that height.
+    ``start_s``/``end_s`` bound the play-time window (default: the whole
+    recording). ``progress(done, total)`` is called after every frame;
+    ``cancelled()`` is asked before every frame. Needs a QGuiApplication
+    (:func:`ensure_gui_app`).
 
     Raises
     ------
     ValueError
-        Unknown extension, or a non-positive ``fps``, ``speed`` or size.
+        Unknown extension, a non-positive ``fps``, ``speed`` or size, or a
+        play-time window outside the recording.
     TargetExistsError
-        ``output`` exists; it is never overwritten.
+        ``output`` exists and ``overwrite`` is false.
     WriteFailedError
         ``output`` is the input recording, or writing failed.
     ExportCancelled
@@ -144,17 +207,16 @@ def export_video(
         The recording failed to read mid-export; nothing is left on disk.
     """
     kind = export_format(output)
-    if fps <= 0 or speed <= 0 or min(size) <= 0:
-        raise ValueError("fps, speed and size must be positive")
-    if _same_file(output, model.path):
-        raise WriteFailedError(
-            "the output is the input recording; choose another name", path=output
-        )
+    _check_rates(fps, speed, size)
+    start, end = play_window(model.duration_s, start_s, end_s)
+    check_not_source(output, model)
     started = time.perf_counter()
-    frames = _FrameSource(model, size=size, panel=panel, show_com=show_com)
-    times = frame_times(model.duration_s, fps=fps, speed=speed)
+    frames = FrameSource(model, size=size, panel=panel, show_com=show_com)
+    times = frame_times(
+        model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
+    )
     width, height = _padded(frames.width, frames.height, kind)
-    with atomic_output(output) as handle:
+    with atomic_output(output, overwrite=overwrite) as handle:
         _encode(
             handle,
             output,
@@ -171,6 +233,25 @@ def export_video(
     )
 
 
+def _check_rates(fps: float, speed: float, size: tuple[int, int]) -> None:
+    if not (fps > 0 and speed > 0 and min(size) > 0):
+        raise ValueError("fps, speed and size must be positive")
+
+
+def check_not_source(output: Path, model: RecordingModel) -> None:
+    """Refuse to write over the recording being exported.
+
+    Raises
+    ------
+    WriteFailedError
+        ``output`` is ``model``'s own file.
+    """
+    if _same_file(output, model.path):
+        raise WriteFailedError(
+            "the output is the input recording; choose another name", path=output
+        )
+
+
 def _same_file(output: Path, source: Path) -> bool:
     try:
         return output.resolve() == source.resolve() or (
@@ -181,13 +262,13 @@ def _same_file(output: Path, source: Path) -> bool:
 
 
 def _padded(width: int, height: int, kind: str) -> tuple[int, int]:
-    """MP4 (yuv420p, macroblocks): width to a multiple of 16, height even."""
-    if kind != "mp4":
+    """MP4 and WebM (yuv420p): width and height even (edge pixels repeated)."""
+    if kind == "gif":
         return width, height
-    return -(-width // 16) * 16, height + height % 2
+    return width + width % 2, height + height % 2
 
 
-class _FrameSource:
+class FrameSource:
     """The canvas (and optional side panel) drawn as RGB arrays."""
 
     def __init__(
@@ -223,39 +304,144 @@ def _encode(
     handle: BinaryIO,
     output: Path,
     kind: str,
-    frames: _FrameSource,
+    frames: FrameSource,
     times: list[float],
     fps: float,
     size: tuple[int, int],
     progress: Callable[[int, int], None] | None,
     cancelled: Callable[[], bool] | None,
 ) -> None:
-    written = 0
+    """Draw on this thread while an :class:`Encoder` thread encodes and writes."""
     palette = None
     if kind == "gif":
         samples = [times[0], times[len(times) // 2], times[-1]]
         palette = _Palette([_pad(frames.render(t), size) for t in samples])
+    encoder = Encoder(handle, kind, size, fps, palette=palette)
     try:
-        with av.open(handle, mode="w", format=kind) as container:
-            stream = _add_stream(container, kind, size, fps)
+        try:
             for index, play_time_s in enumerate(times):
-                if cancelled is not None and cancelled():
-                    raise ExportCancelled(output)
-                image = _pad(frames.render(play_time_s), size)
-                frame = _video_frame(image, palette)
-                frame.pts = index
-                frame.time_base = stream.codec_context.time_base
-                container.mux(stream.encode(frame))
-                written = index + 1
+                _check_cancelled(cancelled, output)
+                encoder.put(_pad(frames.render(play_time_s), size))
                 if progress is not None:
                     progress(index + 1, len(times))
-            container.mux(stream.encode(None))
+            encoder.finish()
+        except BaseException:
+            encoder.abort()
+            raise
+        encoder.raise_error()
     except OSError as exc:
         raise write_failed(
-            exc, output, needed_bytes=_estimate(handle, written, len(times))
+            exc, output, needed_bytes=_estimate(handle, encoder.written, len(times))
         ) from exc
     except av.FFmpegError as exc:
         raise WriteFailedError(f"encoding failed: {exc}", path=output) from exc
+
+
+def _check_cancelled(cancelled: Callable[[], bool] | None, output: Path) -> None:
+    if cancelled is not None and cancelled():
+        raise ExportCancelled(output)
+
+
+class Encoder:
+    """A worker thread that owns the PyAV container and encodes queued frames.
+
+    :meth:`put` hands over an RGB frame (blocking while ``depth`` frames wait,
+    so memory stays bounded); :meth:`finish` flushes and closes the container;
+    :meth:`abort` stops without flushing. PyAV releases the GIL while it
+    converts and encodes, so the caller draws the next frame meanwhile. An error
+    on the worker is raised by the next :meth:`put`, by :meth:`finish`, or by
+    :meth:`raise_error`.
+    """
+
+    _STOP: Final = None
+
+    def __init__(
+        self,
+        handle: BinaryIO,
+        kind: str,
+        size: tuple[int, int],
+        fps: float,
+        *,
+        palette: _Palette | None = None,
+        depth: int = 4,
+    ) -> None:
+        self._queue: queue.Queue[RGBArray | None] = queue.Queue(maxsize=depth)
+        self._handle = handle
+        self._kind = kind
+        self._size = size
+        self._fps = fps
+        self._palette = palette
+        self._aborted = threading.Event()
+        self._error: BaseException | None = None
+        self.written = 0
+        self._thread = threading.Thread(
+            target=self._run, name="fsr-export-encoder", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, image: RGBArray) -> None:
+        """Queue one frame; raise the worker's error if it has failed."""
+        while True:
+            self.raise_error()
+            try:
+                self._queue.put(image, timeout=0.1)
+            except queue.Full:
+                continue
+            return
+
+    def finish(self) -> None:
+        """Flush the encoder, close the container and wait for the worker."""
+        self._send_stop()
+        self._thread.join()
+        self.raise_error()
+
+    def abort(self) -> None:
+        """Stop the worker without flushing and wait for it (idempotent)."""
+        self._aborted.set()
+        self._send_stop()
+        self._thread.join()
+
+    def raise_error(self) -> None:
+        """Raise the worker's exception, if any (once)."""
+        error, self._error = self._error, None
+        if error is not None:
+            self._aborted.set()
+            raise error
+
+    def _send_stop(self) -> None:
+        while self._thread.is_alive():
+            try:
+                self._queue.put(self._STOP, timeout=0.1)
+            except queue.Full:
+                continue
+            return
+
+    def _run(self) -> None:
+        try:
+            with av.open(self._handle, mode="w", format=self._kind) as container:
+                stream = _add_stream(container, self._kind, self._size, self._fps)
+                while (image := self._queue.get()) is not None:
+                    if self._aborted.is_set():
+                        continue
+                    frame = _video_frame(image, self._palette)
+                    frame.pts = self.written
+                    frame.time_base = stream.codec_context.time_base
+                    container.mux(stream.encode(frame))
+                    self.written += 1
+                if not self._aborted.is_set():
+                    container.mux(stream.encode(None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            self._error = exc
+            self._aborted.set()
+            self._drain()
+
+    def _drain(self) -> None:
+        """Empty the queue so a producer blocked in ``put`` wakes up."""
+        try:
+            while True:
+                self._queue.get_nowait()
+        except queue.Empty:
+            return
 
 
 def _video_frame(image: RGBArray, palette: _Palette | None) -> av.VideoFrame:
@@ -280,6 +466,9 @@ def _add_stream(container: Any, kind: str, size: tuple[int, int], fps: float) ->
         stream = container.add_stream("libx264", rate=rate, options=_X264_OPTIONS)
         stream.pix_fmt = "yuv420p"
         stream.codec_context.thread_count = 1
+    elif kind == "webm":
+        stream = container.add_stream("libvpx-vp9", rate=rate, options=_VP9_OPTIONS)
+        stream.pix_fmt = "yuv420p"
     else:
         stream = container.add_stream("gif", rate=rate)
         stream.pix_fmt = "pal8"

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import errno
+import math
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -17,17 +22,21 @@ import pytest
 from app.cli import main
 from app.export import (
     ExportCancelled,
+    channel_table,
     ensure_gui_app,
+    export_channels,
+    export_frame,
     export_video,
     frame_count,
     frame_times,
+    play_window,
 )
 from app.export.atomic import partial_name
 from fsr_core.adapters.planar_arm.demos import _take_documents
 from fsr_core.adapters.planar_arm.recorder import record_run
 from fsr_core.adapters.planar_arm.scenario import Scenario
 from fsr_core.errors import TargetExistsError, WriteFailedError
-from fsr_core.recording import RecordingModel
+from fsr_core.recording import Channel, RecordingModel
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
@@ -197,7 +206,7 @@ def test_cancel_leaves_nothing_on_disk(
 def test_unknown_extension_is_refused(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    with pytest.raises(ValueError, match=r"\.mp4 or \.gif"):
+    with pytest.raises(ValueError, match=r"\.mp4, \.webm or \.gif"):
         export_video(reach_model, tmp_path / "reach.avi")
     assert list(tmp_path.iterdir()) == []
 
@@ -262,7 +271,10 @@ def test_cli_output_equal_to_input_exits_1(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--export", "out.avi"], "must be .mp4 or .gif"),
+        (["--export", "out.avi"], "must be .mp4, .webm or .gif"),
+        (["--export", "out.mp4", "--size", "640"], "expected WxH"),
+        (["--export", "out.mp4", "--size", "0x480"], "expected WxH"),
+        (["--export", "out.mp4", "--start", "0.4", "--end", "0.2"], "is after"),
         (["second.fsr", "--export", "out.mp4"], "--export takes a single recording"),
         (["--export", "out.mp4", "--fps", "0"], "must be positive"),
     ],
@@ -308,3 +320,433 @@ def test_cli_export_runs_headless_without_qt_platform_set(
     assert len(frames) == frame_count(
         open_recording(reach_take).duration_s, fps=30.0, speed=1.0
     )
+
+
+# -- size, play-time window, overwrite, WebM ------------------------------
+
+
+def test_size_sets_the_scene_and_the_panel_keeps_its_width(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    plain = export_video(reach_model, tmp_path / "a.mp4", size=(320, 240))
+    panel = export_video(reach_model, tmp_path / "b.mp4", size=(320, 240), panel=True)
+    assert (plain.width, plain.height) == (320, 240)
+    assert (panel.width, panel.height) == (320 + 304, 240)
+    for name, size in (("a.mp4", (320, 240)), ("b.mp4", (624, 240))):
+        frames, _ = _decode(tmp_path / name)
+        assert {(f.width, f.height) for f in frames} == {size}
+
+
+def test_odd_size_is_padded_to_even_for_yuv420p(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    result = export_video(reach_model, tmp_path / "odd.mp4", size=(161, 121))
+    frames, _ = _decode(tmp_path / "odd.mp4")
+    assert (result.width, result.height) == (162, 122)
+    assert (frames[0].width, frames[0].height) == (162, 122)
+    gif = export_video(reach_model, tmp_path / "odd.gif", size=(161, 121))
+    assert (gif.width, gif.height) == (161, 121)
+
+
+def test_start_and_end_bound_the_frames(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    from app.canvas import SceneCanvas, SceneOptions, qimage_to_rgb
+
+    out = tmp_path / "window.mp4"
+    result = export_video(
+        reach_model, out, size=(200, 200), start_s=0.1, end_s=0.4, speed=0.5
+    )
+    expected = math.floor((0.4 - 0.1) / 0.5 * 30.0 + 1e-6) + 1
+    frames, _ = _decode(out)
+    assert result.frames == len(frames) == expected == 19
+    times = frame_times(
+        reach_model.duration_s, fps=30.0, speed=0.5, start_s=0.1, end_s=0.4
+    )
+    assert times[0] == pytest.approx(0.1)
+    assert times[-1] == pytest.approx(0.4)
+    drawn = SceneCanvas(reach_model, SceneOptions()).render(times[0], 200, 200)
+    first = frames[0].to_ndarray(format="rgb24").astype(int)
+    assert np.abs(first - qimage_to_rgb(drawn).astype(int)).mean() < 6.0
+
+
+def test_start_equal_to_end_gives_one_frame(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    result = export_video(
+        reach_model, tmp_path / "one.gif", size=(64, 64), start_s=0.25, end_s=0.25
+    )
+    assert result.frames == 1
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "message"),
+    [
+        (-0.1, None, "before the recording"),
+        (None, 9.0, "past the end"),
+        (0.3, 0.2, "is after"),
+    ],
+)
+def test_window_outside_the_recording_is_refused(
+    reach_model: RecordingModel,
+    tmp_path: Path,
+    start: float | None,
+    end: float | None,
+    message: str,
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        export_video(reach_model, tmp_path / "w.mp4", start_s=start, end_s=end)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_play_window_defaults_to_the_whole_recording() -> None:
+    assert play_window(2.5, None, None) == (0.0, 2.5)
+    assert play_window(2.5, 0.5, 2.5 + 1e-12) == (0.5, 2.5)
+
+
+def test_overwrite_replaces_the_existing_file_atomically(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "reach.mp4"
+    out.write_bytes(b"old")
+    old_inode = out.stat().st_ino
+    seen: list[bytes] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(out.read_bytes())
+
+    result = export_video(
+        reach_model, out, size=(96, 96), overwrite=True, progress=progress
+    )
+    assert set(seen) == {b"old"}
+    assert out.stat().st_ino != old_inode
+    frames, _ = _decode(out)
+    assert len(frames) == result.frames
+    assert _leftovers(tmp_path) == []
+
+
+def test_cancelled_overwrite_keeps_the_old_file(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "reach.gif"
+    out.write_bytes(b"old")
+    with pytest.raises(ExportCancelled):
+        export_video(
+            reach_model, out, size=(96, 96), overwrite=True, cancelled=lambda: True
+        )
+    assert out.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reach.gif"]
+
+
+def test_overwrite_never_replaces_the_source(reach_take: Path, tmp_path: Path) -> None:
+    source = tmp_path / "take.mp4"
+    shutil.copyfile(reach_take, source)
+    before = source.read_bytes()
+    with pytest.raises(WriteFailedError, match="is the input"):
+        export_video(open_recording(source), source, overwrite=True)
+    assert source.read_bytes() == before
+
+
+def test_existing_target_message_names_the_flag(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "reach.webm"
+    out.write_bytes(b"keep")
+    with pytest.raises(TargetExistsError, match="--overwrite"):
+        export_video(reach_model, out)
+
+
+def test_webm_is_vp9_yuv420p(reach_model: RecordingModel, tmp_path: Path) -> None:
+    assert "libvpx-vp9" in av.codecs_available
+    out = tmp_path / "reach.webm"
+    result = export_video(reach_model, out, size=(240, 160), fps=20.0)
+    frames, info = _decode(out)
+    assert info["codec"] == "vp9"
+    assert info["pix_fmt"] == "yuv420p"
+    assert (
+        len(frames)
+        == result.frames
+        == frame_count(reach_model.duration_s, fps=20.0, speed=1.0)
+    )
+    assert {(f.width, f.height) for f in frames} == {(240, 160)}
+    assert _leftovers(tmp_path) == []
+
+
+def test_cli_size_window_and_overwrite(
+    reach_take: Path,
+    tmp_path: Path,
+    qapp: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "clip.webm"
+    out.write_bytes(b"old")
+    args = [str(reach_take), "--export", str(out), "--size", "200x120", "--panel"]
+    window = ["--start", "0.1", "--end", "0.3"]
+    assert main([*args, *window]) == 1
+    assert "--overwrite" in capsys.readouterr().err
+    assert out.read_bytes() == b"old"
+    assert main([*args, *window, "--overwrite"]) == 0
+    captured = capsys.readouterr()
+    assert f"{out}: 7 frames, 504x120" in captured.out
+    frames, _ = _decode(out)
+    assert len(frames) == 7
+    assert (frames[0].width, frames[0].height) == (504, 120)
+
+
+def test_cli_end_past_the_recording_exits_1_before_any_work(
+    reach_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "clip.mp4"
+    assert main([str(reach_take), "--export", str(out), "--end", "60"]) == 1
+    assert "past the end of the recording" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- one still, channel CSV -------------------------------------------------
+
+
+def _read_png(path: Path) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    from PySide6.QtGui import QImage
+
+    from app.canvas import qimage_to_rgb
+
+    image = QImage(str(path))
+    assert not image.isNull()
+    return qimage_to_rgb(image)
+
+
+def test_still_is_the_video_frame_drawn_with_the_same_options(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    from app.export.video import FrameSource
+
+    out = tmp_path / "still.png"
+    result = export_frame(
+        reach_model, 0.25, out, panel=True, show_com=True, size=(200, 150)
+    )
+    assert (result.width, result.height, result.frames) == (504, 150, 1)
+    still = _read_png(out)
+    source = FrameSource(reach_model, size=(200, 150), panel=True, show_com=True)
+    np.testing.assert_array_equal(still, source.render(0.25))
+    assert _leftovers(tmp_path) == []
+
+
+def test_still_never_overwrites_unless_asked(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "still.png"
+    out.write_bytes(b"old")
+    with pytest.raises(TargetExistsError):
+        export_frame(reach_model, 0.0, out, size=(64, 64))
+    assert out.read_bytes() == b"old"
+    export_frame(reach_model, 0.0, out, size=(64, 64), overwrite=True)
+    assert _read_png(out).shape == (64, 64, 3)
+
+
+@pytest.mark.parametrize(("when", "name"), [(-1.0, "a.png"), (9.0, "a.png")])
+def test_still_outside_the_recording_or_not_png_is_refused(
+    reach_model: RecordingModel, tmp_path: Path, when: float, name: str
+) -> None:
+    with pytest.raises(ValueError, match="outside the recording"):
+        export_frame(reach_model, when, tmp_path / name)
+    with pytest.raises(ValueError, match=r"\.png"):
+        export_frame(reach_model, 0.1, tmp_path / "a.jpg")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_channels_csv_has_every_numeric_column_with_units(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "channels.csv"
+    result = export_channels(reach_model, out)
+    with out.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    header = rows[0]
+    assert header[0] == "play_time_s"
+    assert "q:q0 [rad]" in header
+    assert "ext_force:ext_fx" in header
+    widths = sum(c.width for c in reach_model.channels.values())
+    assert len(header) == 1 + widths == result.columns
+    primary = max(reach_model.channels.values(), key=lambda c: c.times_s.size)
+    assert len(rows) - 1 == result.rows == primary.times_s.size
+    q = reach_model.channels["q"]
+    column = header.index("q:q1 [rad]")
+    assert float(rows[10][column]) == q.values[9, 1]
+    assert float(rows[10][0]) == primary.times_s[9]
+    assert _leftovers(tmp_path) == []
+
+
+def test_channels_on_different_time_bases_follow_the_primary(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    fast = Channel(
+        "fast",
+        np.arange(10) * 0.1,
+        np.arange(10, dtype=np.float64),
+        unit="m",
+        columns=("x",),
+    )
+    slow = Channel(
+        "slow",
+        np.array([0.25, 0.55]),
+        np.array([[1.0, 2.0], [3.0, 4.0]]),
+        columns=("a", "b"),
+    )
+    model = dataclasses.replace(reach_model, channels={"slow": slow, "fast": fast})
+    header, table, primary = channel_table(model)
+    assert primary == "fast"
+    assert header == ["play_time_s", "slow:a", "slow:b", "fast:x [m]"]
+    assert table.shape == (10, 4)
+    assert np.isnan(table[:3, 1]).all()
+    np.testing.assert_array_equal(table[3:6, 1:3], [[1.0, 2.0]] * 3)
+    np.testing.assert_array_equal(table[6:, 1:3], [[3.0, 4.0]] * 4)
+    out = tmp_path / "mixed.csv"
+    export_channels(model, out)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "play_time_s,slow:a,slow:b,fast:x [m]"
+    assert lines[1] == "0.0,,,0.0"
+    assert lines[4] == "0.30000000000000004,1.0,2.0,3.0"
+
+
+def test_channels_csv_never_overwrites_unless_asked(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    out = tmp_path / "c.csv"
+    out.write_text("old")
+    with pytest.raises(TargetExistsError):
+        export_channels(reach_model, out)
+    assert out.read_text() == "old"
+    export_channels(reach_model, out, overwrite=True)
+    assert out.read_text().startswith("play_time_s,")
+
+
+def test_cli_exports_a_still_and_the_channels(
+    reach_take: Path,
+    tmp_path: Path,
+    qapp: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    png = tmp_path / "at.png"
+    table = tmp_path / "data.csv"
+    code = main(
+        [
+            str(reach_take),
+            "--export-frame",
+            "0.2",
+            str(png),
+            "--export-channels",
+            str(table),
+            "--panel",
+            "--size",
+            "120x100",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"{png}: 424x100 at t = 0.2 s" in out
+    assert f"{table}: " in out
+    assert _read_png(png).shape == (100, 424, 3)
+    assert table.read_text().startswith("play_time_s,")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--export-frame", "x", "a.png"], "T must be a time"),
+        (["--export-frame", "0.1", "a.jpg"], "written as .png"),
+        (["--export-channels", "a.txt"], "use a .csv name"),
+        (["b.fsr", "--export-channels", "a.csv"], "single recording"),
+    ],
+)
+def test_cli_still_and_channel_usage_errors_exit_2(
+    reach_take: Path,
+    extra: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([str(reach_take), *extra])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_still_outside_the_recording_exits_1(
+    reach_take: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "late.png"
+    assert main([str(reach_take), "--export-frame", "99", str(png)]) == 1
+    assert "outside the recording" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- drawing and encoding overlap ---------------------------------------------
+
+
+def test_frames_are_encoded_on_the_worker_thread(
+    reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.export.video as video
+
+    threads: set[str] = set()
+    original = video._video_frame
+
+    def spy(image: Any, palette: Any) -> av.VideoFrame:
+        threads.add(threading.current_thread().name)
+        return original(image, palette)
+
+    monkeypatch.setattr(video, "_video_frame", spy)
+    result = export_video(reach_model, tmp_path / "t.mp4", size=(96, 96))
+    assert threads == {"fsr-export-encoder"}
+    frames, _ = _decode(tmp_path / "t.mp4")
+    assert len(frames) == result.frames
+
+
+def test_an_encoder_error_propagates_and_leaves_nothing(
+    reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.export.video as video
+
+    original = video._video_frame
+    calls: list[int] = []
+
+    def failing(image: Any, palette: Any) -> av.VideoFrame:
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return original(image, palette)
+
+    monkeypatch.setattr(video, "_video_frame", failing)
+    with pytest.raises(WriteFailedError, match="No space left on device"):
+        export_video(reach_model, tmp_path / "full.mp4", size=(96, 96))
+    assert list(tmp_path.iterdir()) == []
+    assert threading.active_count() == 1 or not any(
+        t.name == "fsr-export-encoder" for t in threading.enumerate()
+    )
+
+
+def test_an_ffmpeg_error_on_the_worker_becomes_write_failed(
+    reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.export.video as video
+
+    def broken(container: Any, kind: str, size: Any, fps: float) -> Any:
+        raise av.InvalidDataError(1094995529, "bad option")
+
+    monkeypatch.setattr(video, "_add_stream", broken)
+    with pytest.raises(WriteFailedError, match="encoding failed"):
+        export_video(reach_model, tmp_path / "bad.webm", size=(64, 64))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cancel_stops_the_worker_and_leaves_nothing(
+    reach_model: RecordingModel, tmp_path: Path
+) -> None:
+    with pytest.raises(ExportCancelled):
+        export_video(
+            reach_model,
+            tmp_path / "c.gif",
+            size=(64, 64),
+            cancelled=iter([False] * 5 + [True]).__next__,
+        )
+    assert list(tmp_path.iterdir()) == []
+    assert not any(t.name == "fsr-export-encoder" for t in threading.enumerate())

@@ -1,0 +1,63 @@
+"""tools/bench_export.py: a short run, its JSON keys and figures (no timings)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.gui
+
+
+def load_bench_export() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_export", REPO_ROOT / "tools" / "bench_export.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_short_run_prints_every_figure_as_json(
+    qapp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench_export()
+    assert bench.main(["--seconds", "0.2", "--repeat", "1", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert set(figures) >= {
+        "export_fps",
+        "encoder_fps",
+        "ratio",
+        "skelarm_fps",
+        "skelarm_installed",
+        "vs_skelarm",
+        "frames",
+        "frame_size",
+    }
+    assert figures["frame_size"] == "1584x720"
+    assert figures["frames"] >= 2
+    for key in ("export_fps", "encoder_fps", "ratio", "skelarm_fps", "vs_skelarm"):
+        assert figures[key] > 0
+    assert figures["skelarm_fps"] == 31.0
+
+
+def test_table_names_the_reference_when_skelarm_is_missing(
+    qapp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench_export()
+    assert bench.main(["--seconds", "0.1", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "encoder alone" in out
+    assert "export / encoder" in out
+    if importlib.util.find_spec("skelarm") is None:
+        assert "skelarm not installed (needs Python >= 3.12)" in out
