@@ -5,6 +5,9 @@ Player and export:
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
        [--start T] [--end T] [--overwrite]
+       [--view scene|camera|both] [--camera NAME]
+  FILE... --export-dir DIR [--format mp4|gif|webm]
+                                      each FILE to DIR/<stem>.<format> (same options)
   FILE --export-frame T OUT.png       one still at play time T (same options)
   FILE --export-channels OUT.csv      every numeric channel column, with units
 
@@ -120,6 +123,18 @@ def _player_parser() -> argparse.ArgumentParser:
         help="render OUT.mp4, OUT.webm or OUT.gif headlessly and exit",
     )
     parser.add_argument(
+        "--export-dir",
+        type=Path,
+        metavar="DIR",
+        help="render every FILE to DIR/<stem>.<format> headlessly and exit",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("mp4", "gif", "webm"),
+        default="mp4",
+        help="the video format of --export-dir (default mp4)",
+    )
+    parser.add_argument(
         "--export-frame",
         nargs=2,
         metavar=("T", "OUT.png"),
@@ -141,7 +156,8 @@ def _player_parser() -> argparse.ArgumentParser:
         type=_size,
         default=(800, 800),
         metavar="WxH",
-        help="scene size in pixels (default 800x800; the panel adds 304 px width)",
+        help="size of each view in pixels (default 800x800; --view both is "
+        "2W x H; the panel adds 304 px width)",
     )
     parser.add_argument(
         "--start", type=float, metavar="T", help="first play time exported, seconds"
@@ -158,6 +174,18 @@ def _player_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--show-com", action="store_true", help="draw the links' centres of mass"
+    )
+    parser.add_argument(
+        "--view",
+        choices=("scene", "camera", "both"),
+        default="scene",
+        help="what is drawn: the scene, a camera's frames, or both side by side "
+        "(each --size, so 2W x H; the panel still goes on the right)",
+    )
+    parser.add_argument(
+        "--camera",
+        metavar="NAME",
+        help="the camera of --view camera|both (default: the first camera)",
     )
     return parser
 
@@ -176,14 +204,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     channels = args.export_channels
     if channels is not None and channels.suffix.lower() != ".csv":
         parser.error(f"--export-channels {channels}: use a .csv name")
-    exporting = (args.export, args.export_frame, args.export_channels)
-    if any(item is not None for item in exporting) and len(args.files) != 1:
-        parser.error("--export takes a single recording")
-    if args.export is not None:
-        if args.export.suffix.lower() not in _EXPORT_SUFFIXES:
-            parser.error(
-                f"--export {args.export}: the extension must be .mp4, .webm or .gif"
-            )
+    _check_targets(parser, args)
+    if args.export is not None and args.export.suffix.lower() not in _EXPORT_SUFFIXES:
+        parser.error(
+            f"--export {args.export}: the extension must be .mp4, .webm or .gif"
+        )
+    if args.export is not None or args.export_dir is not None:
         if not (args.fps > 0 and args.speed > 0):
             parser.error("--fps and --speed must be positive")
         if (
@@ -193,6 +219,21 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         ):
             parser.error(f"--start {args.start:g} is after --end {args.end:g}")
     return args
+
+
+def _check_targets(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One recording per single output; ``--export-dir`` for several."""
+    exporting = (args.export, args.export_frame, args.export_channels)
+    if args.export_dir is not None:
+        if any(item is not None for item in exporting):
+            parser.error(
+                "--export-dir cannot be combined with --export, --export-frame "
+                "or --export-channels"
+            )
+        if not args.files:
+            parser.error("--export-dir needs at least one recording")
+    elif any(item is not None for item in exporting) and len(args.files) != 1:
+        parser.error("--export takes a single recording (use --export-dir for several)")
 
 
 def _frame_request(
@@ -235,12 +276,55 @@ class _ProgressBar:
             self._shown = False
 
 
+_STEM_SUFFIXES = (".sklog.npz", ".fsr")
+
+
+def _stem(path: Path) -> str:
+    """Return ``path``'s name without ``.fsr`` or ``.sklog.npz`` (else its stem)."""
+    name = path.name
+    for suffix in _STEM_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def _export_dir(args: argparse.Namespace) -> int:
+    """Export every FILE to ``DIR/<stem>.<format>``; a failure skips that file."""
+    failed = 0
+    for source in args.files:
+        output = args.export_dir / f"{_stem(source)}.{args.format}"
+        try:
+            args.export_dir.mkdir(parents=True, exist_ok=True)
+            model = open_recording(source)
+            _check_export(args, model)
+            _export_video(args, model, output)
+        except (FsrError, ValueError, OSError) as exc:
+            if args.verbose:
+                logger.exception("export of %s failed", source)
+            text = str(exc)
+            _err(f"fsr-viewer: {text if str(source) in text else f'{source}: {text}'}")
+            failed += 1
+    if failed:
+        _err(f"fsr-viewer: {failed} of {len(args.files)} exports failed")
+    return 1 if failed else 0
+
+
+def _check_export(args: argparse.Namespace, model: RecordingModel) -> None:
+    """Check the play-time window and the view before any work (ValueError)."""
+    from app.export.video import check_view, play_window
+
+    play_window(model.duration_s, args.start, args.end)
+    check_view(model, args.view, args.camera)
+
+
 def _play(args: argparse.Namespace) -> int:
+    if args.export_dir is not None:
+        return _export_dir(args)
     if (args.export, args.export_frame, args.export_channels) == (None, None, None):
         _out("the player window is not part of this build yet")
         return 0
     from app.export.still import check_play_time
-    from app.export.video import play_window
+    from app.export.video import check_view, play_window
 
     model = open_recording(args.files[0])
     try:
@@ -250,12 +334,18 @@ def _play(args: argparse.Namespace) -> int:
     except ValueError as exc:
         _err(f"fsr-viewer: {args.files[0]}: {exc}")
         return 1
+    if args.export is not None or args.export_frame is not None:
+        try:
+            check_view(model, args.view, args.camera)
+        except ValueError as exc:  # the message names the file
+            _err(f"fsr-viewer: {exc}")
+            return 1
     if args.export_channels is not None:
         _export_channels(args, model)
     if args.export_frame is not None:
         _export_frame(args, model)
     if args.export is not None:
-        _export_video(args, model)
+        _export_video(args, model, args.export)
     return 0
 
 
@@ -281,12 +371,16 @@ def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
         panel=args.panel,
         show_com=args.show_com,
         size=args.size,
+        view=args.view,
+        camera=args.camera,
         overwrite=args.overwrite,
     )
     _out(f"{still.path}: {still.width}x{still.height} at t = {play_time_s:g} s")
 
 
-def _export_video(args: argparse.Namespace, model: RecordingModel) -> None:
+def _export_video(
+    args: argparse.Namespace, model: RecordingModel, output: Path
+) -> None:
     from app.export import ensure_gui_app, export_video
 
     ensure_gui_app()
@@ -294,12 +388,14 @@ def _export_video(args: argparse.Namespace, model: RecordingModel) -> None:
     try:
         result = export_video(
             model,
-            args.export,
+            output,
             fps=args.fps,
             speed=args.speed,
             panel=args.panel,
             show_com=args.show_com,
             size=args.size,
+            view=args.view,
+            camera=args.camera,
             start_s=args.start,
             end_s=args.end,
             overwrite=args.overwrite,

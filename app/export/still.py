@@ -38,6 +38,8 @@ def export_frame(
     panel: bool = False,
     show_com: bool = False,
     size: tuple[int, int] = (800, 800),
+    view: str = "scene",
+    camera: str | None = None,
     overwrite: bool = False,
 ) -> ExportResult:
     """Draw ``model`` at ``play_time_s`` and write it to ``output`` (PNG).
@@ -49,7 +51,8 @@ def export_frame(
     Raises
     ------
     ValueError
-        Not a ``.png`` name, a non-positive size, or a time outside the recording.
+        Not a ``.png`` name, a non-positive size, a time outside the
+        recording, or a camera view without that camera.
     TargetExistsError
         ``output`` exists and ``overwrite`` is false.
     WriteFailedError
@@ -66,7 +69,9 @@ def export_frame(
     check_play_time(duration, play_time_s)
     check_not_source(output, model)
     started = time.perf_counter()
-    frames = FrameSource(model, size=size, panel=panel, show_com=show_com)
+    frames = FrameSource(
+        model, size=size, panel=panel, show_com=show_com, view=view, camera=camera
+    )
     rgb = frames.render(min(play_time_s, duration))
     height, width = rgb.shape[:2]
     image = QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888)

@@ -33,9 +33,11 @@ from fsr_core.recording import RecordingModel
 __all__ = [
     "CHOICES",
     "EXPORT_FORMATS",
+    "VIEWS",
     "ExportCancelled",
     "ExportResult",
     "check_not_source",
+    "check_view",
     "ensure_gui_app",
     "export_format",
     "export_video",
@@ -178,6 +180,8 @@ def export_video(
     panel: bool = False,
     show_com: bool = False,
     size: tuple[int, int] = (800, 800),
+    view: str = "scene",
+    camera: str | None = None,
     start_s: float | None = None,
     end_s: float | None = None,
     overwrite: bool = False,
@@ -186,7 +190,9 @@ def export_video(
 ) -> ExportResult:
     """Render ``model`` frame by frame and encode it to ``output``.
 
-    ``size`` is the scene's size; the panel adds its width at that height.
+    ``size`` is the size of the view: ``view`` is ``"scene"``, ``"camera"``
+    (``camera``, default the first) or ``"both"`` side by side (``2 * W``
+    wide); the panel adds its width at that height.
     ``start_s``/``end_s`` bound the play-time window (default: the whole
     recording). ``progress(done, total)`` is called after every frame;
     ``cancelled()`` is asked before every frame. Needs a QGuiApplication
@@ -195,8 +201,9 @@ def export_video(
     Raises
     ------
     ValueError
-        Unknown extension, a non-positive ``fps``, ``speed`` or size, or a
-        play-time window outside the recording.
+        Unknown extension, a non-positive ``fps``, ``speed`` or size, a
+        play-time window outside the recording, or a camera view the
+        recording has no camera for.
     TargetExistsError
         ``output`` exists and ``overwrite`` is false.
     WriteFailedError
@@ -211,7 +218,9 @@ def export_video(
     start, end = play_window(model.duration_s, start_s, end_s)
     check_not_source(output, model)
     started = time.perf_counter()
-    frames = FrameSource(model, size=size, panel=panel, show_com=show_com)
+    frames = FrameSource(
+        model, size=size, panel=panel, show_com=show_com, view=view, camera=camera
+    )
     times = frame_times(
         model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
     )
@@ -268,8 +277,48 @@ def _padded(width: int, height: int, kind: str) -> tuple[int, int]:
     return width + width % 2, height + height % 2
 
 
+#: What a frame shows: the planar scene, one camera's frames, or both side by side.
+VIEWS = ("scene", "camera", "both")
+
+
+def check_view(model: RecordingModel, view: str, camera: str | None) -> str | None:
+    """Return the camera a ``view`` draws (``None`` for the scene alone).
+
+    ``camera`` defaults to the recording's first camera.
+
+    Raises
+    ------
+    ValueError
+        An unknown view, a camera view of a recording without cameras, or an
+        unknown camera name (the message lists the known ones).
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; use {', '.join(VIEWS)}")
+    if view == "scene":
+        return None
+    names = [track.name for track in model.cameras]
+    if not names:
+        raise ValueError(f"{model.path}: has no cameras (use --view scene)")
+    if camera is None:
+        return names[0]
+    if camera not in names:
+        known = ", ".join(names)
+        raise ValueError(f"{model.path}: no camera {camera!r}; known cameras: {known}")
+    return camera
+
+
 class FrameSource:
-    """The canvas (and optional side panel) drawn as RGB arrays."""
+    """The view(s) (and optional side panel) drawn as RGB arrays.
+
+    ``view`` ``"scene"`` or ``"camera"`` draws one canvas at ``size``;
+    ``"both"`` puts the scene and the camera side by side, each ``size`` (so
+    ``2 * W`` wide); the panel adds its width on the right.
+
+    Every part paints with one QPainter into the same reused
+    ``ARGB32_Premultiplied`` image (the format the canvases' own ``render``
+    draws into, so the pixels are theirs exactly), which is then copied once
+    into an ``(h, w, 3)`` RGB array.
+    """
 
     def __init__(
         self,
@@ -278,26 +327,63 @@ class FrameSource:
         size: tuple[int, int],
         panel: bool,
         show_com: bool,
+        view: str = "scene",
+        camera: str | None = None,
     ) -> None:
-        from app.canvas import qimage_to_rgb
+        from PySide6.QtCore import QRectF
+        from PySide6.QtGui import QImage
+
+        from app.canvas.camera_canvas import CameraCanvas, CameraOptions
         from app.canvas.panel import ReadoutPanel
         from app.canvas.scene_canvas import SceneCanvas, SceneOptions
 
-        self._to_rgb = qimage_to_rgb
-        self._canvas = SceneCanvas(model, SceneOptions(show_com=show_com))
-        self._panel = ReadoutPanel(model) if panel else None
-        self._size = size
-        panel_width = ReadoutPanel.WIDTH_PX if panel else 0
-        self.width = size[0] + panel_width
-        self.height = size[1]
+        name = check_view(model, view, camera)
+        width, height = size
+        views: list[Any] = []
+        if view in ("scene", "both"):
+            views.append(SceneCanvas(model, SceneOptions(show_com=show_com)))
+        if name is not None:
+            views.append(CameraCanvas(model, name, CameraOptions()))
+        parts: list[tuple[Any, Any]] = [
+            (canvas, QRectF(index * width, 0, width, height))
+            for index, canvas in enumerate(views)
+        ]
+        x = len(views) * width
+        if panel:
+            parts.append(
+                (ReadoutPanel(model), QRectF(x, 0, ReadoutPanel.WIDTH_PX, height))
+            )
+            x += ReadoutPanel.WIDTH_PX
+        self._parts = parts
+        self.width = x
+        self.height = height
+        self._image = QImage(
+            self.width, self.height, QImage.Format.Format_ARGB32_Premultiplied
+        )
 
     def render(self, play_time_s: float) -> RGBArray:
-        width, height = self._size
-        scene: RGBArray = self._to_rgb(self._canvas.render(play_time_s, width, height))
-        if self._panel is None:
-            return scene
-        side: RGBArray = self._to_rgb(self._panel.render(play_time_s, height))
-        return np.hstack([scene, side])
+        """Return the frame at ``play_time_s`` as a new ``(h, w, 3)`` array."""
+        from PySide6.QtGui import QPainter
+
+        image = self._image
+        painter = QPainter(image)
+        try:
+            for part, rect in self._parts:
+                part.paint(painter, rect, play_time_s)
+        finally:
+            painter.end()
+        width, height = self.width, self.height
+        stride = image.bytesPerLine()
+        bgra = np.frombuffer(
+            image.constBits(), dtype=np.uint8, count=stride * height
+        ).reshape(height, stride // 4, 4)[:, :width]
+        # Premultiplied ARGB32 is B, G, R, A in memory (little-endian); every
+        # pixel is opaque, so the colour bytes are the RGB values.
+        rgb: RGBArray = np.empty((height, width, 3), dtype=np.uint8)
+        rgb[..., 0] = bgra[..., 2]
+        rgb[..., 1] = bgra[..., 1]
+        rgb[..., 2] = bgra[..., 0]
+        return rgb
 
 
 def _encode(

@@ -750,3 +750,184 @@ def test_cancel_stops_the_worker_and_leaves_nothing(
         )
     assert list(tmp_path.iterdir()) == []
     assert not any(t.name == "fsr-export-encoder" for t in threading.enumerate())
+
+
+# -- --view scene|camera|both, --camera -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def camera_take(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Record the demo reach take, shortened to 0.5 s, with its cameras."""
+    document = _take_documents()["01_reach"]
+    document["duration_s"] = 0.5
+    path = tmp_path_factory.mktemp("cameras") / "reach_cam.fsr"
+    record_run(Scenario.from_json(document), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("view", "panel", "size"),
+    [
+        ("scene", False, (160, 120)),
+        ("camera", False, (160, 120)),
+        ("both", False, (320, 120)),
+        ("camera", True, (160 + 304, 120)),
+        ("both", True, (320 + 304, 120)),
+    ],
+)
+def test_view_sets_the_frame_size(
+    camera_take: Path,
+    qapp: Any,
+    tmp_path: Path,
+    view: str,
+    panel: bool,
+    size: tuple[int, int],
+) -> None:
+    model = open_recording(camera_take)
+    out = tmp_path / "v.mp4"
+    result = export_video(model, out, size=(160, 120), view=view, panel=panel)
+    assert (result.width, result.height) == size
+    frames, _ = _decode(out)
+    assert {(f.width, f.height) for f in frames} == {size}
+
+
+def test_camera_view_differs_from_the_scene_and_both_holds_each(
+    camera_take: Path, qapp: Any
+) -> None:
+    from app.canvas import CameraCanvas, CameraOptions, qimage_to_rgb
+    from app.export.video import FrameSource
+
+    model = open_recording(camera_take)
+    middle = model.duration_s / 2
+    options = {"size": (160, 120), "panel": False, "show_com": False}
+    scene = FrameSource(model, view="scene", **options).render(middle)
+    camera = FrameSource(model, view="camera", **options).render(middle)
+    both = FrameSource(model, view="both", camera="oblique", **options).render(middle)
+    assert scene.shape == camera.shape == (120, 160, 3)
+    assert np.abs(scene.astype(int) - camera).mean() > 5.0
+    np.testing.assert_array_equal(both[:, :160], scene)
+    oblique = CameraCanvas(model, "oblique", CameraOptions()).render(middle, 160, 120)
+    np.testing.assert_array_equal(both[:, 160:], qimage_to_rgb(oblique))
+    first = CameraCanvas(model, model.cameras[0].name, CameraOptions())
+    np.testing.assert_array_equal(camera, qimage_to_rgb(first.render(middle, 160, 120)))
+
+
+@pytest.mark.parametrize("view", ["camera", "both"])
+def test_cli_camera_view_of_a_recording_without_cameras_exits_1(
+    reach_take: Path,
+    tmp_path: Path,
+    qapp: Any,
+    capsys: pytest.CaptureFixture[str],
+    view: str,
+) -> None:
+    out = tmp_path / "c.mp4"
+    assert main([str(reach_take), "--export", str(out), "--view", view]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert str(reach_take) in err[0]
+    assert "has no cameras" in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_unknown_camera_exits_1_listing_the_known_ones(
+    camera_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "c.png"
+    code = main(
+        [
+            *(str(camera_take), "--export-frame", "0.1", str(out)),
+            *("--view", "camera", "--camera", "top"),
+        ]
+    )
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "'top'" in err
+    assert "known cameras: front, oblique" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_both_view_with_panel(
+    camera_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "both.gif"
+    args = [str(camera_take), "--export", str(out), "--size", "100x80"]
+    assert main([*args, "--view", "both", "--panel", "--camera", "front"]) == 0
+    assert f"{out}: " in capsys.readouterr().out
+    frames, _ = _decode(out)
+    assert (frames[0].width, frames[0].height) == (200 + 304, 80)
+
+
+# -- --export-dir DIR --format: several recordings ----------------------------
+
+
+def test_cli_export_dir_exports_each_file_and_reports_a_failure(
+    reach_take: Path,
+    camera_take: Path,
+    tmp_path: Path,
+    qapp: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    broken = tmp_path / "broken.fsr"
+    broken.write_bytes(b"not a recording")
+    out_dir = tmp_path / "out"
+    files = [str(reach_take), str(broken), str(camera_take)]
+    args = ["--export-dir", str(out_dir), "--format", "gif", "--size", "64x48"]
+    assert main([*files, *args]) == 1
+    captured = capsys.readouterr()
+    assert sorted(p.name for p in out_dir.iterdir()) == ["reach.gif", "reach_cam.gif"]
+    assert captured.out.count(": 15 frames, 64x48") == 2
+    errors = [line for line in captured.err.splitlines() if "broken.fsr" in line]
+    assert len(errors) == 1
+    assert captured.err.count(" frames\n") == 2  # one progress line per export
+    for name in ("reach.gif", "reach_cam.gif"):
+        frames, _ = _decode(out_dir / name)
+        assert (frames[0].width, frames[0].height) == (64, 48)
+
+
+def test_cli_export_dir_defaults_to_mp4_and_exits_0(
+    reach_take: Path,
+    camera_take: Path,
+    tmp_path: Path,
+    qapp: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        [
+            str(reach_take),
+            str(camera_take),
+            "--export-dir",
+            str(tmp_path),
+            "--size",
+            "64x48",
+            "--end",
+            "0.1",
+        ]
+    )
+    assert code == 0
+    assert capsys.readouterr().err.count("frames\n") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reach.mp4", "reach_cam.mp4"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["b.fsr", "--export", "a.mp4"], "single recording"),
+        (["--export-dir", "d", "--export", "a.mp4"], "cannot be combined"),
+        (["--export-dir", "d", "--format", "avi"], "invalid choice"),
+    ],
+)
+def test_cli_export_dir_usage_errors_exit_2(
+    reach_take: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([str(reach_take), *extra])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_stem_drops_the_recording_suffixes() -> None:
+    from app.cli import _stem
+
+    assert _stem(Path("/x/run.fsr")) == "run"
+    assert _stem(Path("run.sklog.npz")) == "run"
+    assert _stem(Path("run.v2.FSR")) == "run.v2"
