@@ -37,6 +37,7 @@ from PySide6.QtGui import (
     QPolygonF,
 )
 
+from app.canvas.images import paint_to_image
 from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
@@ -347,14 +348,12 @@ class CameraCanvas:
 
     def render(self, play_time_s: float, width: int, height: int) -> QImage:
         """Return the view at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
-        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(_color(LETTERBOX_COLOR))
-        painter = QPainter(image)
-        try:
-            self.paint(painter, QRectF(0.0, 0.0, width, height), play_time_s)
-        finally:
-            painter.end()
-        return image.convertToFormat(QImage.Format.Format_RGB888)
+        return paint_to_image(
+            lambda painter, rect: self.paint(painter, rect, play_time_s),
+            width,
+            height,
+            _color(LETTERBOX_COLOR),
+        )
 
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the frame shown at ``play_time_s``, letterboxed into ``rect``."""

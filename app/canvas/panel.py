@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QPen,
 )
 
+from app.canvas.images import paint_to_image
 from fsr_core.adapters.planar_arm.render import LINK_COLORS
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 
@@ -159,14 +160,12 @@ class ReadoutPanel:
 
     def render(self, play_time_s: float, height: int) -> QImage:
         """Return the panel at ``play_time_s`` as a ``WIDTH_PX`` x ``height`` image."""
-        image = QImage(self.WIDTH_PX, height, QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(PANEL_BACKGROUND)
-        painter = QPainter(image)
-        try:
-            self.paint(painter, QRectF(0.0, 0.0, self.WIDTH_PX, height), play_time_s)
-        finally:
-            painter.end()
-        return image.convertToFormat(QImage.Format.Format_RGB888)
+        return paint_to_image(
+            lambda painter, rect: self.paint(painter, rect, play_time_s),
+            self.WIDTH_PX,
+            height,
+            QColor(PANEL_BACKGROUND),
+        )
 
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the panel at ``play_time_s`` into ``rect`` (fills it)."""
