@@ -1,0 +1,200 @@
+"""The playlist: files in play order, each with its integrity state, and the current.
+
+A Qt list model, so the dock's ``QListView`` shows it directly: the name
+(``▶`` marks the playing file), the full path and the reason on hover, a
+badge with the integrity state, and greyed, unselectable-for-play rows for
+files that cannot be replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["BADGE_ROLE", "PATH_ROLE", "EntryState", "PlaylistEntry", "PlaylistModel"]
+
+PLAYING_MARK: Final = "▶ "
+#: Item data role of an entry's badge text ("valid", "recovered", ...).
+BADGE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 1
+#: Item data role of an entry's path (a ``str``).
+PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 2
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class EntryState(StrEnum):
+    """What is known about a playlist file."""
+
+    PENDING = "checking"
+    VALID = "valid"
+    UNVERIFIED = "integrity not verified"
+    RECOVERED = "recovered"
+    DEGRADED = "degraded"
+    INVALID = "invalid"
+
+    @property
+    def playable(self) -> bool:
+        """Whether the file can be opened and played."""
+        return self is not EntryState.INVALID
+
+
+@dataclass(frozen=True)
+class PlaylistEntry:
+    """One file of the playlist (small: no index, no data)."""
+
+    path: Path
+    state: EntryState = EntryState.PENDING
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        """The file's name as listed."""
+        return self.path.name
+
+    @property
+    def tooltip(self) -> str:
+        """Full path, state and reason (plain text)."""
+        lines = [str(self.path), self.state.value]
+        if self.reason:
+            lines.append(self.reason)
+        return "\n".join(lines)
+
+
+class PlaylistModel(QAbstractListModel):
+    """Files in play order and the one playing."""
+
+    #: The playing row changed (-1: none).
+    current_changed = Signal(int)
+    #: An entry's integrity state became known or changed.
+    entry_changed = Signal(int)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._entries: list[PlaylistEntry] = []
+        self._current = -1
+
+    # -- Qt model ---------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
+        """Return the number of files (Qt override)."""
+        return 0 if parent.isValid() else len(self._entries)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Return what the list view shows for ``index`` (Qt override)."""
+        if not index.isValid() or not 0 <= index.row() < len(self._entries):
+            return None
+        row = index.row()
+        entry = self._entries[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            mark = PLAYING_MARK if row == self._current else ""
+            return f"{mark}{entry.name}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return entry.tooltip
+        if role == Qt.ItemDataRole.ForegroundRole and not entry.state.playable:
+            return QBrush(_disabled_text())
+        if role == BADGE_ROLE:
+            return entry.state.value
+        if role == PATH_ROLE:
+            return str(entry.path)
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        """Return the item flags: rows stay selectable, greyed when unplayable."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- entries ----------------------------------------------------------
+
+    @property
+    def entries(self) -> tuple[PlaylistEntry, ...]:
+        """All entries, in play order."""
+        return tuple(self._entries)
+
+    def entry(self, row: int) -> PlaylistEntry:
+        """Return the entry at ``row``."""
+        return self._entries[row]
+
+    @property
+    def current(self) -> int:
+        """The playing row, or -1."""
+        return self._current
+
+    def add_paths(self, paths: list[Path]) -> list[int]:
+        """Append files (a file already listed is not added twice); return new rows."""
+        known = {entry.path.resolve() for entry in self._entries}
+        fresh: list[Path] = []
+        for path in paths:
+            resolved = path.resolve()
+            if resolved not in known:
+                known.add(resolved)
+                fresh.append(path)
+        if not fresh:
+            return []
+        first = len(self._entries)
+        self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+        self._entries.extend(PlaylistEntry(path) for path in fresh)
+        self.endInsertRows()
+        return list(range(first, first + len(fresh)))
+
+    def row_of(self, path: Path) -> int:
+        """Return the row of ``path``, or -1."""
+        resolved = path.resolve()
+        for row, entry in enumerate(self._entries):
+            if entry.path.resolve() == resolved:
+                return row
+        return -1
+
+    def set_state(self, row: int, state: EntryState, reason: str = "") -> None:
+        """Record what the check (or an open) found about the file at ``row``."""
+        entry = self._entries[row]
+        if entry.state is state and entry.reason == reason:
+            return
+        self._entries[row] = replace(entry, state=state, reason=reason)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+        self.entry_changed.emit(row)
+
+    def set_current(self, row: int) -> None:
+        """Mark ``row`` as the playing file (-1: none)."""
+        if row == self._current:
+            return
+        previous, self._current = self._current, row
+        for changed in (previous, row):
+            if 0 <= changed < len(self._entries):
+                index = self.index(changed)
+                self.dataChanged.emit(index, index)
+        self.current_changed.emit(row)
+
+    def playable_from(self, row: int, direction: int) -> int | None:
+        """Return the first playable row from ``row`` on, moving by ``direction``.
+
+        ``row`` itself counts. ``None`` when the list ends first (no wrap).
+        """
+        while 0 <= row < len(self._entries):
+            if self._entries[row].state.playable:
+                return row
+            row += direction
+        return None
+
+
+def _disabled_text() -> QColor:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app.palette().color(
+            QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+        )
+    return QColor(128, 128, 128)

@@ -1,0 +1,174 @@
+"""The player's background jobs.
+
+Each emits ``finished(request_id, result)`` or ``failed(request_id, message)``
+exactly once; exceptions never escape ``run``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, Signal
+
+from fsr_core.errors import FsrError
+from fsr_core.recording import CameraTrack, Integrity, RecordingModel
+from fsr_core.sources import open_recording
+
+__all__ = [
+    "CheckJob",
+    "CheckResult",
+    "FileIdentity",
+    "FrameJob",
+    "FrameResult",
+    "JobSignals",
+    "OpenJob",
+    "StatJob",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class JobSignals(QObject):
+    """What a job reports; queued to the receiver's thread."""
+
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+
+
+def _message(path: Path, exc: BaseException) -> str:
+    text = str(exc)
+    return text if path.name in text else f"{path.name}: {text}"
+
+
+class _Job(QRunnable):
+    """Runs ``work`` and turns its result or exception into one signal."""
+
+    def __init__(self, request_id: int, path: Path) -> None:
+        super().__init__()
+        self.request_id = request_id
+        self.path = path
+        self.signals = JobSignals()
+
+    def work(self) -> object:
+        """Do the job and return its result (overridden)."""
+        raise NotImplementedError
+
+    def run(self) -> None:
+        """Run the job (QRunnable override); report the outcome once."""
+        try:
+            result = self.work()
+        except FsrError as exc:
+            self.signals.failed.emit(self.request_id, _message(self.path, exc))
+        except MemoryError:
+            self.signals.failed.emit(
+                self.request_id, f"{self.path.name}: out of memory"
+            )
+        except Exception as exc:  # a worker boundary: report, never crash the UI
+            logger.exception("job on %s failed", self.path)
+            self.signals.failed.emit(
+                self.request_id,
+                f"{self.path.name}: {type(exc).__name__}: {exc}",
+            )
+        else:
+            self.signals.finished.emit(self.request_id, result)
+
+
+class OpenJob(_Job):
+    """Open a recording (validation and index included) into a RecordingModel."""
+
+    def __init__(
+        self,
+        request_id: int,
+        path: Path,
+        opener: Callable[[Path], RecordingModel] = open_recording,
+    ) -> None:
+        super().__init__(request_id, path)
+        self._opener = opener
+
+    def work(self) -> RecordingModel:
+        """Open the file."""
+        return self._opener(self.path)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What the playlist keeps about a checked file (small)."""
+
+    integrity: Integrity
+    reason: str
+    duration_s: float
+
+
+class CheckJob(_Job):
+    """Open a file to learn its integrity state, then drop the model."""
+
+    def __init__(
+        self,
+        request_id: int,
+        path: Path,
+        opener: Callable[[Path], RecordingModel] = open_recording,
+    ) -> None:
+        super().__init__(request_id, path)
+        self._opener = opener
+
+    def work(self) -> CheckResult:
+        """Open the file and keep only its state."""
+        model = self._opener(self.path)
+        return CheckResult(model.integrity, model.integrity_reason, model.duration_s)
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """A decoded camera frame and the calibration it was recorded under."""
+
+    camera: str
+    index: int
+    frame: Any  # RGBFrame
+    calibration: Any  # Calibration | None
+
+
+class FrameJob(_Job):
+    """Decode one camera frame."""
+
+    def __init__(
+        self, request_id: int, path: Path, track: CameraTrack, index: int
+    ) -> None:
+        super().__init__(request_id, path)
+        self._track = track
+        self._index = index
+
+    def work(self) -> FrameResult:
+        """Fetch and decode the frame."""
+        frame, calibration = self._track.fetch(self._index)
+        return FrameResult(self._track.name, self._index, frame, calibration)
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """Which file a path names and how big it is (to notice replacement)."""
+
+    device: int
+    inode: int
+    size_bytes: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> FileIdentity | None:
+        """Return the identity of ``path``; ``None`` when it no longer exists."""
+        try:
+            status = path.stat()
+        except FileNotFoundError:
+            return None
+        return cls(status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+class StatJob(_Job):
+    """Look at the file on disk (``stat`` may block on a stalled mount)."""
+
+    def work(self) -> FileIdentity | None:
+        """Stat the path."""
+        return FileIdentity.of(self.path)

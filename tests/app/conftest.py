@@ -1,0 +1,80 @@
+"""Fixtures of the window tests: short demo takes, a broken file, the skelarm logs.
+
+The takes are recorded once per test session with the built-in simulator
+(half a second each, the first with a small camera), so every window test
+plays real recordings without waiting for the full demo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QThreadPool
+
+from fsr_core.adapters.planar_arm.demos import _take_documents
+from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.adapters.planar_arm.scenario import Scenario
+
+SKELARM_DATA = Path(__file__).parents[1] / "data" / "skelarm"
+
+
+def _camera(document: dict[str, Any]) -> list[dict[str, Any]]:
+    front = dict(document["cameras"][0])
+    front.update(width=160, height=120, rate_hz=20.0)
+    return [front]
+
+
+def record_short_take(
+    folder: Path,
+    name: str,
+    *,
+    duration_s: float = 0.5,
+    camera: bool = False,
+    pushes: tuple[ExternalPush, ...] = (),
+    **task_changes: Any,
+) -> Path:
+    """Record demo take ``name`` shortened to ``duration_s`` into ``folder``."""
+    document = _take_documents()[name]
+    cameras = _camera(document) if camera else []
+    document.update(duration_s=duration_s, cameras=cameras)
+    document["task"].update(task_changes)
+    path = folder / f"{name}.fsr"
+    record_run(Scenario.from_json(document), path, external_pushes=pushes)
+    return path
+
+
+@pytest.fixture(scope="session")
+def short_takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Short demo takes: reach (with a 160x120 camera), multi-target, pushed."""
+    folder = tmp_path_factory.mktemp("short_takes")
+    return {
+        "reach": record_short_take(folder, "01_reach", camera=True),
+        "multi": record_short_take(folder, "02_multi_target", switches=[[0.25, 1]]),
+        "pushed": record_short_take(
+            folder, "05_pushed", pushes=(ExternalPush(0.2, 0.35, (-18.0, 6.0)),)
+        ),
+    }
+
+
+@pytest.fixture
+def broken_file(tmp_path: Path) -> Path:
+    """Return a file named like a recording that is not one."""
+    path = tmp_path / "broken.fsr"
+    path.write_bytes(b"this is not an FSR file at all\n" * 4)
+    return path
+
+
+@pytest.fixture
+def skelarm_logs() -> list[Path]:
+    """Return the real skelarm logs shipped in tests/data/skelarm."""
+    return sorted(SKELARM_DATA.glob("*.sklog.npz"))
+
+
+@pytest.fixture(autouse=True)
+def _pool_drained() -> Iterator[None]:
+    """Check that every background job finished when a test ends."""
+    yield
+    assert QThreadPool.globalInstance().waitForDone(10_000), "jobs still running"
