@@ -89,6 +89,18 @@ class Timeline:
                 return segment
         raise KeyError(generation)
 
+    def tick_at(self, play_time_s: float) -> tuple[int, int]:
+        """Return ``(tick, generation)`` at a play time (linear within a segment)."""
+        generation, _ = self.locate(play_time_s)
+        if not self.segments:
+            return 0, generation
+        segment = self.segment(generation)
+        span = segment.end_play_s - segment.start_play_s
+        fraction = 0.0 if span <= 0 else (play_time_s - segment.start_play_s) / span
+        fraction = min(max(fraction, 0.0), 1.0)
+        ticks = segment.last_tick - segment.first_tick
+        return segment.first_tick + round(fraction * ticks), generation
+
     def locate(self, play_time_s: float) -> tuple[int, float]:
         """Return ``(generation, sim_time_s)`` at a play time (clamped)."""
         if not self.segments:

@@ -40,6 +40,7 @@ from PySide6.QtGui import (
 from app.canvas.images import paint_to_image
 from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
+from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
 
 __all__ = [
@@ -205,6 +206,8 @@ class CameraCanvas:
         model: RecordingModel,
         camera: str,
         options: CameraOptions = CameraOptions(),
+        *,
+        fetch_on_paint: bool = True,
     ) -> None:
         tracks = {track.name: track for track in model.cameras}
         if camera not in tracks:
@@ -216,6 +219,8 @@ class CameraCanvas:
         self._track: CameraTrack = tracks[camera]
         self._options = options
         self._cached: _Frame | None = None
+        self._fetch_on_paint = fetch_on_paint
+        self._error: tuple[int, str] | None = None
 
     @property
     def model(self) -> RecordingModel:
@@ -234,23 +239,46 @@ class CameraCanvas:
 
     # -- frames -----------------------------------------------------------
 
-    def _frame(self, play_time_s: float) -> _Frame | None:
-        """Return the frame shown at ``play_time_s`` (decoded once per index)."""
-        index = self._track.index_at(play_time_s)
-        if index is None:
-            return None
-        cached = self._cached
-        if cached is not None and cached.index == index:
-            return cached
-        frame, calibration = self._track.fetch(index)
-        decoded = _Frame(
+    def wanted_index(self, play_time_s: float) -> int | None:
+        """Return the index of the frame recorded for ``play_time_s`` (None before)."""
+        return self._track.index_at(play_time_s)
+
+    @property
+    def shown_index(self) -> int | None:
+        """Index of the decoded frame the canvas holds (None before the first)."""
+        return None if self._cached is None else self._cached.index
+
+    def store(
+        self, index: int, frame: RGBFrame, calibration: Calibration | None
+    ) -> None:
+        """Keep a frame decoded elsewhere (a worker) as the one to draw."""
+        self._cached = _Frame(
             index,
             float(self._track.times_s[index]),
             _to_qimage(frame.pixels),
             calibration,
         )
-        self._cached = decoded
-        return decoded
+        self._error = None
+
+    def store_error(self, index: int, message: str) -> None:
+        """Show an error tile for frame ``index`` until another frame is stored."""
+        self._error = (index, message)
+
+    def _frame(self, play_time_s: float) -> _Frame | None:
+        """Return the frame shown at ``play_time_s`` (decoded once per index).
+
+        Without ``fetch_on_paint`` nothing is decoded here: the last stored
+        frame is shown until a worker stores the wanted one.
+        """
+        index = self._track.index_at(play_time_s)
+        if index is None:
+            return None
+        cached = self._cached
+        if not self._fetch_on_paint or (cached is not None and cached.index == index):
+            return cached
+        frame, calibration = self._track.fetch(index)
+        self.store(index, frame, calibration)
+        return self._cached
 
     # -- overlays ---------------------------------------------------------
 
@@ -365,7 +393,10 @@ class CameraCanvas:
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
             painter.fillRect(rect, _color(LETTERBOX_COLOR))
             frame = self._frame(play_time_s)
-            if frame is None:
+            error = self._error
+            if error is not None and error[0] == self.wanted_index(play_time_s):
+                self._paint_placeholder(painter, rect, f"frame {error[0]}: {error[1]}")
+            elif frame is None:
                 self._paint_placeholder(painter, rect)
             else:
                 image = frame.image
@@ -379,7 +410,9 @@ class CameraCanvas:
         finally:
             painter.restore()
 
-    def _paint_placeholder(self, painter: QPainter, rect: QRectF) -> None:
+    def _paint_placeholder(
+        self, painter: QPainter, rect: QRectF, message: str = _NO_FRAME
+    ) -> None:
         size = self._track_size()
         target = rect if size is None else _letterbox(rect, *size)
         painter.fillRect(target, _color(PLACEHOLDER_COLOR))
@@ -388,7 +421,7 @@ class CameraCanvas:
         painter.drawText(
             target,
             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-            f"{self.camera}: {_NO_FRAME}",
+            f"{self.camera}: {message}",
         )
 
     def _track_size(self) -> tuple[int, int] | None:

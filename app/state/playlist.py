@@ -1,9 +1,9 @@
 """The playlist: files in play order, each with its integrity state, and the current.
 
 A Qt list model, so the dock's ``QListView`` shows it directly: the name
-(``▶`` marks the playing file), the full path and the reason on hover, a
-badge with the integrity state, and greyed, unselectable-for-play rows for
-files that cannot be replayed.
+(``▶`` marks the playing file), the full path and the reason on hover, and
+through extra roles a badge with the integrity state and whether the file
+can be played (the dock greys out the rows that cannot).
 """
 
 from __future__ import annotations
@@ -21,16 +21,23 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QPalette
-from PySide6.QtWidgets import QApplication
 
-__all__ = ["BADGE_ROLE", "PATH_ROLE", "EntryState", "PlaylistEntry", "PlaylistModel"]
+__all__ = [
+    "BADGE_ROLE",
+    "PATH_ROLE",
+    "PLAYABLE_ROLE",
+    "EntryState",
+    "PlaylistEntry",
+    "PlaylistModel",
+]
 
 PLAYING_MARK: Final = "▶ "
 #: Item data role of an entry's badge text ("valid", "recovered", ...).
 BADGE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 1
 #: Item data role of an entry's path (a ``str``).
 PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 2
+#: Item data role: whether the entry can be played (views grey it out if not).
+PLAYABLE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 3
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -103,8 +110,8 @@ class PlaylistModel(QAbstractListModel):
             return f"{mark}{entry.name}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return entry.tooltip
-        if role == Qt.ItemDataRole.ForegroundRole and not entry.state.playable:
-            return QBrush(_disabled_text())
+        if role == PLAYABLE_ROLE:
+            return entry.state.playable
         if role == BADGE_ROLE:
             return entry.state.value
         if role == PATH_ROLE:
@@ -189,12 +196,3 @@ class PlaylistModel(QAbstractListModel):
                 return row
             row += direction
         return None
-
-
-def _disabled_text() -> QColor:
-    app = QApplication.instance()
-    if isinstance(app, QApplication):
-        return app.palette().color(
-            QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
-        )
-    return QColor(128, 128, 128)
