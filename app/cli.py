@@ -1,7 +1,10 @@
 """fsr-viewer: play, inspect and recover FSR robot-simulation recordings.
 
 Player and export:
-  FILE...                             open recordings in the player
+  FILE...                             open recordings in the player (a playlist)
+       [--speed S] [--show-com]
+  FILE... --screenshot OUT.png [--at T] [--size WxH]
+                                      draw the player window headlessly and exit
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
        [--start T] [--end T] [--overwrite]
@@ -147,6 +150,18 @@ def _player_parser() -> argparse.ArgumentParser:
         help="write every numeric channel column (with units) to OUT.csv and exit",
     )
     parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="OUT.png",
+        help="draw the whole player window headlessly to OUT.png and exit",
+    )
+    parser.add_argument(
+        "--at",
+        type=float,
+        metavar="SECONDS",
+        help="play time of --screenshot (default: the start)",
+    )
+    parser.add_argument(
         "--overwrite",
         action="store_true",
         help="replace an existing output (atomically, once the new one is complete)",
@@ -154,10 +169,11 @@ def _player_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--size",
         type=_size,
-        default=(800, 800),
+        default=None,
         metavar="WxH",
-        help="size of each view in pixels (default 800x800; --view both is "
-        "2W x H; the panel adds 304 px width)",
+        help="size of each exported view in pixels (default 800x800; --view both "
+        "is 2W x H; the panel adds 304 px width); of the window for --screenshot "
+        "(default 1280x800)",
     )
     parser.add_argument(
         "--start", type=float, metavar="T", help="first play time exported, seconds"
@@ -205,6 +221,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     if channels is not None and channels.suffix.lower() != ".csv":
         parser.error(f"--export-channels {channels}: use a .csv name")
     _check_targets(parser, args)
+    _check_screenshot(parser, args)
+    args.window_size = args.size or (1280, 800)
+    args.size = args.size or (800, 800)
     if args.export is not None and args.export.suffix.lower() not in _EXPORT_SUFFIXES:
         parser.error(
             f"--export {args.export}: the extension must be .mp4, .webm or .gif"
@@ -219,6 +238,17 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         ):
             parser.error(f"--start {args.start:g} is after --end {args.end:g}")
     return args
+
+
+def _check_screenshot(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> None:
+    if args.screenshot is None:
+        return
+    if not args.files:
+        parser.error("--screenshot needs at least one recording")
+    if args.screenshot.suffix.lower() != ".png":
+        parser.error(f"--screenshot {args.screenshot}: the image is written as .png")
 
 
 def _check_targets(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -320,9 +350,14 @@ def _check_export(args: argparse.Namespace, model: RecordingModel) -> None:
 def _play(args: argparse.Namespace) -> int:
     if args.export_dir is not None:
         return _export_dir(args)
+    if args.screenshot is not None:
+        return _screenshot(args)
     if (args.export, args.export_frame, args.export_channels) == (None, None, None):
-        _out("the player window is not part of this build yet")
-        return 0
+        return _window(args)
+    return _export_one(args)
+
+
+def _export_one(args: argparse.Namespace) -> int:
     from app.export.still import check_play_time
     from app.export.video import check_view, play_window
 
@@ -346,6 +381,37 @@ def _play(args: argparse.Namespace) -> int:
         _export_frame(args, model)
     if args.export is not None:
         _export_video(args, model, args.export)
+    return 0
+
+
+def _window(args: argparse.Namespace) -> int:
+    from app.main_window import open_player
+
+    missing = [path for path in args.files if not path.is_file()]
+    if missing:
+        _err(f"fsr-viewer: {missing[0]}: no such file")
+        return 2
+    return open_player(
+        args.files,
+        speed=args.speed if args.speed != 1.0 else None,
+        show_com=args.show_com,
+    )
+
+
+def _screenshot(args: argparse.Namespace) -> int:
+    from app.screenshot import take_screenshot
+
+    shot = take_screenshot(
+        args.files,
+        args.screenshot,
+        at_s=args.at,
+        size=args.window_size,
+        overwrite=args.overwrite,
+    )
+    _out(
+        f"{shot.path}: {shot.width}x{shot.height} window at "
+        f"t = {shot.play_time_s:.3f} s"
+    )
     return 0
 
 

@@ -50,6 +50,8 @@ class DockWidthFitter(QObject):
                 self._width_px = max(self._dock.width(), self._dock.minimumWidth())
             return
         self._counted = docked
+        if docked and self._dock.width() > 0:
+            self._width_px = self._dock.width()
         window = self._window
         if window.isMaximized() or window.isFullScreen():
             return

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import os
+import sys
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import (
+    QCoreApplication,
+    QMessageLogContext,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtWidgets import QApplication
 
 __all__ = ["ensure_app"]
 
 _app: QApplication | None = None
+#: Offscreen platform notes that say nothing about the program.
+_QUIET: tuple[str, ...] = ("This plugin does not support propagateSizeHints",)
+
+
+def _quiet_handler(kind: QtMsgType, context: QMessageLogContext, text: str) -> None:
+    del context
+    if kind == QtMsgType.QtDebugMsg or text.startswith(_QUIET):
+        return
+    sys.stderr.write(f"qt: {text}\n")
 
 
 def ensure_app(*, headless: bool = False) -> QApplication:
@@ -27,6 +42,7 @@ def ensure_app(*, headless: bool = False) -> QApplication:
         raise RuntimeError("a non-widget Qt application is already running")
     if headless:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        qInstallMessageHandler(_quiet_handler)
     QApplication.setApplicationName("fsr-viewer")
     QApplication.setOrganizationName("FSR Viewer")
     _app = QApplication(["fsr-viewer"])

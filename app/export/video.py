@@ -103,7 +103,9 @@ def ensure_gui_app() -> Any:
     if existing is not None:
         return existing
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    _gui_app = QGuiApplication(["fsr-viewer"])
+    from app.qt_app import ensure_app  # a widget app, so a window can follow
+
+    _gui_app = ensure_app(headless=True)
     return _gui_app
 
 

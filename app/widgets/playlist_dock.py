@@ -59,6 +59,15 @@ class _BadgeDelegate(QStyledItemDelegate):
         shown = _BADGE_TEXT.get(badge, badge)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
+        view = opt.widget
+        if isinstance(view, QAbstractItemView):
+            right = min(opt.rect.right(), view.viewport().rect().right())
+            opt.rect = QRect(
+                opt.rect.left(),
+                opt.rect.top(),
+                right - opt.rect.left(),
+                opt.rect.height(),
+            )
         metrics = opt.fontMetrics
         badge_width = metrics.horizontalAdvance(shown) + 2 * _PADDING_PX
         if not index.data(PLAYABLE_ROLE):
@@ -68,12 +77,14 @@ class _BadgeDelegate(QStyledItemDelegate):
                     QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
                 ),
             )
+        full = QRect(opt.rect)
         opt.rect = QRect(opt.rect.adjusted(0, 0, -badge_width - _PADDING_PX, 0))
         style = opt.widget.style() if opt.widget is not None else None
         if style is not None:
             background = QStyleOptionViewItem(option)
             self.initStyleOption(background, index)
             background.text = ""
+            background.rect = full
             style.drawControl(
                 QStyle.ControlElement.CE_ItemViewItem, background, painter, opt.widget
             )
@@ -81,7 +92,9 @@ class _BadgeDelegate(QStyledItemDelegate):
                 QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget
             )
         if shown:
-            self._paint_badge(painter, option.rect, shown, badge, badge_width)
+            row = QRect(opt.rect)
+            row.setRight(opt.rect.right() + badge_width + _PADDING_PX)
+            self._paint_badge(painter, row, shown, badge, badge_width)
 
     @staticmethod
     def _paint_badge(
@@ -102,7 +115,7 @@ class _BadgeDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
         """Return a row size with room for the badge (Qt override)."""
         size = super().sizeHint(option, index)
-        return QSize(size.width() + 90, max(size.height(), 22))
+        return QSize(size.width(), max(size.height(), 22))
 
 
 class PlaylistView(QListView):
@@ -116,6 +129,8 @@ class PlaylistView(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.doubleClicked.connect(self._on_double_clicked)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
@@ -151,8 +166,8 @@ class PlaylistDock(QDockWidget):
         self.view = PlaylistView(self)
         self.view.setModel(model)
         self.setWidget(self.view)
-        self.setMinimumWidth(220)
+        self.setMinimumWidth(240)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         """Return the preferred size (Qt override)."""
-        return QSize(260, 400)
+        return QSize(300, 400)

@@ -18,6 +18,7 @@ from typing import Any
 import av
 import numpy as np
 import pytest
+from PySide6.QtGui import QImage
 
 from app.cli import main
 from app.export import (
@@ -291,11 +292,32 @@ def test_cli_export_usage_errors_exit_2(
     assert message in capsys.readouterr().err
 
 
-def test_cli_without_export_says_the_player_is_not_built_yet(
-    reach_take: Path, capsys: pytest.CaptureFixture[str]
+def test_cli_screenshot_draws_the_whole_window_at_the_time_asked(
+    reach_take: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main([str(reach_take)]) == 0
-    assert "player window is not part of this build yet" in capsys.readouterr().out
+    output = tmp_path / "window.png"
+    code = main(
+        [
+            str(reach_take),
+            "--screenshot",
+            str(output),
+            "--at",
+            "0.2",
+            "--size",
+            "960x600",
+        ]
+    )
+    assert code == 0
+    image = QImage(str(output))
+    assert (image.width(), image.height()) == (960, 600)
+    assert "t = 0.200 s" in capsys.readouterr().out
+
+
+def test_cli_player_refuses_a_missing_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(tmp_path / "nope.fsr")]) == 2
+    assert "no such file" in capsys.readouterr().err
 
 
 def test_cli_export_runs_headless_without_qt_platform_set(

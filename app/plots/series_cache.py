@@ -1,0 +1,284 @@
+"""Series of a recording for the plots: key resolution and min/max decimation.
+
+Plain numpy, no Qt (STYLE.md section 3: data transformation is separate from
+painting). A *series key* names what a plot shows: ``"channel"`` is every
+column of a channel, ``"channel[col]"`` one column by name, ``"channel[3]"``
+one column by index. :func:`decimate` cuts a series to the visible range and
+keeps each bucket's minimum and maximum, so a 100k-point series draws as a
+few thousand points without losing its peaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.recording import Channel, RecordingModel
+
+__all__ = [
+    "Series",
+    "column_keys",
+    "column_names",
+    "decimate",
+    "extent_indices",
+    "parse_key",
+    "resolve_key",
+    "series_keys",
+    "view_points",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IndexArray = npt.NDArray[np.intp]
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """One plottable column: play times, values, and how to name it."""
+
+    key: str
+    channel: str
+    name: str
+    x: FloatArray
+    y: FloatArray
+    unit: str
+    label: str
+
+
+def column_names(channel: Channel) -> tuple[str, ...]:
+    """Return a channel's column names: its ``columns`` or ``name[j]``."""
+    if len(channel.columns) == channel.width:
+        return channel.columns
+    return tuple(f"{channel.name}[{index}]" for index in range(channel.width))
+
+
+def column_keys(channel: Channel) -> tuple[str, ...]:
+    """Return a channel's column keys: ``"name[col]"``, or ``"name[j]"`` unnamed."""
+    if len(channel.columns) == channel.width:
+        return tuple(f"{channel.name}[{column}]" for column in channel.columns)
+    return tuple(f"{channel.name}[{index}]" for index in range(channel.width))
+
+
+def parse_key(key: str) -> tuple[str, str | None]:
+    """Split a series key into its channel name and column part (None: all).
+
+    Parameters
+    ----------
+    key
+        ``"channel"``, ``"channel[col]"`` or ``"channel[3]"``.
+
+    Returns
+    -------
+    tuple of str and (str or None)
+        The channel name and the text between the brackets, if any.
+    """
+    if key.endswith("]") and "[" in key:
+        channel, _, column = key[:-1].rpartition("[")
+        if channel:
+            return channel, column
+    return key, None
+
+
+def _column_index(channel: Channel, column: str) -> int | None:
+    """Return the index of ``column`` (by name, then as an integer), or None."""
+    if column in channel.columns:
+        return channel.columns.index(column)
+    if column.isdigit() and int(column) < channel.width:
+        return int(column)
+    return None
+
+
+def _column(channel: Channel, index: int) -> FloatArray:
+    values = np.asarray(channel.values, dtype=np.float64)
+    column: FloatArray = values if values.ndim == 1 else values[:, index]
+    return column
+
+
+def resolve_key(model: RecordingModel, key: str) -> list[Series]:
+    """Return the series a key names in ``model`` (empty when it names nothing).
+
+    Parameters
+    ----------
+    model
+        The recording whose channels the key refers to.
+    key
+        A series key; a whole channel gives one series per column. A key
+        naming the full channel exactly (even one with brackets) wins.
+
+    Returns
+    -------
+    list of Series
+        The matching series, in column order.
+    """
+    channel = model.channels.get(key)
+    indices: list[int] = []
+    if channel is not None:
+        indices = list(range(channel.width))
+    else:
+        name, column = parse_key(key)
+        channel = model.channels.get(name)
+        if channel is None or column is None:
+            return []
+        found = _column_index(channel, column)
+        if found is None:
+            return []
+        indices = [found]
+    names = column_names(channel)
+    keys = column_keys(channel)
+    times = np.asarray(channel.times_s, dtype=np.float64)
+    return [
+        Series(
+            key=keys[index],
+            channel=channel.name,
+            name=names[index],
+            x=times,
+            y=_column(channel, index),
+            unit=channel.unit,
+            label=channel.label or channel.name,
+        )
+        for index in indices
+    ]
+
+
+def series_keys(model: RecordingModel) -> list[str]:
+    """Return every series key of ``model``: each channel, then each of its columns.
+
+    Parameters
+    ----------
+    model
+        The recording to list.
+
+    Returns
+    -------
+    list of str
+        ``"channel"`` followed by its ``"channel[col]"`` keys, channel by channel.
+    """
+    keys: list[str] = []
+    for name, channel in model.channels.items():
+        keys.append(name)
+        keys.extend(column_keys(channel))
+    return keys
+
+
+def _visible_slice(x: FloatArray, x_min: float, x_max: float) -> slice:
+    """Return the index range inside ``[x_min, x_max]`` plus one point each side."""
+    start = int(np.searchsorted(x, x_min, side="left")) - 1
+    stop = int(np.searchsorted(x, x_max, side="right")) + 1
+    return slice(max(start, 0), min(max(stop, 0), x.size))
+
+
+def _peak_indices(y: FloatArray, buckets: int) -> IndexArray:
+    """Return the sorted indices of each bucket's minimum and maximum (NaN-safe)."""
+    size = y.size
+    per_bucket = -(-size // buckets)
+    rows = -(-size // per_bucket)
+    padded = np.full(rows * per_bucket, np.nan)
+    padded[:size] = y
+    grid = padded.reshape(rows, per_bucket)
+    gaps = np.isnan(grid)
+    low = np.argmin(np.where(gaps, np.inf, grid), axis=1)
+    high = np.argmax(np.where(gaps, -np.inf, grid), axis=1)
+    offsets = np.arange(rows) * per_bucket
+    pairs = np.column_stack((np.minimum(low, high), np.maximum(low, high)))
+    picked = np.minimum((pairs + offsets[:, None]).ravel(), size - 1)
+    fresh = np.ones(picked.size, dtype=bool)
+    fresh[1:] = picked[1:] != picked[:-1]
+    indices: IndexArray = picked[fresh]
+    return indices
+
+
+def decimate(
+    x: FloatArray, y: FloatArray, x_min: float, x_max: float, buckets: int
+) -> tuple[FloatArray, FloatArray]:
+    """Clip a series to a view range and keep each bucket's extremes.
+
+    Parameters
+    ----------
+    x
+        Sorted sample times.
+    y
+        Values, same length as ``x``; NaN marks a gap and stays one.
+    x_min, x_max
+        The visible x range; one sample beyond each edge is kept so lines
+        reach the edges of the view.
+    buckets
+        How many min/max buckets to keep (about the view's width in pixels).
+
+    Returns
+    -------
+    tuple of ndarray
+        At most ``2 * buckets + 2`` points, in time order: the minimum and
+        maximum of every bucket inside the view, and the samples just beyond
+        its edges.
+    """
+    if x.size != y.size:
+        raise ValueError(f"x has {x.size} samples, y has {y.size}")
+    visible = _visible_slice(x, x_min, x_max)
+    first = int(np.searchsorted(x, x_min, side="left"))
+    stop = int(np.searchsorted(x, x_max, side="right"))
+    if stop - first <= 2 * max(buckets, 1):
+        return x[visible], y[visible]
+    inside = first + _peak_indices(y[first:stop], max(buckets, 1))
+    edges = np.arange(visible.start, visible.stop)
+    indices = np.concatenate((edges[edges < first], inside, edges[edges >= stop]))
+    return x[indices], y[indices]
+
+
+def extent_indices(y: FloatArray) -> IndexArray:
+    """Return the indices of a series' first, last, lowest and highest samples.
+
+    Parameters
+    ----------
+    y
+        The values; NaN is ignored for the lowest and highest.
+
+    Returns
+    -------
+    ndarray of intp
+        Sorted, unique indices (empty for an empty series).
+    """
+    if y.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    finite = np.isfinite(y)
+    low = int(np.argmin(np.where(finite, y, np.inf)))
+    high = int(np.argmax(np.where(finite, y, -np.inf)))
+    indices: IndexArray = np.unique(np.array([0, low, high, y.size - 1]))
+    return indices
+
+
+def view_points(
+    series: Series, anchors: IndexArray, x_min: float, x_max: float, buckets: int
+) -> tuple[FloatArray, FloatArray]:
+    """Return the points to draw for a view: decimated, plus off-view anchors.
+
+    The anchors (see :func:`extent_indices`) that lie outside the view are
+    kept, so the drawn data still spans the whole series (a "View All" or
+    auto-range sees its full extent) while their segments stay off screen.
+
+    Parameters
+    ----------
+    series
+        The series to draw.
+    anchors
+        Sorted sample indices always kept when outside the view.
+    x_min, x_max
+        The visible x range.
+    buckets
+        Min/max buckets for the visible part (about the width in pixels).
+
+    Returns
+    -------
+    tuple of ndarray
+        Times and values, in time order.
+    """
+    x, y = series.x, series.y
+    visible = _visible_slice(x, x_min, x_max)
+    x_view, y_view = decimate(x, y, x_min, x_max, buckets)
+    before = anchors[anchors < visible.start]
+    after = anchors[anchors >= max(visible.stop, visible.start)]
+    if before.size == 0 and after.size == 0:
+        return x_view, y_view
+    x_all: FloatArray = np.concatenate((x[before], x_view, x[after]))
+    y_all: FloatArray = np.concatenate((y[before], y_view, y[after]))
+    return x_all, y_all

@@ -1,0 +1,238 @@
+"""The player window driven through its real widgets: keys, clicks, docks, drops."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from pytestqt.qtbot import QtBot
+
+from app.main_window import MainWindow
+from app.state.session import PlayerSession
+from app.workers import run_inline
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot: QtBot, settings: QSettings) -> Iterator[MainWindow]:
+    session = PlayerSession(runner=run_inline, check_runner=run_inline)
+    made = MainWindow(session=session, settings=settings)
+    qtbot.addWidget(made)
+    made.resize(1100, 700)
+    made.show()
+    qtbot.waitExposed(made)
+    made.activateWindow()
+    qtbot.waitActive(made)
+    yield made
+    made.close()
+
+
+def _playlist(
+    window: MainWindow, short_takes: dict[str, Path], broken: Path
+) -> list[Path]:
+    files = [short_takes["reach"], broken, short_takes["multi"], short_takes["pushed"]]
+    window.open_files(files)
+    return files
+
+
+def test_the_window_names_the_playing_file_and_greys_a_bad_one(
+    window: MainWindow, short_takes: dict[str, Path], broken_file: Path
+) -> None:
+    _playlist(window, short_takes, broken_file)
+    assert window.windowTitle().startswith("01_reach.fsr (1/4)")
+    assert window.playlist_dock.isVisible()
+    playlist = window.session.playlist
+    assert not playlist.entry(1).state.playable
+    assert "bad magic" in playlist.entry(1).reason
+
+
+def test_space_plays_and_pauses_and_arrows_step_frames(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["multi"]])
+    clock = window.session.clock
+    qtbot.keyClick(window, Qt.Key.Key_Right)
+    qtbot.keyClick(window, Qt.Key.Key_F)
+    assert clock.frame_index == 2
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert clock.frame_index == 1
+    qtbot.keyClick(window, Qt.Key.Key_End)
+    assert clock.frame_index == clock.frame_count - 1
+    qtbot.keyClick(window, Qt.Key.Key_Home)
+    assert clock.position_s == 0.0
+    qtbot.keyClick(window, Qt.Key.Key_Space)
+    assert clock.playing
+    qtbot.waitUntil(lambda: clock.position_s > 0.0, timeout=3000)
+    qtbot.mouseClick(window.transport.play_button, Qt.MouseButton.LeftButton)
+    assert not clock.playing
+
+
+def test_clicking_the_timeline_seeks_every_view(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"]])
+    timeline = window.timeline
+    target_x = round(timeline.x_of(0.25))
+    qtbot.mouseClick(
+        timeline,
+        Qt.MouseButton.LeftButton,
+        pos=QPoint(target_x, timeline.height() // 2),
+    )
+    clock = window.session.clock
+    assert clock.position_s == pytest.approx(0.25, abs=0.01)
+    assert timeline.position_s == clock.position_s
+    frame_view = window.camera_area.views[0]
+    qtbot.waitUntil(lambda: frame_view.shown_index == frame_view.wanted_index)
+    times = window.session.model.cameras[0].times_s  # type: ignore[union-attr]
+    shown = frame_view.shown_index
+    assert shown is not None
+    assert times[shown] <= clock.position_s < times[shown + 1]
+    assert "t = 0.25" in window.transport.readout.text()
+
+
+def test_n_and_p_change_file_keep_playing_and_skip_the_bad_one(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path], broken_file: Path
+) -> None:
+    _playlist(window, short_takes, broken_file)
+    window.playlist_dock.view.setFocus()
+    qtbot.keyClick(window.playlist_dock.view, Qt.Key.Key_Space)
+    qtbot.keyClick(window.playlist_dock.view, Qt.Key.Key_N)
+    assert window.session.playlist.current == 2
+    assert window.session.clock.playing
+    qtbot.keyClick(window.playlist_dock.view, Qt.Key.Key_P)
+    assert window.session.playlist.current == 0
+    assert window.session.clock.playing
+    window.session.clock.pause()
+
+
+def test_enter_in_the_playlist_loads_and_plays_that_file(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path], broken_file: Path
+) -> None:
+    _playlist(window, short_takes, broken_file)
+    view = window.playlist_dock.view
+    view.setCurrentIndex(window.session.playlist.index(3))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert window.session.playlist.current == 3
+    assert window.session.clock.playing
+    assert window.windowTitle().startswith("05_pushed.fsr")
+    window.session.clock.pause()
+
+
+def test_toggles_carry_over_to_the_next_file(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"], short_takes["pushed"]])
+    window.menus.toggles["show_com"].trigger()
+    window.session.clock.set_speed(2.5)
+    qtbot.keyClick(window, Qt.Key.Key_N)
+    assert window.session.options.options.show_com
+    canvas = window.scene_view.canvas
+    assert canvas is not None
+    assert canvas.options.show_com
+    assert window.session.clock.speed == 2.5
+
+
+def test_the_window_widens_for_the_docked_playlist_and_narrows_without_it(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"]])
+    central = window.centralWidget()
+    qtbot.waitUntil(lambda: central.width() > 0)
+    before_window, before_central = window.width(), central.width()
+    window.show_playlist(True)
+    qtbot.waitUntil(lambda: window.width() > before_window, timeout=3000)
+    qtbot.waitUntil(
+        lambda: abs(central.width() - before_central) <= 4,
+        timeout=3000,
+    )
+    window.playlist_dock.setFloating(True)
+    qtbot.waitUntil(lambda: window.width() == before_window, timeout=3000)
+    window.playlist_dock.setFloating(False)
+    qtbot.waitUntil(lambda: window.width() > before_window, timeout=3000)
+    window.playlist_dock.close()
+    qtbot.waitUntil(lambda: window.width() == before_window, timeout=3000)
+    assert not window.side_panel.findChild(object, "playlist_button").isChecked()
+
+
+def test_the_playlist_docks_on_the_left_too(
+    window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"], short_takes["multi"]])
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, window.playlist_dock)
+    area = window.dockWidgetArea(window.playlist_dock)
+    assert area == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert window.playlist_dock.isVisible()
+
+
+def test_dropping_files_opens_and_plays_them(
+    window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(short_takes["multi"]))])
+    event = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+    assert window.session.model is not None
+    assert window.session.model.path == short_takes["multi"]
+    assert window.session.clock.playing
+    window.session.clock.pause()
+
+
+def test_settings_remember_toggles_speed_and_recent_files(
+    qtbot: QtBot, settings: QSettings, short_takes: dict[str, Path]
+) -> None:
+    first = MainWindow(
+        session=PlayerSession(runner=run_inline, check_runner=run_inline),
+        settings=settings,
+    )
+    qtbot.addWidget(first)
+    first.open_files([short_takes["reach"]])
+    first.session.options.update(show_com=True)
+    first.session.clock.set_speed(3.0)
+    first.close()
+    second = MainWindow(
+        session=PlayerSession(runner=run_inline, check_runner=run_inline),
+        settings=settings,
+    )
+    qtbot.addWidget(second)
+    assert second.session.options.options.show_com
+    assert second.session.clock.speed == 3.0
+    recent = [action.text() for action in second.menus.recent_menu.actions()]
+    assert recent == [str(short_takes["reach"].resolve())]
+    second.close()
+
+
+def test_the_inspector_shows_the_playing_file(
+    window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"]])
+    window.menus.inspector_action.trigger()
+    assert window.inspector_dock.isVisible()
+    tree = window.inspector_dock.panel.tree
+    sections = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert "Streams" in sections
+
+
+def test_picked_channels_are_plotted_with_a_cursor_at_the_clock(
+    window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"]])
+    window.session.options.update(plots=(("q",),))
+    assert window.plots_dock.isVisible()
+    window.session.clock.seek(0.3)
+    assert window.plots.plot_count == 1
+    assert window.plots.cursor_positions() == [pytest.approx(0.3)]

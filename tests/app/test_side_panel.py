@@ -1,0 +1,345 @@
+"""The player's side panel: what it shows at the clock's time, what its controls do."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QLabel,
+    QPushButton,
+    QSlider,
+)
+
+from app.canvas.panel_values import (
+    ACTIVE_TARGET,
+    EXT_FORCE,
+    FRICTION,
+    panel_values,
+)
+from app.state import PlaybackClock, ViewOptionsModel
+from app.widgets.side_panel import SidePanel
+from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
+
+pytestmark = pytest.mark.gui
+
+Show = Callable[[Path | RecordingModel], tuple[SidePanel, RecordingModel]]
+
+
+@pytest.fixture
+def clock(qapp: Any) -> PlaybackClock:
+    return PlaybackClock()
+
+
+@pytest.fixture
+def options(qapp: Any) -> ViewOptionsModel:
+    return ViewOptionsModel()
+
+
+@pytest.fixture
+def panel(qtbot: Any, clock: PlaybackClock, options: ViewOptionsModel) -> SidePanel:
+    widget = SidePanel(clock, options)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+@pytest.fixture
+def show(panel: SidePanel, clock: PlaybackClock) -> Show:
+    """Load a recording into the clock and the panel, as the window does."""
+
+    def load(source: Path | RecordingModel) -> tuple[SidePanel, RecordingModel]:
+        model = source if isinstance(source, RecordingModel) else open_recording(source)
+        assert model.joint_channel is not None
+        clock.set_frames(model.channels[model.joint_channel].times_s)
+        panel.set_model(model)
+        return panel, model
+
+    return load
+
+
+def _child(panel: SidePanel, kind: type[Any], name: str) -> Any:
+    widget = panel.findChild(kind, name)
+    assert widget is not None, name
+    return widget
+
+
+def _text(panel: SidePanel, name: str) -> str:
+    label: QLabel = _child(panel, QLabel, name)
+    return label.text()
+
+
+def _shown(panel: SidePanel, name: str) -> bool:
+    widget = panel.findChild(QCheckBox, name) or panel.findChild(QLabel, name)
+    assert widget is not None, name
+    return bool(widget.isVisibleTo(panel))
+
+
+def _click(box: QCheckBox, qtbot: Any) -> None:
+    """Click the box's indicator, as a user does."""
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+
+
+def _assert_joints_show(
+    panel: SidePanel, model: RecordingModel, play_time_s: float
+) -> None:
+    q = model.joint_angles_at(play_time_s)
+    assert q is not None
+    sliders = panel.findChildren(QSlider)
+    assert len(sliders) == len(q)
+    for index, angle in enumerate(q):
+        slider: QSlider = _child(panel, QSlider, f"joint_{index}")
+        assert not slider.isEnabled()  # read-only
+        assert slider.value() == round(float(angle) * 1000.0)
+        assert _text(panel, f"joint_{index}_value") == f"{math.degrees(angle):.0f}°"
+
+
+def test_seeking_updates_the_time_readout_and_the_joint_sliders(
+    show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
+) -> None:
+    panel, model = show(short_takes["pushed"])
+
+    for play_time_s in (0.1, 0.3, 0.45):
+        clock.seek(play_time_s)
+
+        frame = f"(frame {clock.frame_index + 1}/{clock.frame_count})"
+        assert _text(panel, "time_readout") == f"t = {play_time_s:.2f} s {frame}"
+        tick, generation = model.timeline.tick_at(play_time_s)
+        assert _text(panel, "tick_generation") == (
+            f"tick {tick} · generation {generation}"
+        )
+        _assert_joints_show(panel, model, play_time_s)
+
+
+def test_joint_sliders_span_the_joint_limits(
+    show: Show, short_takes: dict[str, Path]
+) -> None:
+    panel, model = show(short_takes["reach"])
+    assert model.kinematics is not None
+    assert model.kinematics.q_min_rad is not None
+    assert model.kinematics.q_max_rad is not None
+
+    for index, (low, high) in enumerate(
+        zip(model.kinematics.q_min_rad, model.kinematics.q_max_rad, strict=True)
+    ):
+        slider: QSlider = _child(panel, QSlider, f"joint_{index}")
+        assert slider.minimum() == pytest.approx(low * 1000.0, abs=1.0)
+        assert slider.maximum() == pytest.approx(high * 1000.0, abs=1.0)
+        assert f"{math.degrees(high):.0f}°" in slider.toolTip()
+
+
+def test_readouts_show_the_same_numbers_as_the_exported_panel(
+    show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
+) -> None:
+    panel, model = show(short_takes["pushed"])
+    clock.seek(0.3)  # during the push
+    values = panel_values(model, 0.3)
+
+    assert values.tip_xy_m is not None
+    assert _text(panel, "readout_tip") == f"tip (x, y) = {values.tip_text} m"
+    assert _text(panel, "readout_tip_speed") == f"tip speed = {values.tip_speed_text}"
+    for key in (EXT_FORCE, FRICTION, ACTIVE_TARGET):
+        readout = values.readout(key)
+        assert readout is not None
+        assert readout.value is not None
+        assert _text(panel, f"readout_{key}").endswith(f" = {readout.text}")
+    assert model.external_force_channel is not None
+    force = model.channels[model.external_force_channel].value_at(0.3)
+    assert _text(panel, "readout_ext_force") == (
+        f"ext. force = {float(np.hypot(force[0], force[1])):.1f} N"
+    )
+
+
+def test_active_target_readout_follows_the_recorded_switch(
+    show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["multi"])
+
+    clock.seek(0.1)
+    assert _text(panel, "readout_active_target") == "active target = 1"
+    clock.seek(0.4)
+    assert _text(panel, "readout_active_target") == "active target = 2"
+
+
+def test_force_toggle_and_readout_exist_only_with_a_recorded_force(
+    show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    assert _shown(panel, "show_force")
+    assert _shown(panel, "readout_ext_force")
+
+    reach = next(path for path in skelarm_logs if path.name == "reach.sklog.npz")
+    show(reach)
+    assert not _shown(panel, "show_force")
+    assert not _shown(panel, "readout_ext_force")
+    assert not _shown(panel, "readout_friction")
+
+
+def test_overlay_toggles_appear_only_with_their_overlay_data(
+    show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
+) -> None:
+    panel, _ = show(short_takes["multi"])
+    assert _shown(panel, "show_targets")
+    assert not _shown(panel, "show_reference")
+    assert not _shown(panel, "show_calibration")
+
+    curve = next(path for path in skelarm_logs if path.name.startswith("periodic"))
+    show(curve)
+    assert not _shown(panel, "show_targets")
+    assert _shown(panel, "show_reference")
+
+    show(short_takes["reach"])  # has a camera
+    assert _shown(panel, "show_calibration")
+    assert _shown(panel, "show_com")
+
+
+def test_clicking_a_toggle_updates_the_view_options(
+    show: Show, qtbot: Any, options: ViewOptionsModel, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    com: QCheckBox = _child(panel, QCheckBox, "show_com")
+    force: QCheckBox = _child(panel, QCheckBox, "show_force")
+    assert not com.isChecked()
+
+    with qtbot.waitSignal(options.changed, timeout=1000):
+        _click(com, qtbot)
+    assert options.options.show_com
+    _click(force, qtbot)
+    assert not options.options.show_force
+    assert com.isChecked()
+    assert not force.isChecked()
+
+
+def test_options_changed_elsewhere_check_the_box_and_carry_to_the_next_file(
+    show: Show, options: ViewOptionsModel, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+
+    options.update(show_com=True, show_targets=False)
+    assert _child(panel, QCheckBox, "show_com").isChecked()
+    assert not _child(panel, QCheckBox, "show_targets").isChecked()
+
+    show(short_takes["multi"])
+    assert _child(panel, QCheckBox, "show_com").isChecked()
+    assert not _child(panel, QCheckBox, "show_targets").isChecked()
+    assert options.options.show_com
+    assert not options.options.show_targets
+
+
+def test_speed_box_and_clock_follow_each_other(
+    show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    speed: QDoubleSpinBox = _child(panel, QDoubleSpinBox, "speed")
+    assert (speed.minimum(), speed.maximum(), speed.singleStep()) == (0.1, 10.0, 0.1)
+    assert speed.suffix() == "\N{MULTIPLICATION SIGN}"
+
+    speed.stepBy(1)  # the user's up arrow
+    assert clock.speed == pytest.approx(1.1)
+    clock.set_speed(0.5)
+    assert speed.value() == pytest.approx(0.5)
+    clock.set_speed(40.0)
+    assert speed.value() == pytest.approx(10.0)
+
+
+def test_loop_checkbox_and_clock_follow_each_other(
+    show: Show, qtbot: Any, clock: PlaybackClock, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    loop: QCheckBox = _child(panel, QCheckBox, "loop")
+
+    _click(loop, qtbot)
+    assert clock.loop
+    clock.set_loop(False)
+    assert not loop.isChecked()
+
+
+def test_plot_and_playlist_buttons_ask_the_window(
+    show: Show, qtbot: Any, short_takes: dict[str, Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    plot: QPushButton = _child(panel, QPushButton, "plot_channels")
+    playlist: QPushButton = _child(panel, QPushButton, "playlist_button")
+    assert plot.text() == "Plot channels…"
+    assert playlist.isCheckable()
+
+    with qtbot.waitSignal(panel.plot_requested, timeout=1000):
+        qtbot.mouseClick(plot, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(panel.playlist_toggled, timeout=1000) as blocker:
+        qtbot.mouseClick(playlist, Qt.MouseButton.LeftButton)
+    assert blocker.args == [True]
+    with qtbot.assertNotEmitted(panel.playlist_toggled):
+        panel.set_playlist_checked(False)
+    assert not playlist.isChecked()
+
+
+def test_skelarm_logs_show_their_joints_time_and_readouts(
+    show: Show, clock: PlaybackClock, skelarm_logs: list[Path]
+) -> None:
+    assert skelarm_logs
+    for path in skelarm_logs:
+        panel, model = show(path)
+        middle_s = 0.5 * model.duration_s
+        clock.seek(middle_s)
+
+        assert _text(panel, "header") == f"Replay — {model.title}"
+        assert _text(panel, "time_readout").startswith(f"t = {middle_s:.2f} s")
+        _assert_joints_show(panel, model, middle_s)
+        values = panel_values(model, middle_s)
+        assert _text(panel, "readout_tip_speed") == (
+            f"tip speed = {values.tip_speed_text}"
+        )
+
+
+def test_next_file_rebuilds_the_joint_rows(
+    show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
+) -> None:
+    panel, _ = show(short_takes["pushed"])
+    assert len(panel.findChildren(QSlider)) == 3
+
+    show(skelarm_logs[0])  # a two-link arm
+    assert len(panel.findChildren(QSlider)) == 2
+    assert panel.findChild(QSlider, "joint_2") is None
+
+
+def test_file_labels_are_plain_text_and_name_the_file(
+    show: Show, short_takes: dict[str, Path]
+) -> None:
+    model = open_recording(short_takes["pushed"])
+    panel, _ = show(dataclasses.replace(model, title="<b>bold</b> " + "x" * 200))
+
+    file_name: QLabel = _child(panel, QLabel, "file_name")
+    assert file_name.toolTip() == str(model.path)
+    assert file_name.text() == model.path.name
+    assert all(
+        label.textFormat() == Qt.TextFormat.PlainText
+        for label in panel.findChildren(QLabel)
+    )
+    header: QLabel = _child(panel, QLabel, "header")
+    assert header.text().startswith("Replay — <b>bold</b>")
+    assert header.text().endswith("…")  # elided, not widening the panel
+    assert panel.width() == 300
+
+
+def test_without_a_recording_the_panel_shows_no_rows_or_toggles(
+    show: Show, panel: SidePanel, short_takes: dict[str, Path]
+) -> None:
+    show(short_takes["reach"])
+
+    panel.set_model(None)
+
+    assert _text(panel, "header") == "Replay"
+    assert panel.findChildren(QSlider) == []
+    for name in ("show_com", "show_force", "show_targets", "readout_tip"):
+        assert not _shown(panel, name)
+    assert not _child(panel, QPushButton, "plot_channels").isEnabled()
