@@ -77,8 +77,8 @@ class _Job(QRunnable):
             self.signals.finished.emit(self.request_id, result)
 
 
-class OpenJob(_Job):
-    """Open a recording (validation and index included) into a RecordingModel."""
+class _OpenerJob(_Job):
+    """A job that opens the file with ``opener`` (``open_recording`` by default)."""
 
     def __init__(
         self,
@@ -88,6 +88,10 @@ class OpenJob(_Job):
     ) -> None:
         super().__init__(request_id, path)
         self._opener = opener
+
+
+class OpenJob(_OpenerJob):
+    """Open a recording (validation and index included) into a RecordingModel."""
 
     def work(self) -> RecordingModel:
         """Open the file."""
@@ -103,17 +107,8 @@ class CheckResult:
     duration_s: float
 
 
-class CheckJob(_Job):
+class CheckJob(_OpenerJob):
     """Open a file to learn its integrity state, then drop the model."""
-
-    def __init__(
-        self,
-        request_id: int,
-        path: Path,
-        opener: Callable[[Path], RecordingModel] = open_recording,
-    ) -> None:
-        super().__init__(request_id, path)
-        self._opener = opener
 
     def work(self) -> CheckResult:
         """Open the file and keep only its state."""
