@@ -28,7 +28,6 @@ import argparse
 import json
 import logging
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,8 +37,6 @@ from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.recovery import recover_file
 from fsr_core.format.report import inspection_report
-from fsr_core.recording import RecordingModel
-from fsr_core.sources import open_recording
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
 logger = logging.getLogger(__name__)
@@ -90,7 +87,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 SUBCOMMANDS = frozenset({"inspect", "recover", "sample", "demo", "simulate"})
-_EXPORT_SUFFIXES = (".mp4", ".webm", ".gif")
 _MAX_SIDE_PX = 8192
 
 
@@ -208,6 +204,8 @@ def _player_parser() -> argparse.ArgumentParser:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse a subcommand line, or else the player/export form."""
+    from app.export.command import check_options
+
     words = list(sys.argv[1:] if argv is None else argv)
     first = next((word for word in words if not word.startswith("-")), None)
     if first in SUBCOMMANDS:
@@ -215,28 +213,10 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _player_parser()
     args = parser.parse_args(words)
     args.command = "play"
-    if args.export_frame is not None:
-        args.export_frame = _frame_request(parser, args.export_frame)
-    channels = args.export_channels
-    if channels is not None and channels.suffix.lower() != ".csv":
-        parser.error(f"--export-channels {channels}: use a .csv name")
-    _check_targets(parser, args)
+    check_options(parser, args)
     _check_screenshot(parser, args)
     args.window_size = args.size or (1280, 800)
     args.size = args.size or (800, 800)
-    if args.export is not None and args.export.suffix.lower() not in _EXPORT_SUFFIXES:
-        parser.error(
-            f"--export {args.export}: the extension must be .mp4, .webm or .gif"
-        )
-    if args.export is not None or args.export_dir is not None:
-        if not (args.fps > 0 and args.speed > 0):
-            parser.error("--fps and --speed must be positive")
-        if (
-            args.start is not None
-            and args.end is not None
-            and not args.start <= args.end
-        ):
-            parser.error(f"--start {args.start:g} is after --end {args.end:g}")
     return args
 
 
@@ -251,137 +231,16 @@ def _check_screenshot(
         parser.error(f"--screenshot {args.screenshot}: the image is written as .png")
 
 
-def _check_targets(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """One recording per single output; ``--export-dir`` for several."""
-    exporting = (args.export, args.export_frame, args.export_channels)
-    if args.export_dir is not None:
-        if any(item is not None for item in exporting):
-            parser.error(
-                "--export-dir cannot be combined with --export, --export-frame "
-                "or --export-channels"
-            )
-        if not args.files:
-            parser.error("--export-dir needs at least one recording")
-    elif any(item is not None for item in exporting) and len(args.files) != 1:
-        parser.error("--export takes a single recording (use --export-dir for several)")
-
-
-def _frame_request(
-    parser: argparse.ArgumentParser, words: list[str]
-) -> tuple[float, Path]:
-    """Check ``--export-frame T OUT.png``."""
-    try:
-        play_time_s = float(words[0])
-    except ValueError:
-        parser.error(f"--export-frame {words[0]!r}: T must be a time in seconds")
-    output = Path(words[1])
-    if output.suffix.lower() != ".png":
-        parser.error(f"--export-frame {output}: the still is written as .png")
-    return play_time_s, output
-
-
-class _ProgressBar:
-    """``[#####.....] 42/120 frames`` on stderr, rewritten in place."""
-
-    WIDTH = 30
-
-    def __init__(self) -> None:
-        self._shown = False
-        self._last_s = -1.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now_s = time.monotonic()
-        if done < total and now_s - self._last_s < 0.1:
-            return
-        self._last_s = now_s
-        filled = self.WIDTH * done // max(total, 1)
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        sys.stderr.write(f"\r[{bar}] {done}/{total} frames")
-        sys.stderr.flush()
-        self._shown = True
-
-    def close(self) -> None:
-        if self._shown:
-            sys.stderr.write("\n")
-            self._shown = False
-
-
-_STEM_SUFFIXES = (".sklog.npz", ".fsr")
-
-
-def _stem(path: Path) -> str:
-    """Return ``path``'s name without ``.fsr`` or ``.sklog.npz`` (else its stem)."""
-    name = path.name
-    for suffix in _STEM_SUFFIXES:
-        if name.lower().endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return path.stem
-
-
-def _export_dir(args: argparse.Namespace) -> int:
-    """Export every FILE to ``DIR/<stem>.<format>``; a failure skips that file."""
-    failed = 0
-    for source in args.files:
-        output = args.export_dir / f"{_stem(source)}.{args.format}"
-        try:
-            args.export_dir.mkdir(parents=True, exist_ok=True)
-            model = open_recording(source)
-            _check_export(args, model)
-            _export_video(args, model, output)
-        except (FsrError, ValueError, OSError) as exc:
-            if args.verbose:
-                logger.exception("export of %s failed", source)
-            text = str(exc)
-            _err(f"fsr-viewer: {text if str(source) in text else f'{source}: {text}'}")
-            failed += 1
-    if failed:
-        _err(f"fsr-viewer: {failed} of {len(args.files)} exports failed")
-    return 1 if failed else 0
-
-
-def _check_export(args: argparse.Namespace, model: RecordingModel) -> None:
-    """Check the play-time window and the view before any work (ValueError)."""
-    from app.export.video import check_view, play_window
-
-    play_window(model.duration_s, args.start, args.end)
-    check_view(model, args.view, args.camera)
-
-
 def _play(args: argparse.Namespace) -> int:
+    from app.export.command import run_export, wants_export
+
     if args.export_dir is not None:
-        return _export_dir(args)
+        return run_export(args)
     if args.screenshot is not None:
         return _screenshot(args)
-    if (args.export, args.export_frame, args.export_channels) == (None, None, None):
-        return _window(args)
-    return _export_one(args)
-
-
-def _export_one(args: argparse.Namespace) -> int:
-    from app.export.still import check_play_time
-    from app.export.video import check_view, play_window
-
-    model = open_recording(args.files[0])
-    try:
-        play_window(model.duration_s, args.start, args.end)
-        if args.export_frame is not None:
-            check_play_time(model.duration_s, args.export_frame[0])
-    except ValueError as exc:
-        _err(f"fsr-viewer: {args.files[0]}: {exc}")
-        return 1
-    if args.export is not None or args.export_frame is not None:
-        try:
-            check_view(model, args.view, args.camera)
-        except ValueError as exc:  # the message names the file
-            _err(f"fsr-viewer: {exc}")
-            return 1
-    if args.export_channels is not None:
-        _export_channels(args, model)
-    if args.export_frame is not None:
-        _export_frame(args, model)
-    if args.export is not None:
-        _export_video(args, model, args.export)
-    return 0
+    if wants_export(args):
+        return run_export(args)
+    return _window(args)
 
 
 def _window(args: argparse.Namespace) -> int:
@@ -413,67 +272,6 @@ def _screenshot(args: argparse.Namespace) -> int:
         f"t = {shot.play_time_s:.3f} s"
     )
     return 0
-
-
-def _export_channels(args: argparse.Namespace, model: RecordingModel) -> None:
-    from app.export import export_channels
-
-    table = export_channels(model, args.export_channels, overwrite=args.overwrite)
-    _out(
-        f"{table.path}: {table.rows} rows, {table.columns} columns "
-        f"(one row per sample of {table.primary})"
-    )
-
-
-def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
-    from app.export import ensure_gui_app, export_frame
-
-    ensure_gui_app()
-    play_time_s, output = args.export_frame
-    still = export_frame(
-        model,
-        play_time_s,
-        output,
-        panel=args.panel,
-        show_com=args.show_com,
-        size=args.size,
-        view=args.view,
-        camera=args.camera,
-        overwrite=args.overwrite,
-    )
-    _out(f"{still.path}: {still.width}x{still.height} at t = {play_time_s:g} s")
-
-
-def _export_video(
-    args: argparse.Namespace, model: RecordingModel, output: Path
-) -> None:
-    from app.export import ensure_gui_app, export_video
-
-    ensure_gui_app()
-    bar = _ProgressBar()
-    try:
-        result = export_video(
-            model,
-            output,
-            fps=args.fps,
-            speed=args.speed,
-            panel=args.panel,
-            show_com=args.show_com,
-            size=args.size,
-            view=args.view,
-            camera=args.camera,
-            start_s=args.start,
-            end_s=args.end,
-            overwrite=args.overwrite,
-            progress=bar,
-        )
-    finally:
-        bar.close()
-    _out(
-        f"{result.path}: {result.frames} frames, {result.width}x{result.height}, "
-        f"{result.frames / args.fps:.2f} s at {args.fps:g} fps "
-        f"(exported in {result.seconds:.1f} s)"
-    )
 
 
 def _inspect(args: argparse.Namespace) -> int:

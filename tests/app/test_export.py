@@ -948,8 +948,8 @@ def test_cli_export_dir_usage_errors_exit_2(
 
 
 def test_stem_drops_the_recording_suffixes() -> None:
-    from app.cli import _stem
+    from app.export.command import stem
 
-    assert _stem(Path("/x/run.fsr")) == "run"
-    assert _stem(Path("run.sklog.npz")) == "run"
-    assert _stem(Path("run.v2.FSR")) == "run.v2"
+    assert stem(Path("/x/run.fsr")) == "run"
+    assert stem(Path("run.sklog.npz")) == "run"
+    assert stem(Path("run.v2.FSR")) == "run.v2"
