@@ -8,7 +8,7 @@ are 1584x720):
   while the encoder thread encodes: frames per second of wall time, the file's
   publication included;
 - **encoder alone**: the same frames drawn beforehand into memory, then only
-  queued into the same :class:`~app.export.video.Encoder` (PyAV) and written to
+  queued into the same :class:`~app.export.encoder.Encoder` (PyAV) and written to
   a file: the rate the export cannot beat;
 - their ratio (target >= 0.8);
 - **skelarm**: its reference figure from SKELARM.md section 5 (29-33 fps with
@@ -71,12 +71,13 @@ def _export_fps(model: Any, folder: Path, repeat: int) -> tuple[float, int, str]
 
 
 def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
-    from app.export.video import Encoder, FrameSource, _pad, _padded, frame_times
+    from app.export.encoder import Encoder, pad_frame, padded_size
+    from app.export.video import FrameSource, frame_times
 
     source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
-    size = _padded(source.width, source.height, "mp4")
+    size = padded_size(source.width, source.height, "mp4")
     times = frame_times(model.duration_s, fps=30.0, speed=1.0)
-    images = [_pad(source.render(t), size) for t in times]
+    images = [pad_frame(source.render(t), size) for t in times]
     best = 0.0
     for run in range(repeat):
         out = folder / f"encoder{run}.mp4"

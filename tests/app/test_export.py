@@ -707,16 +707,16 @@ def test_cli_still_outside_the_recording_exits_1(
 def test_frames_are_encoded_on_the_worker_thread(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.video as video
+    import app.export.encoder as encoder
 
     threads: set[str] = set()
-    original = video._video_frame
+    original = encoder._video_frame
 
     def spy(image: Any, palette: Any) -> av.VideoFrame:
         threads.add(threading.current_thread().name)
         return original(image, palette)
 
-    monkeypatch.setattr(video, "_video_frame", spy)
+    monkeypatch.setattr(encoder, "_video_frame", spy)
     result = export_video(reach_model, tmp_path / "t.mp4", size=(96, 96))
     assert threads == {"fsr-export-encoder"}
     frames, _ = _decode(tmp_path / "t.mp4")
@@ -726,9 +726,9 @@ def test_frames_are_encoded_on_the_worker_thread(
 def test_an_encoder_error_propagates_and_leaves_nothing(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.video as video
+    import app.export.encoder as encoder
 
-    original = video._video_frame
+    original = encoder._video_frame
     calls: list[int] = []
 
     def failing(image: Any, palette: Any) -> av.VideoFrame:
@@ -737,7 +737,7 @@ def test_an_encoder_error_propagates_and_leaves_nothing(
             raise OSError(errno.ENOSPC, "No space left on device")
         return original(image, palette)
 
-    monkeypatch.setattr(video, "_video_frame", failing)
+    monkeypatch.setattr(encoder, "_video_frame", failing)
     with pytest.raises(WriteFailedError, match="No space left on device"):
         export_video(reach_model, tmp_path / "full.mp4", size=(96, 96))
     assert list(tmp_path.iterdir()) == []
@@ -749,12 +749,12 @@ def test_an_encoder_error_propagates_and_leaves_nothing(
 def test_an_ffmpeg_error_on_the_worker_becomes_write_failed(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.video as video
+    import app.export.encoder as encoder
 
     def broken(container: Any, kind: str, size: Any, fps: float) -> Any:
         raise av.InvalidDataError(1094995529, "bad option")
 
-    monkeypatch.setattr(video, "_add_stream", broken)
+    monkeypatch.setattr(encoder, "_add_stream", broken)
     with pytest.raises(WriteFailedError, match="encoding failed"):
         export_video(reach_model, tmp_path / "bad.webm", size=(64, 64))
     assert list(tmp_path.iterdir()) == []
