@@ -15,6 +15,7 @@ __all__ = [
     "AdapterUnavailableError",
     "BadMagicError",
     "CalibrationError",
+    "CompareError",
     "CorruptRecordError",
     "DecodeError",
     "FormatError",
@@ -185,6 +186,23 @@ class DecodeError(FsrError):
 
 class CalibrationError(FsrError):
     """Calibration records are missing, inconsistent or referenced wrongly."""
+
+
+class CompareError(FsrError):
+    """Two recordings cannot be compared (no channel in common, no common time).
+
+    Both files are kept as attributes and named in the message.
+    """
+
+    def __init__(
+        self, reason: str, *, reference: str | Path, candidate: str | Path
+    ) -> None:
+        self.reference = str(reference)
+        self.candidate = str(candidate)
+        super().__init__(reason)
+
+    def _compose(self) -> str:
+        return f"cannot compare {self.reference} with {self.candidate}: {self.reason}"
 
 
 class WriterStateError(FsrError):

@@ -1,0 +1,211 @@
+"""What a comparison of two recordings finds: per channel, and overall.
+
+All times are on the *reference's* play-time axis (seconds), the axis the
+viewer's timeline shows, so a divergence can be marked on it directly.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "ChannelComparison",
+    "ChannelStatus",
+    "Comparison",
+    "Divergence",
+    "RecordingSummary",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _no_series() -> FloatArray:
+    empty: FloatArray = np.zeros(0)
+    empty.setflags(write=False)
+    return empty
+
+
+class ChannelStatus(enum.Enum):
+    """Whether a channel present on both sides could be compared."""
+
+    COMPARED = "compared"
+    UNIT_MISMATCH = "unit_mismatch"
+    """The units differ: the values are not compared."""
+    COLUMN_MISMATCH = "column_mismatch"
+    """The number or names of the columns differ: the values are not compared."""
+    NO_OVERLAP = "no_overlap"
+    """No reference sample falls where the candidate has data."""
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where a channel's error first exceeds the tolerance."""
+
+    channel: str
+    time_s: float
+    error: float
+    column: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the divergence as JSON-ready values."""
+        return {
+            "channel": self.channel,
+            "column": self.column,
+            "time_s": self.time_s,
+            "error": _number(self.error),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class ChannelComparison:
+    """One channel of the reference against the same-named channel of the candidate.
+
+    ``max_abs_error`` and ``rms_error`` are taken over every column of every
+    compared sample (``nan`` when nothing was compared; ``inf`` where one side
+    holds NaN and the other a number). ``error_times_s`` / ``errors`` give the
+    error series: per compared sample, the largest absolute error of its columns.
+    """
+
+    name: str
+    unit: str
+    candidate_unit: str
+    status: ChannelStatus
+    reference_samples: int
+    candidate_samples: int
+    samples_compared: int = 0
+    max_abs_error: float = math.nan
+    rms_error: float = math.nan
+    worst_column: str = ""
+    first_exceed: Divergence | None = None
+    exact: bool = False
+    within_tolerance: bool = False
+    error_times_s: FloatArray = field(default_factory=_no_series, repr=False)
+    errors: FloatArray = field(default_factory=_no_series, repr=False)
+
+    @property
+    def first_exceed_s(self) -> float | None:
+        """Play time at which the error first exceeds the tolerance, if it does."""
+        return None if self.first_exceed is None else self.first_exceed.time_s
+
+    @property
+    def verdict(self) -> str:
+        """One word for a table: exact, within, diverges, or the mismatch."""
+        if self.status is not ChannelStatus.COMPARED:
+            return str(self.status.value).replace("_", " ")
+        if self.exact:
+            return "exact"
+        return "within" if self.within_tolerance else "diverges"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the channel's figures as JSON-ready values (no series)."""
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "candidate_unit": self.candidate_unit,
+            "status": self.status.value,
+            "reference_samples": self.reference_samples,
+            "candidate_samples": self.candidate_samples,
+            "samples_compared": self.samples_compared,
+            "max_abs_error": _number(self.max_abs_error),
+            "rms_error": _number(self.rms_error),
+            "worst_column": self.worst_column,
+            "first_exceed_s": self.first_exceed_s,
+            "first_exceed_column": (
+                None if self.first_exceed is None else self.first_exceed.column
+            ),
+            "exact": self.exact,
+            "within_tolerance": self.within_tolerance,
+        }
+
+
+@dataclass(frozen=True)
+class RecordingSummary:
+    """The size of one side of a comparison."""
+
+    path: str
+    duration_s: float
+    generations: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the summary as JSON-ready values."""
+        return {
+            "path": self.path,
+            "duration_s": self.duration_s,
+            "generations": self.generations,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The verdict of :func:`~fsr_core.compare.compare_recordings`.
+
+    ``within_tolerance`` holds when every channel present on both sides was
+    compared (no unit or column mismatch, some overlap) and stayed within the
+    tolerance. ``exact`` holds when, in addition, both recordings have the same
+    channels, and every channel has bit-for-bit the same sample times and
+    values. Durations, generation counts and sample counts that differ are
+    listed in ``notes`` (a shorter candidate is judged on the overlap only).
+    """
+
+    reference: RecordingSummary
+    candidate: RecordingSummary
+    tolerance: float
+    channels: tuple[ChannelComparison, ...]
+    only_in_reference: tuple[str, ...]
+    only_in_candidate: tuple[str, ...]
+    within_tolerance: bool
+    exact: bool
+    first_divergence: Divergence | None
+    overlap_s: tuple[float, float]
+    notes: tuple[str, ...] = ()
+
+    def channel(self, name: str) -> ChannelComparison:
+        """Return the comparison of channel ``name`` (KeyError when not compared)."""
+        for channel in self.channels:
+            if channel.name == name:
+                return channel
+        raise KeyError(name)
+
+    def error_series(self, name: str) -> tuple[FloatArray, FloatArray]:
+        """Return ``(times_s, errors)`` of channel ``name`` for an error plot.
+
+        Times are reference play times; each error is the largest absolute
+        error of the sample's columns. Empty when the channel was not compared.
+        """
+        channel = self.channel(name)
+        return channel.error_times_s, channel.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the whole comparison with stable keys (``compare --json``)."""
+        return {
+            "reference": self.reference.to_json(),
+            "candidate": self.candidate.to_json(),
+            "tolerance": self.tolerance,
+            "within_tolerance": self.within_tolerance,
+            "exact": self.exact,
+            "first_divergence": (
+                None
+                if self.first_divergence is None
+                else self.first_divergence.to_json()
+            ),
+            "overlap_s": list(self.overlap_s),
+            "channels": [channel.to_json() for channel in self.channels],
+            "only_in_reference": list(self.only_in_reference),
+            "only_in_candidate": list(self.only_in_candidate),
+            "notes": list(self.notes),
+        }
+
+
+def _number(value: float) -> float | str | None:
+    """JSON has no inf or nan: infinity is written ``"inf"``, nothing as null."""
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
