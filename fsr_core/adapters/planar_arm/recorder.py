@@ -41,7 +41,7 @@ from fsr_core.adapters.planar_arm.recording_streams import (
 from fsr_core.adapters.planar_arm.scenario import Scenario
 from fsr_core.adapters.planar_arm.scene_capture import SceneCapture
 from fsr_core.adapters.planar_arm.tasks import task_from_json
-from fsr_core.control import AppliedControl, CommandSpace
+from fsr_core.control import AppliedControl, AuthoredChunk, CommandSpace
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.writer import FsrWriter, PublishResult
 
@@ -116,6 +116,7 @@ class _Run:
         self.capture = SceneCapture(scenario, writer)
         self.total_ticks = sum(ticks for ticks, _ in _generation_plan(scenario))
         self.done_ticks = 0
+        self._pending: list[AuthoredChunk] = []
 
     def write(self, stream: str, value: Any, gen: int, tick: int, dt: float) -> None:
         self.writer.write(
@@ -123,21 +124,13 @@ class _Run:
         )
 
     def run_generation(self, generation: int, ticks: int, initial: ArmState) -> int:
+        """Simulate one generation; return how many ticks it ran."""
         scenario, dt = self.scenario, self.scenario.dt_s
         model = scenario.model
         state = initial.copy()
         controller = controller_from_json(scenario.controller)
         controller.reset(model, state)
-        chunks = plan_chunks(
-            self.task,
-            model,
-            state.q.copy(),
-            str(scenario.controller["kind"]),
-            duration_s=ticks * dt,
-            dt_s=dt,
-            generation=generation,
-        )
-        pending = sorted(chunks, key=lambda chunk: chunk.start_sim_time_s)
+        self._start_generation(generation, ticks, state)
         context = {
             "task": self.task.to_json(),
             "overlay": self.task.overlay_json(model),
@@ -147,13 +140,12 @@ class _Run:
         last_target = None
         limited: tuple[int, ...] = ()
         pushing = False
+        ran = 0
         for tick in range(ticks):
             time_s = tick * dt
-            while pending and pending[0].start_sim_time_s <= time_s + 1e-12:
-                chunk = pending.pop(0)
-                controller.submit(chunk)
-                self.write(AUTHORED, chunk.to_json(), generation, tick, dt)
-            force = _force_at(time_s, generation, scenario, self.external)
+            for chunk in self._admit(generation, tick):
+                self._submit(controller, chunk, generation, tick)
+            force = self._force(time_s, generation, tick)
             output = controller.torque(time_s, state)
             active = self.task.active_target(time_s)
             if active != last_target and tick > 0:
@@ -175,12 +167,54 @@ class _Run:
             limited = result.limited
             reported = self._chunk_results(controller, reported, generation, tick)
             self.done_ticks += 1
+            ran = tick + 1
             if self.progress is not None and tick % 50 == 0:
                 self.progress(self.done_ticks / self.total_ticks)
+            if self._stop_after(generation, tick):
+                break
         if pushing:  # a push still acting when the generation ends
-            self._event("push_ended", generation, ticks - 1, force_n=[0.0, 0.0])
-        self._generation_summary(generation, ticks, state)
-        return ticks
+            self._event("push_ended", generation, ran - 1, force_n=[0.0, 0.0])
+        self._generation_summary(generation, ran, state)
+        return ran
+
+    # Hooks a replay overrides: where chunks come from, when they are
+    # submitted, which force acts, and whether a generation stops early.
+    def _start_generation(self, generation: int, ticks: int, state: ArmState) -> None:
+        """Plan the generation's chunks from the task."""
+        scenario = self.scenario
+        chunks = plan_chunks(
+            self.task,
+            scenario.model,
+            state.q.copy(),
+            str(scenario.controller["kind"]),
+            duration_s=ticks * scenario.dt_s,
+            dt_s=scenario.dt_s,
+            generation=generation,
+        )
+        self._pending = sorted(chunks, key=lambda chunk: chunk.start_sim_time_s)
+
+    def _admit(self, generation: int, tick: int) -> list[AuthoredChunk]:
+        """Return the chunks to submit at ``tick``: those whose start is reached."""
+        time_s = tick * self.scenario.dt_s
+        due: list[AuthoredChunk] = []
+        while self._pending and self._pending[0].start_sim_time_s <= time_s + 1e-12:
+            due.append(self._pending.pop(0))
+        return due
+
+    def _submit(
+        self, controller: Any, chunk: AuthoredChunk, generation: int, tick: int
+    ) -> None:
+        """Hand ``chunk`` to the controller and record it on ``control.authored``."""
+        controller.submit(chunk)
+        self.write(AUTHORED, chunk.to_json(), generation, tick, self.scenario.dt_s)
+
+    def _force(self, time_s: float, generation: int, tick: int) -> np.ndarray:
+        """Return the tip force acting at this tick (scripted and external pushes)."""
+        return _force_at(time_s, generation, self.scenario, self.external)
+
+    def _stop_after(self, generation: int, tick: int) -> bool:
+        """Whether the generation ends after ``tick`` (never, for a recording)."""
+        return False
 
     def _generation_summary(self, generation: int, ticks: int, state: ArmState) -> None:
         """Close a generation with an event: its length and where the tip ended."""
