@@ -274,7 +274,7 @@ def test_unknown_curve_or_malformed_task_gives_no_overlay_not_an_error(
     spiral = load_skelarm(_write(tmp_path / "a.sklog.npz", meta=unknown))
     broken = load_skelarm(_write(tmp_path / "b.sklog.npz", meta=malformed))
 
-    assert spiral.overlays[0].curve_xy == ()
+    assert spiral.overlays == {}
     assert any("spiral" in note for note in spiral.report["notes"])
     assert broken.overlays == {}
     assert any("not drawn" in note for note in broken.report["notes"])
@@ -293,6 +293,53 @@ def test_playback_task_is_used_without_source_config(tmp_path: Path) -> None:
     assert model.kinematics is None
     assert model.can_resimulate is not None
     assert "config" in model.can_resimulate
+
+
+_PLAYBACK_ONLY = 'schema_version = 1\nproducer = "x"\n'
+
+MALFORMED_PLAYBACK = {
+    "no type": "[extra.playback.task]\ntarget = [0.1, 0.2]\n",
+    "unknown type": '[extra.playback.task]\ntype = "juggling"\n',
+    "bad target": '[extra.playback.task]\ntype = "reaching"\ntarget = [1.0]\n',
+    "unknown curve": '[extra.playback.task]\ntype = "periodic_curve"\n'
+    'curve = "spiral"\n',
+    "no targets": '[extra.playback.task]\ntype = "multi_target_reaching"\n',
+    "playback not a table": "[extra]\nplayback = 3\n",
+    "task not a table": '[extra.playback]\ntask = "reaching"\n',
+    "task an array": "[extra.playback]\ntask = [1, 2]\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_PLAYBACK))
+def test_malformed_playback_task_fails_naming_the_file(
+    tmp_path: Path, case: str
+) -> None:
+    path = _write(
+        tmp_path / "bad.sklog.npz", meta=_PLAYBACK_ONLY + MALFORMED_PLAYBACK[case]
+    )
+
+    with pytest.raises(SchemaError, match="playback") as caught:
+        load_skelarm(path)
+
+    assert str(path) in str(caught.value)
+
+
+def test_empty_playback_task_is_ignored(tmp_path: Path) -> None:
+    meta = _PLAYBACK_ONLY + "[extra.playback.task]\n"
+
+    model = load_skelarm(_write(tmp_path / "e.sklog.npz", meta=meta))
+
+    assert model.overlays == {}
+
+
+def test_source_config_task_wins_over_the_playback_task(tmp_path: Path) -> None:
+    meta = _meta(task='type = "reaching"\ntarget = [0.5, 1.0]') + (
+        '[extra.playback.task]\ntype = "reaching"\ntarget = [9.0, 9.0]\n'
+    )
+
+    model = load_skelarm(_write(tmp_path / "w.sklog.npz", meta=meta))
+
+    assert model.overlays[0].targets_xy == ((0.5, 1.0),)
 
 
 def test_perpendicular_com_offset_is_noted(tmp_path: Path) -> None:

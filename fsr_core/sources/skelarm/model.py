@@ -28,7 +28,7 @@ from fsr_core.sources.skelarm.kinematics import skeleton_kinematics, tip_speed
 from fsr_core.sources.skelarm.log import CheckedLog, check_log
 from fsr_core.sources.skelarm.overlays import follow_active, task_overlay
 
-__all__ = ["DERIVED_CHANNELS", "GUI_PRODUCER", "load_skelarm"]
+__all__ = ["DERIVED_CHANNELS", "GUI_PRODUCER", "build_model", "load_skelarm"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -188,7 +188,21 @@ def load_skelarm(path: str | Path) -> RecordingModel:
         log (:class:`SchemaError`).
     """
     source = Path(path)
-    log = check_log(source)
+    return build_model(check_log(source), source)
+
+
+def build_model(log: CheckedLog, source: Path) -> RecordingModel:
+    """Build the recording model of a checked log (read from ``source``).
+
+    :func:`load_skelarm` calls it on a ``.sklog.npz`` log, and the FSR source on
+    a converted log's arrays and TOML, so both open the same way.
+
+    Raises
+    ------
+    SchemaError
+        The skeleton disagrees with ``q``, or ``extra.playback.task`` is
+        malformed.
+    """
     notes: list[str] = []
     q = log.arrays["q"]
     kinematics = skeleton_kinematics(log.meta, q.shape[1], str(source), notes)
@@ -200,7 +214,9 @@ def load_skelarm(path: str | Path) -> RecordingModel:
     )
     channels = _channels(log, play_times, kinematics)
     active = log.arrays.get("active_target")
-    overlay = follow_active(task_overlay(log.meta, kinematics, notes), active)
+    overlay = follow_active(
+        task_overlay(log.meta, kinematics, notes, str(source)), active
+    )
     return RecordingModel(
         path=source,
         source="skelarm",

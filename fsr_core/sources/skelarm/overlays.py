@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.errors import SchemaError
 from fsr_core.recording import PlanarKinematics, TaskOverlay
 from fsr_core.sources.skelarm.kinematics import tip_points
 from fsr_core.sources.skelarm.meta import number
@@ -156,36 +157,83 @@ _OVERLAYS: dict[str, _OverlayBuilder] = {
 }
 
 
-def _task_table(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+def _playback_task(extra: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    """Return ``extra.playback.task``, checked to be a table (``None`` if absent)."""
+    playback = extra.get("playback")
+    if playback is None:
+        return None
+    if not isinstance(playback, dict):
+        raise SchemaError(
+            f"extra.playback is {type(playback).__name__}, expected a table", path=name
+        )
+    task = playback.get("task")
+    if task is None or isinstance(task, dict):
+        return task or None  # an empty table draws nothing, as in skelarm
+    raise SchemaError(
+        f"extra.playback.task is {type(task).__name__}, expected a table", path=name
+    )
+
+
+def _task_table(
+    meta: Mapping[str, Any], name: str
+) -> tuple[dict[str, Any] | None, bool]:
+    """Return the task table to draw and whether it is the playback-only one."""
     extra = meta.get("extra")
     extra = extra if isinstance(extra, dict) else {}
-    for holder in (extra.get("source_config"), extra.get("playback")):
-        task = holder.get("task") if isinstance(holder, dict) else None
-        if isinstance(task, dict) and task:
-            return task
-    return None
+    config = extra.get("source_config")
+    task = config.get("task") if isinstance(config, dict) else None
+    playback = _playback_task(extra, name)  # checked even when source_config wins
+    if isinstance(task, dict) and task:
+        return task, False
+    return playback, playback is not None
+
+
+def _build(task: Mapping[str, Any], kinematics: PlanarKinematics | None) -> TaskOverlay:
+    kind = task.get("type")
+    build = _OVERLAYS.get(kind) if isinstance(kind, str) else None
+    if build is None:
+        raise ValueError(
+            f"task type {kind!r} is not one of {', '.join(sorted(_OVERLAYS))}"
+        )
+    overlay = build(task, kind, kinematics)
+    if kind == "periodic_curve" and not overlay.curve_xy:
+        raise ValueError(
+            f"curve {task.get('curve')!r} is not one of {', '.join(SUPPORTED_CURVES)}"
+        )
+    return overlay
 
 
 def task_overlay(
-    meta: Mapping[str, Any], kinematics: PlanarKinematics | None, notes: list[str]
+    meta: Mapping[str, Any],
+    kinematics: PlanarKinematics | None,
+    notes: list[str],
+    name: str = "",
 ) -> TaskOverlay | None:
-    """Return the overlay of the log's task, ``None`` (and a note) if none is drawn."""
-    task = _task_table(meta)
+    """Return the overlay of the log's task, ``None`` (and a note) if none is drawn.
+
+    ``extra.source_config.task`` wins over ``extra.playback.task``. A scenario
+    task this module cannot draw only gives a note (the log still plays); the
+    playback-only task exists only to be drawn, so there, as in skelarm's player,
+    anything malformed is an error.
+
+    Raises
+    ------
+    SchemaError
+        ``extra.playback`` or its ``task`` is not a table, or the playback task
+        has an unknown type or malformed content.
+    """
+    task, playback_only = _task_table(meta, name)
     if task is None:
         return None
-    kind = str(task.get("type", ""))
-    build = _OVERLAYS.get(kind)
-    if build is None:
-        notes.append(f"task type {kind!r} has no overlay")
-        return None
     try:
-        overlay = build(task, kind, kinematics)
+        return _build(task, kinematics)
     except (ValueError, TypeError, OverflowError) as exc:
-        notes.append(f"task {kind!r} not drawn: {exc}")
+        if playback_only:
+            raise SchemaError(
+                f"malformed extra.playback.task: {exc}", path=name
+            ) from exc
+        notes.append(f"task {task.get('type')!r} not drawn: {exc}")
         return None
-    if kind == "periodic_curve" and not overlay.curve_xy:
-        notes.append(f"curve {task.get('curve')!r} is not one of {SUPPORTED_CURVES}")
-    return overlay
 
 
 def follow_active(
