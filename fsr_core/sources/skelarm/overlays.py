@@ -191,7 +191,7 @@ def _task_table(
 def _build(task: Mapping[str, Any], kinematics: PlanarKinematics | None) -> TaskOverlay:
     kind = task.get("type")
     build = _OVERLAYS.get(kind) if isinstance(kind, str) else None
-    if build is None:
+    if build is None or not isinstance(kind, str):
         raise ValueError(
             f"task type {kind!r} is not one of {', '.join(sorted(_OVERLAYS))}"
         )
