@@ -59,7 +59,7 @@ def _absolute_errors(reference: FloatArray, candidate: FloatArray) -> FloatArray
 def _mismatch(reference: Channel, candidate: Channel) -> ChannelStatus | None:
     if reference.unit != candidate.unit:
         return ChannelStatus.UNIT_MISMATCH
-    if _column_names(reference) != _column_names(candidate):
+    if _column_names(reference) != _column_names(candidate):  # count or names
         return ChannelStatus.COLUMN_MISMATCH
     return None
 
@@ -84,6 +84,8 @@ def compare_channel(
         status=ChannelStatus.NO_OVERLAP,
         reference_samples=len(reference.times_s),
         candidate_samples=len(candidate.times_s),
+        columns=_column_names(reference),
+        candidate_columns=_column_names(candidate),
     )
     mismatch = _mismatch(reference, candidate)
     if mismatch is not None:
@@ -100,7 +102,7 @@ def compare_channel(
     )
     per_sample = errors.max(axis=1)
     times = np.asarray(reference.times_s, dtype=np.float64)[reference_idx]
-    columns = _column_names(reference)
+    columns = base.columns
     max_error = float(per_sample.max())
     exceeding = np.flatnonzero(per_sample > tolerance)
     first = None

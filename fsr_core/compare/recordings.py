@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from fsr_core.compare.channel_error import compare_channel
+from fsr_core.compare.notes import difference_notes
 from fsr_core.compare.result import (
     ChannelComparison,
     ChannelStatus,
@@ -101,37 +102,6 @@ def _summary(model: RecordingModel) -> RecordingSummary:
     )
 
 
-def _notes(
-    reference: RecordingSummary,
-    candidate: RecordingSummary,
-    channels: Sequence[ChannelComparison],
-) -> list[str]:
-    """Say where the two recordings differ in size."""
-    notes = []
-    if reference.duration_s != candidate.duration_s:
-        notes.append(
-            f"durations differ: reference {reference.duration_s:.6g} s, "
-            f"candidate {candidate.duration_s:.6g} s"
-        )
-    if reference.generations != candidate.generations:
-        notes.append(
-            f"generation counts differ: reference {reference.generations}, "
-            f"candidate {candidate.generations}"
-        )
-    for channel in channels:
-        if channel.reference_samples != channel.candidate_samples:
-            notes.append(
-                f"{channel.name}: {channel.reference_samples} samples in the "
-                f"reference, {channel.candidate_samples} in the candidate"
-            )
-        if channel.status is ChannelStatus.UNIT_MISMATCH:
-            notes.append(
-                f"{channel.name}: unit {channel.unit!r} in the reference, "
-                f"{channel.candidate_unit!r} in the candidate (not compared)"
-            )
-    return notes
-
-
 def _first(channels: Sequence[ChannelComparison]) -> Divergence | None:
     """Return the earliest divergence; at equal times, the channel listed first."""
     found = [c.first_exceed for c in channels if c.first_exceed is not None]
@@ -199,7 +169,7 @@ def compare_recordings(
         c.status is ChannelStatus.COMPARED and c.within_tolerance for c in results
     )
     ref_summary, cand_summary = _summary(reference), _summary(candidate)
-    notes = _notes(ref_summary, cand_summary, results)
+    notes = difference_notes(ref_summary, cand_summary, results)
     exact = (
         within
         and all(c.exact for c in results)

@@ -78,6 +78,8 @@ class ChannelComparison:
     status: ChannelStatus
     reference_samples: int
     candidate_samples: int
+    columns: tuple[str, ...] = ()
+    candidate_columns: tuple[str, ...] = ()
     samples_compared: int = 0
     max_abs_error: float = math.nan
     rms_error: float = math.nan
@@ -109,6 +111,8 @@ class ChannelComparison:
             "unit": self.unit,
             "candidate_unit": self.candidate_unit,
             "status": self.status.value,
+            "columns": list(self.columns),
+            "candidate_columns": list(self.candidate_columns),
             "reference_samples": self.reference_samples,
             "candidate_samples": self.candidate_samples,
             "samples_compared": self.samples_compared,

@@ -205,6 +205,9 @@ def test_different_columns_are_reported_and_not_compared(tmp_path: Path) -> None
     comparison = compare_recordings(*opened(reference, candidate))
     assert comparison.channel("arm").status is ChannelStatus.COLUMN_MISMATCH
     assert not comparison.within_tolerance
+    assert "arm: columns x, y in the reference, x, y, z in the candidate" in (
+        " ".join(comparison.notes)
+    )
 
 
 def test_channels_on_one_side_only_are_listed(tmp_path: Path) -> None:
@@ -249,6 +252,25 @@ def test_recordings_without_common_time_raise_a_compare_error(tmp_path: Path) ->
     with pytest.raises(CompareError, match="no overlapping time") as caught:
         compare_recordings(*opened(reference, late))
     assert str(late) in str(caught.value)
+
+
+def test_a_channel_with_no_sample_in_the_common_time_is_reported(
+    tmp_path: Path,
+) -> None:
+    reference = tmp_path / "a.fsr"
+    candidate = tmp_path / "b.fsr"
+    specs = [numeric_stream("arm", ("x", "y")), numeric_stream("clock", ("t",))]
+    for path, arm_ticks in ((reference, range(50)), (candidate, range(80, 100))):
+        with FsrWriter(path, specs) as writer:
+            for tick in range(100):
+                writer.write("clock", [tick], tick=tick, sim_time_s=tick * 0.01)
+                if tick in arm_ticks:
+                    writer.write("arm", [1, 2], tick=tick, sim_time_s=tick * 0.01)
+    comparison = compare_recordings(*opened(reference, candidate))
+    assert comparison.channel("arm").status is ChannelStatus.NO_OVERLAP
+    assert comparison.channel("clock").exact
+    assert not comparison.within_tolerance
+    assert "arm: no sample in the time both recordings cover" in comparison.notes
 
 
 def test_only_the_requested_channels_are_compared(tmp_path: Path) -> None:
