@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fsr_core.errors import SchemaError
-from fsr_core.sources.skelarm.archive import read_file
+from fsr_core.sources.skelarm.archive import META_MEMBER, read_file
 from fsr_core.sources.skelarm.meta import parse_meta
 
 __all__ = ["CheckedLog", "check_log"]
@@ -31,6 +31,8 @@ class CheckedLog:
     arrays: dict[str, FloatArray]
     times_s: FloatArray
     meta: dict[str, Any]
+    meta_text: str = ""
+    """The ``__meta__`` TOML document as the log holds it."""
 
 
 def _check_time(arrays: dict[str, FloatArray], name: str) -> FloatArray:
@@ -82,17 +84,34 @@ def _check_channel(key: str, values: FloatArray, frames: int, name: str) -> None
         raise SchemaError("channel 'active_target' holds a non-index value", path=name)
 
 
+def check_arrays(
+    arrays: dict[str, Any], meta: dict[str, Any], meta_text: str, name: str
+) -> CheckedLog:
+    """Check ``time`` and the channels of a log whose metadata is parsed.
+
+    ``arrays`` holds ``time`` and every channel by name (``__meta__`` removed).
+
+    Raises
+    ------
+    SchemaError
+        No ``time`` or ``q``, a ``time`` that is not finite and non-decreasing,
+        or a channel whose shape does not fit.
+    """
+    floats = {key: np.asarray(value, dtype=np.float64) for key, value in arrays.items()}
+    times = _check_time(floats, name)
+    if "q" not in floats:
+        raise SchemaError("no 'q' member (joint angles)", path=name)
+    for key, values in floats.items():
+        _check_channel(key, values, len(times), name)
+    for values in (times, *floats.values()):
+        values.flags.writeable = False
+    return CheckedLog(floats, times, meta, meta_text)
+
+
 def check_log(path: Path) -> CheckedLog:
     """Read the log at ``path`` and check its metadata, time and channels."""
     name = str(path)
     raw = read_file(path)
-    meta = parse_meta(raw, name)
-    arrays = {key: np.asarray(value, dtype=np.float64) for key, value in raw.items()}
-    times = _check_time(arrays, name)
-    if "q" not in arrays:
-        raise SchemaError("no 'q' member (joint angles)", path=name)
-    for key, values in arrays.items():
-        _check_channel(key, values, len(times), name)
-    for values in arrays.values():
-        values.flags.writeable = False
-    return CheckedLog(arrays, times, meta)
+    text = raw.get(META_MEMBER)
+    meta = parse_meta(raw, name)  # checks that __meta__ is a 0-d unicode array
+    return check_arrays(raw, meta, "" if text is None else str(text[()]), name)

@@ -16,7 +16,13 @@ import numpy.typing as npt
 from fsr_core.errors import LimitExceededError, SchemaError, UnsupportedVersionError
 from fsr_core.sources.skelarm.archive import META_MEMBER
 
-__all__ = ["MAX_META_DEPTH", "SUPPORTED_SCHEMA_VERSIONS", "number", "parse_meta"]
+__all__ = [
+    "MAX_META_DEPTH",
+    "SUPPORTED_SCHEMA_VERSIONS",
+    "number",
+    "parse_meta",
+    "parse_meta_text",
+]
 
 MAX_META_DEPTH = 32
 """Refuse TOML metadata nested deeper than this."""
@@ -46,8 +52,23 @@ def parse_meta(arrays: dict[str, npt.NDArray[Any]], name: str) -> dict[str, Any]
             f"__meta__ must be a 0-d unicode array, found {raw.dtype} {raw.shape}",
             path=name,
         )
+    return parse_meta_text(str(raw[()]), name)
+
+
+def parse_meta_text(text: str, name: str) -> dict[str, Any]:
+    """Parse and check the ``__meta__`` TOML document ``text`` of the log ``name``.
+
+    Raises
+    ------
+    SchemaError
+        Not TOML, or no integer ``schema_version``.
+    LimitExceededError
+        Nested too deeply.
+    UnsupportedVersionError
+        A schema version this module does not read.
+    """
     try:
-        meta = tomllib.loads(str(raw[()]))
+        meta = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         raise SchemaError(f"__meta__ is not valid TOML: {exc}", path=name) from exc
     if _too_deep(meta):

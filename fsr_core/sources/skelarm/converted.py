@@ -1,0 +1,90 @@
+"""Open an FSR file converted from a skelarm log exactly as the log opens.
+
+:mod:`fsr_core.sources.skelarm.convert` keeps the log's ``__meta__`` TOML
+verbatim in the metadata and each channel in a ``skelarm.<name>`` stream; this
+module reads them back into a :class:`~fsr_core.sources.skelarm.log.CheckedLog`
+and builds the model with the same code as a ``.sklog.npz`` log, so channels,
+overlays, markers and readouts are the same. What belongs to the FSR file
+(integrity, footer provenance, inspection report) comes from the FSR reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fsr_core.errors import SchemaError
+from fsr_core.format.reader import FsrReader
+from fsr_core.format.report import inspection_report
+from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.sources.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
+from fsr_core.sources.skelarm.log import check_arrays
+from fsr_core.sources.skelarm.meta import parse_meta_text
+from fsr_core.sources.skelarm.model import build_model
+
+__all__ = ["is_converted_log", "load_converted"]
+
+
+def is_converted_log(metadata: dict[str, Any]) -> bool:
+    """Whether FSR ``metadata`` is that of a converted skelarm log."""
+    contract = metadata.get("simulation_contract")
+    holder = metadata.get("skelarm")
+    return (
+        isinstance(contract, dict)
+        and contract.get("simulator") == SIMULATOR_NAME
+        and isinstance(holder, dict)
+        and isinstance(holder.get("meta_toml"), str)
+    )
+
+
+def _arrays(reader: FsrReader) -> tuple[dict[str, Any], Any]:
+    arrays: dict[str, Any] = {}
+    times = None
+    for info in reader.streams.values():
+        if not info.name.startswith(CHANNEL_PREFIX):
+            continue
+        _, sim_times, values = reader.read_series(info.name)
+        times = sim_times if times is None else times
+        if info.spec.attributes.get("scalar") is True:
+            values = values[:, 0]
+        arrays[info.name[len(CHANNEL_PREFIX) :]] = np.asarray(values, np.float64)
+    return arrays, times
+
+
+def load_converted(
+    reader: FsrReader, path: Path, integrity: Integrity, reason: str
+) -> RecordingModel:
+    """Build the model of a converted log from its open FSR ``reader``.
+
+    Raises
+    ------
+    SchemaError
+        The kept TOML or the channel streams are not a valid skelarm log.
+    """
+    name = str(path)
+    text = reader.metadata["skelarm"]["meta_toml"]
+    meta = parse_meta_text(text, name)
+    arrays, times = _arrays(reader)
+    if times is None:
+        raise SchemaError("no skelarm.<channel> streams", path=name)
+    arrays["time"] = times
+    checked = check_arrays(arrays, meta, text, name)
+    model = build_model(checked, path)
+    provenance = dict(model.provenance)
+    if reader.footer is not None:
+        provenance.update(reader.footer.provenance)
+    run = reader.metadata.get("run")
+    title = run.get("name") if isinstance(run, dict) else None
+    return replace(
+        model,
+        source="fsr",
+        title=title if isinstance(title, str) and title else model.title,
+        metadata=reader.metadata,
+        provenance=provenance,
+        integrity=integrity,
+        integrity_reason=reason,
+        report={**inspection_report(reader), "skelarm": model.report},
+    )
