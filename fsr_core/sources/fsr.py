@@ -25,6 +25,7 @@ from fsr_core.recording import (
     TaskOverlay,
     Timeline,
 )
+from fsr_core.sources.skelarm.converted import is_converted_log, load_converted
 
 __all__ = ["load_fsr"]
 
@@ -211,14 +212,20 @@ def _markers(reader: FsrReader, timeline: Timeline) -> tuple[Marker, ...]:
 def _camera_tracks(
     reader: FsrReader, path: Path, timeline: Timeline
 ) -> tuple[CameraTrack, ...]:
-    local = threading.local()
+    # One reader per OS thread: a reader belongs to the thread that uses it.
+    # Keyed by thread id, not threading.local: a Qt pool thread gets a fresh
+    # Python thread state for every job, which would reopen the file per frame.
+    readers: dict[int, FsrReader] = {}
+    lock = threading.Lock()
 
     def reader_here() -> FsrReader:
-        # One reader per thread: a reader belongs to the thread that uses it.
-        opened = getattr(local, "reader", None)
+        thread = threading.get_ident()
+        with lock:
+            opened = readers.get(thread)
         if opened is None:
             opened = FsrReader.open(path)
-            local.reader = opened
+            with lock:
+                readers[thread] = opened
         return opened
 
     tracks = []
@@ -273,6 +280,8 @@ def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
     """
     source = Path(path)
     with FsrReader.open(source, recover=recover) as reader:
+        if is_converted_log(reader.metadata):  # opens as the skelarm log did
+            return load_converted(reader, source, *_integrity(reader))
         timeline = _timeline(reader)
         channels = _channels(reader, timeline)
         planar = (
