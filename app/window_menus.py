@@ -1,5 +1,8 @@
 """The player's menus and keys: File, View, Playback, Help, and the transport keys.
 
+File → Export… (Ctrl+E) renders the playing recording to a video in the
+background (:class:`app.export.window_export.WindowExport`).
+
 Keys are application-wide shortcuts, so they work while the playlist (even
 floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
 """
@@ -15,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from app.export.window_export import WindowExport
 from app.state import ViewOptions
 from fsr_core.recording import RecordingModel
 
@@ -34,6 +38,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("End", "last frame"),
     ("N / P", "next / previous file (keeps playing)"),
     ("Ctrl+O", "open files"),
+    ("Ctrl+E", "export a video (File → Export…)"),
     ("Ctrl+L", "show / hide the playlist"),
     ("Ctrl+I", "show / hide the inspector"),
     ("Q", "quit"),
@@ -57,6 +62,7 @@ class Menus:
     camera_menu: QMenu
     playlist_action: QAction
     inspector_action: QAction
+    export: WindowExport
     toggles: dict[str, QAction] = field(default_factory=dict)
 
     def set_recent(self, paths: list[Path]) -> None:
@@ -70,7 +76,8 @@ class Menus:
         self.recent_menu.setEnabled(bool(paths))
 
     def set_model(self, model: RecordingModel | None) -> None:
-        """Offer the cameras of ``model`` under View → Cameras."""
+        """Offer the cameras of ``model`` under View → Cameras; export it."""
+        self.export.set_model(model)
         self.camera_menu.clear()
         names = [] if model is None else [track.name for track in model.cameras]
         options = self.window.session.options
@@ -129,6 +136,9 @@ def build_menus(window: MainWindow) -> Menus:
     open_action.triggered.connect(lambda _=False: _open_dialog(window))
     recent_menu = file_menu.addMenu("Open &Recent")
     file_menu.addSeparator()
+    export = WindowExport(window)
+    file_menu.addAction(export.action)
+    file_menu.addSeparator()
     quit_action = file_menu.addAction("&Quit")
     quit_action.setShortcuts(
         [QKeySequence("Q"), QKeySequence(QKeySequence.StandardKey.Quit)]
@@ -152,7 +162,9 @@ def build_menus(window: MainWindow) -> Menus:
     plot_pick.triggered.connect(lambda _=False: window.pick_channels())
     view_menu.addSeparator()
     camera_menu = view_menu.addMenu("&Cameras")
-    menus = Menus(window, recent_menu, camera_menu, playlist_action, inspector_action)
+    menus = Menus(
+        window, recent_menu, camera_menu, playlist_action, inspector_action, export
+    )
     for name, label in _TOGGLE_LABELS:
         action = view_menu.addAction(label)
         action.setCheckable(True)
