@@ -18,7 +18,10 @@ Subcommands:
   inspect FILE [--json] [--verify]   validation report (exit 0 valid, 1 not)
   recover DAMAGED OUT                 sealed copy of what can be trusted
   demo [--out DIR] [--no-gui]         record the built-in demo takes
-  simulate SCENARIO.toml -o OUT       run a scenario with the built-in simulator
+  simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
+  compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
+       [--tolerance X] [--channels a,b] [--json]
+  convert LOG.sklog.npz [-o OUT.fsr]  write a skelarm log as FSR
   sample OUT                          write a small synthetic recording
 """
 
@@ -31,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from app import sim_commands
+from app import compare_commands, sim_commands, skelarm_commands
 from app.report_text import format_report
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
@@ -83,10 +86,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     sample.add_argument("--ticks", type=int, default=240, help="ticks per generation")
     sim_commands.add_parsers(commands)
+    compare_commands.add_parsers(commands)
+    skelarm_commands.add_parsers(commands)
     return parser
 
 
-SUBCOMMANDS = frozenset({"inspect", "recover", "sample", "demo", "simulate"})
+SUBCOMMANDS = frozenset(
+    {"inspect", "recover", "sample", "demo", "simulate", "compare"}
+    | skelarm_commands.COMMANDS
+)
 _MAX_SIDE_PX = 8192
 
 
@@ -319,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sample": _sample,
         "demo": sim_commands.run_demo,
         "simulate": sim_commands.run_simulate,
+        "compare": compare_commands.run_compare,
+        **skelarm_commands.HANDLERS,
         "play": _play,
     }
     try:
