@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import tomllib
 from pathlib import Path
 
 from fsr_core.adapters.planar_arm.demos import write_demos
 from fsr_core.adapters.planar_arm.recorder import record_run
 from fsr_core.adapters.planar_arm.scenario import load_scenario
+from fsr_core.adapters.registry import get_adapter
 
 __all__ = ["add_parsers", "run_demo", "run_simulate"]
 
@@ -40,7 +42,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     simulate = commands.add_parser(
         "simulate",
-        help="run a scenario TOML with the built-in simulator and record it",
+        help="run a scenario TOML (planar arm or MuJoCo) and record it",
     )
     simulate.add_argument("scenario", type=Path)
     simulate.add_argument(
@@ -71,8 +73,27 @@ def run_demo(args: argparse.Namespace) -> int:
     return int(open_player([item.recording for item in files]))
 
 
+def _simulator_of(path: Path) -> str:
+    """Return the scenario's ``simulator`` key (``planar_arm`` when absent)."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return "planar_arm"  # the planar-arm loader reports the problem
+    return str(document.get("simulator", "planar_arm"))
+
+
 def run_simulate(args: argparse.Namespace) -> int:
-    """Run one scenario file and record it."""
+    """Run one scenario file with the simulator it names and record it."""
+    simulator = _simulator_of(args.scenario)
+    if simulator != "planar_arm":
+        adapter = get_adapter(simulator)
+        run = adapter.simulate({"scenario_path": str(args.scenario)}, args.output)
+        _out(
+            f"{run.published.path}: {run.ticks} steps with {simulator}, "
+            f"{run.published.records} records, {run.published.size_bytes} bytes, "
+            f"{run.wall_s:.2f} s"
+        )
+        return 0
     scenario = load_scenario(args.scenario)
     result = record_run(scenario, args.output)
     published = result.published

@@ -91,3 +91,7 @@ def _register_builtins() -> None:
         from fsr_core.adapters.planar_arm.adapter import PlanarArmAdapter
 
         _REGISTRY["planar_arm"] = _Entry(PlanarArmAdapter)
+    if "mujoco" not in _REGISTRY:
+        from fsr_core.adapters.mujoco.adapter import MujocoAdapter
+
+        _REGISTRY["mujoco"] = _Entry(MujocoAdapter)

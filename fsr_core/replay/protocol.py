@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
 
 __all__ = [
     "CancelToken",
+    "ContractingAdapter",
     "Execution",
     "ProgressFn",
     "ReplayMode",
@@ -35,6 +38,7 @@ __all__ = [
     "ReplayOutcome",
     "ReplayResult",
     "ReplayingAdapter",
+    "TargetContract",
     "Timing",
 ]
 
@@ -172,4 +176,45 @@ class ReplayingAdapter(Protocol):
         cancel: CancelToken | None = None,
     ) -> ReplayResult:
         """Run the replay and publish ``output`` atomically (nothing on failure)."""
+        ...
+
+
+@dataclass(frozen=True)
+class TargetContract:
+    """What a replay target accepts, checked by the resimulate preflight.
+
+    The engine compares the source's ``simulation_contract`` and every decoded
+    authored chunk with this before any command is submitted.
+    """
+
+    simulator: str
+    """The ``simulation_contract.simulator`` of the recordings it replays."""
+    resources: frozenset[str]
+    """Chunk ``target`` values (resources or groups) it drives."""
+    axes: tuple[str, ...]
+    """Every chunk must command exactly these axes, in this order."""
+    units: Mapping[CommandSpace, str]
+    """The accepted command spaces and the unit of each axis in them."""
+    interpolations: frozenset[Interpolation]
+    terminal_policies: frozenset[TerminalPolicy]
+    frames: frozenset[str] = frozenset({"joint"})
+    """Command frames; a source contract without ``frame`` commands ``joint``."""
+    controllers: frozenset[str] | None = None
+    """Chunk ``controller`` values it runs; ``None`` accepts any."""
+    dt_s: float | None = None
+    """The step the source contract must declare; ``None`` accepts any."""
+
+
+@runtime_checkable
+class ContractingAdapter(ReplayingAdapter, Protocol):
+    """A replaying adapter that states its target contract for the preflight."""
+
+    def target_contract(self, metadata: Mapping[str, Any]) -> TargetContract:
+        """Return what this simulator accepts when replaying a file with ``metadata``.
+
+        Raises
+        ------
+        ReplayError
+            The metadata does not describe a run this simulator can rebuild.
+        """
         ...

@@ -1,0 +1,117 @@
+"""How faithfully skelarm can re-run a log, decided from the log alone.
+
+skelarm's own reproducibility tiers (its ``rerun_log`` documentation):
+
+- a headless ``run_scenario`` log re-runs **exactly** (every channel bit for
+  bit) for the deterministic controllers;
+- an MPC log re-runs **within a small tolerance** (``scipy.optimize``);
+- a log recorded in an **interactive** simulator re-runs as the *unperturbed*
+  scenario: mouse forces, friction changes and target switches are recorded
+  but not replayed, and a run without a recorded duration takes the task's;
+- a log **without an embedded configuration** cannot be re-run.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["NO_CONFIG", "Reproducibility", "ResimulationPlan", "plan_resimulation"]
+
+NO_CONFIG = "cannot re-simulate: no embedded configuration (extra.source_config)"
+
+GUI_PRODUCER = "skelarm_simulator"
+_INTERACTIVE_CHANNELS = ("ext_force", "friction", "active_target")
+
+
+class Reproducibility(enum.Enum):
+    """What a re-run gives compared with the recording."""
+
+    EXACT = "exact"
+    WITHIN_TOLERANCE = "within tolerance"
+    UNPERTURBED = "unperturbed scenario"
+    IMPOSSIBLE = "cannot re-simulate"
+
+
+@dataclass(frozen=True)
+class ResimulationPlan:
+    """What a re-simulation of one log will be, said before it runs."""
+
+    tier: Reproducibility
+    refusal: str | None
+    """Why it cannot run (``None`` when it can)."""
+    notes: tuple[str, ...]
+    recorded_force: bool
+    """Whether the log has an ``ext_force`` channel to replay as a force."""
+
+
+def _task_duration(config: Mapping[str, Any]) -> float | None:
+    task = config.get("task")
+    duration = task.get("duration", 2.0) if isinstance(task, Mapping) else None
+    return float(duration) if isinstance(duration, int | float) else None
+
+
+def _interactive_notes(
+    meta: Mapping[str, Any], times: npt.NDArray[np.float64], force: bool
+) -> list[str]:
+    extra = meta.get("extra", {})
+    run = extra.get("run") if isinstance(extra, Mapping) else None
+    notes = [
+        "recorded interactively in skelarm's simulator: skelarm re-runs it as the "
+        "unperturbed scenario (its rerun_log replays no mouse forces, friction "
+        "changes or target switches), so the re-run is not this recording"
+    ]
+    if not (isinstance(run, Mapping) and "duration" in run):
+        config = extra.get("source_config", {}) if isinstance(extra, Mapping) else {}
+        task_s = _task_duration(config) if isinstance(config, Mapping) else None
+        span = float(times[-1] - times[0])
+        notes.append(
+            f"no recorded duration: the re-run lasts the task's {task_s} s, "
+            f"the recording {span:.3f} s"
+        )
+    if force:
+        notes.append(
+            "the recorded pushes (ext_force) can be replayed as a recorded force "
+            "(with_recorded_force); skelarm's re-simulation has no force input, so "
+            "they are added to its controller's torque as J(q)^T F(t), with the "
+            "recorded friction as -c(t) dq, holding each recorded frame's value: "
+            "close to, not equal to, the recording"
+        )
+    return notes
+
+
+def plan_resimulation(
+    meta: Mapping[str, Any], channels: Mapping[str, Any], times: Any
+) -> ResimulationPlan:
+    """Decide the tier of a log from its TOML metadata and channel names."""
+    extra = meta.get("extra")
+    config = extra.get("source_config") if isinstance(extra, Mapping) else None
+    force = "ext_force" in channels
+    if not isinstance(config, Mapping) or not config:
+        return ResimulationPlan(
+            Reproducibility.IMPOSSIBLE,
+            NO_CONFIG + "; the log was recorded without one",
+            (),
+            force,
+        )
+    interactive = meta.get("producer") == GUI_PRODUCER or any(
+        name in channels for name in _INTERACTIVE_CHANNELS
+    )
+    if interactive:
+        notes = _interactive_notes(meta, np.asarray(times, np.float64), force)
+        return ResimulationPlan(Reproducibility.UNPERTURBED, None, tuple(notes), force)
+    controller = config.get("controller")
+    kind = controller.get("type") if isinstance(controller, Mapping) else None
+    if kind == "mpc":
+        note = (
+            "an MPC controller (scipy.optimize) re-runs within a small tolerance, "
+            "not bit for bit"
+        )
+        return ResimulationPlan(Reproducibility.WITHIN_TOLERANCE, None, (note,), force)
+    note = "a headless scenario log: skelarm re-runs it exactly (bit for bit)"
+    return ResimulationPlan(Reproducibility.EXACT, None, (note,), force)

@@ -1,0 +1,183 @@
+"""Replay one recording into a new FSR file: render or resimulate.
+
+:func:`replay_file` is the one entry point (the command line and the window
+call it):
+
+1. refuse an output that exists (unless ``overwrite``) or is the source;
+2. open the source within the input byte limit and, when pinned, with its
+   digest;
+3. pick the simulator: ``simulator`` when given, else the recording's
+   ``simulation_contract.simulator``, through the adapter registry; it must be
+   available, able to replay, and support the mode;
+4. run the preflight of :mod:`fsr_core.replay.preflight` for the mode (full
+   validation, then render state, or every authored-control and target check);
+5. hand over to the adapter with the digest it checked pinned, so the adapter
+   reads exactly the bytes the preflight passed.
+
+Preflight failures raise :class:`~fsr_core.errors.ReplayError` before any
+command is submitted or frame rendered. Once the adapter runs, the outcome is
+in the returned :class:`~fsr_core.replay.protocol.ReplayResult`: succeeded
+(the output is published), failed or cancelled (nothing is published).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from fsr_core.adapters.registry import get_adapter
+from fsr_core.errors import ReplayError
+from fsr_core.format.reader import FsrReader
+from fsr_core.format.streams import StreamKind
+from fsr_core.replay.output import check_output
+from fsr_core.replay.preflight import (
+    authored_chunks,
+    check_chunks_fit,
+    check_contract,
+    check_render_source,
+    open_checked,
+    preflight_error,
+    validate_fully,
+)
+from fsr_core.replay.protocol import (
+    CancelToken,
+    ContractingAdapter,
+    ProgressFn,
+    ReplayingAdapter,
+    ReplayMode,
+    ReplayOptions,
+    ReplayResult,
+)
+
+__all__ = ["replay_adapter", "replay_file"]
+
+
+def replay_file(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    options: ReplayOptions,
+    *,
+    simulator: str | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ReplayResult:
+    """Replay ``source`` into the new FSR file ``output``.
+
+    Parameters
+    ----------
+    source
+        The recording.
+    output
+        The new file; published atomically, only when the replay succeeds.
+    options
+        Mode, timing, execution, limits, overwrite.
+    simulator
+        Registry name of the simulator to replay on; by default the one the
+        recording's ``simulation_contract`` names.
+    progress
+        Called with ``(done, total)`` steps as the replay runs.
+    cancel
+        Set it to stop the replay at its next step (nothing is published).
+
+    Returns
+    -------
+    ReplayResult
+        The outcome, the published file (``None`` unless it succeeded), the
+        source digest, the mode and the simulator.
+
+    Raises
+    ------
+    ReplayError
+        A preflight check failed (nothing was submitted or written).
+    AdapterUnavailableError
+        The simulator is unknown or cannot run here (the message names the
+        extra to install).
+    TargetExistsError
+        ``output`` exists and ``options.overwrite`` is false.
+    """
+    source_path, output_path = Path(source), Path(output)
+    check_output(source_path, output_path, overwrite=options.overwrite)
+    with open_checked(source_path, options) as reader:
+        adapter = replay_adapter(reader, options.mode, simulator)
+        validate_fully(reader)
+        if options.mode is ReplayMode.RENDER:
+            check_render_source(reader)
+        else:
+            _check_resimulation(reader, adapter, options)
+        digest = reader.file_sha256
+    reason = adapter.can_replay(source_path)
+    if reason is not None:
+        raise preflight_error(
+            source_path, f"simulator {adapter.name!r} cannot replay it: {reason}"
+        )
+    pinned = dataclasses.replace(options, pinned_sha256=digest)
+    return adapter.replay(
+        source_path, output_path, pinned, progress=progress, cancel=cancel
+    )
+
+
+def replay_adapter(
+    reader: FsrReader, mode: ReplayMode, simulator: str | None = None
+) -> ReplayingAdapter:
+    """Return the adapter that replays ``reader``'s recording in ``mode``.
+
+    Raises
+    ------
+    ReplayError
+        No simulator is named, or it cannot replay, or not in this mode.
+    AdapterUnavailableError
+        The simulator is unknown or unavailable here.
+    """
+    name = simulator
+    if name is None:
+        contract = reader.metadata.get("simulation_contract")
+        named = contract.get("simulator") if isinstance(contract, dict) else None
+        if not isinstance(named, str):
+            raise preflight_error(
+                reader.path,
+                "the source names no simulator (no simulation_contract.simulator); "
+                "choose one explicitly",
+            )
+        name = named
+    adapter = get_adapter(name)
+    if not isinstance(adapter, ReplayingAdapter):
+        raise ReplayError(f"simulator {name!r} cannot replay recordings")
+    if mode not in adapter.capabilities():
+        modes = ", ".join(sorted(item.value for item in adapter.capabilities()))
+        raise preflight_error(
+            reader.path,
+            f"simulator {name!r} cannot replay in {mode.value} mode "
+            f"(it supports: {modes or 'none'})",
+        )
+    return adapter
+
+
+def _check_resimulation(
+    reader: FsrReader, adapter: ReplayingAdapter, options: ReplayOptions
+) -> None:
+    chunks = authored_chunks(reader)
+    if options.with_recorded_force:
+        _check_recorded_force(reader)
+    if not isinstance(adapter, ContractingAdapter):
+        return
+    contract = adapter.target_contract(reader.metadata)
+    check_contract(reader.path, reader.metadata, contract)
+    stream = next(
+        info.name
+        for info in reader.streams.values()
+        if info.spec.kind is StreamKind.CONTROL_AUTHORED
+    )
+    check_chunks_fit(reader.path, stream, chunks, contract)
+
+
+def _check_recorded_force(reader: FsrReader) -> None:
+    for info in reader.streams.values():
+        channels = info.spec.channels or ()
+        if info.spec.kind is StreamKind.NUMERIC and "ext_fx" in channels:
+            return
+    raise preflight_error(
+        reader.path,
+        "with_recorded_force needs a recorded external force channel "
+        "(ext_fx, ext_fy); the source has none",
+    )
