@@ -31,7 +31,7 @@ from app.state.session import PlayerSession
 from app.widgets.inspector import InspectorDock
 from app.widgets.playlist_dock import PlaylistDock
 from app.widgets.scene_view import SceneView
-from app.widgets.side_panel import SidePanel
+from app.widgets.side_panel import SidePanel, scrolling
 from app.widgets.timeline import TimelineScrubber
 from app.widgets.transport import TransportBar
 from app.window_menus import build_menus
@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         upper = QHBoxLayout()
         upper.setContentsMargins(0, 0, 0, 0)
         upper.addWidget(views, 1)
-        upper.addWidget(self.side_panel)
+        upper.addWidget(scrolling(self.side_panel))
         centre = QWidget()
         layout = QVBoxLayout(centre)
         layout.setContentsMargins(4, 4, 4, 0)

@@ -63,6 +63,7 @@ class FrameView(QWidget):
         self._cache: OrderedDict[int, FrameResult] = OrderedDict()
         self._request_id = 0
         self._in_flight: dict[int, FrameJob] = {}
+        self._painted_index: int | None = None
         self.setMinimumSize(200, 150)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         clock.position_changed.connect(self._on_clock_position_changed)
@@ -83,6 +84,11 @@ class FrameView(QWidget):
     def shown_index(self) -> int | None:
         """Index of the frame drawn (None before the first arrives)."""
         return None if self._canvas is None else self._canvas.shown_index
+
+    @property
+    def painted_index(self) -> int | None:
+        """Index of the frame on screen: the one held at the last paint."""
+        return self._painted_index
 
     @property
     def wanted_index(self) -> int | None:
@@ -192,8 +198,10 @@ class FrameView(QWidget):
             rect = QRectF(self.rect())
             if self._canvas is None:
                 painter.fillRect(rect, self.palette().window())
+                self._painted_index = None
                 return
             self._canvas.paint(painter, rect, self._clock.position_s)
+            self._painted_index = self._canvas.shown_index
         finally:
             painter.end()
 

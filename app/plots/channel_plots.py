@@ -49,6 +49,8 @@ SERIES_COLORS: Final = (
 )
 LINE_WIDTH_PX: Final = 1.5
 X_LABEL: Final = "time [s]"
+#: Shortest a plot gets (below it the axes crowd the curves out).
+PLOT_MIN_HEIGHT_PX: Final = 110
 #: Margin left around the data when showing all of it (fraction of the span).
 _X_PADDING: Final = 0.01
 #: Curves and axes (with their grid) keep their pixels: a cursor move only blits.
@@ -228,11 +230,13 @@ class ChannelPlots(QWidget):
 
     def _add_panel(self, series: list[Series]) -> _Panel:
         widget = pg.PlotWidget(parent=self)
+        widget.setMinimumHeight(PLOT_MIN_HEIGHT_PX)
         plot = widget.getPlotItem()
         plot.hideButtons()
         plot.setLabel("left", series_label(series))
         plot.getViewBox().setAutoVisible(y=True)
-        legend = plot.addLegend(offset=(8, 8))
+        # One row at the top right, over the newest data least often.
+        legend = plot.addLegend(offset=(-8, 4), colCount=max(1, len(series)))
         cursor = pg.InfiniteLine(self._position_s, angle=90, movable=True)
         cursor.setZValue(10)
         plot.addItem(cursor, ignoreBounds=True)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSlider,
     QVBoxLayout,
@@ -44,7 +45,7 @@ from app.canvas.panel_values import (
 from app.state import MAX_SPEED, MIN_SPEED, PlaybackClock, ViewOptions, ViewOptionsModel
 from fsr_core.recording import RecordingModel
 
-__all__ = ["SidePanel"]
+__all__ = ["SidePanel", "scrolling"]
 
 WIDTH_PX: Final = 300
 #: Overlay toggles: the ViewOptions field (also the object name) and the text.
@@ -178,6 +179,7 @@ class SidePanel(QWidget):
         self._model: RecordingModel | None = None
         self._joint_rows: list[_JointRow] = []
         self._present_rows: tuple[str, ...] = ()
+        self._shown_s: float | None = None
         self.setFixedWidth(WIDTH_PX)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         layout = self._layout = QVBoxLayout(self)
@@ -296,6 +298,11 @@ class SidePanel(QWidget):
         self._plot.setEnabled(model is not None)
         self._show(self._clock.position_s)
 
+    @property
+    def shown_s(self) -> float | None:
+        """Play time the readouts show (None before the first update)."""
+        return self._shown_s
+
     def set_playlist_checked(self, checked: bool) -> None:
         """Check or uncheck the Playlist button (emits no ``playlist_toggled``)."""
         with QSignalBlocker(self._playlist):
@@ -357,6 +364,7 @@ class SidePanel(QWidget):
 
     def _show(self, play_time_s: float) -> None:
         """Update the shown values to ``play_time_s`` (texts and slider values only)."""
+        self._shown_s = play_time_s
         frame = f"(frame {self._clock.frame_index + 1}/{self._clock.frame_count})"
         model = self._model
         if model is None:
@@ -394,3 +402,23 @@ class SidePanel(QWidget):
         for name, box in self._toggles.items():
             with QSignalBlocker(box):
                 box.setChecked(bool(getattr(options, name)))
+
+
+def scrolling(panel: SidePanel) -> QScrollArea:
+    """Return ``panel`` in a vertical scroll area, so short windows still fit.
+
+    Many joints and readouts make the panel tall; in a scroll area it no
+    longer sets the window's minimum height (a 1280x720 window, a laptop
+    screen). The scroll bar shows only when the panel does not fit.
+    """
+    area = QScrollArea()
+    area.setObjectName("side_panel_scroll")
+    area.setWidget(panel)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    bar = area.verticalScrollBar().sizeHint().width()
+    area.setFixedWidth(WIDTH_PX + bar)
+    area.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
+    return area

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from fsr_core.recording import Marker, MarkerKind
 
-__all__ = ["MARKER_COLORS", "TimelineScrubber"]
+__all__ = ["DIVERGENCE_COLOR", "MARKER_COLORS", "TimelineScrubber"]
 
 #: Colour of each marker kind on the bar.
 MARKER_COLORS: Final[dict[MarkerKind, QColor]] = {
@@ -38,6 +38,8 @@ _MARGIN_PX: Final = 8.0
 _BAR_HEIGHT_PX: Final = 8.0
 _HANDLE_RADIUS_PX: Final = 7.0
 _HOVER_PX: Final = 4.0
+#: The first divergence of a comparison: a diamond under the bar, its own colour.
+DIVERGENCE_COLOR: Final = QColor(214, 39, 40)
 
 
 class TimelineScrubber(QWidget):
@@ -52,6 +54,8 @@ class TimelineScrubber(QWidget):
         self._position_s = 0.0
         self._markers: tuple[Marker, ...] = ()
         self._dragging = False
+        self._divergence: tuple[float, str] | None = None
+        self._painted_s: float | None = None
         self.setMouseTracking(True)
         self.setMinimumHeight(34)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -70,6 +74,16 @@ class TimelineScrubber(QWidget):
         self._markers = markers
         self.update()
 
+    def set_divergence(self, play_time_s: float | None, label: str = "") -> None:
+        """Mark a comparison's first divergence (None: none); hover shows ``label``."""
+        self._divergence = None if play_time_s is None else (play_time_s, label)
+        self.update()
+
+    @property
+    def divergence(self) -> tuple[float, str] | None:
+        """The divergence marked: play time and label (None when none)."""
+        return self._divergence
+
     def set_position(self, play_time_s: float) -> None:
         """Move the handle to ``play_time_s``."""
         if play_time_s != self._position_s:
@@ -80,6 +94,11 @@ class TimelineScrubber(QWidget):
     def position_s(self) -> float:
         """Where the handle is."""
         return self._position_s
+
+    @property
+    def painted_s(self) -> float | None:
+        """Where the handle was when the bar was last painted (None before)."""
+        return self._painted_s
 
     @property
     def markers(self) -> tuple[Marker, ...]:
@@ -135,6 +154,10 @@ class TimelineScrubber(QWidget):
         if self._dragging:
             self.seek_requested.emit(self.time_at(x_px))
             return
+        divergence = self._divergence
+        if divergence is not None and abs(self.x_of(divergence[0]) - x_px) <= _HOVER_PX:
+            QToolTip.showText(event.globalPosition().toPoint(), divergence[1], self)
+            return
         marker = self.marker_at(x_px)
         if marker is not None:
             QToolTip.showText(
@@ -167,7 +190,9 @@ class TimelineScrubber(QWidget):
             painter.setBrush(palette.color(QPalette.ColorRole.Highlight))
             painter.drawRoundedRect(played, 3.0, 3.0)
             self._paint_markers(painter, bar)
+            self._paint_divergence(painter, bar)
             self._paint_handle(painter, bar, palette)
+            self._painted_s = self._position_s
         finally:
             painter.end()
 
@@ -204,6 +229,26 @@ class TimelineScrubber(QWidget):
                     ]
                 )
             )
+
+    def _paint_divergence(self, painter: QPainter, bar: QRectF) -> None:
+        if self._divergence is None:
+            return
+        x_px = self.x_of(self._divergence[0])
+        painter.setPen(QPen(DIVERGENCE_COLOR, 2.0, Qt.PenStyle.DashLine))
+        painter.drawLine(QPointF(x_px, bar.top() - 8), QPointF(x_px, bar.bottom() + 2))
+        painter.setPen(QPen(DIVERGENCE_COLOR.darker(130), 1.0))
+        painter.setBrush(DIVERGENCE_COLOR)
+        below = bar.bottom() + 7
+        painter.drawPolygon(
+            QPolygonF(
+                [
+                    QPointF(x_px, below - 5),
+                    QPointF(x_px + 5, below),
+                    QPointF(x_px, below + 5),
+                    QPointF(x_px - 5, below),
+                ]
+            )
+        )
 
     def _paint_handle(self, painter: QPainter, bar: QRectF, palette: QPalette) -> None:
         center = QPointF(self.x_of(self._position_s), bar.center().y())
