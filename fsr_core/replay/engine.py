@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 
 from fsr_core.adapters.registry import get_adapter
-from fsr_core.errors import ReplayError
+from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.replay.output import check_output
@@ -35,6 +35,7 @@ from fsr_core.replay.preflight import (
     authored_chunks,
     check_chunks_fit,
     check_contract,
+    check_generation_plan,
     check_render_source,
     open_checked,
     preflight_error,
@@ -98,7 +99,21 @@ def replay_file(
     """
     source_path, output_path = Path(source), Path(output)
     check_output(source_path, output_path, overwrite=options.overwrite)
-    with open_checked(source_path, options) as reader:
+    try:
+        adapter, digest = _preflight(source_path, options, simulator)
+    except FsrError as exc:
+        raise exc.locate(path=source_path, section="preflight") from exc.__cause__
+    pinned = dataclasses.replace(options, pinned_sha256=digest)
+    return adapter.replay(
+        source_path, output_path, pinned, progress=progress, cancel=cancel
+    )
+
+
+def _preflight(
+    source: Path, options: ReplayOptions, simulator: str | None
+) -> tuple[ReplayingAdapter, str]:
+    """Run every check of ``options.mode``; return the adapter and the digest."""
+    with open_checked(source, options) as reader:
         adapter = replay_adapter(reader, options.mode, simulator)
         validate_fully(reader)
         if options.mode is ReplayMode.RENDER:
@@ -106,15 +121,12 @@ def replay_file(
         else:
             _check_resimulation(reader, adapter, options)
         digest = reader.file_sha256
-    reason = adapter.can_replay(source_path)
+    reason = adapter.can_replay(source)
     if reason is not None:
         raise preflight_error(
-            source_path, f"simulator {adapter.name!r} cannot replay it: {reason}"
+            source, f"simulator {adapter.name!r} cannot replay it: {reason}"
         )
-    pinned = dataclasses.replace(options, pinned_sha256=digest)
-    return adapter.replay(
-        source_path, output_path, pinned, progress=progress, cancel=cancel
-    )
+    return adapter, digest
 
 
 def replay_adapter(
@@ -142,7 +154,9 @@ def replay_adapter(
         name = named
     adapter = get_adapter(name)
     if not isinstance(adapter, ReplayingAdapter):
-        raise ReplayError(f"simulator {name!r} cannot replay recordings")
+        raise preflight_error(
+            reader.path, f"simulator {name!r} cannot replay recordings"
+        )
     if mode not in adapter.capabilities():
         modes = ", ".join(sorted(item.value for item in adapter.capabilities()))
         raise preflight_error(
@@ -163,6 +177,7 @@ def _check_resimulation(
         return
     contract = adapter.target_contract(reader.metadata)
     check_contract(reader.path, reader.metadata, contract)
+    check_generation_plan(reader, contract)
     stream = next(
         info.name
         for info in reader.streams.values()

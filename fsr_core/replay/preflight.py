@@ -21,8 +21,15 @@ to use resimulate); for *resimulate*:
    reset;
 8. the source ``simulation_contract`` matches the target's
    (:class:`~fsr_core.replay.protocol.TargetContract`);
-9. every chunk's resource, command space, axes, units, frame, interpolation,
-   terminal policy and controller are ones the target accepts.
+9. the source's generations are the ones the target rebuilds (its scripted
+   resets, :attr:`TargetContract.generation_ticks`): a reset from outside the
+   config cannot be re-simulated;
+10. every chunk's resource, command space, axes, units, frame, interpolation,
+    terminal policy and controller are ones the target accepts.
+
+One source generation per control session: a recording with scripted resets
+is replayed as one fresh control session per generation, and no authored
+chunk may span a reset (checks 7 and 9).
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ __all__ = [
     "authored_chunks",
     "check_chunks_fit",
     "check_contract",
+    "check_generation_plan",
     "check_render_source",
     "open_checked",
     "preflight_error",
@@ -168,16 +176,50 @@ def check_render_source(reader: FsrReader) -> str:
     )
 
 
-def _generation_ends(reader: FsrReader) -> dict[int, float]:
-    """Last sim time recorded in each generation, over every stream."""
+def _generation_ends(reader: FsrReader, column: str = "sim_time_s") -> dict[int, float]:
+    """Last sim time (or tick) recorded in each generation, over every stream."""
     ends: dict[int, float] = {}
     for info in reader.streams.values():
         rows = reader.rows(info.name)
         for generation in np.unique(rows["generation"]):
-            last = float(rows["sim_time_s"][rows["generation"] == generation].max())
+            last = float(rows[column][rows["generation"] == generation].max())
             key = int(generation)
             ends[key] = max(ends.get(key, last), last)
     return ends
+
+
+def check_generation_plan(reader: FsrReader, contract: TargetContract) -> None:
+    """Check that the source's generations are the ones the target rebuilds.
+
+    Raises
+    ------
+    ReplayError
+        The source has another number of generations than the target's
+        scripted resets make, or a generation of another length.
+    """
+    planned = contract.generation_ticks
+    if planned is None:
+        return
+    recorded = {
+        generation: int(last) + 1
+        for generation, last in _generation_ends(reader, "tick").items()
+    }
+    if sorted(recorded) != list(range(len(planned))):
+        raise preflight_error(
+            reader.path,
+            f"the source has generation(s) {sorted(recorded)} but the resets of its "
+            f"config make {len(planned)} (0 to {len(planned) - 1}); a reset from "
+            "outside the config cannot be re-simulated",
+        )
+    final = len(planned) - 1
+    for generation, ticks in sorted(recorded.items()):
+        plan = planned[generation]
+        if ticks > plan or (generation != final and ticks != plan):
+            raise preflight_error(
+                reader.path,
+                f"generation {generation} of the source ran {ticks} ticks but its "
+                f"config plans {plan}; the recording does not follow its own config",
+            )
 
 
 def authored_chunks(reader: FsrReader) -> tuple[SourceChunk, ...]:

@@ -122,6 +122,19 @@ class ReplayOptions:
     """When given, the source file must have exactly this digest."""
     overwrite: bool = False
 
+    def __post_init__(self) -> None:
+        """Refuse limits that cannot work (a programming error)."""
+        if self.max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be >= 1, got {self.max_in_flight}")
+        if not self.teardown_deadline_s >= 0:
+            raise ValueError(
+                f"teardown_deadline_s must be >= 0, got {self.teardown_deadline_s}"
+            )
+        if self.max_input_bytes < 1:
+            raise ValueError(
+                f"max_input_bytes must be >= 1, got {self.max_input_bytes}"
+            )
+
 
 @dataclass(frozen=True)
 class ReplayResult:
@@ -203,6 +216,13 @@ class TargetContract:
     """Chunk ``controller`` values it runs; ``None`` accepts any."""
     dt_s: float | None = None
     """The step the source contract must declare; ``None`` accepts any."""
+    generation_ticks: tuple[int, ...] | None = None
+    """Ticks of each generation the target rebuilds (its scripted resets).
+
+    The source must have exactly these generations: each one but the last ran
+    its planned ticks, the last at most its planned ticks. ``None`` accepts
+    any generations.
+    """
 
 
 @runtime_checkable

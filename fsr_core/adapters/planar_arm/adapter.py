@@ -6,7 +6,8 @@ It simulates scenarios, and replays its own recordings in both modes:
 the arm the recording's config describes: the resource ``arm``, the joints
 ``q0, q1, ...`` in order, the revolute unit of each command space the
 configured controller takes, every interpolation and terminal policy, and the
-configured controller.
+configured controller; its generations are the ones the config's scripted
+resets make.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from typing import Any
 from fsr_core.adapters.planar_arm.chunk_playback import REVOLUTE_UNITS
 from fsr_core.adapters.planar_arm.controllers import controller_from_json
 from fsr_core.adapters.planar_arm.planning import CHUNK_TARGET
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, RunResult, record_run
+from fsr_core.adapters.planar_arm.recorder import (
+    ExternalPush,
+    RunResult,
+    _generation_plan,
+    record_run,
+)
 from fsr_core.adapters.planar_arm.recording_streams import SIMULATOR_NAME
 from fsr_core.adapters.planar_arm.rerender import rerender
 from fsr_core.adapters.planar_arm.resimulation import resimulate, source_scenario
@@ -101,6 +107,7 @@ class PlanarArmAdapter:
             terminal_policies=frozenset(TerminalPolicy),
             controllers=frozenset({controller.name}),
             dt_s=scenario.dt_s,
+            generation_ticks=tuple(ticks for ticks, _ in _generation_plan(scenario)),
         )
 
     def replay(
