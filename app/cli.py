@@ -22,6 +22,11 @@ Subcommands:
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json]
   convert LOG.sklog.npz [-o OUT.fsr]  write a skelarm log as FSR
+  replay FILE --mode render|resimulate -o OUT.fsr
+       [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
+       [--execution sequential|recorded_preemption] [--max-in-flight N]
+       [--with-recorded-force] [--overwrite]
+                                      re-render or re-simulate into a new FSR
   sample OUT                          write a small synthetic recording
 """
 
@@ -34,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from app import compare_commands, sim_commands, skelarm_commands
+from app import compare_commands, replay_commands, sim_commands, skelarm_commands
 from app.report_text import format_report
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
@@ -88,12 +93,14 @@ def _parser() -> argparse.ArgumentParser:
     sim_commands.add_parsers(commands)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
+    replay_commands.add_parsers(commands)
     return parser
 
 
 SUBCOMMANDS = frozenset(
     {"inspect", "recover", "sample", "demo", "simulate", "compare"}
     | skelarm_commands.COMMANDS
+    | replay_commands.COMMANDS
 )
 _MAX_SIDE_PX = 8192
 
@@ -329,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "simulate": sim_commands.run_simulate,
         "compare": compare_commands.run_compare,
         **skelarm_commands.HANDLERS,
+        **replay_commands.HANDLERS,
         "play": _play,
     }
     try:
