@@ -116,9 +116,17 @@ class SceneCapture:
             stamp.write(self._writer, RENDER_STATE, render_state(self._loaded))
         if self._geometry.due(stamp.tick):
             stamp.write(self._writer, TRANSFORMS, body_poses(self._loaded))
-        for name, schedule in self._cameras:
-            if schedule.due(stamp.tick):
-                self.camera(name, stamp)
+        for name in self.cameras_due(stamp.tick):
+            self.camera(name, stamp)
+
+    def cameras_due(self, tick: int) -> list[str]:
+        """Names of the cameras whose next frame falls on ``tick``.
+
+        Ticks must come in increasing order; they may skip (a re-render visits
+        only the recorded render-state ticks), and a camera is then due at the
+        first visited tick at or past its next sample.
+        """
+        return [name for name, schedule in self._cameras if schedule.due(tick)]
 
     def camera(self, name: str, stamp: Stamp) -> None:
         """Render camera ``name`` now and write its frame and calibration."""

@@ -3,10 +3,11 @@
 The contract is what a re-simulation must match before any command is sent:
 the model digest, the time step, the integrator, gravity, and each actuator
 with the command space and unit its authored control uses. An actuator's
-command space follows its gains: a position servo (``biasprm[1] = -kp``)
-takes joint positions, a velocity servo (``biasprm[2] = -kv``) joint
-velocities, anything else (a motor) joint torques; the unit follows the
-joint it drives (hinge: ``rad``, slide: ``m``).
+command space follows its gains: a position servo (``biasprm[1] = -kp``,
+with or without a damping ``biasprm[2] = -kv``) takes joint positions, a
+velocity servo (``biasprm[1] = 0``, ``biasprm[2] = -kv``) joint velocities,
+anything else (a motor) joint torques; the unit follows the joint it drives
+(hinge: ``rad``, slide: ``m``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ from fsr_core.adapters.mujoco.model_files import ModelFiles
 from fsr_core.adapters.mujoco.runtime import SIMULATOR_NAME, import_mujoco
 from fsr_core.adapters.mujoco.scenario import MujocoScenario
 from fsr_core.control import CommandSpace
-from fsr_core.errors import AdapterError, SchemaError
+from fsr_core.errors import ReplayError, SchemaError
 
-__all__ = ["Actuator", "LoadedModel", "load_model", "simulation_contract"]
+__all__ = [
+    "Actuator",
+    "LoadedModel",
+    "check_contract",
+    "load_model",
+    "simulation_contract",
+]
 
 _UNITS = {
     CommandSpace.JOINT_POSITION: ("rad", "m"),
@@ -64,7 +71,7 @@ def _actuator(mujoco: Any, model: Any, index: int) -> Actuator:
     )
     bias = model.actuator_biasprm[index]
     affine = int(model.actuator_biastype[index]) == int(mujoco.mjtBias.mjBIAS_AFFINE)
-    if affine and bias[1] < 0 and bias[2] == 0:
+    if affine and bias[1] < 0:  # a position servo, with or without damping (kv)
         space = CommandSpace.JOINT_POSITION
     elif affine and bias[1] == 0 and bias[2] < 0:
         space = CommandSpace.JOINT_VELOCITY
@@ -155,19 +162,32 @@ def simulation_contract(loaded: LoadedModel) -> dict[str, Any]:
     }
 
 
-def check_contract(recorded: Any, current: dict[str, Any]) -> None:
+def check_contract(
+    recorded: Any, current: dict[str, Any], *, where: Path | None = None
+) -> None:
     """Compare a recorded simulation contract with the model loaded now.
+
+    Every field of ``current`` must be equal in ``recorded``: the model
+    digest, the time step, the integrator, gravity, the state sizes and each
+    actuator's name, command space and unit.
 
     Raises
     ------
-    AdapterError
-        A field differs; the message names it, recorded versus found.
+    ReplayError
+        There is no contract, or a field differs; the message names the field,
+        recorded versus found (section ``preflight``).
     """
     if not isinstance(recorded, dict):
-        raise AdapterError("the recording has no MuJoCo simulation contract")
+        raise ReplayError(
+            "the recording has no MuJoCo simulation contract",
+            path=where,
+            section="preflight",
+        )
     for key, value in current.items():
         if recorded.get(key) != value:
-            raise AdapterError(
+            raise ReplayError(
                 f"simulation contract differs in {key}: recorded "
-                f"{recorded.get(key)!r}, this model gives {value!r}"
+                f"{recorded.get(key)!r}, the embedded model gives {value!r}",
+                path=where,
+                section="preflight",
             )

@@ -3,9 +3,11 @@
 ``render``
     Load the embedded model, then for every recorded render-state frame set
     ``qpos``, ``qvel`` and the mocap poses, compute the kinematics
-    (``mj_forward``; no control, no ``mj_step``) and render every camera of
-    the recorded config. The new file holds the re-rendered cameras, the
-    render state and body transforms, the geometry and the model.
+    (``mj_forward``; no control, no ``mj_step``) and render the cameras of
+    the recorded config, each on its own schedule (a camera at the
+    render-state rate, or a divisor of it, lands on its recorded ticks). The
+    new file holds the re-rendered cameras, the render state and body
+    transforms, the geometry and the model.
 ``resimulate``
     Load the embedded model and its initial state, check the simulation
     contract (model digest, time step, integrator, gravity, actuators against
@@ -52,7 +54,7 @@ from fsr_core.adapters.mujoco.streams import (
     stream_table,
 )
 from fsr_core.control import AuthoredChunk
-from fsr_core.errors import FsrError, ReplayError, TargetExistsError
+from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.catalog import json_stream, lifecycle_stream
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
@@ -71,7 +73,9 @@ from fsr_core.replay.protocol import (
 __all__ = ["can_replay", "replay_recording"]
 
 
-def _check_chunks(chunks: tuple[AuthoredChunk, ...], loaded: LoadedModel) -> None:
+def _check_chunks(
+    chunks: tuple[AuthoredChunk, ...], loaded: LoadedModel, where: Path
+) -> None:
     """Every recorded axis must be an actuator with the same space and unit."""
     actuators = {actuator.name: actuator for actuator in loaded.actuators}
     for chunk in chunks:
@@ -80,13 +84,17 @@ def _check_chunks(chunks: tuple[AuthoredChunk, ...], loaded: LoadedModel) -> Non
             if actuator is None:
                 raise ReplayError(
                     f"chunk {chunk.chunk_id!r} commands {axis!r}, which is not an "
-                    f"actuator of the model ({', '.join(actuators) or 'none'})"
+                    f"actuator of the model ({', '.join(actuators) or 'none'})",
+                    path=where,
+                    section="preflight",
                 )
             if (actuator.command_space, actuator.unit) != (chunk.command_space, unit):
                 raise ReplayError(
                     f"chunk {chunk.chunk_id!r} commands {axis!r} as "
                     f"{chunk.command_space.value} in {unit}, the actuator takes "
-                    f"{actuator.command_space.value} in {actuator.unit}"
+                    f"{actuator.command_space.value} in {actuator.unit}",
+                    path=where,
+                    section="preflight",
                 )
 
 
@@ -125,13 +133,12 @@ def _resimulate(
     cancelled: Callable[[], bool],
 ) -> tuple[int, bool]:
     loaded = load_model(run.scenario, where=run.path)
-    try:
-        check_contract(
-            run.metadata.get("simulation_contract"), simulation_contract(loaded)
-        )
-        _check_chunks(run.chunks, loaded)
-    except FsrError as exc:
-        raise exc.with_path(run.path) from exc
+    check_contract(
+        run.metadata.get("simulation_contract"),
+        simulation_contract(loaded),
+        where=run.path,
+    )
+    _check_chunks(run.chunks, loaded, run.path)
     streams = stream_table(run.scenario, loaded)
     with _writer(path, run, ReplayMode.RESIMULATE, streams) as writer:
         ticks = simulate_into(
@@ -177,17 +184,12 @@ def _render_frames(
         stamp = Stamp(record.tick, record.sim_time_s)
         stamp.write(writer, RENDER_STATE, render_state(loaded))
         stamp.write(writer, TRANSFORMS, body_poses(loaded))
-        for camera in loaded_cameras(capture):
+        for camera in capture.cameras_due(record.tick):
             capture.camera(camera, stamp)
         done += 1
         if progress is not None:
             progress(done, total)
     return done
-
-
-def loaded_cameras(capture: SceneCapture) -> list[str]:
-    """Names of the cameras a capture renders."""
-    return list(capture.rig.profiles)
 
 
 def _render(

@@ -3,13 +3,14 @@
 MuJoCo chooses its OpenGL backend from ``MUJOCO_GL`` when it is first
 imported. Offscreen rendering on a machine without a display or GPU works with
 ``egl`` (Mesa's EGL with the llvmpipe software driver) or ``osmesa``; when the
-variable is unset, :func:`import_mujoco` picks ``egl``, which also works with
-a display. Set ``MUJOCO_GL=osmesa`` (Debian: ``libosmesa6``) where EGL is not
-available.
+variable is unset, :func:`import_mujoco` picks ``egl`` when the system has
+``libEGL`` (it also works with a display), else ``osmesa`` when it has
+``libOSMesa`` (Debian: ``libosmesa6``), else leaves MuJoCo's own default.
 """
 
 from __future__ import annotations
 
+import ctypes.util
 import importlib
 import importlib.util
 import os
@@ -21,14 +22,16 @@ from fsr_core.errors import AdapterUnavailableError
 __all__ = [
     "INSTALL_HINT",
     "SIMULATOR_NAME",
+    "default_gl_backend",
     "import_mujoco",
     "mujoco_version",
+    "select_gl_backend",
     "unavailable_reason",
 ]
 
 SIMULATOR_NAME: Final = "mujoco"
 INSTALL_HINT: Final = "pip install 'fsr-viewer[mujoco]'"
-_DEFAULT_GL: Final = "egl"
+_GL_LIBRARIES: Final = (("egl", "EGL"), ("osmesa", "OSMesa"))
 
 
 def unavailable_reason() -> str | None:
@@ -36,6 +39,30 @@ def unavailable_reason() -> str | None:
     if importlib.util.find_spec("mujoco") is None:
         return f"the MuJoCo Python package is not installed ({INSTALL_HINT})"
     return None
+
+
+def default_gl_backend() -> str | None:
+    """Return the offscreen OpenGL backend to use when ``MUJOCO_GL`` is unset.
+
+    ``egl`` when the system has ``libEGL``, else ``osmesa`` when it has
+    ``libOSMesa``, else ``None`` (MuJoCo's own choice, which needs a display).
+    """
+    for backend, library in _GL_LIBRARIES:
+        if ctypes.util.find_library(library) is not None:
+            return backend
+    return None
+
+
+def select_gl_backend() -> None:
+    """Set ``MUJOCO_GL`` to :func:`default_gl_backend` unless it is already set.
+
+    MuJoCo reads the variable once, when it is first imported, so call this
+    before that import (:func:`import_mujoco` does).
+    """
+    if "MUJOCO_GL" not in os.environ:
+        backend = default_gl_backend()
+        if backend is not None:
+            os.environ["MUJOCO_GL"] = backend
 
 
 def import_mujoco() -> ModuleType:
@@ -49,7 +76,7 @@ def import_mujoco() -> ModuleType:
     reason = unavailable_reason()
     if reason is not None:
         raise AdapterUnavailableError(f"MuJoCo is unavailable: {reason}")
-    os.environ.setdefault("MUJOCO_GL", _DEFAULT_GL)
+    select_gl_backend()
     try:
         return importlib.import_module("mujoco")
     except (ImportError, OSError, AttributeError) as exc:
