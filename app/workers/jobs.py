@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
 from fsr_core.errors import FsrError
 from fsr_core.recording import CameraTrack, Integrity, RecordingModel
@@ -62,19 +62,23 @@ class _Job(QRunnable):
         try:
             result = self.work()
         except FsrError as exc:
-            self.signals.failed.emit(self.request_id, _message(self.path, exc))
+            self._report(self.signals.failed, _message(self.path, exc))
         except MemoryError:
-            self.signals.failed.emit(
-                self.request_id, f"{self.path.name}: out of memory"
-            )
+            self._report(self.signals.failed, f"{self.path.name}: out of memory")
         except Exception as exc:  # a worker boundary: report, never crash the UI
             logger.exception("job on %s failed", self.path)
-            self.signals.failed.emit(
-                self.request_id,
-                f"{self.path.name}: {type(exc).__name__}: {exc}",
+            self._report(
+                self.signals.failed, f"{self.path.name}: {type(exc).__name__}: {exc}"
             )
         else:
-            self.signals.finished.emit(self.request_id, result)
+            self._report(self.signals.finished, result)
+
+    def _report(self, signal: SignalInstance, payload: object) -> None:
+        """Emit ``payload``, unless the application is gone (quitting)."""
+        try:
+            signal.emit(self.request_id, payload)
+        except RuntimeError:  # Qt deleted the signals object: nobody listens
+            logger.debug("job on %s finished after its receiver was deleted", self.path)
 
 
 class _OpenerJob(_Job):

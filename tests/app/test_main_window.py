@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
 from app.main_window import MainWindow
@@ -173,23 +174,82 @@ def test_the_playlist_docks_on_the_left_too(
     assert window.playlist_dock.isVisible()
 
 
-def test_dropping_files_opens_and_plays_them(
-    window: MainWindow, short_takes: dict[str, Path]
-) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(short_takes["multi"]))])
-    event = QDropEvent(
-        QPointF(50, 50),
+def _drag(window: MainWindow, mime: QMimeData) -> tuple[bool, bool]:
+    """Drag ``mime`` over the window and drop it, through Qt's event dispatch.
+
+    Returns whether the drag was accepted on entry and the drop accepted.
+    """
+    centre = QPoint(window.width() // 2, window.height() // 2)
+    enter = QDragEnterEvent(
+        centre,
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
     )
-    window.dropEvent(event)
+    QApplication.sendEvent(window, enter)
+    if not enter.isAccepted():
+        return False, False
+    drop = QDropEvent(
+        QPointF(centre),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, drop)
+    return True, drop.isAccepted()
+
+
+def test_dropping_files_opens_and_plays_them(
+    window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    mime = QMimeData()
+    mime.setUrls(
+        [
+            QUrl.fromLocalFile(str(short_takes["multi"])),
+            QUrl.fromLocalFile(str(short_takes["reach"])),
+        ]
+    )
+    assert _drag(window, mime) == (True, True)
     assert window.session.model is not None
     assert window.session.model.path == short_takes["multi"]
+    assert len(window.session.playlist.entries) == 2
     assert window.session.clock.playing
     window.session.clock.pause()
+
+
+def test_dragged_text_or_web_links_are_refused(window: MainWindow) -> None:
+    text = QMimeData()
+    text.setText("/not/a/file/url.fsr")
+    web = QMimeData()
+    web.setUrls([QUrl("https://example.com/run.fsr")])
+
+    assert _drag(window, text) == (False, False)
+    assert _drag(window, web) == (False, False)
+    assert window.session.model is None
+
+
+def test_the_playlist_floats_and_docks_again_from_its_title_bar_button(
+    qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
+) -> None:
+    alone_width = window.width()
+    window.open_files([short_takes["reach"], short_takes["multi"]])
+    dock = window.playlist_dock
+    qtbot.waitUntil(lambda: window.width() > alone_width, timeout=3000)
+    docked_width = window.width()
+    button = dock.findChild(QAbstractButton, "qt_dockwidget_floatbutton")
+    assert button is not None
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dock.isFloating)
+    qtbot.waitUntil(lambda: window.width() == alone_width, timeout=3000)
+    assert dock.isVisible()
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dock.isFloating())
+    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
+    qtbot.waitUntil(lambda: window.width() == docked_width, timeout=3000)
 
 
 def test_settings_remember_toggles_speed_and_recent_files(
