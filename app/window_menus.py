@@ -1,4 +1,4 @@
-"""The player's menus and keys: File, View, Playback, Help, and the transport keys.
+"""The player's menus and keys: File, View, Playback, Replay, Help, transport keys.
 
 File → Export… (Ctrl+E) renders the playing recording to a video in the
 background (:class:`app.export.window_export.WindowExport`).
@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from app.export.window_export import WindowExport
+from app.replay.window_replay import WindowReplay
 from app.state import ViewOptions
 from fsr_core.recording import RecordingModel
 
@@ -63,6 +64,7 @@ class Menus:
     playlist_action: QAction
     inspector_action: QAction
     export: WindowExport
+    replay: WindowReplay
     toggles: dict[str, QAction] = field(default_factory=dict)
 
     def set_recent(self, paths: list[Path]) -> None:
@@ -76,8 +78,9 @@ class Menus:
         self.recent_menu.setEnabled(bool(paths))
 
     def set_model(self, model: RecordingModel | None) -> None:
-        """Offer the cameras of ``model`` under View → Cameras; export it."""
+        """Offer the cameras of ``model`` under View → Cameras; export, replay it."""
         self.export.set_model(model)
+        self.replay.set_model(model)
         self.camera_menu.clear()
         names = [] if model is None else [track.name for track in model.cameras]
         options = self.window.session.options
@@ -162,8 +165,15 @@ def build_menus(window: MainWindow) -> Menus:
     plot_pick.triggered.connect(lambda _=False: window.pick_channels())
     view_menu.addSeparator()
     camera_menu = view_menu.addMenu("&Cameras")
+    replay = WindowReplay(window)
     menus = Menus(
-        window, recent_menu, camera_menu, playlist_action, inspector_action, export
+        window,
+        recent_menu,
+        camera_menu,
+        playlist_action,
+        inspector_action,
+        export,
+        replay,
     )
     for name, label in _TOGGLE_LABELS:
         action = view_menu.addAction(label)
@@ -175,6 +185,9 @@ def build_menus(window: MainWindow) -> Menus:
         menus.toggles[name] = action
 
     _playback_menu(window, bar.addMenu("&Playback"))
+    replay_menu = bar.addMenu("&Replay")
+    replay_menu.setToolTipsVisible(True)
+    replay_menu.addActions(list(replay.actions))
     help_menu = bar.addMenu("&Help")
     help_menu.addAction("&Keys").triggered.connect(lambda _=False: _keys_help(window))
     menus.set_recent(window.settings.recent_files())

@@ -1,0 +1,282 @@
+"""The window's Replay menu: Re-render…, Re-simulate…, Compare with….
+
+Like File → Export…: one job at a time on a thread of its own (a pool of
+one), a progress dialog whose Cancel stops the replay at its next step, and
+outcomes reported without blocking the window (a message box for errors, the
+status bar always). An entry that cannot run for the playing file is disabled
+and says why (tooltip and status tip): no render state, a simulator that is
+not installed (naming the extra), a skelarm log. When a replay succeeds its
+file joins the playlist and the comparison with the source shows. Closing
+the window cancels a running replay and waits for it, so nothing is left
+under the final name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+
+from app.replay.availability import MODE_VERBS, replay_block_reason
+from app.replay.dialog import ReplayDialog
+from app.replay.job import CompareJob, ReplayJob
+from app.replay.presenter import ComparisonPresenter
+from app.replay.report import ComparisonReport
+from app.replay.request import ReplayRequest, default_output
+from app.workers import Runner, pool_runner
+from fsr_core.recording import RecordingModel
+from fsr_core.replay.protocol import ReplayMode, ReplayOptions
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+__all__ = ["WindowReplay"]
+
+#: How long closing the window waits for a cancelled replay to stop.
+_SHUTDOWN_WAIT_MS = 30_000
+_OPEN_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
+
+
+class WindowReplay(QObject):
+    """Runs the Replay menu of ``window``; ``actions`` are its entries."""
+
+    #: A replay or comparison finished: its :class:`ComparisonReport`.
+    finished = Signal(object)
+    #: A replay or comparison failed: the message shown.
+    failed = Signal(str)
+    #: A replay was cancelled: the message shown.
+    cancelled = Signal(str)
+
+    def __init__(self, window: MainWindow, runner: Runner | None = None) -> None:
+        super().__init__(window)
+        self._window = window
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._runner = runner if runner is not None else pool_runner(self._pool)
+        self._model: RecordingModel | None = None
+        self.presenter = ComparisonPresenter(window)
+        self.job: ReplayJob | CompareJob | None = None
+        self.dialog: ReplayDialog | None = None
+        self.progress: QProgressDialog | None = None
+        self.message_box: QMessageBox | None = None
+        self.render_action = self._action(ReplayMode.RENDER)
+        self.resimulate_action = self._action(ReplayMode.RESIMULATE)
+        self.compare_action = QAction("&Compare with…", window)
+        self.compare_action.triggered.connect(lambda _=False: self.choose_other())
+        window.installEventFilter(self)
+        self._update_actions()
+
+    def _action(self, mode: ReplayMode) -> QAction:
+        action = QAction(f"{MODE_VERBS[mode]}…", self._window)
+        action.triggered.connect(lambda _=False: self.open_dialog(mode))
+        return action
+
+    @property
+    def actions(self) -> tuple[QAction, ...]:
+        """Re-render…, Re-simulate… and Compare with…, in menu order."""
+        return self.render_action, self.resimulate_action, self.compare_action
+
+    @property
+    def running(self) -> bool:
+        """Whether a replay or comparison is running."""
+        return self.job is not None
+
+    def set_model(self, model: RecordingModel | None) -> None:
+        """Replay ``model`` (the playing recording) from now on."""
+        self._model = model
+        self._update_actions()
+        self.presenter.set_model(model)
+
+    # -- intents ----------------------------------------------------------
+
+    def open_dialog(self, mode: ReplayMode) -> ReplayDialog | None:
+        """Show the replay options for the playing recording (window-modal)."""
+        model = self._model
+        if model is None or self.running or replay_block_reason(model, mode):
+            return None
+        defaults = ReplayRequest(
+            source=model.path,
+            output=default_output(model.path, mode),
+            options=ReplayOptions(mode=mode),
+        )
+        dialog = ReplayDialog(model, defaults, self._window)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.accepted.connect(lambda: self.start(dialog.request()))
+        dialog.finished.connect(lambda _: self._forget_dialog(dialog))
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def start(self, request: ReplayRequest) -> ReplayJob:
+        """Start replaying ``request`` in the background, with a progress dialog."""
+        job = ReplayJob(request)
+        verb = MODE_VERBS[request.mode]
+        self._run(job, f"{verb} {request.source.name} …", verb)
+        return job
+
+    def choose_other(self) -> None:
+        """Ask for a recording to compare the playing one with."""
+        model = self._model
+        if model is None or self.running:
+            return
+        name, _ = QFileDialog.getOpenFileName(
+            self._window, "Compare with", str(model.path.parent), _OPEN_FILTER
+        )
+        if name:
+            self.compare_with(Path(name))
+
+    def compare_with(self, other: Path, tolerance: float = 0.0) -> CompareJob | None:
+        """Compare ``other`` with the playing recording in the background."""
+        model = self._model
+        if model is None or self.running:
+            return None
+        if other.resolve() == model.path.resolve():
+            self._fail(f"{other.name} is the playing recording; pick another file")
+            return None
+        job = CompareJob(model.path, other, tolerance=tolerance)
+        self._run(job, f"Comparing {other.name} with {model.path.name} …", "Compare")
+        return job
+
+    def cancel(self) -> None:
+        """Ask the running replay to stop (nothing is published)."""
+        if self.job is not None:
+            self.job.cancel()
+            self._window.show_message("cancelling the replay …")
+
+    def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
+        """Wait for the replay thread to be idle; say whether it is."""
+        return self._pool.waitForDone(timeout_ms)
+
+    def shutdown(self) -> None:
+        """Cancel a running replay and wait for its thread (window close)."""
+        self.cancel()
+        self.wait_done()
+
+    # -- running ----------------------------------------------------------
+
+    def _run(self, job: ReplayJob | CompareJob, text: str, title: str) -> None:
+        job.signals.stage.connect(self._on_job_stage)
+        job.signals.progress.connect(self._on_job_progress)
+        job.signals.finished.connect(self._on_job_finished)
+        job.signals.failed.connect(self._on_job_failed)
+        job.signals.cancelled.connect(self._on_job_cancelled)
+        self.job = job
+        self.progress = self._progress_dialog(text, title)
+        self._update_actions()
+        self._window.show_message(text)
+        self._runner(job)
+
+    def _progress_dialog(self, text: str, title: str) -> QProgressDialog:
+        progress = QProgressDialog(text, "Cancel", 0, 0, self._window)
+        progress.setWindowTitle(title)
+        progress.setMinimumWidth(380)
+        progress.setWindowModality(Qt.WindowModality.NonModal)
+        progress.setMinimumDuration(0)
+        progress.setAutoClose(False)
+        progress.setAutoReset(False)
+        progress.canceled.connect(self.cancel)
+        progress.show()
+        return progress
+
+    # -- reactions --------------------------------------------------------
+
+    def _on_job_stage(self, text: str) -> None:
+        if self.progress is not None and not self.progress.wasCanceled():
+            self.progress.setLabelText(text)
+            self.progress.setMaximum(0)
+
+    def _on_job_progress(self, done: int, total: int) -> None:
+        progress = self.progress
+        if progress is None or progress.wasCanceled() or total <= 0:
+            return
+        progress.setMaximum(total)
+        progress.setValue(done)
+        job = self.job
+        if isinstance(job, ReplayJob):
+            verb = MODE_VERBS[job.request.mode]
+            progress.setLabelText(
+                f"{verb} {job.request.source.name}: step {done} of {total} …"
+            )
+
+    def _on_job_finished(self, report: object) -> None:
+        assert isinstance(report, ComparisonReport)
+        self._end()
+        session = self._window.session
+        session.open_paths([report.candidate.path])
+        self.presenter.show_report(report)
+        self.finished.emit(report)
+
+    def _on_job_failed(self, message: str) -> None:
+        self._end()
+        self._fail(message)
+
+    def _on_job_cancelled(self, message: str) -> None:
+        self._end()
+        self._window.show_message(message)
+        self.cancelled.emit(message)
+
+    def _fail(self, message: str) -> None:
+        self._window.show_message(message)
+        self._show_box(message)
+        self.failed.emit(message)
+
+    def _end(self) -> None:
+        self.job = None
+        if self.progress is not None:
+            self.progress.canceled.disconnect(self.cancel)
+            self.progress.close()
+            self.progress.deleteLater()
+            self.progress = None
+        self._update_actions()
+
+    def _show_box(self, text: str) -> None:
+        if self.message_box is not None:
+            self.message_box.close()
+        box = QMessageBox(QMessageBox.Icon.Warning, "Replay", text, parent=self._window)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.destroyed.connect(lambda: self._forget_box(box))
+        self.message_box = box
+        box.show()
+
+    def _forget_box(self, box: QMessageBox) -> None:
+        if self.message_box is box:
+            self.message_box = None
+
+    def _forget_dialog(self, dialog: ReplayDialog) -> None:
+        if self.dialog is dialog:
+            self.dialog = None
+        dialog.deleteLater()
+
+    def _update_actions(self) -> None:
+        model, idle = self._model, not self.running
+        for mode, action in (
+            (ReplayMode.RENDER, self.render_action),
+            (ReplayMode.RESIMULATE, self.resimulate_action),
+        ):
+            reason = "open a recording first" if model is None else None
+            if model is not None:
+                reason = replay_block_reason(model, mode)
+            action.setEnabled(idle and reason is None)
+            verb = MODE_VERBS[mode]
+            tip = (
+                f"{verb} the playing recording"
+                if reason is None
+                else (f"Cannot {verb.lower()}: {reason}")
+            )
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        self.compare_action.setEnabled(idle and model is not None)
+
+    # -- Qt overrides -----------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Cancel and wait for a running replay when the window closes."""
+        if watched is self._window and event.type() == QEvent.Type.Close:
+            self.shutdown()
+        return False

@@ -1,0 +1,349 @@
+"""Replay → Re-simulate… / Re-render… / Compare with…, driven through the real widgets.
+
+The engine runs for real on half-second demo takes (copied into each test's
+folder, since a replay is written beside its source).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMenu
+from pytestqt.qtbot import QtBot
+
+from app.main_window import MainWindow
+from app.replay import ComparisonReport
+from app.replay.dialog import ReplayDialog
+from app.replay.window_replay import WindowReplay
+from app.state.session import PlayerSession
+from app.workers import run_inline
+from fsr_core.replay.protocol import ReplayMode
+
+pytestmark = pytest.mark.gui
+
+#: A replay of a half-second take, compared, well within this (2 CPUs shared).
+_REPLAY_TIMEOUT_MS = 60_000
+#: When the short pushed take is pushed (conftest: 0.2 s to 0.35 s).
+_PUSH_START_S = 0.2
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    session = PlayerSession(runner=run_inline, check_runner=run_inline)
+    made = MainWindow(session=session, settings=settings)
+    qtbot.addWidget(made)
+    made.resize(1200, 800)
+    made.show()
+    qtbot.waitExposed(made)
+    yield made
+    made.close()
+    assert made.menus.replay.wait_done(10_000), "the replay is still running"
+
+
+@pytest.fixture
+def takes(tmp_path: Path, short_takes: dict[str, Path]) -> dict[str, Path]:
+    """Return the short takes copied into this test's own folder."""
+    folder = tmp_path / "takes"
+    folder.mkdir()
+    return {name: Path(shutil.copy(path, folder)) for name, path in short_takes.items()}
+
+
+def _replay(window: MainWindow) -> WindowReplay:
+    return window.menus.replay
+
+
+def _replay_menu(window: MainWindow) -> QMenu:
+    found = [
+        action.menu()
+        for action in window.menuBar().actions()
+        if action.text().replace("&", "") == "Replay"
+    ]
+    assert len(found) == 1
+    menu = found[0]
+    assert isinstance(menu, QMenu)
+    return menu
+
+
+def _action(window: MainWindow, text: str) -> QAction:
+    menu = _replay_menu(window)
+    found = [a for a in menu.actions() if a.text().replace("&", "") == text]
+    assert len(found) == 1, [a.text() for a in menu.actions()]
+    return found[0]
+
+
+def _open(qtbot: QtBot, window: MainWindow, path: Path) -> None:
+    window.open_files([path])
+    qtbot.waitUntil(lambda: window.session.model is not None)
+
+
+def _dialog(qtbot: QtBot, window: MainWindow, text: str) -> ReplayDialog:
+    _action(window, text).trigger()
+    dialog = _replay(window).dialog
+    assert dialog is not None
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def _click(qtbot: QtBot, button: QAbstractButton) -> None:
+    """Click ``button`` near its left edge (a check box's box)."""
+    where = QPoint(min(8, button.width() // 2), button.height() // 2)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton, pos=where)
+
+
+def _run(qtbot: QtBot, window: MainWindow, dialog: ReplayDialog) -> ComparisonReport:
+    with qtbot.waitSignal(
+        _replay(window).finished, timeout=_REPLAY_TIMEOUT_MS
+    ) as finished:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    report = finished.args[0]
+    assert isinstance(report, ComparisonReport)
+    return report
+
+
+def _comparison_rows(window: MainWindow) -> dict[str, str]:
+    section = window.inspector_dock.panel.section("Comparison")
+    assert section is not None
+    rows = [section.child(i) for i in range(section.childCount())]
+    return {row.text(0): row.text(1) for row in rows if row is not None}
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    source = takes["pushed"]
+    _open(qtbot, window, source)
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    assert dialog.output_edit.text() == str(source.with_name("05_pushed.resim.fsr"))
+    assert dialog.simulator_combo.currentText() == "planar_arm"
+    assert not dialog.force_check.isChecked()
+
+    report = _run(qtbot, window, dialog)
+
+    output = source.with_name("05_pushed.resim.fsr")
+    assert output.is_file()
+    playlist = window.session.playlist
+    rows = [entry.path for entry in playlist.entries]
+    assert rows.index(output) == rows.index(source) + 1
+    assert window.session.model is not None
+    assert window.session.model.path == source  # the recording keeps playing
+    divergence = window.timeline.divergence
+    assert divergence is not None
+    assert divergence[0] == pytest.approx(_PUSH_START_S, abs=0.01)
+    assert divergence[1].startswith("first divergence: ")
+    verdict = _comparison_rows(window)["verdict"]
+    assert verdict.startswith(f"diverges at {divergence[0]:.3f} s in ")
+    assert "diverges at" in window.status_label.text()
+    assert report.replay is not None
+    plots = _replay(window).presenter.dock.plots
+    assert _replay(window).presenter.dock.isVisible()
+    assert plots.channel_combo.currentText() == "q"
+    legend = plots.legend_names(plots.overlay_plot)
+    assert legend[:2] == ["q0 recorded", "q0 replayed"]
+    pens = [curve.opts["pen"].style() for curve in plots.curves(plots.overlay_plot)]
+    assert pens[:2] == [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine]
+    assert "q" in plots.legend_names(plots.error_plot)
+    assert plots.divergence_positions() == [divergence[0], divergence[0]]
+
+
+def test_with_the_recorded_force_the_pushed_take_reproduces_exactly(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    _click(qtbot, dialog.force_check)
+    assert dialog.request().options.with_recorded_force
+
+    report = _run(qtbot, window, dialog)
+
+    assert report.comparison is not None
+    assert report.comparison.exact
+    assert window.timeline.divergence is None
+    assert _comparison_rows(window)["verdict"].startswith("reproduces exactly")
+    plots = _replay(window).presenter.dock.plots
+    assert plots.divergence_positions() == []
+    assert plots.error_title.startswith("no error")
+
+
+def test_the_comparison_follows_the_playing_file_to_the_replay_and_away(
+    qtbot: QtBot,
+    window: MainWindow,
+    takes: dict[str, Path],
+) -> None:
+    window.open_files([takes["pushed"], takes["multi"]])
+    qtbot.waitUntil(lambda: window.session.model is not None)
+    report = _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
+    playlist = window.session.playlist
+
+    window.session.load_row(playlist.row_of(report.candidate.path))
+    qtbot.waitUntil(
+        lambda: (
+            window.inspector_dock.panel.model is not None
+            and window.inspector_dock.panel.model.path == report.candidate.path
+        )
+    )
+    assert window.timeline.divergence is not None
+    assert "verdict" in _comparison_rows(window)
+
+    window.session.load_row(playlist.row_of(takes["multi"]))
+    qtbot.waitUntil(lambda: window.timeline.divergence is None)
+    assert window.inspector_dock.panel.section("Comparison") is None
+
+
+def test_cancel_stops_the_replay_and_leaves_nothing_beside_the_source(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    folder = takes["pushed"].parent
+    before = _names(folder)
+    _open(qtbot, window, takes["pushed"])
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    replay = _replay(window)
+
+    with qtbot.waitSignal(replay.cancelled, timeout=_REPLAY_TIMEOUT_MS) as cancelled:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+        progress = replay.progress
+        assert progress is not None
+        cancel_button = progress.findChild(QAbstractButton)
+        assert cancel_button is not None
+        qtbot.mouseClick(cancel_button, Qt.MouseButton.LeftButton)
+
+    assert "nothing was written" in str(cancelled.args[0])
+    assert replay.wait_done(10_000)
+    assert _names(folder) == before
+    assert "nothing was written" in window.status_label.text()
+    assert len(window.session.playlist.entries) == 1
+    assert _action(window, "Re-simulate…").isEnabled()
+
+
+def test_closing_the_window_cancels_a_running_replay_and_leaves_nothing(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    folder = takes["pushed"].parent
+    before = _names(folder)
+    _open(qtbot, window, takes["pushed"])
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    replay = _replay(window)
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert replay.running
+
+    window.close()
+
+    assert replay.wait_done(0)
+    assert _names(folder) == before
+
+
+def test_a_skelarm_log_greys_both_replays_and_says_why(
+    qtbot: QtBot, window: MainWindow, skelarm_logs: list[Path]
+) -> None:
+    reach = next(path for path in skelarm_logs if path.name.startswith("reach"))
+    _open(qtbot, window, reach)
+    menu = _replay_menu(window)
+
+    render, resimulate = _action(window, "Re-render…"), _action(window, "Re-simulate…")
+
+    assert menu.toolTipsVisible()
+    assert not render.isEnabled()
+    assert "no render state" in render.toolTip()
+    assert not resimulate.isEnabled()
+    assert "skelarm" in resimulate.toolTip()
+    assert "pip install 'fsr-viewer[skelarm]'" in resimulate.statusTip()
+    assert _action(window, "Compare with…").isEnabled()
+
+
+def test_a_recording_without_a_config_cannot_be_resimulated(
+    qtbot: QtBot, window: MainWindow, small_recording: Path
+) -> None:
+    _open(qtbot, window, small_recording)
+
+    resimulate = _action(window, "Re-simulate…")
+
+    assert not resimulate.isEnabled()
+    assert "no resolved config" in resimulate.toolTip()
+    assert _replay(window).open_dialog(ReplayMode.RESIMULATE) is None
+
+
+def test_the_dialog_refuses_an_existing_output_and_a_name_that_is_not_fsr(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    source = takes["pushed"]
+    taken = source.with_name("05_pushed.resim.fsr")
+    taken.write_bytes(b"somebody's file")
+    _open(qtbot, window, source)
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    assert dialog.output_edit.text() == str(source.with_name("05_pushed.resim-2.fsr"))
+
+    dialog.output_edit.setText(str(taken))
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    refused = dialog.problem_label.text()
+    dialog.output_edit.setText(str(source.with_name("out.mp4")))
+
+    assert "exists" in refused
+    assert dialog.isVisible()
+    assert not dialog.run_button.isEnabled()
+    assert "must end in .fsr" in dialog.problem_label.text()
+    assert taken.read_bytes() == b"somebody's file"
+    dialog.reject()
+
+
+def test_rerender_lists_the_new_file_and_says_there_are_no_channels_to_compare(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["reach"])
+    dialog = _dialog(qtbot, window, "Re-render…")
+    assert dialog.output_edit.text().endswith("01_reach.render.fsr")
+
+    report = _run(qtbot, window, dialog)
+
+    assert report.comparison is None
+    assert report.candidate.cameras
+    assert report.candidate.path.name == "01_reach.render.fsr"
+    assert "not compared: no channel in common" in window.status_label.text()
+    assert window.timeline.divergence is None
+
+
+def test_compare_with_another_take_shows_their_differences(
+    qtbot: QtBot,
+    window: MainWindow,
+    takes: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    other = takes["multi"]
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *_, **__: (str(other), "")
+    )
+
+    with qtbot.waitSignal(_replay(window).finished, timeout=_REPLAY_TIMEOUT_MS) as done:
+        _action(window, "Compare with…").trigger()
+
+    report = done.args[0]
+    assert report.replay is None
+    assert report.candidate.path == other
+    assert other in [entry.path for entry in window.session.playlist.entries]
+    rows = _comparison_rows(window)
+    assert rows["02_multi_target.fsr"] == str(other)
+    plots = _replay(window).presenter.dock.plots
+    assert plots.legend_names(plots.overlay_plot)[1] == "q0 02_multi_target.fsr"
+
+
+def test_comparing_the_playing_file_with_itself_is_refused_in_words(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+
+    with qtbot.waitSignal(_replay(window).failed) as failed:
+        _replay(window).compare_with(takes["pushed"])
+
+    assert "is the playing recording" in str(failed.args[0])
+    box = _replay(window).message_box
+    assert box is not None
+    assert not box.isModal()
