@@ -3,7 +3,8 @@
 Player and export:
   FILE...                             open recordings in the player (a playlist)
        [--speed S] [--show-com]
-  FILE... --screenshot OUT.png [--at T] [--size WxH]
+       [--plot CHANNELS]... [--inspector]
+  FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
@@ -119,6 +120,32 @@ def _size(text: str) -> tuple[int, int]:
     return size
 
 
+def _plot_keys(text: str) -> tuple[str, ...]:
+    """Parse one ``--plot``: channel or column keys separated by commas."""
+    keys = tuple(key.strip() for key in _split_keys(text) if key.strip())
+    if not keys:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected channel names separated by commas, e.g. q,dq"
+        )
+    return keys
+
+
+def _split_keys(text: str) -> list[str]:
+    """Split at commas outside brackets (``arm[q0],arm[q1]`` is two keys)."""
+    keys: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            keys.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    keys.append("".join(current))
+    return keys
+
+
 def _player_parser() -> argparse.ArgumentParser:
     """Build the player/export form: ``fsr-viewer FILE... [--export OUT]``."""
     parser = argparse.ArgumentParser(
@@ -171,6 +198,20 @@ def _player_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="play time of --screenshot (default: the start)",
+    )
+    parser.add_argument(
+        "--plot",
+        action="append",
+        type=_plot_keys,
+        default=[],
+        metavar="CHANNELS",
+        help="open a plot of these comma-separated channels or columns "
+        "(e.g. q or observations.arm[q0],observations.arm[q1]); once per plot",
+    )
+    parser.add_argument(
+        "--inspector",
+        action="store_true",
+        help="open the inspector dock (window and --screenshot)",
     )
     parser.add_argument(
         "--overwrite",
@@ -269,6 +310,8 @@ def _window(args: argparse.Namespace) -> int:
         args.files,
         speed=args.speed if args.speed != 1.0 else None,
         show_com=args.show_com,
+        plots=tuple(args.plot),
+        inspector=args.inspector,
     )
 
 
@@ -281,6 +324,8 @@ def _screenshot(args: argparse.Namespace) -> int:
         at_s=args.at,
         size=args.window_size,
         overwrite=args.overwrite,
+        plots=tuple(args.plot),
+        inspector=args.inspector,
     )
     _out(
         f"{shot.path}: {shot.width}x{shot.height} window at "

@@ -292,15 +292,28 @@ def _toggles(options: ViewOptions) -> dict[str, bool]:
 
 
 def open_player(
-    paths: Sequence[Path], *, speed: float | None = None, show_com: bool = False
+    paths: Sequence[Path],
+    *,
+    speed: float | None = None,
+    show_com: bool = False,
+    plots: tuple[tuple[str, ...], ...] = (),
+    inspector: bool = False,
 ) -> int:
-    """Open the player window on ``paths`` and run until it closes; return 0."""
+    """Open the player window on ``paths`` and run until it closes; return 0.
+
+    ``plots`` (one tuple of channel keys per plot) replaces the remembered
+    plot selection; ``inspector`` opens the inspector dock.
+    """
     app = ensure_app()
     window = MainWindow()
     if speed is not None:
         window.session.clock.set_speed(speed)
     if show_com:
         window.session.options.update(show_com=True)
+    if plots:
+        window.session.options.update(plots=plots)
+    if inspector:
+        window.inspector_dock.show()
     window.show()
     window.open_files(list(paths))
     return int(app.exec())

@@ -313,6 +313,43 @@ def test_cli_screenshot_draws_the_whole_window_at_the_time_asked(
     assert "t = 0.200 s" in capsys.readouterr().out
 
 
+def test_cli_plot_options_open_one_plot_each_split_outside_brackets() -> None:
+    from app.cli import _parse
+
+    args = _parse(
+        [
+            "run.fsr",
+            "--plot",
+            "observations.arm[q0],observations.arm[q1]",
+            "--plot",
+            "q",
+        ]
+    )
+    assert args.plot == [("observations.arm[q0]", "observations.arm[q1]"), ("q",)]
+
+
+def test_cli_screenshot_with_plots_draws_them_under_the_views(
+    reach_take: Path, tmp_path: Path
+) -> None:
+    bare, plotted = tmp_path / "bare.png", tmp_path / "plotted.png"
+    common = [str(reach_take), "--at", "0.2", "--size", "960x600"]
+    assert main([*common, "--screenshot", str(bare)]) == 0
+    arm = "observations.arm"
+    assert (
+        main([*common, "--screenshot", str(plotted), "--plot", f"{arm}[q0],{arm}[q1]"])
+        == 0
+    )
+    # The plot dock takes the bottom of the window: its rows now differ.
+    rows = range(480, 560)
+    bare_image, plotted_image = QImage(str(bare)), QImage(str(plotted))
+    changed = sum(
+        bare_image.pixel(x, y) != plotted_image.pixel(x, y)
+        for y in rows
+        for x in range(0, 960, 8)
+    )
+    assert changed > len(rows) * 120 // 4
+
+
 def test_cli_player_refuses_a_missing_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
