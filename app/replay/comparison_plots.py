@@ -42,7 +42,9 @@ _AXIS_WIDTH_PX: Final = 64
 _EMPTY_TEXT: Final = (
     "No comparison for the playing file: Replay → Re-simulate… or Compare with…"
 )
-ERROR_LABEL: Final = "|replayed - recorded| (log)"
+ERROR_LABEL: Final = "error (log)"
+#: What the error plot shows, said in its tooltip.
+ERROR_TOOLTIP: Final = "|replayed - recorded| per channel: the largest of its columns"
 _NO_ERROR_TEXT: Final = "no error: every compared sample is equal"
 
 
@@ -100,6 +102,7 @@ class ComparisonPlots(QWidget):
         self.error_plot = self._plot()
         self.error_plot.setXLink(self.overlay_plot)
         self.error_plot.getPlotItem().setLabel("left", ERROR_LABEL)
+        self.error_plot.setToolTip(ERROR_TOOLTIP)
         self.error_plot.getPlotItem().setLogMode(x=False, y=True)
 
         self.error_plot.getPlotItem().setLabel("bottom", "time [s]")
