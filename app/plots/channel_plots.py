@@ -141,6 +141,7 @@ class ChannelPlots(QWidget):
         self._position_s = 0.0
         self._range_s = (0.0, 0.0)
         self._shown_model: RecordingModel | None = None
+        self._companion: tuple[RecordingModel, str] | None = None
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(2)
@@ -182,6 +183,20 @@ class ChannelPlots(QWidget):
         if plots == self._plots:
             return
         self._plots = plots
+        self._rebuild()
+
+    def set_companion(self, model: RecordingModel | None, label: str = "") -> None:
+        """Draw the same series of ``model`` dashed over each line, named ``label``.
+
+        A comparison's other file (e.g. the replay of the playing recording);
+        None draws the playing recording alone.
+        """
+        shown = self._companion
+        if (model is None and shown is None) or (
+            shown is not None and shown[0] is model and shown[1] == label
+        ):
+            return
+        self._companion = None if model is None else (model, label)
         self._rebuild()
 
     def set_position(self, play_time_s: float) -> None:
@@ -236,7 +251,8 @@ class ChannelPlots(QWidget):
         plot.setLabel("left", series_label(series))
         plot.getViewBox().setAutoVisible(y=True)
         # One row at the top right, over the newest data least often.
-        legend = plot.addLegend(offset=(-8, 4), colCount=max(1, len(series)))
+        columns = len(series) * (1 if self._companion is None else 2)
+        legend = plot.addLegend(offset=(-8, 4), colCount=max(1, columns))
         cursor = pg.InfiniteLine(self._position_s, angle=90, movable=True)
         cursor.setZValue(10)
         plot.addItem(cursor, ignoreBounds=True)
@@ -248,6 +264,7 @@ class ChannelPlots(QWidget):
             drawn = plot.plot(pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=name)
             drawn.curve.setCacheMode(_CACHED)
             panel.lines.append(_Line(drawn, item, extent_indices(item.y)))
+            self._add_companion_line(panel, item, name, color)
         for name in ("left", "bottom"):
             plot.getAxis(name).setCacheMode(_CACHED)
         self._style_panel(panel, legend)
@@ -255,6 +272,21 @@ class ChannelPlots(QWidget):
         self._layout.addWidget(widget)
         widget.show()
         return panel
+
+    def _add_companion_line(
+        self, panel: _Panel, item: Series, name: str, color: str
+    ) -> None:
+        """Draw the companion's series of ``item``'s key dashed (if it has it)."""
+        if self._companion is None:
+            return
+        model, label = self._companion
+        other = next(iter(resolve_key(model, item.key)), None)
+        if other is None:
+            return
+        pen = pg.mkPen(color, width=LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine)
+        drawn = panel.widget.getPlotItem().plot(pen=pen, name=f"{name} {label}")
+        drawn.curve.setCacheMode(_CACHED)
+        panel.lines.append(_Line(drawn, other, extent_indices(other.y)))
 
     def _connect_panel(self, panel: _Panel) -> None:
         panel.view.sigXRangeChanged.connect(lambda *_: self._on_view_changed(panel))

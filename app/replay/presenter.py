@@ -2,8 +2,9 @@
 
 The comparison dock (overlay and error plots, the verdict) shows the last
 comparison made. While one of its two files plays, the timeline marks the
-first divergence (hover: channel, time, error) and the inspector lists the
-verdict, the files, the replay and every channel.
+first divergence (hover: channel, time, error), the inspector lists the
+verdict, the files, the replay and every channel, and the channel plots draw
+the other file's series dashed over the playing one's.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def divergence_label(report: ComparisonReport) -> str | None:
         f"{divergence.time_s:.3f} s, error {divergence.error:.3g} "
         f"> tolerance {comparison.tolerance:g}"
     )
+
+
+def _other_side(
+    report: ComparisonReport, model: RecordingModel
+) -> tuple[RecordingModel, str]:
+    """Return the side of ``report`` that is not playing, and its legend label."""
+    if model.path.resolve() == report.reference.path.resolve():
+        return report.candidate, report.candidate_label
+    return report.reference, "recorded" if report.replay else report.reference.path.name
 
 
 class ComparisonPresenter(QObject):
@@ -83,7 +93,9 @@ class ComparisonPresenter(QObject):
         if report is None or model is None or not report.involves(model.path):
             timeline.set_divergence(None)
             inspector.set_comparison(None)
+            self._window.plots.set_companion(None)
             return
+        self._window.plots.set_companion(*_other_side(report, model))
         label = divergence_label(report)
         comparison = report.comparison
         divergence = None if comparison is None else comparison.first_divergence

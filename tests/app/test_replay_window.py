@@ -11,9 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMenu
+from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt
+from PySide6.QtGui import QAction, QMouseEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QMenu,
+    QToolTip,
+)
 from pytestqt.qtbot import QtBot
 
 from app.main_window import MainWindow
@@ -347,3 +353,85 @@ def test_comparing_the_playing_file_with_itself_is_refused_in_words(
     box = _replay(window).message_box
     assert box is not None
     assert not box.isModal()
+
+
+def test_the_channel_plots_draw_the_replay_dashed_over_the_recording(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    window.session.options.update(plots=(("q[q1]",),))
+    assert window.plots.series_names(0) == ["q1"]
+
+    _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
+
+    assert window.plots.series_names(0) == ["q1", "q1 replayed"]
+    widget = window.plots.plot_widget(0)
+    styles = [item.opts["pen"].style() for item in widget.getPlotItem().listDataItems()]
+    assert styles == [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine]
+
+
+def test_hovering_the_divergence_on_the_timeline_names_channel_and_time(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
+    divergence = window.timeline.divergence
+    assert divergence is not None
+    where = QPointF(window.timeline.x_of(divergence[0]), 20.0)
+    move = QMouseEvent(
+        QEvent.Type.MouseMove,
+        where,
+        QPointF(window.timeline.mapToGlobal(where)),
+        Qt.MouseButton.NoButton,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+
+    QApplication.sendEvent(window.timeline, move)
+    qtbot.waitUntil(lambda: QToolTip.text() == divergence[1])
+
+    assert f"at {divergence[0]:.3f} s" in QToolTip.text()
+
+
+def test_clicking_the_error_plot_seeks_the_recording(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
+    plots = _replay(window).presenter.dock.plots
+    view = plots.error_plot.getPlotItem().getViewBox()
+    qtbot.waitUntil(lambda: view.width() > 50)
+    scene_point = view.mapViewToScene(QPointF(0.3, 0.0))
+    where = plots.error_plot.mapFromScene(scene_point)
+
+    with qtbot.waitSignal(window.session.clock.position_changed):
+        qtbot.mouseClick(
+            plots.error_plot.viewport(), Qt.MouseButton.LeftButton, pos=where
+        )
+
+    assert window.session.clock.position_s == pytest.approx(0.3, abs=0.01)
+    assert plots.cursor_positions()[0] == pytest.approx(0.3, abs=0.01)
+
+
+def test_a_preflight_refusal_is_a_non_modal_message_naming_the_file(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    source = takes["pushed"]
+    before = _names(source.parent)
+    _open(qtbot, window, source)
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    dialog.simulator_combo.setCurrentText("mujoco")
+
+    with qtbot.waitSignal(_replay(window).failed, timeout=_REPLAY_TIMEOUT_MS) as failed:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+
+    message = str(failed.args[0])
+    assert str(source) in message
+    assert "not a MuJoCo recording" in message
+    box = _replay(window).message_box
+    assert box is not None
+    assert box.isVisible()
+    assert not box.isModal()
+    assert box.text() == message
+    assert _names(source.parent) == before
+    assert _replay(window).progress is None
