@@ -84,10 +84,7 @@ def take_screenshot(
         views = window.camera_area.views
         _wait(
             app,
-            lambda: all(
-                view.wanted_index is None or view.shown_index == view.wanted_index
-                for view in views
-            ),
+            lambda: all(view.settled for view in views),
             "camera frames",
         )
         window.resize(*size)

@@ -98,6 +98,14 @@ class FrameView(QWidget):
         return self._canvas.wanted_index(self._clock.position_s)
 
     @property
+    def settled(self) -> bool:
+        """Whether the view draws what the clock wants: its frame or its error."""
+        wanted = self.wanted_index
+        if wanted is None or wanted == self.shown_index:
+            return True
+        return self._canvas is not None and self._canvas.error_index == wanted
+
+    @property
     def busy(self) -> bool:
         """Whether a decode is in flight."""
         return bool(self._in_flight)

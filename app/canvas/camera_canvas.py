@@ -248,6 +248,11 @@ class CameraCanvas:
         """Index of the decoded frame the canvas holds (None before the first)."""
         return None if self._cached is None else self._cached.index
 
+    @property
+    def error_index(self) -> int | None:
+        """Index of the frame that failed to decode (its error tile is drawn)."""
+        return None if self._error is None else self._error[0]
+
     def store(
         self, index: int, frame: RGBFrame, calibration: Calibration | None
     ) -> None:
