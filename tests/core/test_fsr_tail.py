@@ -72,3 +72,23 @@ def test_a_recovered_copy_names_what_was_kept_and_shades_the_same_tail(
     assert reason.startswith("recovered copy, ")
     assert "% of the damaged file kept" in reason
     assert "records" in reason
+
+
+def test_camera_frames_of_a_crashed_file_still_decode(tmp_path: Path) -> None:
+    from fsr_core.adapters.planar_arm.demos import _take_documents
+    from fsr_core.adapters.planar_arm.recorder import record_run
+    from fsr_core.adapters.planar_arm.scenario import Scenario
+
+    document = _take_documents()["01_reach"]
+    front = dict(document["cameras"][0], width=80, height=60, rate_hz=10.0)
+    document.update(duration_s=0.3, cameras=[front])
+    take = tmp_path / "take.fsr"
+    record_run(Scenario.from_json(document), take)
+    crashed = tmp_path / "crashed.fsr"
+    crashed.write_bytes(take.read_bytes()[:-40])
+
+    model = open_recording(crashed)
+    (track,) = model.cameras
+    frame, calibration = track.fetch(len(track.times_s) - 1)
+    assert (frame.width, frame.height) == (80, 60)
+    assert calibration is not None
