@@ -2,9 +2,10 @@
 
 Every source (FSR files, skelarm logs, later LeRobot and MCAP) builds one
 :class:`RecordingModel`: timelines, channels, cameras, the planar kinematics
-needed to draw the arm, task overlays, markers, panel readouts, provenance,
-the validation state and what can re-render or re-simulate it. Views only
-read this model; they never parse a file.
+needed to draw the arm or the recorded 3D scene geometry, task overlays,
+markers, panel readouts, provenance, the validation state and what can
+re-render or re-simulate it. Views only read this model; they never parse a
+file.
 
 Time: each generation has its own simulation clock (a reset restarts it), so
 the model lays generations end to end on one *play time* axis, in seconds:
@@ -29,11 +30,14 @@ from fsr_core.media import RGBFrame
 __all__ = [
     "CameraTrack",
     "Channel",
+    "GeometryMesh",
     "Integrity",
     "Marker",
     "MarkerKind",
     "PlanarKinematics",
     "RecordingModel",
+    "SceneGeometry",
+    "SceneTarget",
     "Segment",
     "TaskOverlay",
     "Timeline",
@@ -208,6 +212,50 @@ class TaskOverlay:
     active_index: int | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class GeometryMesh:
+    """One recorded mesh: triangles in the frame of the body that carries it."""
+
+    name: str
+    body: int
+    """Index into :attr:`SceneGeometry.bodies`."""
+    kind: str
+    """What it was in the simulator (``box``, ``sphere``, ``plane``, ``mesh`` ...)."""
+    vertices_m: FloatArray
+    """Shape (N, 3), in the body's frame."""
+    faces: npt.NDArray[np.int64]
+    """Shape (M, 3), indices into ``vertices_m``."""
+    rgba: tuple[float, float, float, float] = (0.6, 0.62, 0.66, 1.0)
+
+
+@dataclass(frozen=True)
+class SceneTarget:
+    """A 3D target drawn over the scene and projected into camera frames."""
+
+    name: str
+    position_m: tuple[float, float, float]
+    radius_m: float
+
+
+@dataclass(frozen=True, eq=False)
+class SceneGeometry:
+    """A 3D scene: meshes on bodies, the bodies' world poses over time, targets."""
+
+    bodies: tuple[str, ...]
+    meshes: tuple[GeometryMesh, ...]
+    times_s: FloatArray
+    """Play times of the pose samples, increasing."""
+    poses: FloatArray
+    """Shape (T, len(bodies), 7): ``x y z qx qy qz qw`` per body and sample."""
+    targets: tuple[SceneTarget, ...] = ()
+
+    def poses_at(self, play_time_s: float) -> FloatArray:
+        """Return every body's pose in force at ``play_time_s`` (the first before)."""
+        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
+        result: FloatArray = self.poses[max(found, 0)]
+        return result
+
+
 @dataclass(frozen=True)
 class CameraTrack:
     """One camera: when its frames are, and how to fetch one (on a worker thread).
@@ -238,6 +286,8 @@ class RecordingModel:
     channels: dict[str, Channel]
     cameras: tuple[CameraTrack, ...] = ()
     kinematics: PlanarKinematics | None = None
+    geometry: SceneGeometry | None = None
+    """Recorded 3D scene geometry, drawn when there is no planar arm."""
     joint_channel: str | None = None
     overlays: dict[int, TaskOverlay] = field(default_factory=dict)
     active_target_channel: str | None = None

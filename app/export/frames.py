@@ -1,6 +1,7 @@
 """What an exported frame shows: the window's canvases (and panel) drawn as RGB.
 
-``view`` ``"scene"`` draws the planar scene, ``"camera"`` one camera's frames
+``view`` ``"scene"`` draws the scene (the planar arm, or a recorded 3D scene
+such as a MuJoCo run's geometry), ``"camera"`` one camera's frames
 with their overlays, ``"both"`` the two side by side; the readout panel goes on
 the right. Each part is painted by the same code that draws the window.
 """
@@ -71,17 +72,18 @@ class FrameSource:
         from PySide6.QtCore import QRectF
         from PySide6.QtGui import QImage
 
-        from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+        from app.canvas.camera_canvas import CameraOptions
+        from app.canvas.geometry_canvas import camera_canvas_for, scene_canvas_for
         from app.canvas.panel import ReadoutPanel
-        from app.canvas.scene_canvas import SceneCanvas, SceneOptions
+        from app.canvas.scene_canvas import SceneOptions
 
         name = check_view(model, view, camera)
         width, height = size
         views: list[Any] = []
         if view in ("scene", "both"):
-            views.append(SceneCanvas(model, SceneOptions(show_com=show_com)))
+            views.append(scene_canvas_for(model, SceneOptions(show_com=show_com)))
         if name is not None:
-            views.append(CameraCanvas(model, name, CameraOptions()))
+            views.append(camera_canvas_for(model, name, CameraOptions()))
         parts: list[tuple[Any, Any]] = [
             (canvas, QRectF(index * width, 0, width, height))
             for index, canvas in enumerate(views)

@@ -1,4 +1,8 @@
-"""The scene view: the recording's robot drawn at the clock's position."""
+"""The scene view: the recording's robot drawn at the clock's position.
+
+A planar arm is drawn by :class:`SceneCanvas`, a recorded 3D scene (e.g. a
+MuJoCo run) by :class:`GeometryCanvas`; :func:`scene_canvas_for` picks.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.canvas import SceneCanvas, SceneOptions
+from app.canvas.geometry_canvas import GeometryCanvas, scene_canvas_for
 from app.state import PlaybackClock, ViewOptions
 from fsr_core.recording import RecordingModel
 
@@ -29,7 +34,7 @@ class SceneView(QWidget):
     def __init__(self, clock: PlaybackClock, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._clock = clock
-        self._canvas: SceneCanvas | None = None
+        self._canvas: SceneCanvas | GeometryCanvas | None = None
         self._options = ViewOptions()
         self._painted_s: float | None = None
         self.setMinimumSize(240, 200)
@@ -37,7 +42,7 @@ class SceneView(QWidget):
         clock.position_changed.connect(self._on_clock_position_changed)
 
     @property
-    def canvas(self) -> SceneCanvas | None:
+    def canvas(self) -> SceneCanvas | GeometryCanvas | None:
         """The canvas drawn (None without a recording)."""
         return self._canvas
 
@@ -49,7 +54,9 @@ class SceneView(QWidget):
     def set_model(self, model: RecordingModel | None) -> None:
         """Draw this recording."""
         self._canvas = (
-            None if model is None else SceneCanvas(model, scene_options(self._options))
+            None
+            if model is None
+            else scene_canvas_for(model, scene_options(self._options))
         )
         self.update()
 
@@ -57,7 +64,7 @@ class SceneView(QWidget):
         """Draw with these toggles."""
         self._options = options
         if self._canvas is not None:
-            self._canvas = SceneCanvas(self._canvas.model, scene_options(options))
+            self._canvas = scene_canvas_for(self._canvas.model, scene_options(options))
         self.update()
 
     def sizeHint(self) -> QSize:  # noqa: N802

@@ -25,6 +25,7 @@ from fsr_core.recording import (
     TaskOverlay,
     Timeline,
 )
+from fsr_core.sources.fsr_geometry import load_geometry
 from fsr_core.sources.skelarm.converted import is_converted_log, load_converted
 
 __all__ = ["load_fsr"]
@@ -328,6 +329,7 @@ def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
             channels=channels,
             cameras=_camera_tracks(reader, source, timeline),
             kinematics=_kinematics(reader.metadata) if planar else None,
+            geometry=load_geometry(reader, timeline),
             joint_channel=joint,
             overlays=_overlays(reader),
             active_target_channel=active,

@@ -1,0 +1,148 @@
+"""A recorded 3D scene (MuJoCo) in the scene view, the camera view and the export.
+
+The recordings are made with MuJoCo (the test extra has it); viewing them
+needs nothing but the recording.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from pytestqt.qtbot import QtBot
+
+from app.canvas import SceneCanvas, qimage_to_rgb
+from app.canvas.geometry_canvas import (
+    GeometryCameraCanvas,
+    GeometryCanvas,
+    camera_canvas_for,
+    scene_canvas_for,
+)
+from app.export.frames import FrameSource
+from app.state import PlaybackClock
+from app.widgets.scene_view import SceneView
+from fsr_core.calibration import project_points
+from fsr_core.format.reader import FsrReader
+from fsr_core.recording import PlanarKinematics, RecordingModel
+from fsr_core.sources.fsr import load_fsr
+
+pytestmark = pytest.mark.gui
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "mujoco"
+WIDTH, HEIGHT = 480, 360
+
+
+def _record(folder: Path, name: str, duration_s: float) -> Path:
+    from fsr_core.adapters.mujoco.runtime import select_gl_backend
+
+    select_gl_backend()  # before MuJoCo is first imported: offscreen EGL/OSMesa
+    pytest.importorskip("mujoco")  # CI has it (the test extra); a guard for local runs
+    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.adapters.mujoco.scenario import load_mujoco_scenario
+
+    scenario = load_mujoco_scenario(EXAMPLES / f"{name}.toml")
+    cameras = tuple(
+        dataclasses.replace(camera, width=160, height=120, codec="png")
+        for camera in scenario.cameras
+    )
+    scenario = dataclasses.replace(scenario, duration_s=duration_s, cameras=cameras)
+    path = folder / f"{name}.fsr"
+    record_mujoco_run(scenario, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def contacts(tmp_path_factory: pytest.TempPathFactory) -> RecordingModel:
+    """Record the contact scene for 0.9 s: the ball falls onto the ramp."""
+    return load_fsr(_record(tmp_path_factory.mktemp("mj_contacts"), "contacts", 0.9))
+
+
+def _is_green(pixel: np.ndarray) -> bool:
+    r, g, b = (int(v) for v in pixel)
+    return g > r + 40 and g > b + 40
+
+
+def test_a_recording_with_geometry_gets_the_geometry_canvases(
+    contacts: RecordingModel,
+) -> None:
+    assert isinstance(scene_canvas_for(contacts), GeometryCanvas)
+    assert isinstance(camera_canvas_for(contacts, "side"), GeometryCameraCanvas)
+    planar = dataclasses.replace(
+        contacts, kinematics=PlanarKinematics(lengths_m=np.array([0.3, 0.2]))
+    )
+    assert isinstance(scene_canvas_for(planar), SceneCanvas)
+
+
+def test_scene_view_draws_the_geometry_at_the_clock_position(
+    qtbot: QtBot, contacts: RecordingModel
+) -> None:
+    clock = PlaybackClock()
+    view = SceneView(clock)
+    qtbot.addWidget(view)
+    view.resize(WIDTH, HEIGHT)
+    view.set_model(contacts)
+    view.show()
+    geometry = contacts.geometry
+    assert geometry is not None
+    clock.set_frames(geometry.times_s)
+    clock.seek(0.5)
+    qtbot.waitUntil(lambda: view.painted_s == pytest.approx(0.5))
+    assert isinstance(view.canvas, GeometryCanvas)
+
+
+@pytest.mark.parametrize("play_time_s", [0.0, 0.85])
+def test_bodies_are_drawn_where_their_recorded_pose_puts_them(
+    contacts: RecordingModel, play_time_s: float
+) -> None:
+    canvas = GeometryCanvas(contacts)
+    pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
+    geometry = contacts.geometry
+    assert geometry is not None
+    ball = geometry.bodies.index("ball")
+    rect = QRectF(0, 0, WIDTH, HEIGHT)
+    x, y = canvas.body_positions(rect, play_time_s)[ball]
+    assert _is_green(pixels[int(y), int(x)])
+    start = canvas.body_positions(rect, 0.0)[ball]
+    assert np.hypot(*(start - (x, y))) > (10 if play_time_s else -1)
+
+
+def test_camera_overlays_project_bodies_and_targets_through_the_frame_calibration(
+    contacts: RecordingModel,
+) -> None:
+    canvas = camera_canvas_for(contacts, "side")
+    overlays = canvas.overlay_pixels(0.5)
+    geometry = contacts.geometry
+    assert geometry is not None
+    with FsrReader.open(contacts.path) as reader:
+        frame = reader.seek_row("sensors.side.camera.rgb", generation=0, tick=250)
+        assert frame is not None
+        tick = reader.record("sensors.side.camera.rgb", frame).tick
+        calibration = reader.calibration("side", generation=0, tick=tick)
+        seq = reader.seek_row("scene.geometry.transforms", generation=0, tick=tick)
+        assert seq is not None
+        poses = reader.record("scene.geometry.transforms", seq).decoded
+    bodies, _ = project_points(poses[1:, :3], calibration.profile, calibration.pose)
+    goal, _ = project_points(
+        np.array([geometry.targets[0].position_m]),
+        calibration.profile,
+        calibration.pose,
+    )
+    np.testing.assert_allclose(overlays["bodies"], bodies)
+    np.testing.assert_allclose(overlays["targets"], goal)
+    assert 0 < goal[0, 0] < 160
+    assert 0 < goal[0, 1] < 120
+
+
+def test_export_frame_draws_the_same_geometry_canvas(contacts: RecordingModel) -> None:
+    source = FrameSource(
+        contacts, size=(WIDTH, HEIGHT), panel=False, show_com=False, view="both"
+    )
+    frame = source.render(0.5)
+    alone = qimage_to_rgb(GeometryCanvas(contacts).render(0.5, WIDTH, HEIGHT))
+    assert frame.shape == (HEIGHT, 2 * WIDTH, 3)
+    differs = np.abs(frame[:, :WIDTH].astype(int) - alone).max(axis=2) > 2
+    assert differs.mean() < 0.005  # the same drawing, up to anti-aliasing
+    assert frame[:, WIDTH:].std() > 10  # the camera frame beside it
