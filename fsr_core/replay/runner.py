@@ -8,9 +8,10 @@ body that writes the records. :func:`run_replay` then:
 - on success writes ``completion: succeeded/REPLAY_COMPLETED`` to
   ``run.lifecycle`` at the body's final clock, so the footer records it too
   (the outcome is decided once, by :class:`~fsr_core.replay.lifecycle.Completion`);
-- turns a cancellation into ``cancelled/REPLAY_CANCELLED`` and any
-  :class:`~fsr_core.errors.FsrError` into ``failed/REPLAY_FAILED``; the
-  writer is aborted then and nothing appears under the output's name;
+- turns a cancellation into ``cancelled/REPLAY_CANCELLED`` and any other
+  error (an :class:`~fsr_core.errors.FsrError`, or an unexpected one, which is
+  logged with its traceback) into ``failed/REPLAY_FAILED``; the writer is
+  aborted then and nothing appears under the output's name;
 - fixes one absolute teardown deadline (the first time the body or the
   runner asks for it) that closing the session and publishing share.
 """
@@ -141,6 +142,14 @@ def run_replay(
         context.teardown()
         logger.info("replay failed: %s", exc)
         return result(ReplayOutcome.FAILED, f"{exc}; nothing was written")
+    except Exception as exc:  # the replay's boundary: it still completes once
+        context.teardown()
+        logger.exception("replay of %s failed unexpectedly", output)
+        return result(
+            ReplayOutcome.FAILED,
+            f"{output}: internal error ({type(exc).__name__}: {exc}); nothing was "
+            "written",
+        )
     return result(
         ReplayOutcome.SUCCEEDED,
         f"{options.mode.value} replay written to {output}",

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from replay_sources import AUTHORED, Written, rewrite
 
+from fsr_core.adapters.planar_arm.resimulation import _Resimulation
 from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.values import Record
@@ -157,6 +158,24 @@ def test_missed_teardown_deadline_fails_and_publishes_nothing(
     assert result.outcome is ReplayOutcome.FAILED
     assert result.reason_code == "REPLAY_FAILED"
     assert "did not finish within its deadline of 0.0 s" in result.message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unexpected_error_in_the_simulator_fails_once_and_publishes_nothing(
+    short_recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any) -> None:
+        raise ZeroDivisionError("the integrator broke")
+
+    monkeypatch.setattr(_Resimulation, "_force", broken)
+
+    result = replay_file(short_recording, tmp_path / "out.fsr", RESIMULATE)
+
+    assert result.outcome is ReplayOutcome.FAILED
+    assert result.reason_code == "REPLAY_FAILED"
+    assert "internal error (ZeroDivisionError: the integrator broke)" in (
+        result.message
+    )
     assert list(tmp_path.iterdir()) == []
 
 
