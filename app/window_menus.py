@@ -188,6 +188,8 @@ def build_menus(window: MainWindow) -> Menus:
     replay_menu = bar.addMenu("&Replay")
     replay_menu.setToolTipsVisible(True)
     replay_menu.addActions(list(replay.actions))
+    replay_menu.addSeparator()
+    replay_menu.addAction(replay.dock_action)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction("&Keys").triggered.connect(lambda _=False: _keys_help(window))
     menus.set_recent(window.settings.recent_files())

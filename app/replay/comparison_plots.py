@@ -39,6 +39,8 @@ __all__ = ["DIVERGENCE_COLOR", "ComparisonDock", "ComparisonPlots"]
 DIVERGENCE_COLOR: Final = "#d62728"
 _LINE_WIDTH_PX: Final = 1.5
 _AXIS_WIDTH_PX: Final = 64
+#: Legend entries per row (recorded and replayed side by side for 4 columns).
+_LEGEND_COLUMNS: Final = 8
 _EMPTY_TEXT: Final = (
     "No comparison for the playing file: Replay → Re-simulate… or Compare with…"
 )
@@ -242,7 +244,7 @@ class ComparisonPlots(QWidget):
         unit = f" [{recorded.unit}]" if recorded.unit else ""
         plot.setLabel("left", f"{recorded.label or name}{unit}")
         label = report.candidate_label
-        plot.legend.setColumnCount(2 * max(recorded.width, 1))
+        plot.legend.setColumnCount(min(2 * max(recorded.width, 1), _LEGEND_COLUMNS))
         for index, column in enumerate(column_names(recorded)):
             color = SERIES_COLORS[index % len(SERIES_COLORS)]
             plot.plot(
@@ -270,7 +272,9 @@ class ComparisonPlots(QWidget):
         if comparison is None:
             return
         plot = self.error_plot.getPlotItem()
-        plot.legend.setColumnCount(max(len(comparison.channels), 1))
+        plot.legend.setColumnCount(
+            min(max(len(comparison.channels), 1), _LEGEND_COLUMNS)
+        )
         drawn = 0
         for index, channel in enumerate(comparison.channels):
             times_s, errors = comparison.error_series(channel.name)

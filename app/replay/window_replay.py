@@ -66,6 +66,8 @@ class WindowReplay(QObject):
         self.resimulate_action = self._action(ReplayMode.RESIMULATE)
         self.compare_action = QAction("&Compare with…", window)
         self.compare_action.triggered.connect(lambda _=False: self.choose_other())
+        self.dock_action = self.presenter.dock.toggleViewAction()
+        self.dock_action.setText("Show c&omparison")
         window.installEventFilter(self)
         self._update_actions()
 

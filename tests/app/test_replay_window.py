@@ -155,6 +155,7 @@ def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges
     assert report.replay is not None
     plots = _replay(window).presenter.dock.plots
     assert _replay(window).presenter.dock.isVisible()
+    assert _action(window, "Show comparison").isChecked()
     assert plots.channel_combo.currentText() == "q"
     legend = plots.legend_names(plots.overlay_plot)
     assert legend[:2] == ["q0 recorded", "q0 replayed"]
