@@ -68,7 +68,7 @@ AXIS_COLORS: Final[tuple[Rgb, Rgb, Rgb]] = (
 _AZIMUTH_DEG: Final = -55.0
 _ELEVATION_DEG: Final = 24.0
 _FOVY_DEG: Final = 36.0
-_MARGIN: Final = 1.08
+_MARGIN: Final = 1.15
 _POSE_SAMPLES: Final = 64
 _AMBIENT: Final = 0.42
 
@@ -141,7 +141,6 @@ class SceneView3d:
         points = _scene_points(geometry)
         low, high = points.min(axis=0), points.max(axis=0)
         center = 0.5 * (low + high)
-        radius = max(0.5 * float(np.linalg.norm(high - low)), 1e-3)
         azimuth, elevation = np.radians([_AZIMUTH_DEG, _ELEVATION_DEG])
         side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0, 1.0, 0])
         side = side - up * float(side @ up)
@@ -152,14 +151,18 @@ class SceneView3d:
             * (math.cos(azimuth) * side + math.sin(azimuth) * across)
             + math.sin(elevation) * up
         )
-        distance = _MARGIN * radius / math.sin(math.radians(_FOVY_DEG) / 2.0)
         forward = -toward_eye
         right = np.cross(forward, up)
         right /= np.linalg.norm(right)
         camera_up = np.cross(right, forward)
-        return cls(
-            center + distance * toward_eye, np.stack([right, camera_up, forward])
-        )
+        axes = np.stack([right, camera_up, forward])
+        # The nearest eye distance at which every point projects inside the
+        # field of view (shrunk by the margin): |x| / (z + d) <= tan(fovy / 2).
+        offsets = (points - center) @ axes.T
+        slope = math.tan(math.radians(_FOVY_DEG) / 2.0) / _MARGIN
+        spread = np.abs(offsets[:, :2]).max(axis=1) / slope - offsets[:, 2]
+        distance = max(float(spread.max()), 1e-3)
+        return cls(center + distance * toward_eye, axes)
 
     def camera(self, points_m: FloatArray) -> FloatArray:
         """World points in camera axes (x right, y up, z depth ahead)."""
@@ -345,7 +348,11 @@ class GeometryCanvas:
             if target.name:
                 painter.setFont(_font(max(11.0, 0.022 * rect.height())))
                 painter.setPen(_color(TEXT_COLOR))
-                painter.drawText(center + QPointF(ring + 4.0, -ring), target.name)
+                width = QFontMetricsF(painter.font()).horizontalAdvance(target.name)
+                shift = ring + 4.0
+                if center.x() + shift + width > rect.right():  # keep it inside
+                    shift = -shift - width
+                painter.drawText(center + QPointF(shift, -ring), target.name)
 
     def _paint_axes(self, painter: QPainter, rect: QRectF) -> None:
         """Draw a small world-axes gizmo in the lower left corner."""
