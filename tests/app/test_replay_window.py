@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.main_window import MainWindow
-from app.replay import ComparisonReport
+from app.replay import ComparisonReport, ReplayRequest
 from app.replay.dialog import ReplayDialog
 from app.replay.window_replay import WindowReplay
 from app.state.session import PlayerSession
@@ -31,7 +31,7 @@ from app.workers import run_inline
 from fsr_core.adapters.skelarm.availability import (
     unavailable_reason as skelarm_unavailable_reason,
 )
-from fsr_core.replay.protocol import ReplayMode
+from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 
 pytestmark = pytest.mark.gui
 
@@ -444,3 +444,47 @@ def test_a_preflight_refusal_is_a_non_modal_message_naming_the_file(
     assert box.text() == message
     assert _names(source.parent) == before
     assert _replay(window).progress is None
+
+
+def test_a_replay_that_fails_while_running_says_why_and_lists_nothing(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path], tmp_path: Path
+) -> None:
+    source = takes["pushed"]
+    _open(qtbot, window, source)
+    request = ReplayRequest(
+        source=source,
+        output=tmp_path / "gone" / "out.fsr",
+        options=ReplayOptions(mode=ReplayMode.RESIMULATE),
+    )
+
+    with qtbot.waitSignal(_replay(window).failed, timeout=_REPLAY_TIMEOUT_MS) as failed:
+        _replay(window).start(request)
+
+    message = str(failed.args[0])
+    assert "cannot open output folder" in message
+    assert "nothing was written" in message
+    assert window.status_label.text() == message
+    assert not (tmp_path / "gone").exists()
+    assert len(window.session.playlist.entries) == 1
+
+
+def test_a_tolerance_typed_in_the_dialog_judges_the_replay(
+    qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
+) -> None:
+    _open(qtbot, window, takes["pushed"])
+    dialog = _dialog(qtbot, window, "Re-simulate…")
+    dialog.tolerance_edit.clear()
+    qtbot.keyClicks(dialog.tolerance_edit, "-1")
+    refused = dialog.problem_label.text()
+    dialog.tolerance_edit.clear()
+    qtbot.keyClicks(dialog.tolerance_edit, "1000")
+
+    report = _run(qtbot, window, dialog)
+
+    assert "tolerance must be a number >= 0" in refused
+    assert report.comparison is not None
+    assert report.comparison.tolerance == 1000.0
+    assert report.comparison.within_tolerance
+    assert not report.comparison.exact
+    assert _comparison_rows(window)["verdict"].startswith("within tolerance 1000")
+    assert window.timeline.divergence is None
