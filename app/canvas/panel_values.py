@@ -28,6 +28,7 @@ __all__ = [
     "JointValue",
     "PanelValues",
     "Readout",
+    "force_text",
     "panel_rows",
     "panel_values",
 ]
@@ -68,7 +69,10 @@ class JointValue:
     @property
     def degrees_text(self) -> str:
         """Return the angle as shown, like ``"42°"`` (``"n/a"`` when unknown)."""
-        return f"{math.degrees(self.angle_rad):.0f}°" if self.finite else "n/a"
+        if not self.finite:
+            return "n/a"
+        text = f"{math.degrees(self.angle_rad):.0f}"
+        return f"{'0' if text == '-0' else text}°"  # -0.3° shows as 0°, as skelarm
 
     @property
     def min_text(self) -> str:
@@ -276,6 +280,17 @@ def _tip_speed(
     return _finite(math.hypot(vx, vy))
 
 
+def force_text(newtons: float) -> str:
+    """Return a force magnitude as shown: one decimal, three figures below 1 N.
+
+    A skelarm mouse push is often a fraction of a newton; skelarm's player
+    shows three significant figures, so ``0.0538`` is not shown as ``0.1``.
+    """
+    if 0 < abs(newtons) < 1:
+        return f"{newtons:.3g}"
+    return f"{newtons:.1f}"
+
+
 def _readout(model: RecordingModel, key: str, play_time_s: float) -> Readout:
     value: float | None = None
     text = MISSING_TEXT
@@ -284,7 +299,7 @@ def _readout(model: RecordingModel, key: str, play_time_s: float) -> Readout:
         if force is not None and len(force) >= 2:
             value = _finite(math.hypot(force[0], force[1]))
         if value is not None:
-            text = f"{value:.1f} N"
+            text = f"{force_text(value)} N"
     elif key == FRICTION:
         value = _recorded(model, "friction", play_time_s)
         if value is not None:

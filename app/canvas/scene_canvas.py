@@ -32,6 +32,7 @@ from PySide6.QtGui import (
 )
 
 from app.canvas.images import paint_to_image
+from app.canvas.panel_values import force_text
 from fsr_core.adapters.planar_arm.render import (
     ACTIVE_TARGET_COLOR,
     BASE_COLOR,
@@ -450,7 +451,7 @@ class SceneCanvas:
         painter.setBrush(color)
         painter.drawPolygon(_polygon(tip_points))
         painter.setFont(_font(max(11.0, 0.95 * width), bold=True))
-        label = f"{magnitude:.1f} N"
+        label = f"{force_text(magnitude)} N"
         metrics = QFontMetricsF(painter.font())
         box = metrics.boundingRect(label)
         reach_out = 0.5 * (

@@ -95,3 +95,7 @@ def _register_builtins() -> None:
         from fsr_core.adapters.mujoco.adapter import MujocoAdapter
 
         _REGISTRY["mujoco"] = _Entry(MujocoAdapter)
+    if "skelarm" not in _REGISTRY:
+        from fsr_core.adapters.skelarm.adapter import SkelarmAdapter
+
+        _REGISTRY["skelarm"] = _Entry(SkelarmAdapter)

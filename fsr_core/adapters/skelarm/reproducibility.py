@@ -47,7 +47,8 @@ class ResimulationPlan:
     """Why it cannot run (``None`` when it can)."""
     notes: tuple[str, ...]
     recorded_force: bool
-    """Whether the log has an ``ext_force`` channel to replay as a force."""
+    """Whether the log has an ``ext_force`` channel: its recorded inputs (force,
+    friction, target switches) can be replayed (``with_recorded_force``)."""
 
 
 def _task_duration(config: Mapping[str, Any]) -> float | None:
@@ -76,11 +77,14 @@ def _interactive_notes(
         )
     if force:
         notes.append(
-            "the recorded pushes (ext_force) can be replayed as a recorded force "
-            "(with_recorded_force); skelarm's re-simulation has no force input, so "
-            "they are added to its controller's torque as J(q)^T F(t), with the "
-            "recorded friction as -c(t) dq, holding each recorded frame's value: "
-            "close to, not equal to, the recording"
+            "the recorded inputs can be replayed instead (with_recorded_force): the "
+            "pushes (ext_force) and friction added to the controller's torque as "
+            "J(q)^T F - c dq and the active-target switches retargeting the "
+            "controller, each physics step, as skelarm's simulator applies them, "
+            "over the recorded span; skelarm's rerun_log has no input for them, so "
+            "the run is driven through skelarm's simulate_controlled. q and dq then "
+            "follow the recording to rounding; tau is logged at the start of each "
+            "step, the simulator's at the end of each frame, so the two differ"
         )
     return notes
 
@@ -113,5 +117,9 @@ def plan_resimulation(
             "not bit for bit"
         )
         return ResimulationPlan(Reproducibility.WITHIN_TOLERANCE, None, (note,), force)
-    note = "a headless scenario log: skelarm re-runs it exactly (bit for bit)"
+    note = (
+        "a headless scenario log: skelarm re-runs it exactly (bit for bit) on the "
+        "same platform; another machine's BLAS kernels may change the last bits "
+        "(compare shows errors near 1e-13 then)"
+    )
     return ResimulationPlan(Reproducibility.EXACT, None, (note,), force)

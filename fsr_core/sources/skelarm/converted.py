@@ -21,11 +21,11 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
-from fsr_core.sources.skelarm.log import check_arrays
+from fsr_core.sources.skelarm.log import CheckedLog, check_arrays
 from fsr_core.sources.skelarm.meta import parse_meta_text
 from fsr_core.sources.skelarm.model import build_model
 
-__all__ = ["is_converted_log", "load_converted"]
+__all__ = ["is_converted_log", "load_converted", "read_converted"]
 
 
 def is_converted_log(metadata: dict[str, Any]) -> bool:
@@ -54,10 +54,8 @@ def _arrays(reader: FsrReader) -> tuple[dict[str, Any], Any]:
     return arrays, times
 
 
-def load_converted(
-    reader: FsrReader, path: Path, integrity: Integrity, reason: str
-) -> RecordingModel:
-    """Build the model of a converted log from its open FSR ``reader``.
+def read_converted(reader: FsrReader, path: Path) -> CheckedLog:
+    """Return the log a converted FSR file holds: its TOML and channels, checked.
 
     Raises
     ------
@@ -71,8 +69,20 @@ def load_converted(
     if times is None:
         raise SchemaError("no skelarm.<channel> streams", path=name)
     arrays["time"] = times
-    checked = check_arrays(arrays, meta, text, name)
-    model = build_model(checked, path)
+    return check_arrays(arrays, meta, text, name)
+
+
+def load_converted(
+    reader: FsrReader, path: Path, integrity: Integrity, reason: str
+) -> RecordingModel:
+    """Build the model of a converted log from its open FSR ``reader``.
+
+    Raises
+    ------
+    SchemaError
+        The kept TOML or the channel streams are not a valid skelarm log.
+    """
+    model = build_model(read_converted(reader, path), path)
     provenance = dict(model.provenance)
     if reader.footer is not None:
         provenance.update(reader.footer.provenance)

@@ -117,24 +117,14 @@ def _target_markers(
     return tuple(markers)
 
 
-def _resimulation(
-    meta: Mapping[str, Any], arrays: Mapping[str, FloatArray]
-) -> str | None:
+def _resimulation(meta: Mapping[str, Any]) -> str | None:
+    """Return why skelarm cannot re-run the log (only without a config)."""
     extra = meta.get("extra")
-    extra = extra if isinstance(extra, dict) else {}
-    if not isinstance(extra.get("source_config"), dict):
+    config = extra.get("source_config") if isinstance(extra, dict) else None
+    if not isinstance(config, dict) or not config:
         return (
-            "no embedded scenario config (a programmatic skelarm run): "
-            "skelarm's rerun_log cannot rebuild it"
-        )
-    if not isinstance(extra.get("run"), dict):
-        return "no resolved run settings ([extra.run]) to re-simulate with"
-    if meta.get("producer") == GUI_PRODUCER or "active_target" in arrays:
-        return (
-            "recorded in skelarm's interactive simulator: mouse-drag forces, GUI "
-            "friction and live target switches shaped the motion and are not "
-            "replayed, so a re-simulation would give the unperturbed scenario, not "
-            "this recording"
+            "cannot re-simulate: no embedded configuration (a programmatic skelarm "
+            "run has no extra.source_config for skelarm's rerun_log)"
         )
     return None
 
@@ -236,5 +226,5 @@ def build_model(log: CheckedLog, source: Path) -> RecordingModel:
         integrity_reason="skelarm log: no checksums",
         report=_report(log, notes),
         can_rerender="skelarm logs have no render state",
-        can_resimulate=_resimulation(log.meta, log.arrays),
+        can_resimulate=_resimulation(log.meta),
     )
