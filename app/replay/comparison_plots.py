@@ -41,6 +41,8 @@ _LINE_WIDTH_PX: Final = 1.5
 _AXIS_WIDTH_PX: Final = 64
 #: Legend entries per row (recorded and replayed side by side for 4 columns).
 _LEGEND_COLUMNS: Final = 8
+#: The error axis with nothing to draw: 1e-9 to 1.
+_EMPTY_LOG_RANGE: Final = (-9.0, 0.0)
 _EMPTY_TEXT: Final = (
     "No comparison for the playing file: Replay → Re-simulate… or Compare with…"
 )
@@ -269,6 +271,7 @@ class ComparisonPlots(QWidget):
     def _draw_errors(self, comparison: Comparison | None) -> None:
         self._clear(self.error_plot)
         self.error_plot.getPlotItem().setTitle(None)
+        self.error_plot.getPlotItem().enableAutoRange(y=True)
         if comparison is None:
             return
         plot = self.error_plot.getPlotItem()
@@ -293,6 +296,7 @@ class ComparisonPlots(QWidget):
             )
         if not drawn:
             plot.setTitle(_NO_ERROR_TEXT, size="9pt")
+            plot.setYRange(*_EMPTY_LOG_RANGE, padding=0)  # log10 units
         if comparison.tolerance > 0:
             first, last = comparison.overlap_s
             plot.plot(
