@@ -54,7 +54,7 @@ COM_COLOR: Final[Color] = (250, 250, 250)
 TARGET_COLOR: Final[Color] = (226, 132, 16)
 ACTIVE_TARGET_COLOR: Final[Color] = (255, 176, 0)
 CURVE_COLOR: Final[Color] = (134, 62, 168)
-FORCE_COLOR: Final[Color] = (28, 150, 68)
+FORCE_COLOR: Final[Color] = (200, 16, 16)  # red, as skelarm draws it
 
 _CHUNK: Final = 8  # polyline samples per depth-sorted piece
 _RING_SEGMENTS: Final = 64
