@@ -20,8 +20,9 @@ INSTALL_HINT = "pip install 'fsr-viewer[skelarm]'"
 
 def unavailable_reason() -> str | None:
     """Return ``None`` when skelarm can run here, else what to do about it."""
-    if sys.version_info < MIN_PYTHON:
-        here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    major, minor = sys.version_info[:2]
+    if (major, minor) < MIN_PYTHON:
+        here = f"{major}.{minor}"
         return (
             f"skelarm needs Python >= 3.12 and this is Python {here}: in a Python "
             f"3.12+ environment, {INSTALL_HINT}"
