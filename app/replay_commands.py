@@ -20,7 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from app.export.command import TerminalProgress
-from fsr_core.errors import FsrError
+from fsr_core.errors import FsrError, TargetExistsError
 from fsr_core.replay.engine import replay_file
 from fsr_core.replay.protocol import (
     CancelToken,
@@ -165,6 +165,13 @@ def run_replay(args: argparse.Namespace) -> int:
                 progress=bar,
                 cancel=cancel,
             )
+    except TargetExistsError as exc:
+        bar.close()
+        sys.stderr.write(
+            f"fsr-viewer replay: {exc.path}: file already exists; pass --overwrite "
+            "to replace it\n"
+        )
+        return EXIT_FAILED
     except FsrError as exc:
         bar.close()
         if getattr(args, "verbose", False):

@@ -116,8 +116,8 @@ def test_existing_output_fails_with_one_line_and_is_kept(
     err = capsys.readouterr().err
     assert code == 1
     assert err == (
-        f"fsr-viewer replay: {output}: file already exists; a replay never "
-        "overwrites it unless asked (overwrite)\n"
+        f"fsr-viewer replay: {output}: file already exists; pass --overwrite to "
+        "replace it\n"
     )
     assert output.read_bytes() == b"mine"
 
