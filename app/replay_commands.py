@@ -182,6 +182,10 @@ def run_replay(args: argparse.Namespace) -> int:
     return _report(args, result)
 
 
+def _unit(result: ReplayResult) -> str:
+    return "frames" if result.mode is ReplayMode.RENDER else "ticks"
+
+
 def _report(args: argparse.Namespace, result: ReplayResult) -> int:
     if result.outcome is ReplayOutcome.CANCELLED:
         sys.stderr.write(f"fsr-viewer replay: {args.file}: {result.message}\n")
@@ -191,7 +195,7 @@ def _report(args: argparse.Namespace, result: ReplayResult) -> int:
         return EXIT_FAILED
     sys.stdout.write(
         f"{result.output}: {result.mode.value} replay of {args.file} on "
-        f"{result.simulator} ({result.reason_code}, {result.steps} steps in "
+        f"{result.simulator} ({result.reason_code}, {result.steps} {_unit(result)} in "
         f"{result.wall_s:.1f} s; source SHA-256 {result.source_sha256})\n"
     )
     for note in result.notes:

@@ -38,7 +38,7 @@ def test_resimulate_writes_the_replay_with_a_progress_bar(
     captured = capsys.readouterr()
     assert code == 0
     assert captured.out.startswith(f"{output}: resimulate replay of {pushed} on ")
-    assert "REPLAY_COMPLETED, 250 steps" in captured.out
+    assert "REPLAY_COMPLETED, 250 ticks" in captured.out
     assert "note: the source was pushed from outside its config" in captured.out
     assert f"compare it: fsr-viewer compare {pushed} {output}" in captured.out
     assert "[##############################] 250/250" in captured.err
@@ -74,7 +74,9 @@ def test_render_writes_a_replay_whose_footer_names_the_mode(
     code = main(["replay", str(pushed), "--mode", "render", "-o", str(output)])
 
     assert code == 0
-    assert "render replay of" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "render replay of" in out
+    assert "(REPLAY_COMPLETED, 15 frames in" in out  # 0.5 s of render state at 30 Hz
     with FsrReader.open(output) as reader:
         assert reader.footer.provenance["mode"] == "render"
 

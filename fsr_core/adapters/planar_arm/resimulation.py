@@ -329,7 +329,8 @@ def _run_generations(run: _Resimulation, writer: FsrWriter) -> FinalClock:
     last = ran - 1
     run.write(LIFECYCLE_STREAM, {"event": "terminal_semantic_cut"}, run.final, last, dt)
     writer.set_provenance(sessions=run.sessions)
-    run.context.report(run.done_ticks, run.total_ticks)
+    # Complete even when as_fast_as_valid stopped before the planned ticks.
+    run.context.report(run.done_ticks, run.done_ticks)
     notes = []
     interactive = run.read.metadata.get("run", {}).get("interactive") is True
     if interactive and run.read.forces is None:

@@ -313,14 +313,17 @@ def test_as_fast_as_valid_stops_once_every_chunk_has_its_terminal_result(
     short_recording: Path, tmp_path: Path
 ) -> None:
     output = tmp_path / "fast.fsr"
+    steps: list[tuple[int, int]] = []
 
     replay_file(
         short_recording,
         output,
         dataclasses.replace(RESIMULATE, timing=Timing.AS_FAST_AS_VALID),
+        progress=lambda done, total: steps.append((done, total)),
     )
 
     with FsrReader.open(output) as reader:
         # The only chunk ends at 0.16 s: tick 80 is the first past its last point.
         assert reader.streams["observations.arm"].last_tick == 80
         assert reader.footer.terminal_cut["tick"] == 80
+    assert steps[-1] == (81, 81)  # the progress ends full, not at 81 of 150
