@@ -33,8 +33,6 @@ from fsr_core.format.streams import StreamKind
 from fsr_core.replay.output import check_output
 from fsr_core.replay.preflight import (
     authored_chunks,
-    check_chunks_fit,
-    check_contract,
     check_generation_plan,
     check_render_source,
     open_checked,
@@ -50,6 +48,7 @@ from fsr_core.replay.protocol import (
     ReplayOptions,
     ReplayResult,
 )
+from fsr_core.replay.target_checks import check_chunks_fit, check_contract
 
 __all__ = ["replay_adapter", "replay_file"]
 
