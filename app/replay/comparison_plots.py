@@ -12,6 +12,7 @@ cursor follows the clock and a click asks for a seek.
 
 from __future__ import annotations
 
+import html
 from typing import Any, Final
 
 import numpy as np
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.plots.channel_plots import SERIES_COLORS
 from app.plots.series_cache import column_names
 from app.replay.report import ComparisonReport, verdict_text
+from app.widgets.plain_text import visible_text
 from fsr_core.compare import ChannelStatus, Comparison
 from fsr_core.recording import Channel
 
@@ -62,6 +64,11 @@ def _positive(errors: np.ndarray) -> np.ndarray:
     """Return the errors a log axis can draw: zero and infinite ones as gaps."""
     floats = _finite(errors)
     return np.where(floats > 0, floats, np.nan)
+
+
+def _markup(text: str) -> str:
+    """Return file-given ``text`` for pyqtgraph labels, which read HTML (U14)."""
+    return html.escape(visible_text(text, 80))
 
 
 def _table(channel: Channel) -> np.ndarray:
@@ -244,7 +251,7 @@ class ComparisonPlots(QWidget):
         recorded = report.reference.channels[name]
         replayed = report.candidate.channels.get(name)
         unit = f" [{recorded.unit}]" if recorded.unit else ""
-        plot.setLabel("left", f"{recorded.label or name}{unit}")
+        plot.setLabel("left", _markup(f"{recorded.label or name}{unit}"))
         label = report.candidate_label
         plot.legend.setColumnCount(min(2 * max(recorded.width, 1), _LEGEND_COLUMNS))
         for index, column in enumerate(column_names(recorded)):
@@ -253,7 +260,7 @@ class ComparisonPlots(QWidget):
                 recorded.times_s,
                 _finite(_table(recorded)[:, index]),
                 pen=pg.mkPen(color, width=_LINE_WIDTH_PX),
-                name=f"{column} recorded",
+                name=_markup(f"{column} recorded"),
                 connect="finite",
             )
             if replayed is None or index >= _table(replayed).shape[1]:
@@ -264,7 +271,7 @@ class ComparisonPlots(QWidget):
                 pen=pg.mkPen(
                     color, width=_LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine
                 ),
-                name=f"{column} {label}",
+                name=_markup(f"{column} {label}"),
                 connect="finite",
             )
 
@@ -291,7 +298,7 @@ class ComparisonPlots(QWidget):
                 pen=pg.mkPen(
                     SERIES_COLORS[index % len(SERIES_COLORS)], width=_LINE_WIDTH_PX
                 ),
-                name=channel.name,
+                name=_markup(channel.name),
                 connect="finite",
             )
         if not drawn:

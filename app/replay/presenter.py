@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Qt
 
 from app.replay.comparison_plots import ComparisonDock
 from app.replay.report import ComparisonReport, inspector_lines, status_text
+from app.widgets.plain_text import visible_text
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
@@ -32,9 +33,9 @@ def divergence_label(report: ComparisonReport) -> str | None:
     divergence = None if comparison is None else comparison.first_divergence
     if comparison is None or divergence is None:
         return None
-    column = f" ({divergence.column})" if divergence.column else ""
+    column = f" ({visible_text(divergence.column)})" if divergence.column else ""
     return (
-        f"first divergence: {divergence.channel}{column} at "
+        f"first divergence: {visible_text(divergence.channel)}{column} at "
         f"{divergence.time_s:.3f} s, error {divergence.error:.3g} "
         f"> tolerance {comparison.tolerance:g}"
     )

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.widgets.plain_text import visible_text
 from fsr_core.compare import ChannelComparison, Comparison
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import ReplayResult
@@ -78,17 +79,20 @@ def verdict_text(report: ComparisonReport) -> str:
         mismatched = [
             c.name for c in comparison.channels if c.verdict not in ("exact", "within")
         ]
-        return f"not comparable: {', '.join(mismatched)} (units or columns differ)"
-    column = f" ({divergence.column})" if divergence.column else ""
+        names = visible_text(", ".join(mismatched))
+        return f"not comparable: {names} (units or columns differ)"
+    column = f" ({visible_text(divergence.column)})" if divergence.column else ""
     return (
-        f"diverges at {divergence.time_s:.3f} s in {divergence.channel}{column}, "
+        f"diverges at {divergence.time_s:.3f} s in "
+        f"{visible_text(divergence.channel)}{column}, "
         f"error {_number(divergence.error)} > {comparison.tolerance:g}"
     )
 
 
 def status_text(report: ComparisonReport) -> str:
     """Return the status bar line: which file against which, and the verdict."""
-    candidate, reference = report.candidate.path.name, report.reference.path.name
+    candidate = visible_text(report.candidate.path.name)
+    reference = visible_text(report.reference.path.name)
     return f"{candidate} vs {reference}: {verdict_text(report)}"
 
 

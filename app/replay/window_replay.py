@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog
 
 from app.replay.availability import MODE_VERBS, replay_block_reason
 from app.replay.dialog import ReplayDialog
@@ -172,7 +172,12 @@ class WindowReplay(QObject):
         self._runner(job)
 
     def _progress_dialog(self, text: str, title: str) -> QProgressDialog:
-        progress = QProgressDialog(text, "Cancel", 0, 0, self._window)
+        progress = QProgressDialog(self._window)
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # file names are untrusted
+        progress.setLabel(label)
+        progress.setCancelButtonText("Cancel")
+        progress.setRange(0, 0)
         progress.setWindowTitle(title)
         progress.setMinimumWidth(380)
         progress.setWindowModality(Qt.WindowModality.NonModal)

@@ -21,6 +21,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from app.widgets.plain_text import tooltip_html
 from fsr_core.recording import Marker, MarkerKind
 
 __all__ = ["DIVERGENCE_COLOR", "MARKER_COLORS", "TimelineScrubber"]
@@ -156,7 +157,8 @@ class TimelineScrubber(QWidget):
             return
         divergence = self._divergence
         if divergence is not None and abs(self.x_of(divergence[0]) - x_px) <= _HOVER_PX:
-            QToolTip.showText(event.globalPosition().toPoint(), divergence[1], self)
+            where = event.globalPosition().toPoint()
+            QToolTip.showText(where, tooltip_html(divergence[1]), self)
             return
         marker = self.marker_at(x_px)
         if marker is not None:

@@ -27,6 +27,7 @@ from app.replay import ComparisonReport, ReplayRequest
 from app.replay.dialog import ReplayDialog
 from app.replay.window_replay import WindowReplay
 from app.state.session import PlayerSession
+from app.widgets.plain_text import tooltip_html
 from app.workers import run_inline
 from fsr_core.adapters.skelarm.availability import (
     unavailable_reason as skelarm_unavailable_reason,
@@ -397,7 +398,7 @@ def test_hovering_the_divergence_on_the_timeline_names_channel_and_time(
     )
 
     QApplication.sendEvent(window.timeline, move)
-    qtbot.waitUntil(lambda: QToolTip.text() == divergence[1])
+    qtbot.waitUntil(lambda: QToolTip.text() == tooltip_html(divergence[1]))
 
     assert f"at {divergence[0]:.3f} s" in QToolTip.text()
 
