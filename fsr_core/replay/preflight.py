@@ -48,6 +48,7 @@ from fsr_core.errors import (
     CorruptRecordError,
     FsrError,
     LimitExceededError,
+    OpenFailedError,
     ReplayError,
 )
 from fsr_core.format.reader import FsrReader
@@ -113,12 +114,20 @@ def open_checked(source: Path, options: ReplayOptions) -> FsrReader:
         raise preflight_error(
             source, f"the source does not have the pinned SHA-256: {exc.reason}"
         ) from exc
+    except OpenFailedError as exc:
+        raise _invalid(source, exc, "the source cannot be opened") from exc
     except FsrError as exc:
         raise _invalid(source, exc) from exc
 
 
-def _invalid(source: Path, exc: FsrError) -> ReplayError:
-    return preflight_error(source, f"the source is not a valid FSR file: {exc}")
+def _invalid(
+    source: Path, exc: FsrError, lead: str = "the source is not a valid FSR file"
+) -> ReplayError:
+    detail = str(exc)
+    named = f"{exc.path}: "
+    if exc.path is not None and detail.startswith(named):
+        detail = detail[len(named) :]  # the replay error names the file once
+    return preflight_error(source, f"{lead}: {detail}")
 
 
 def validate_fully(reader: FsrReader) -> None:

@@ -179,6 +179,8 @@ def test_missing_source_fails_with_one_line(
     err = capsys.readouterr().err
     assert code == 1
     assert err.startswith(f"fsr-viewer replay: {missing}: ")
+    assert err.count(str(missing)) == 1
+    assert "the source cannot be opened: no such file" in err
     assert err.count("\n") == 1
 
 
