@@ -62,6 +62,7 @@ class WindowReplay(QObject):
         self.dialog: ReplayDialog | None = None
         self.progress: QProgressDialog | None = None
         self.message_box: QMessageBox | None = None
+        self._closing = False
         self.render_action = self._action(ReplayMode.RENDER)
         self.resimulate_action = self._action(ReplayMode.RESIMULATE)
         self.compare_action = QAction("&Compare with…", window)
@@ -154,6 +155,7 @@ class WindowReplay(QObject):
 
     def shutdown(self) -> None:
         """Cancel a running replay and wait for its thread (window close)."""
+        self._closing = True
         self.cancel()
         self.wait_done()
 
@@ -211,9 +213,9 @@ class WindowReplay(QObject):
     def _on_job_finished(self, report: object) -> None:
         assert isinstance(report, ComparisonReport)
         self._end()
-        session = self._window.session
-        session.open_paths([report.candidate.path])
-        self.presenter.show_report(report)
+        if not self._closing:  # a closed window loads and checks no more files
+            self._window.session.open_paths([report.candidate.path])
+            self.presenter.show_report(report)
         self.finished.emit(report)
 
     def _on_job_failed(self, message: str) -> None:
