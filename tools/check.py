@@ -2,8 +2,9 @@
 
 The one definition of "checks pass" (STYLE.md section 8). In order: ``ruff format
 --check``, ``ruff check``, ``mypy``, ``lint-imports``, a grep that bans sleeps in
-tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``. With ``--fix``,
-``ruff format`` and ``ruff check --fix`` run first. Every tool comes from the
+tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``, then the tests
+that run skelarm itself in ``.venv312`` when a Python 3.12 or 3.13 exists. With
+``--fix``, ``ruff format`` and ``ruff check --fix`` run first. Every tool comes from the
 environment of the Python running this script, so run it as
 ``.venv/bin/python tools/check.py``.
 """
@@ -90,6 +91,39 @@ def _check_no_sleeps() -> int:
     return 1 if hits else 0
 
 
+SKELARM_TESTS = ("tests/skelarm",)
+"""What the skelarm step runs (``-m skelarm`` selects the tests that need it)."""
+NO_SKELARM_PYTHON = 3
+"""``ensure_skelarm_venv``'s status when no Python 3.12 or 3.13 exists."""
+
+
+def _skelarm_tests() -> int:
+    """Run the skelarm tests in ``.venv312`` (Python >= 3.12, '.[test,skelarm]').
+
+    skelarm needs Python >= 3.12, and this script usually runs on 3.11, where
+    those tests skip. ``tools/venv.sh`` finds a Python 3.12 or 3.13 (``python3.12``,
+    ``python3.13`` or a pyenv version), creates or reuses ``.venv312`` and installs
+    the project with the skelarm extra, then pytest runs the marked tests there.
+    Without such a Python the step says so and passes: nothing could be run.
+    """
+    setup = subprocess.run(
+        ["bash", "-c", "source tools/venv.sh && ensure_skelarm_venv"],
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    if setup.returncode == NO_SKELARM_PYTHON:
+        print(
+            "skelarm tests NOT RUN: skelarm needs Python 3.12 or 3.13 and none exists"
+        )
+        return 0
+    if setup.returncode != 0:
+        return setup.returncode
+    python = REPO_ROOT / ".venv312" / "bin" / "python"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    argv = [str(python), "-m", "pytest", "-q", "-m", "skelarm", *SKELARM_TESTS]
+    return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+
+
 def build_steps(*, fix: bool) -> list[Step]:
     """Return the checks in the order they run.
 
@@ -118,6 +152,7 @@ def build_steps(*, fix: bool) -> list[Step]:
         Step("lint-imports", _command(_script("lint-imports"), "--no-logo")),
         Step("no sleeps in tests", _check_no_sleeps),
         Step("pytest", _command(*_python("-m", "pytest", "-q"), env=test_env)),
+        Step("skelarm tests on Python >= 3.12 (.venv312)", _skelarm_tests),
     ]
     return steps
 
