@@ -102,7 +102,7 @@ def _skelarm_log_reason(model: RecordingModel, mode: ReplayMode) -> str:
     reason = simulator_block_reason(_SKELARM, mode)
     if reason is not None:
         return reason
-    return "a skelarm log is re-simulated from the command line (fsr-viewer replay)"
+    return "the replay engine reads FSR files: a skelarm log cannot be replayed here"
 
 
 def simulator_choices(model: RecordingModel) -> list[str]:

@@ -266,7 +266,7 @@ def test_a_skelarm_log_greys_both_replays_and_says_why(
     assert "no render state" in render.toolTip()
     assert not resimulate.isEnabled()
     reason = skelarm_unavailable_reason()  # this Python (3.11) cannot run skelarm
-    expected = reason if reason is not None else "command line"
+    expected = reason if reason is not None else "cannot be replayed here"
     assert expected in resimulate.toolTip()
     assert expected in resimulate.statusTip()
     assert _action(window, "Compare with…").isEnabled()
