@@ -7,11 +7,15 @@ preempts an earlier one on the axes they share; a chunk whose terminal policy
 is ``controller_default`` stops commanding after its last point and the
 actuator keeps its last value. A chunk ends (its result is ``succeeded``) at
 the first step at or past its last point, or ``cancelled`` when a later chunk
-takes over all its axes before that.
+takes over all its axes before that. A re-simulation may bound how many chunks
+are in flight (started, no terminal result yet): a chunk due while the window
+is full starts at the first step after the oldest one ends, its points then
+counted from that start (``sequential`` is a window of one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -106,8 +110,10 @@ class ControlPlayback:
         actuators: Sequence[Actuator],
         *,
         sequential: bool = False,
+        max_in_flight: int | None = None,
     ) -> None:
-        self._sequential = sequential
+        self._window = 1 if sequential else max_in_flight
+        self._held: set[str] = set()
         self._actuators = tuple(actuators)
         column = {actuator.name: i for i, actuator in enumerate(actuators)}
         self._pending = list(chunks)
@@ -116,14 +122,22 @@ class ControlPlayback:
         self._column = column
 
     def submit_due(self, sim_time_s: float) -> list[AuthoredChunk]:
-        """Start the chunks whose start time has come; return them."""
+        """Start the chunks whose start time has come; return them.
+
+        A chunk held back by a full window starts when admitted, with its
+        points kept relative to that start.
+        """
         started = []
         while (
             self._pending
             and self._pending[0].start_sim_time_s <= sim_time_s + _EPSILON_S
-            and not (self._sequential and self._busy())
         ):
+            if self._window_full():
+                self._held.add(self._pending[0].chunk_id)
+                break
             chunk = self._pending.pop(0)
+            if chunk.chunk_id in self._held:
+                chunk = dataclasses.replace(chunk, start_sim_time_s=sim_time_s)
             columns = np.array([self._column[a] for a in chunk.axes], dtype=np.intp)
             running = _Running(chunk, columns, set(columns.tolist()))
             for other in self._running:
@@ -135,9 +149,16 @@ class ControlPlayback:
             started.append(chunk)
         return started
 
-    def _busy(self) -> bool:
+    def _in_flight(self) -> int:
         done = {result.chunk_id for result in self._results}
-        return any(r.chunk.chunk_id not in done for r in self._running)
+        return sum(r.chunk.chunk_id not in done for r in self._running)
+
+    def _busy(self) -> bool:
+        return self._in_flight() > 0
+
+    def _window_full(self) -> bool:
+        """Whether the chunks without a terminal result fill the admission window."""
+        return self._window is not None and self._in_flight() >= self._window
 
     @property
     def finished(self) -> bool:

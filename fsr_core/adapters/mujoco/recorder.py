@@ -80,6 +80,7 @@ class _Loop:
         chunks: Sequence[AuthoredChunk],
         *,
         sequential: bool = False,
+        max_in_flight: int | None = None,
         until_chunks_done: bool = False,
     ) -> None:
         self.until_chunks_done = until_chunks_done
@@ -88,7 +89,9 @@ class _Loop:
         self.writer = writer
         self.dt_s = float(loaded.model.opt.timestep)
         self.ticks = max(1, math.ceil(scenario.duration_s / self.dt_s - 1e-9))
-        self.playback = ControlPlayback(chunks, loaded.actuators, sequential=sequential)
+        self.playback = ControlPlayback(
+            chunks, loaded.actuators, sequential=sequential, max_in_flight=max_in_flight
+        )
         self.capture = SceneCapture(scenario, loaded, writer)
         self.reported = 0
         self.touching = False
@@ -152,12 +155,14 @@ def simulate_into(
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
     sequential: bool = False,
+    max_in_flight: int | None = None,
     until_chunks_done: bool = False,
 ) -> int:
     """Simulate ``scenario`` from ``loaded``'s state into an open writer.
 
     Writes everything but the completion record; returns the steps run.
     ``sequential`` starts each chunk only after the previous ones ended;
+    ``max_in_flight`` bounds the chunks started and not yet ended;
     ``until_chunks_done`` stops at the step every chunk has ended.
     """
     loop = _Loop(
@@ -166,6 +171,7 @@ def simulate_into(
         writer,
         chunks,
         sequential=sequential,
+        max_in_flight=max_in_flight,
         until_chunks_done=until_chunks_done,
     )
     return loop.run(progress, cancelled)

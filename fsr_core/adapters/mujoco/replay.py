@@ -149,6 +149,7 @@ def _resimulate(
             progress=progress,
             cancelled=cancelled,
             sequential=options.execution is Execution.SEQUENTIAL,
+            max_in_flight=options.max_in_flight,
             until_chunks_done=options.timing is Timing.AS_FAST_AS_VALID,
         )
         if cancelled():
