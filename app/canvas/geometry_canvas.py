@@ -403,7 +403,7 @@ class GeometryCameraCanvas(CameraCanvas):
         self._geometry: SceneGeometry = model.geometry
         points = _scene_points(model.geometry)
         extent = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
-        self._axis_m = max(0.04 * extent, 1e-3)
+        self._axis_m = max(0.06 * extent, 1e-3)
 
     def _world_points(self, frame_time_s: float) -> dict[str, FloatArray]:
         poses = self._geometry.poses_at(frame_time_s)[1:]  # not the fixed world
