@@ -12,16 +12,19 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from fsr_core.adapters.skelarm.replay import plan_for, resimulate_log
+from fsr_core.errors import FsrError
+from fsr_core.replay.protocol import ReplayOutcome
 from fsr_core.sources.skelarm.convert import convert_log
 
-__all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_convert"]
+__all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_convert", "run_resimulate"]
 
-COMMANDS = frozenset({"convert"})
+COMMANDS = frozenset({"convert", "resimulate"})
 """Subcommand names this module adds."""
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``convert`` to the command line."""
+    """Add ``convert`` and ``resimulate`` to the command line."""
     convert = commands.add_parser(
         "convert",
         help="write a skelarm .sklog.npz log as an FSR file",
@@ -38,6 +41,40 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "-o", "--output", type=Path, default=None, help="FSR file (default LOG.fsr)"
     )
     convert.add_argument(
+        "--overwrite", action="store_true", help="replace an existing output"
+    )
+    _add_resimulate(commands)
+
+
+def _add_resimulate(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    resimulate = commands.add_parser(
+        "resimulate",
+        help="re-run a skelarm log through skelarm (Python >= 3.12)",
+        description=(
+            "Re-run a skelarm log from its embedded configuration through "
+            "skelarm's own re-simulation, into a new .sklog.npz; compare it with "
+            "`fsr-viewer compare LOG OUT`. A headless scenario log re-runs bit for "
+            "bit; a log recorded in skelarm's interactive simulator re-runs as "
+            "the unperturbed scenario unless --with-recorded-inputs; a log "
+            "without a configuration cannot be re-run. What the re-run will be "
+            "is said before it starts."
+        ),
+    )
+    resimulate.add_argument(
+        "log", type=Path, help="a skelarm .sklog.npz log or its converted FSR file"
+    )
+    resimulate.add_argument(
+        "-o", "--output", type=Path, required=True, help="the re-run (.sklog.npz)"
+    )
+    resimulate.add_argument(
+        "--with-recorded-inputs",
+        action="store_true",
+        help="interactive logs: replay the recorded pushes (ext_force), friction "
+        "and target switches",
+    )
+    resimulate.add_argument(
         "--overwrite", action="store_true", help="replace an existing output"
     )
 
@@ -63,5 +100,38 @@ def run_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {"convert": run_convert}
+def run_resimulate(args: argparse.Namespace) -> int:
+    """Say what the re-run will be, run it, and print where it went."""
+    try:
+        plan = plan_for(args.log)
+        replayed = (
+            " (its recorded inputs replayed)" if args.with_recorded_inputs else ""
+        )
+        sys.stdout.write(f"{args.log}: {plan.tier.value}{replayed}\n")
+        for note in plan.notes:
+            sys.stdout.write(f"  - {note}\n")
+        sys.stdout.flush()
+        result = resimulate_log(
+            args.log,
+            args.output,
+            with_recorded_force=args.with_recorded_inputs,
+            overwrite=args.overwrite,
+        )
+    except FsrError as exc:
+        sys.stderr.write(f"fsr-viewer resimulate: {exc}\n")
+        return 1
+    if result.outcome is not ReplayOutcome.SUCCEEDED:
+        sys.stderr.write(f"fsr-viewer resimulate: {args.log}: {result.message}\n")
+        return 1
+    sys.stdout.write(
+        f"{result.output}: re-run by skelarm in {result.wall_s:.1f} s; compare "
+        f"with: fsr-viewer compare {args.log} {result.output}\n"
+    )
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "convert": run_convert,
+    "resimulate": run_resimulate,
+}
 """Handler of each subcommand, for ``app.cli.main``'s table."""

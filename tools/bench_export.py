@@ -11,10 +11,18 @@ are 1584x720):
   queued into the same :class:`~app.export.encoder.Encoder` (PyAV) and written to
   a file: the rate the export cannot beat;
 - their ratio (target >= 0.8);
-- **skelarm**: its reference figure from SKELARM.md section 5 (29-33 fps with
-  panel, 31 used), target export >= 2x. ``import skelarm`` needs Python >=
-  3.12; timing its own export would also need the take as a skelarm log,
-  which is not written yet, so the reference stands in even when installed.
+- **skelarm**, on a skelarm log (``--skelarm-log``, default the real
+  ``periodic_curve`` log: 4 s, 120 frames), both exports at 800x800 with the
+  panel (1104x800 MP4, 30 fps): ours (``export_video`` in this process, and
+  ``python -m app LOG --export OUT.mp4 --panel`` as a command, start-up
+  included) against skelarm's own player (``PlaybackWindow.export`` timed in
+  a skelarm Python after its imports, and ``player.py LOG --export OUT.mp4
+  --panel`` as a command). skelarm needs Python >= 3.12 and its player ships
+  only in its source distribution, so it runs as a subprocess of
+  ``--skelarm-python`` (default ``.venv312/bin/python``) on ``--skelarm-player``
+  (default ``$SKELARM_PLAYER``, the sdist's ``tools/player.py``). Without
+  either, the reference figure from SKELARM.md section 5 stands in (29-33 fps
+  with panel, 31 used) and the table says why. Target: ours >= 2x.
 
 Times come from ``time.perf_counter``; each figure is the best of ``--repeat``
 runs. ``--json`` prints the figures as one JSON object.
@@ -26,6 +34,7 @@ import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -94,11 +103,132 @@ def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
     return best
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SKELARM_LOG = REPO_ROOT / "tests" / "data" / "skelarm" / "periodic_curve.sklog.npz"
+SKELARM_PYTHON = REPO_ROOT / ".venv312" / "bin" / "python"
+
+# Run by skelarm's Python: time its player's own export after every import.
+_PLAYER_TIMING = """
+import importlib.util, json, os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+player, log_path, out, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+spec = importlib.util.spec_from_file_location("skelarm_player", player)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+from PyQt6.QtWidgets import QApplication
+from skelarm import StateLog
+app = QApplication([])
+log = StateLog.load(log_path)
+best = None
+for _ in range(repeat):
+    window = module.PlaybackWindow(log)
+    started = time.perf_counter()
+    frames = window.export(out, panel=True)
+    seconds = time.perf_counter() - started
+    best = seconds if best is None else min(best, seconds)
+    window.close()
+print(json.dumps({"frames": frames, "seconds": best, "bytes": os.path.getsize(out)}))
+"""
+
+
 def _skelarm_available() -> bool:
     return importlib.util.find_spec("skelarm") is not None
 
 
-def run(seconds: float | None, repeat: int) -> dict[str, Any]:
+def _skelarm_missing(python: Path, player: Path | None) -> str | None:
+    """Return why skelarm's player cannot be timed here, or ``None``."""
+    if player is None or not player.is_file():
+        return (
+            "skelarm's player not found (it ships in skelarm's source "
+            "distribution only: pass --skelarm-player .../tools/player.py or set "
+            "SKELARM_PLAYER)"
+        )
+    probe = subprocess.run(
+        [str(python), "-c", "import skelarm"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        return (
+            f"skelarm does not import with {python} (needs Python >= 3.12 and "
+            "the skelarm extra: ensure_skelarm_venv in tools/venv.sh)"
+        )
+    return None
+
+
+def _wall_s(argv: list[str], cwd: Path | None = None) -> float:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def _ours_on_log(log: Path, folder: Path, repeat: int) -> dict[str, Any]:
+    from app.export import export_video
+    from fsr_core.sources import open_recording
+
+    model = open_recording(log)
+    out = folder / "ours.mp4"
+    best = None
+    for _ in range(repeat):
+        out.unlink(missing_ok=True)
+        result = export_video(model, out, panel=True, size=(800, 800))
+        best = result.seconds if best is None else min(best, result.seconds)
+    size = out.stat().st_size
+    out.unlink()
+    command = [sys.executable, "-m", "app", str(log), "--export", str(out), "--panel"]
+    return {
+        "frames": result.frames,
+        "frame_size": f"{result.width}x{result.height}",
+        "seconds": best,
+        "bytes": size,
+        "command_s": _wall_s(command),
+    }
+
+
+def _skelarm_on_log(
+    log: Path, folder: Path, repeat: int, python: Path, player: Path
+) -> dict[str, Any]:
+    out = folder / "skelarm.mp4"
+    argv = [str(python), "-c", _PLAYER_TIMING, str(player), str(log), str(out)]
+    timing = subprocess.run(
+        [*argv, str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    figures: dict[str, Any] = json.loads(timing.stdout.strip().splitlines()[-1])
+    out.unlink()
+    command = [str(python), str(player), str(log), "--export", str(out), "--panel"]
+    figures["command_s"] = _wall_s(command, cwd=player.parent.parent)
+    return figures
+
+
+def _skelarm_comparison(
+    log: Path, repeat: int, python: Path, player: Path | None
+) -> dict[str, Any]:
+    """Time our export and skelarm's player on the same log (or say why not)."""
+    missing = _skelarm_missing(python, player)
+    with tempfile.TemporaryDirectory(prefix="bench_skelarm_") as name:
+        folder = Path(name)
+        ours = _ours_on_log(log, folder, repeat)
+        theirs = None
+        if missing is None and player is not None:
+            theirs = _skelarm_on_log(log, folder, repeat, python, player)
+    comparison: dict[str, Any] = {"log": log.name, "ours": ours, "skelarm": theirs}
+    comparison["skelarm_missing"] = missing
+    if theirs is not None:
+        comparison["speedup"] = theirs["seconds"] / ours["seconds"]
+    return comparison
+
+
+def run(
+    seconds: float | None,
+    repeat: int,
+    *,
+    skelarm_log: Path = SKELARM_LOG,
+    skelarm_python: Path = SKELARM_PYTHON,
+    skelarm_player: Path | None = None,
+) -> dict[str, Any]:
     """Record the take, run every measurement and return the figures."""
     from app.export import ensure_gui_app
     from fsr_core.sources import open_recording
@@ -110,10 +240,13 @@ def run(seconds: float | None, repeat: int) -> dict[str, Any]:
         model = open_recording(take)
         export_fps, frames, size = _export_fps(model, folder, repeat)
         encoder_fps = _encoder_fps(model, folder, repeat)
-    installed = _skelarm_available()
-    # Timing skelarm itself needs the take as a skelarm log (its own format),
-    # which this tool does not write yet: the reference figure stands in.
-    reference = SKELARM_REFERENCE_FPS
+    comparison = _skelarm_comparison(
+        skelarm_log, repeat, skelarm_python, skelarm_player
+    )
+    theirs, ours = comparison["skelarm"], comparison["ours"]
+    measured = theirs is not None
+    skelarm_fps = theirs["frames"] / theirs["seconds"] if measured else None
+    reference = skelarm_fps or SKELARM_REFERENCE_FPS
     return {
         "take": "01_reach",
         "duration_s": model.duration_s,
@@ -123,12 +256,32 @@ def run(seconds: float | None, repeat: int) -> dict[str, Any]:
         "encoder_fps": encoder_fps,
         "ratio": export_fps / encoder_fps,
         "ratio_target": RATIO_TARGET,
-        "skelarm_installed": installed,
-        "skelarm_measured": False,
+        "skelarm_installed": _skelarm_available() or measured,
+        "skelarm_measured": measured,
         "skelarm_fps": reference,
-        "vs_skelarm": export_fps / reference,
+        "vs_skelarm": ours["frames"] / ours["seconds"] / reference,
         "vs_skelarm_target": SKELARM_TARGET,
+        "skelarm_log": comparison,
     }
+
+
+def _skelarm_rows(figures: dict[str, Any]) -> list[str]:
+    comparison = figures["skelarm_log"]
+    ours, theirs = comparison["ours"], comparison["skelarm"]
+    lines = [
+        f"{comparison['log']}: {ours['frames']} frames at {ours['frame_size']} "
+        "(800x800 + panel), mp4, 30 fps",
+        f"{'':<26}{'export s':>9}{'fps':>8}{'KB':>8}{'command s':>11}",
+    ]
+    rows = [("ours", ours)] + ([("skelarm player", theirs)] if theirs else [])
+    for label, row in rows:
+        lines.append(
+            f"{label:<26}{row['seconds']:9.2f}{row['frames'] / row['seconds']:8.1f}"
+            f"{row['bytes'] / 1024:8.1f}{row['command_s']:11.2f}"
+        )
+    if theirs is None:
+        lines.append(f"skelarm player not measured: {comparison['skelarm_missing']}")
+    return lines
 
 
 def _table(figures: dict[str, Any]) -> str:
@@ -142,8 +295,10 @@ def _table(figures: dict[str, Any]) -> str:
         f"{'encoder alone':<22}{figures['encoder_fps']:8.1f} fps",
         f"{'export / encoder':<22}{figures['ratio']:8.2f}   "
         f"(target >= {RATIO_TARGET}: {ratio_ok})",
-        f"{'skelarm (' + skelarm + ')':<22}{figures['skelarm_fps']:8.1f} fps",
-        f"{'export / skelarm':<22}{figures['vs_skelarm']:8.2f}x  "
+        "",
+        *_skelarm_rows(figures),
+        f"{'skelarm (' + skelarm + ')':<26}{figures['skelarm_fps']:8.1f} fps",
+        f"{'ours / skelarm':<26}{figures['vs_skelarm']:8.2f}x  "
         f"(target >= {SKELARM_TARGET}x: {skel_ok})",
     ]
     if not figures["skelarm_installed"]:
@@ -159,12 +314,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=2, help="best of N runs")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--skelarm-log", type=Path, default=SKELARM_LOG, help="a skelarm log"
+    )
+    parser.add_argument(
+        "--skelarm-python",
+        type=Path,
+        default=SKELARM_PYTHON,
+        help="a Python >= 3.12 where skelarm imports (default .venv312)",
+    )
+    parser.add_argument(
+        "--skelarm-player",
+        type=Path,
+        default=os.environ.get("SKELARM_PLAYER") or None,
+        help="skelarm's tools/player.py from its source distribution",
+    )
     args = parser.parse_args(argv)
     if args.seconds is not None and not args.seconds > 0:
         parser.error("--seconds must be positive")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    figures = run(args.seconds, args.repeat)
+    figures = run(
+        args.seconds,
+        args.repeat,
+        skelarm_log=args.skelarm_log,
+        skelarm_python=args.skelarm_python,
+        skelarm_player=args.skelarm_player,
+    )
     if args.json:
         sys.stdout.write(json.dumps(figures, indent=2) + "\n")
     else:

@@ -54,12 +54,15 @@ def test_headless_log_re_runs_bit_for_bit(
         assert np.array_equal(rerun[key], values), key
 
 
-def test_compare_shows_recorded_and_re_run_equal(
+def test_resimulate_command_then_compare_shows_them_equal(
     skelarm_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = skelarm_logs / "curve_ellipse.sklog.npz"
     rerun = tmp_path / "rerun.sklog.npz"
-    resimulate_log(source, rerun)
+    assert main(["resimulate", str(source), "-o", str(rerun)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"{source}: exact")
+    assert f"fsr-viewer compare {source} {rerun}" in said
 
     status = main(["compare", str(source), str(rerun)])
 

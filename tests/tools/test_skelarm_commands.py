@@ -1,11 +1,15 @@
-"""``fsr-viewer convert``: the parser and handler of app/skelarm_commands.py."""
+"""``fsr-viewer convert`` and ``resimulate`` (app/skelarm_commands.py), check step."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
+import numpy as np
 import pytest
 
 from app import skelarm_commands
@@ -65,3 +69,70 @@ def test_convert_needs_a_log(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert exited.value.code == 2
     assert "log" in capsys.readouterr().err
+
+
+def _programmatic_log(path: Path) -> Path:
+    """Write a log whose run had no scenario config (skelarm's programmatic API)."""
+    meta = (
+        'schema_version = 1\nproducer = "ComputedTorque"\n[skeleton]\n'
+        "base_length = 0.0\n[[skeleton.links]]\n"
+        "length = 1.0\nm = 1.0\ni = 0.1\nrgx = 0.5\nrgy = 0.0\n"
+        "qmin = -3.0\nqmax = 3.0\n"
+    )
+    np.savez_compressed(
+        path, time=np.linspace(0.0, 0.1, 6), q=np.zeros((6, 1)), __meta__=np.array(meta)
+    )
+    return path
+
+
+def test_resimulate_refuses_a_log_without_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _programmatic_log(tmp_path / "programmatic.sklog.npz")
+
+    code = _run(["resimulate", str(log), "-o", str(tmp_path / "rerun.sklog.npz")])
+
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "cannot re-simulate" in captured.out  # said before anything runs
+    assert "cannot re-simulate: no embedded configuration" in captured.err
+    assert not (tmp_path / "rerun.sklog.npz").exists()
+
+
+def test_resimulate_without_skelarm_says_what_to_install(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "version_info", (3, 11, 7, "final", 0))
+
+    code = _run(["resimulate", str(REACH), "-o", str(tmp_path / "rerun.sklog.npz")])
+
+    assert code == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"{REACH}: exact")
+    assert "pip install 'fsr-viewer[skelarm]'" in captured.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_step_says_skelarm_tests_did_not_run_without_python_312(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    check = _load_tool("check")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no python3.12/3.13, no pyenv
+    monkeypatch.delenv("SKELARM_PYTHON", raising=False)
+
+    assert check._skelarm_tests() == 0
+
+    assert "skelarm tests NOT RUN" in capfd.readouterr().out
+
+
+def _load_tool(name: str) -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

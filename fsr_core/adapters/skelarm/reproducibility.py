@@ -77,7 +77,8 @@ def _interactive_notes(
         )
     if force:
         notes.append(
-            "the recorded inputs can be replayed instead (with_recorded_force): the "
+            "the recorded inputs can be replayed instead (--with-recorded-inputs, "
+            "with_recorded_force in the API): the "
             "pushes (ext_force) and friction added to the controller's torque as "
             "J(q)^T F - c dq and the active-target switches retargeting the "
             "controller, each physics step, as skelarm's simulator applies them, "
