@@ -26,6 +26,7 @@ from fsr_core.recording import (
     Timeline,
 )
 from fsr_core.sources.fsr_geometry import load_geometry
+from fsr_core.sources.fsr_tail import lost_tail_markers, recovered_copy_reason
 from fsr_core.sources.skelarm.converted import is_converted_log, load_converted
 
 __all__ = ["load_fsr"]
@@ -202,6 +203,7 @@ def _gap_markers(reader: FsrReader, timeline: Timeline) -> list[Marker]:
 
 def _markers(reader: FsrReader, timeline: Timeline) -> tuple[Marker, ...]:
     markers = _record_markers(reader, timeline) + _gap_markers(reader, timeline)
+    markers += lost_tail_markers(reader, timeline)
     for epoch in reader.calibration_epochs():
         if epoch.first_tick > 0 or epoch.epoch > 0:
             when = float(timeline.play_time(epoch.generation, epoch.first_sim_time_s))
@@ -218,13 +220,14 @@ def _camera_tracks(
     # Python thread state for every job, which would reopen the file per frame.
     readers: dict[int, FsrReader] = {}
     lock = threading.Lock()
+    recover = reader.recovered  # a crashed file reopens the way it opened
 
     def reader_here() -> FsrReader:
         thread = threading.get_ident()
         with lock:
             opened = readers.get(thread)
         if opened is None:
-            opened = FsrReader.open(path)
+            opened = FsrReader.open(path, recover=recover)
             with lock:
                 readers[thread] = opened
         return opened
@@ -262,7 +265,7 @@ def _integrity(reader: FsrReader) -> tuple[Integrity, str]:
         return Integrity.RECOVERED, f"recovered: truncated at {share}"
     footer = reader.footer
     if footer is not None and footer.recovered is not None:
-        return Integrity.RECOVERED, "recovered copy of a damaged file"
+        return Integrity.RECOVERED, recovered_copy_reason(footer.recovered)
     if footer is not None and footer.degraded:
         return Integrity.DEGRADED, f"degraded: {len(footer.gaps)} gap(s)"
     if reader.profile.value == "structural":
