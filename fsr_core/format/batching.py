@@ -110,6 +110,7 @@ class BatchSink:
         self._tables: list[bytes] = []
         self._directory: list[tuple[int, int, int, int, int]] = []
         self._record_total = 0
+        self._swept: tuple[int, float] | None = None  # generation, next sweep time
         intrinsics = {
             spec.camera: i
             for i, spec in enumerate(specs)
@@ -161,6 +162,34 @@ class BatchSink:
                 pending = self._pending[record.stream_id]
         pending.records.append(record)
         pending.body_bytes += len(record.metadata) + len(record.payload)
+        self._close_stale(record)
+
+    def _close_stale(self, now: EncodedRecord) -> None:
+        """Close other streams' batches once they span ``max_span_s`` of sim time.
+
+        A stream that records rarely (the task, events, authored chunks, one
+        calibration) would otherwise keep its batch open until the file is
+        sealed, and a crashed writer would lose it with everything after it.
+        Checked every eighth of the span, and whenever the generation changes.
+        """
+        swept = self._swept
+        if (
+            swept is not None
+            and swept[0] == now.generation
+            and now.sim_time_s < swept[1]
+        ):
+            return
+        span_s = self._limits.max_span_s
+        self._swept = (now.generation, now.sim_time_s + span_s / 8)
+        for stream_id, pending in enumerate(self._pending):
+            if stream_id == now.stream_id or not pending.records:
+                continue
+            first = pending.records[0]
+            if (
+                first.generation != now.generation
+                or now.sim_time_s - first.sim_time_s > span_s
+            ):
+                self.flush_stream(stream_id)
 
     def flush_stream(self, stream_id: int) -> None:
         """Write the stream's open batch, if any."""

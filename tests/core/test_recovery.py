@@ -275,3 +275,29 @@ def test_recover_file_of_a_file_with_nothing_trustworthy_writes_nothing(
 
     assert not output.exists()
     assert staging_files(tmp_path, output.name) == []
+
+
+def test_a_rarely_recording_stream_survives_a_crash_long_after_its_record(
+    tmp_path: Path,
+) -> None:
+    """The task, written once at the start, is on disk within a batch span."""
+    import numpy as np
+
+    from fsr_core.format.catalog import json_stream, numeric_stream
+    from fsr_core.format.writer import FsrWriter
+
+    path = tmp_path / "long.fsr"
+    specs = [numeric_stream("arm", ["q"]), json_stream("task.context")]
+    with FsrWriter(path, specs) as writer:
+        writer.write("task.context", {"kind": "reach"}, tick=0, sim_time_s=0.0)
+        for tick in range(1000):  # 5 s at 200 Hz
+            time_s = tick / 200
+            writer.write("arm", np.array([time_s]), tick=tick, sim_time_s=time_s)
+    crashed = tmp_path / "crashed.fsr"
+    crashed.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+    with FsrReader.open(crashed, recover=True) as reader:
+        assert [r.decoded for r in reader.iter_records("task.context")] == [
+            {"kind": "reach"}
+        ]
+        assert reader.rows("arm")["sim_time_s"][-1] > 1.0
