@@ -154,7 +154,7 @@ def run_replay(args: argparse.Namespace) -> int:
     """Replay one file; print where the new file went (see the module docstring)."""
     options = _options(args)
     cancel = CancelToken()
-    bar = TerminalProgress()
+    bar = TerminalProgress("frames" if options.mode is ReplayMode.RENDER else "ticks")
     try:
         with _ctrl_c_cancels(cancel):
             result = replay_file(

@@ -101,13 +101,17 @@ def _frame_request(
 
 
 class TerminalProgress:
-    """``[#####.....] 42/120 frames`` on stderr, rewritten in place (10 Hz)."""
+    """``[#####.....] 42/120 frames`` on stderr, rewritten in place (10 Hz).
+
+    ``unit`` names what is counted (``frames``, ``ticks``).
+    """
 
     WIDTH = 30
 
-    def __init__(self) -> None:
+    def __init__(self, unit: str = "frames") -> None:
         self._shown = False
         self._last_s = -1.0
+        self._unit = unit
 
     def __call__(self, done: int, total: int) -> None:
         now_s = time.monotonic()
@@ -116,7 +120,7 @@ class TerminalProgress:
         self._last_s = now_s
         filled = self.WIDTH * done // max(total, 1)
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        sys.stderr.write(f"\r[{bar}] {done}/{total} frames")
+        sys.stderr.write(f"\r[{bar}] {done}/{total} {self._unit}")
         sys.stderr.flush()
         self._shown = True
 

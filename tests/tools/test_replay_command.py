@@ -41,7 +41,7 @@ def test_resimulate_writes_the_replay_with_a_progress_bar(
     assert "REPLAY_COMPLETED, 250 ticks" in captured.out
     assert "note: the source was pushed from outside its config" in captured.out
     assert f"compare it: fsr-viewer compare {pushed} {output}" in captured.out
-    assert "[##############################] 250/250" in captured.err
+    assert "[##############################] 250/250 ticks" in captured.err
     with FsrReader.open(output) as reader:
         assert reader.footer.provenance["mode"] == "resimulate"
 
