@@ -3,7 +3,13 @@
 Intrinsics come from the camera's vertical field of view and the image size:
 ``fy = (height / 2) / tan(fovy / 2)``, square pixels (``fx = fy``) and the
 optical axis through the image centre, which in OpenCV pixel coordinates
-(pixel centres at integers) is ``((width - 1) / 2, (height - 1) / 2)``.
+(pixel centres at integers) is ``((width - 1) / 2, (height - 1) / 2)``. A
+camera given as a sensor (MJCF ``sensorsize`` with ``focal`` / ``principal``,
+or their ``*pixel`` forms) maps its sensor onto the image instead:
+``fx = focal_x / sensor_w * width``, ``fy = focal_y / sensor_h * height``, and
+the principal point offset moves the centre the other way,
+``cx = (width - 1) / 2 - principal_x / sensor_w * width`` (and likewise ``cy``),
+which is how MuJoCo's renderer places it (checked against rendered pixels).
 Extrinsics are the camera's world pose from ``cam_xpos`` / ``cam_xmat``; a
 MuJoCo camera looks along its -z with y up, an OpenCV camera along +z with y
 down, so the rotation's y and z columns change sign.
@@ -30,7 +36,13 @@ from fsr_core.calibration import (
 )
 from fsr_core.errors import AdapterError, SchemaError
 
-__all__ = ["CameraRig", "camera_pose", "camera_profile"]
+__all__ = [
+    "CameraRig",
+    "camera_pose",
+    "camera_profile",
+    "model_camera_profile",
+    "sensor_camera_profile",
+]
 
 _MUJOCO_TO_OPENCV = np.diag([1.0, -1.0, -1.0])
 
@@ -46,6 +58,46 @@ def camera_profile(fovy_deg: float, width: int, height: int) -> CalibrationProfi
         cx=(width - 1) / 2.0,
         cy=(height - 1) / 2.0,
     )
+
+
+def sensor_camera_profile(
+    intrinsic: tuple[float, float, float, float],
+    sensor_size: tuple[float, float],
+    width: int,
+    height: int,
+) -> CalibrationProfile:
+    """Return the intrinsics of a MuJoCo sensor camera at this image size.
+
+    ``intrinsic`` is MuJoCo's ``cam_intrinsic`` (focal lengths and principal
+    point offset, in the sensor's length unit), ``sensor_size`` its
+    ``cam_sensorsize``.
+    """
+    focal_x, focal_y, offset_x, offset_y = intrinsic
+    sensor_w, sensor_h = sensor_size
+    return CalibrationProfile(
+        width=width,
+        height=height,
+        fx=focal_x / sensor_w * width,
+        fy=focal_y / sensor_h * height,
+        cx=(width - 1) / 2.0 - offset_x / sensor_w * width,
+        cy=(height - 1) / 2.0 - offset_y / sensor_h * height,
+    )
+
+
+def model_camera_profile(
+    model: Any, camera: int, width: int, height: int
+) -> CalibrationProfile:
+    """Return camera ``camera``'s intrinsics: from its sensor, else its ``fovy``."""
+    sensor = tuple(float(v) for v in model.cam_sensorsize[camera])
+    if sensor[0] > 0 and sensor[1] > 0:
+        intrinsic = tuple(float(v) for v in model.cam_intrinsic[camera])
+        return sensor_camera_profile(
+            (intrinsic[0], intrinsic[1], intrinsic[2], intrinsic[3]),
+            (sensor[0], sensor[1]),
+            width,
+            height,
+        )
+    return camera_profile(float(model.cam_fovy[camera]), width, height)
 
 
 def camera_pose(data: Any, camera: int) -> CameraPose:
@@ -75,8 +127,9 @@ class CameraRig:
             if index < 0:
                 raise SchemaError(f"the model has no camera {spec.name!r}")
             self._ids[spec.name] = int(index)
-            fovy = float(model.cam_fovy[index])
-            self.profiles[spec.name] = camera_profile(fovy, spec.width, spec.height)
+            self.profiles[spec.name] = model_camera_profile(
+                model, int(index), spec.width, spec.height
+            )
         self._renderers: dict[tuple[int, int], Any] = {}
         self._sizes = {spec.name: (spec.height, spec.width) for spec in cameras}
         self._settings = settings
