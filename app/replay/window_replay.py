@@ -214,7 +214,9 @@ class WindowReplay(QObject):
         assert isinstance(report, ComparisonReport)
         self._end()
         if not self._closing:  # a closed window loads and checks no more files
-            self._window.session.open_paths([report.candidate.path])
+            self._window.session.insert_paths_after(
+                report.reference.path, [report.candidate.path]
+            )
             self.presenter.show_report(report)
         self.finished.emit(report)
 

@@ -140,8 +140,12 @@ class PlaylistModel(QAbstractListModel):
         """The playing row, or -1."""
         return self._current
 
-    def add_paths(self, paths: list[Path]) -> list[int]:
-        """Append files (a file already listed is not added twice); return new rows."""
+    def add_paths(self, paths: list[Path], *, at: int | None = None) -> list[int]:
+        """Add files before row ``at`` (default: the end); return their rows.
+
+        A file already listed is not added twice. The playing row keeps
+        pointing at the same file when rows are inserted before it.
+        """
         known = {entry.path.resolve() for entry in self._entries}
         fresh: list[Path] = []
         for path in paths:
@@ -151,9 +155,12 @@ class PlaylistModel(QAbstractListModel):
                 fresh.append(path)
         if not fresh:
             return []
-        first = len(self._entries)
+        count = len(self._entries)
+        first = count if at is None else min(max(at, 0), count)
         self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
-        self._entries.extend(PlaylistEntry(path) for path in fresh)
+        self._entries[first:first] = [PlaylistEntry(path) for path in fresh]
+        if self._current >= first:
+            self._current += len(fresh)
         self.endInsertRows()
         return list(range(first, first + len(fresh)))
 

@@ -133,6 +133,23 @@ class PlayerSession(QObject):
         if self._model is None or play:
             self.load_row(first, play=play)
 
+    def insert_paths_after(self, anchor: Path, paths: list[Path]) -> None:
+        """Add files right after ``anchor`` in the playlist (else at the end).
+
+        A replay's result goes beside its source this way. The new files are
+        checked in the background like any other; nothing loads.
+        """
+        row = self.playlist.row_of(anchor)
+        at = row + 1 if row >= 0 else self.playlist.rowCount()
+        rows = self.playlist.add_paths(paths, at=at)
+        if rows:  # jobs of the rows that moved report to their new rows
+            self._jobs = {
+                key: (job, moved + len(rows) if moved >= at else moved)
+                for key, (job, moved) in self._jobs.items()
+            }
+        for new in rows:
+            self._check(new)
+
     def load_row(self, row: int, *, play: bool | None = None) -> None:
         """Load the file at ``row``; play it when ``play`` (None keeps the state)."""
         if not 0 <= row < self.playlist.rowCount():

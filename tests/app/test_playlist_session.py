@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -102,3 +103,43 @@ def test_a_deleted_or_replaced_file_is_noticed(
     assert "replaced" in session.disk_change(FileIdentity.of(copy))
     copy.unlink()
     assert "deleted on disk" in session.disk_change(FileIdentity.of(copy))
+
+
+def test_a_file_inserted_after_another_lands_beside_it_and_checks_still_match(
+    qapp: object, short_takes: dict[str, Path], broken_file: Path
+) -> None:
+    del qapp
+    pending: list[Any] = []  # checks run later, as on the pool
+    session = PlayerSession(runner=run_inline, check_runner=pending.append)
+    reach, multi, pushed = (short_takes[k] for k in ("reach", "multi", "pushed"))
+    session.open_paths([reach, broken_file, multi])
+    session.load_row(2)
+
+    session.insert_paths_after(reach, [pushed])
+
+    playlist = session.playlist
+    assert [entry.path for entry in playlist.entries] == [
+        reach,
+        pushed,
+        broken_file,
+        multi,
+    ]
+    assert playlist.current == 3  # still the file that plays
+    assert session.model is not None
+    assert session.model.path == multi
+    for job in list(pending):
+        job.run()
+    assert playlist.entry(2).state is EntryState.INVALID  # the broken file's check
+    assert playlist.entry(1).state is EntryState.UNVERIFIED
+    assert playlist.entry(0).state is EntryState.UNVERIFIED
+
+
+def test_inserting_after_a_file_not_listed_appends(
+    session: PlayerSession, short_takes: dict[str, Path], tmp_path: Path
+) -> None:
+    session.open_paths([short_takes["reach"]])
+    session.insert_paths_after(tmp_path / "elsewhere.fsr", [short_takes["multi"]])
+    assert [entry.path for entry in session.playlist.entries] == [
+        short_takes["reach"],
+        short_takes["multi"],
+    ]

@@ -132,6 +132,7 @@ def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges
 ) -> None:
     source = takes["pushed"]
     _open(qtbot, window, source)
+    window.session.open_paths([takes["multi"]])  # listed after the source
     dialog = _dialog(qtbot, window, "Re-simulate…")
     assert dialog.output_edit.text() == str(source.with_name("05_pushed.resim.fsr"))
     assert dialog.simulator_combo.currentText() == "planar_arm"
