@@ -14,6 +14,7 @@ pixels, so moving the cursor repaints without redrawing the data.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -30,6 +31,7 @@ from app.plots.series_cache import (
     resolve_key,
     view_points,
 )
+from app.widgets.plain_text import visible_text
 from fsr_core.recording import RecordingModel
 
 __all__ = ["ChannelPlots", "series_label"]
@@ -57,6 +59,7 @@ _X_PADDING: Final = 0.01
 _CACHED: Final = QGraphicsItem.CacheMode.DeviceCoordinateCache
 #: Buckets used before a plot has a width (not yet shown).
 _DEFAULT_BUCKETS: Final = 1000
+_LEGEND_CHARS: Final = 80
 
 
 @dataclass(eq=False)
@@ -261,7 +264,9 @@ class ChannelPlots(QWidget):
             zip(series, _legend_names(series), strict=True)
         ):
             color = SERIES_COLORS[index % len(SERIES_COLORS)]
-            drawn = plot.plot(pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=name)
+            drawn = plot.plot(
+                pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=_legend_text(name)
+            )
             drawn.curve.setCacheMode(_CACHED)
             panel.lines.append(_Line(drawn, item, extent_indices(item.y)))
             self._add_companion_line(panel, item, name, color)
@@ -284,7 +289,9 @@ class ChannelPlots(QWidget):
         if other is None:
             return
         pen = pg.mkPen(color, width=LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine)
-        drawn = panel.widget.getPlotItem().plot(pen=pen, name=f"{name} {label}")
+        drawn = panel.widget.getPlotItem().plot(
+            pen=pen, name=_legend_text(f"{name} {label}")
+        )
         drawn.curve.setCacheMode(_CACHED)
         panel.lines.append(_Line(drawn, other, extent_indices(other.y)))
 
@@ -348,6 +355,15 @@ class ChannelPlots(QWidget):
         if event.type() == QEvent.Type.PaletteChange:
             for panel in self._panels:
                 self._style_panel(panel, panel.widget.getPlotItem().legend)
+
+
+def _legend_text(name: str) -> str:
+    """Return a legend entry for ``name`` from a file: shown as written, not HTML.
+
+    pyqtgraph's legend labels are rich text, so file-controlled names are
+    escaped (and invisible characters made visible, long names elided).
+    """
+    return html.escape(visible_text(name, _LEGEND_CHARS))
 
 
 def _mix(first: QColor, second: QColor, amount: float) -> QColor:

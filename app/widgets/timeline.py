@@ -164,8 +164,10 @@ class TimelineScrubber(QWidget):
         if marker is not None:
             QToolTip.showText(
                 event.globalPosition().toPoint(),
-                f"{marker.kind.value.replace('_', ' ')}: {marker.label} "
-                f"at {marker.play_time_s:.3f} s",
+                tooltip_html(
+                    f"{marker.kind.value.replace('_', ' ')}: {marker.label} "
+                    f"at {marker.play_time_s:.3f} s"
+                ),
                 self,
             )
 

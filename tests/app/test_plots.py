@@ -476,3 +476,18 @@ def test_every_key_the_picker_can_produce_is_a_listed_series_key(
 
     assert keys == set(reach.channels)
     assert keys <= set(series_keys(reach))
+
+
+def test_a_legend_shows_a_hostile_column_name_as_written(plots: ChannelPlots) -> None:
+    times = np.linspace(0.0, 1.0, 50)
+    hostile = '<img src="x"><b>bold</b>\u202eevil'
+    model = _synthetic(Channel("c", times, np.sin(times), columns=(hostile,)))
+    plots.set_model(model)
+    plots.set_plots((("c",),))
+
+    legend = plots.plot_widget(0).getPlotItem().legend
+    (text,) = [label.text for _, label in legend.items]
+    assert "<b>" not in text
+    assert "<img" not in text
+    assert "&lt;b&gt;bold&lt;/b&gt;" in text
+    assert "\u202e" not in text  # the bidi override is made visible, not obeyed
