@@ -32,6 +32,9 @@ MODEL_FILE_SCHEMA: Final = "fsr.mujoco.model_file/1"
 _MAX_FILES: Final = 256
 _MAX_FILE_BYTES: Final = 12 << 20  # a record's JSON stays under the 16 MiB payload cap
 # Element -> the compiler directory its ``file`` attribute is relative to.
+_FILE_ATTRIBUTES: Final = (
+    "file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback",
+)  # fmt: skip
 _ASSET_DIRS: Final = {
     "mesh": "meshdir",
     "skin": "meshdir",
@@ -144,36 +147,68 @@ class ModelFiles:
         return folder / self.entry
 
 
-def _parse(path: Path) -> ET.Element:
+def _parse(data: bytes, path: Path) -> ET.Element:
     try:
-        return ET.fromstring(path.read_bytes())
-    except OSError as exc:
-        raise SchemaError(f"cannot read: {exc.strerror}", path=path) from exc
+        return ET.fromstring(data)
     except ET.ParseError as exc:
         raise SchemaError(f"not a valid MJCF (XML) file: {exc}", path=path) from exc
 
 
-def _references(root: ET.Element, where: Path) -> list[str]:
-    """Relative paths of the files one MJCF document names."""
+def _asset_dirs(documents: list[ET.Element]) -> dict[str, str]:
+    """Return the compiler's ``meshdir`` / ``texturedir`` (``assetdir`` for both).
+
+    They apply to the whole model, whichever document sets them.
+    """
     dirs = {"meshdir": "", "texturedir": ""}
-    for compiler in root.iter("compiler"):
-        base = compiler.get("assetdir")
-        for key in dirs:
-            value = compiler.get(key, base)
-            if value is not None:
-                dirs[key] = value
+    for root in documents:
+        for compiler in root.iter("compiler"):
+            base = compiler.get("assetdir")
+            for key in dirs:
+                value = compiler.get(key, base)
+                if value is not None:
+                    dirs[key] = value
+    return dirs
+
+
+def _asset_references(root: ET.Element, dirs: dict[str, str], where: Path) -> list[str]:
+    """Relative paths of the asset files one MJCF document names."""
     names = []
     for element in root.iter():
-        name = element.get("file")
-        if name is None:
+        if element.tag == "include":
             continue
         folder = dirs.get(_ASSET_DIRS.get(element.tag, ""), "")
-        names.append(_relative(str(PurePosixPath(folder) / name), where))
+        for attribute in _FILE_ATTRIBUTES:
+            name = element.get(attribute)
+            if name:
+                names.append(_relative(str(PurePosixPath(folder) / name), where))
     return names
 
 
+def _read(mjcf: Path, name: str, files: dict[str, bytes]) -> bytes:
+    """Read model file ``name`` (relative to the MJCF's folder) into ``files``."""
+    try:
+        data = (mjcf.parent / name).read_bytes()
+    except OSError as exc:
+        raise SchemaError(
+            f"cannot read model file {name!r}: {exc.strerror}", path=mjcf
+        ) from exc
+    if len(data) > _MAX_FILE_BYTES or len(files) >= _MAX_FILES:
+        raise SchemaError(
+            f"model file {name!r} is too large or there are more than "
+            f"{_MAX_FILES} files",
+            path=mjcf,
+        )
+    files[name] = data
+    return data
+
+
 def collect_model_files(mjcf: Path) -> ModelFiles:
-    """Read an MJCF file and every file it (and its includes) names.
+    """Read an MJCF file, the MJCF files it includes and every asset they name.
+
+    Included files are relative to the main MJCF's folder, assets to the
+    compiler's ``meshdir`` / ``texturedir`` (or ``assetdir``) inside it,
+    whichever document sets them; cube and skybox textures name up to six
+    files (``fileright`` ... ``fileback``).
 
     Raises
     ------
@@ -182,27 +217,22 @@ def collect_model_files(mjcf: Path) -> ModelFiles:
         folder, or there are too many or too large files; the message names
         the file.
     """
-    root_dir = mjcf.parent
     files: dict[str, bytes] = {}
+    documents: list[ET.Element] = []
     pending = [mjcf.name]
     while pending:
-        name = pending.pop()
+        name = pending.pop(0)
         if name in files:
             continue
-        path = root_dir / name
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise SchemaError(
-                f"cannot read model file {name!r}: {exc.strerror}", path=mjcf
-            ) from exc
-        if len(data) > _MAX_FILE_BYTES or len(files) >= _MAX_FILES:
-            raise SchemaError(
-                f"model file {name!r} is too large or there are more than "
-                f"{_MAX_FILES} files",
-                path=mjcf,
-            )
-        files[name] = data
-        if name == mjcf.name or path.suffix.lower() == ".xml":
-            pending += _references(_parse(path), path)
+        root = _parse(_read(mjcf, name, files), mjcf.parent / name)
+        documents.append(root)
+        pending += [
+            _relative(element.get("file", ""), mjcf.parent / name)
+            for element in root.iter("include")
+        ]
+    dirs = _asset_dirs(documents)
+    for root in documents:
+        for name in _asset_references(root, dirs, mjcf):
+            if name not in files:
+                _read(mjcf, name, files)
     return ModelFiles(mjcf.name, files)
