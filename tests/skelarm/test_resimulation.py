@@ -13,7 +13,7 @@ from fsr_core.adapters.registry import get_adapter
 from fsr_core.adapters.skelarm.replay import plan_for, resimulate_log
 from fsr_core.adapters.skelarm.reproducibility import Reproducibility
 from fsr_core.compare import compare_recordings
-from fsr_core.errors import ReplayError
+from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.replay.protocol import (
     CancelToken,
     ReplayingAdapter,
@@ -190,12 +190,17 @@ def test_adapter_runs_a_scenario_config_into_a_log_the_viewer_opens(
         "controller": {"type": "computed_torque", "kp": 100.0, "kd": 20.0},
     }
 
-    written = get_adapter("skelarm").simulate(config, tmp_path / "run.sklog.npz")
+    adapter = get_adapter("skelarm")
+    written = adapter.simulate(config, tmp_path / "run.sklog.npz")
 
     model = load_skelarm(written)
     assert len(model.channels["q"].times_s) == 21
     assert model.overlays[0].targets_xy == ((0.3, 0.8),)
     assert model.can_resimulate is None
+    with pytest.raises(TargetExistsError):
+        adapter.simulate(config, written)
+    adapter.simulate(config, written, overwrite=True, duration=0.1)
+    assert len(load_skelarm(written).channels["q"].times_s) == 11
 
 
 def test_cancelled_re_run_publishes_nothing(skelarm_logs: Path, tmp_path: Path) -> None:

@@ -21,8 +21,12 @@ from fsr_core.adapters.skelarm.availability import unavailable_reason
 from fsr_core.adapters.skelarm.replay import plan_for, publish, resimulate_log
 from fsr_core.adapters.skelarm.reproducibility import Reproducibility
 from fsr_core.adapters.skelarm.runner import run_child, write_request
-from fsr_core.errors import AdapterUnavailableError, FsrError, ReplayError
-from fsr_core.replay.output import check_output
+from fsr_core.errors import (
+    AdapterUnavailableError,
+    FsrError,
+    ReplayError,
+    TargetExistsError,
+)
 from fsr_core.replay.protocol import (
     CancelToken,
     ProgressFn,
@@ -107,6 +111,8 @@ class SkelarmAdapter:
             skelarm cannot run here.
         ReplayError
             skelarm refused the config (its message is kept).
+        TargetExistsError
+            ``output`` exists (or is a folder) and ``overwrite`` is not given.
         """
         reason = unavailable_reason()
         if reason is not None:
@@ -115,7 +121,11 @@ class SkelarmAdapter:
             )
         target = Path(output)
         overwrite = bool(options.get("overwrite", False))
-        check_output(target, target, overwrite=overwrite)
+        if target.is_dir() or (not overwrite and os.path.lexists(target)):
+            raise TargetExistsError(
+                "file already exists; a run never overwrites it unless asked",
+                path=target,
+            )
         duration = options.get("duration")
         folder = Path(tempfile.mkdtemp(prefix=".fsr-skelarm-", dir=target.parent))
         try:
