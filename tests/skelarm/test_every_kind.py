@@ -13,10 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from pytestqt.qtbot import QtBot
 from skelarm_kinds import EVERY_KIND, HEADLESS_KINDS
 
 from app.canvas.panel_values import EXT_FORCE, FRICTION, panel_values
 from app.cli import main
+from app.plots import ChannelPlots
+from app.state.session import PlayerSession
+from app.workers import run_inline
 from fsr_core.sources.skelarm import load_skelarm
 
 pytestmark = pytest.mark.skelarm
@@ -91,3 +95,32 @@ def test_log_exports_a_panel_frame(
     image = np.asarray(Image.open(out).convert("RGB"))
     assert image.shape == (800, 1104, 3)  # 800 x 800 canvas and a 304 px panel
     assert image.std() > 1
+
+
+def test_every_kind_plays_in_a_playlist_and_plots_each_channel(
+    skelarm_logs: Path, qtbot: QtBot
+) -> None:
+    paths = [skelarm_logs / f"{kind}.sklog.npz" for kind in EVERY_KIND]
+    session = PlayerSession(runner=run_inline, check_runner=run_inline)
+    plots = ChannelPlots()
+    qtbot.addWidget(plots)
+
+    session.open_paths(paths)
+
+    assert [entry.state.playable for entry in session.playlist.entries] == [True] * len(
+        paths
+    )
+    for index, path in enumerate(paths):
+        model = session.model
+        assert model is not None
+        assert model.path == path
+        recorded = [name for name in model.channels if name != "tip_speed"]
+        plots.set_model(model)
+        plots.set_plots(tuple((name,) for name in recorded))
+        assert plots.plot_count == len(recorded)
+        legends = plots.series_names(recorded.index("q"))
+        columns = model.channels["q"].columns  # skelarm's "j1", "j2", ...
+        assert len(legends) == len(columns)
+        assert all(c in legend for c, legend in zip(columns, legends, strict=True))
+        if index + 1 < len(paths):
+            assert session.step_file(1)
