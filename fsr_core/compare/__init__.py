@@ -1,14 +1,18 @@
-"""Compare two recordings channel by channel on a common time base.
+"""Compare two recordings channel by channel and camera by camera.
 
 :func:`compare_recordings` answers "does it reproduce?": per channel, the
 maximum and RMS absolute error, the first time the error exceeds a tolerance,
-and whether the values are bit-for-bit equal; overall, a verdict and the first
-divergence. It works on :class:`~fsr_core.recording.RecordingModel`, so any
-two sources the viewer opens (FSR files, skelarm logs) can be compared.
+and whether the values are bit-for-bit equal; per camera, the largest and mean
+pixel error, the worst frame's PSNR and the first frame that differs beyond a
+pixel tolerance; overall, a verdict and the first divergence. It works on
+:class:`~fsr_core.recording.RecordingModel`, so any two sources the viewer
+opens (FSR files, skelarm logs) can be compared.
 """
 
 from fsr_core.compare.recordings import compare_recordings
 from fsr_core.compare.result import (
+    CameraComparison,
+    CameraStatus,
     ChannelComparison,
     ChannelStatus,
     Comparison,
@@ -17,6 +21,8 @@ from fsr_core.compare.result import (
 )
 
 __all__ = [
+    "CameraComparison",
+    "CameraStatus",
     "ChannelComparison",
     "ChannelStatus",
     "Comparison",

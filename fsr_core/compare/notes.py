@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fsr_core.compare.result import ChannelComparison, ChannelStatus, RecordingSummary
+from fsr_core.compare.result import (
+    CameraComparison,
+    CameraStatus,
+    ChannelComparison,
+    ChannelStatus,
+    RecordingSummary,
+)
 
 __all__ = ["difference_notes"]
 
@@ -47,14 +53,34 @@ def _mismatch_note(channel: ChannelComparison) -> str | None:
     return None
 
 
+def _camera_note(camera: CameraComparison) -> str | None:
+    if camera.status is CameraStatus.SIZE_MISMATCH:
+        ours, theirs = camera.size, camera.candidate_size
+        return (
+            f"camera {camera.name}: frames are {ours[0]}x{ours[1]} in the reference, "
+            f"{theirs[0]}x{theirs[1]} in the candidate (not compared)"
+        )
+    if camera.status is CameraStatus.NO_OVERLAP:
+        return f"camera {camera.name}: no frame in the time both recordings cover"
+    if camera.reference_frames != camera.candidate_frames:
+        return (
+            f"camera {camera.name}: {camera.reference_frames} frames in the "
+            f"reference, {camera.candidate_frames} in the candidate"
+        )
+    return None
+
+
 def difference_notes(
     reference: RecordingSummary,
     candidate: RecordingSummary,
     channels: Sequence[ChannelComparison],
+    cameras: Sequence[CameraComparison] = (),
 ) -> list[str]:
-    """Return notes on durations, generations, sample counts and mismatches that differ.
+    """Return notes on what differs besides the values and pixels.
 
-    An empty list means the recordings have the same shape.
+    Durations, generations, sample and frame counts, and mismatches (units,
+    columns, frame sizes, no overlap). An empty list means the recordings have
+    the same shape.
     """
     notes = []
     if reference.duration_s != candidate.duration_s:
@@ -69,4 +95,5 @@ def difference_notes(
         )
     notes.extend(_sample_count_notes(channels))
     notes.extend(note for note in map(_mismatch_note, channels) if note is not None)
+    notes.extend(note for note in map(_camera_note, cameras) if note is not None)
     return notes

@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "CameraComparison",
+    "CameraStatus",
     "ChannelComparison",
     "ChannelStatus",
     "Comparison",
@@ -43,14 +45,35 @@ class ChannelStatus(enum.Enum):
     """No reference sample falls where the candidate has data."""
 
 
+class CameraStatus(enum.Enum):
+    """Whether a camera present on both sides could be compared."""
+
+    COMPARED = "compared"
+    SIZE_MISMATCH = "size_mismatch"
+    """The frames differ in width or height: the pixels are not compared."""
+    NO_OVERLAP = "no_overlap"
+    """No reference frame falls where the candidate has frames."""
+
+
 @dataclass(frozen=True)
 class Divergence:
-    """Where a channel's error first exceeds the tolerance."""
+    """Where a channel's error (or a camera's pixel error) first exceeds its tolerance.
+
+    ``kind`` says what ``channel`` names: ``"channel"``, or ``"camera"`` when
+    the divergence is a frame whose largest pixel error, in 8-bit levels
+    (``error``), exceeds the pixel tolerance.
+    """
 
     channel: str
     time_s: float
     error: float
     column: str = ""
+    kind: str = "channel"
+
+    @property
+    def is_camera(self) -> bool:
+        """Whether a camera frame diverges (else a channel's sample)."""
+        return self.kind == "camera"
 
     def to_json(self) -> dict[str, Any]:
         """Return the divergence as JSON-ready values."""
@@ -59,6 +82,7 @@ class Divergence:
             "column": self.column,
             "time_s": self.time_s,
             "error": _number(self.error),
+            "kind": self.kind,
         }
 
 
@@ -128,6 +152,71 @@ class ChannelComparison:
         }
 
 
+@dataclass(frozen=True, eq=False)
+class CameraComparison:
+    """One camera of the reference against the same-named camera of the candidate.
+
+    Frames are compared at the reference's frame times; the candidate's frame
+    is the one shown then. Errors are absolute differences of 8-bit channel
+    values ("levels", 0 to 255). ``max_abs_error`` is the largest over every
+    compared frame, ``mean_abs_error`` the mean over every compared pixel and
+    colour, ``min_psnr_db`` the worst frame's peak signal-to-noise ratio
+    (``inf`` when every frame is equal; all ``nan`` when nothing was
+    compared). ``error_times_s`` / ``errors`` / ``mean_errors`` give, per
+    compared frame, its largest and its mean error, for plotting.
+    """
+
+    name: str
+    status: CameraStatus
+    reference_frames: int
+    candidate_frames: int
+    size: tuple[int, int] = (0, 0)
+    """Width and height of the reference's frames (0, 0 when none was decoded)."""
+    candidate_size: tuple[int, int] = (0, 0)
+    frames_compared: int = 0
+    max_abs_error: float = math.nan
+    mean_abs_error: float = math.nan
+    min_psnr_db: float = math.nan
+    first_exceed: Divergence | None = None
+    exact: bool = False
+    within_tolerance: bool = False
+    error_times_s: FloatArray = field(default_factory=_no_series, repr=False)
+    errors: FloatArray = field(default_factory=_no_series, repr=False)
+    mean_errors: FloatArray = field(default_factory=_no_series, repr=False)
+
+    @property
+    def first_exceed_s(self) -> float | None:
+        """Play time of the first frame whose error exceeds the tolerance, if any."""
+        return None if self.first_exceed is None else self.first_exceed.time_s
+
+    @property
+    def verdict(self) -> str:
+        """One word for a table: exact, within, diverges, or why not compared."""
+        if self.status is not CameraStatus.COMPARED:
+            return str(self.status.value).replace("_", " ")
+        if self.exact:
+            return "exact"
+        return "within" if self.within_tolerance else "diverges"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the camera's figures as JSON-ready values (no series)."""
+        return {
+            "name": self.name,
+            "status": self.status.value,
+            "size": list(self.size),
+            "candidate_size": list(self.candidate_size),
+            "reference_frames": self.reference_frames,
+            "candidate_frames": self.candidate_frames,
+            "frames_compared": self.frames_compared,
+            "max_abs_error": _number(self.max_abs_error),
+            "mean_abs_error": _number(self.mean_abs_error),
+            "min_psnr_db": _number(self.min_psnr_db),
+            "first_exceed_s": self.first_exceed_s,
+            "exact": self.exact,
+            "within_tolerance": self.within_tolerance,
+        }
+
+
 @dataclass(frozen=True)
 class RecordingSummary:
     """The size of one side of a comparison."""
@@ -151,10 +240,15 @@ class Comparison:
 
     ``within_tolerance`` holds when every channel present on both sides was
     compared (no unit or column mismatch, some overlap) and stayed within the
-    tolerance. ``exact`` holds when, in addition, both recordings have the same
-    channels, and every channel has bit-for-bit the same sample times and
-    values. Durations, generation counts and sample counts that differ are
-    listed in ``notes`` (a shorter candidate is judged on the overlap only).
+    tolerance, and every camera present on both sides was compared (same
+    frame size, some overlap) and stayed within the pixel tolerance.
+    ``exact`` holds when, in addition, both recordings have the same channels
+    and cameras, every channel has bit-for-bit the same sample times and
+    values, and every camera the same frame times and pixels. Durations,
+    generation counts, sample and frame counts that differ are listed in
+    ``notes`` (a shorter candidate is judged on the overlap only).
+    ``first_divergence`` is the earliest over channels and cameras (at equal
+    times, a channel before a camera).
     """
 
     reference: RecordingSummary
@@ -168,6 +262,31 @@ class Comparison:
     first_divergence: Divergence | None
     overlap_s: tuple[float, float]
     notes: tuple[str, ...] = ()
+    cameras: tuple[CameraComparison, ...] = ()
+    cameras_only_in_reference: tuple[str, ...] = ()
+    cameras_only_in_candidate: tuple[str, ...] = ()
+    pixel_tolerance: float = 0.0
+
+    @property
+    def compared_exact(self) -> bool:
+        """Whether every compared channel and camera is bit-for-bit the same.
+
+        Unlike ``exact``, names on one side only and notes do not count: a
+        re-render, which writes cameras and no channels, has identical frames
+        when this holds and no channel was compared.
+        """
+        if not self.channels and not self.cameras:
+            return False
+        return all(c.exact for c in self.channels) and all(
+            c.exact for c in self.cameras
+        )
+
+    def camera(self, name: str) -> CameraComparison:
+        """Return the comparison of camera ``name`` (KeyError when not compared)."""
+        for camera in self.cameras:
+            if camera.name == name:
+                return camera
+        raise KeyError(name)
 
     def channel(self, name: str) -> ChannelComparison:
         """Return the comparison of channel ``name`` (KeyError when not compared)."""
@@ -203,6 +322,10 @@ class Comparison:
             "only_in_reference": list(self.only_in_reference),
             "only_in_candidate": list(self.only_in_candidate),
             "notes": list(self.notes),
+            "pixel_tolerance": self.pixel_tolerance,
+            "cameras": [camera.to_json() for camera in self.cameras],
+            "cameras_only_in_reference": list(self.cameras_only_in_reference),
+            "cameras_only_in_candidate": list(self.cameras_only_in_candidate),
         }
 
 

@@ -345,6 +345,10 @@ def test_the_json_form_has_stable_keys(small_recording: Path) -> None:
         "only_in_reference",
         "only_in_candidate",
         "notes",
+        "pixel_tolerance",
+        "cameras",
+        "cameras_only_in_reference",
+        "cameras_only_in_candidate",
     ]
     assert encoded["reference"] == {
         "path": str(small_recording),

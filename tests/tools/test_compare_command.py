@@ -93,6 +93,7 @@ def test_json_output_has_the_documented_keys(
         "column": "ext_fx",
         "time_s": pytest.approx(0.2),
         "error": 18.0,
+        "kind": "channel",
     }
     assert report["reference"]["path"] == str(takes["pushed"])
     assert report["candidate"]["path"] == str(takes["plain"])
