@@ -9,9 +9,13 @@ For each example scene (``examples/mujoco/*.toml``, as shipped) it measures:
   a multiple of the bare simulation's time (the recording overhead); a
   one-step recording gives the fixed part (compiling the model, opening,
   sealing and reading back the file), so the per-step overhead is shown too;
-- offscreen rendering of the scene's first camera at its recorded size, in
-  milliseconds per frame, with the renderer defaults (shadows, reflections
-  and multisampling off) and with each of them switched on;
+- offscreen rendering of the scene's first camera, in milliseconds per
+  frame: at its recorded size with the renderer defaults (shadows,
+  reflections and multisampling off), and at 640x480 (the size of the limit
+  in PERFORMANCE.md, printed beside it) with the defaults and with each of
+  them switched on;
+- the player's 3D scene (``GeometryCanvas``) painted at 640x480 with Qt's
+  offscreen platform, in milliseconds per frame;
 - the two replays of the shipped recording: render (frames per second) and
   resimulate (steps per second).
 
@@ -27,6 +31,7 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
 import sys
 import tempfile
 import time
@@ -36,8 +41,16 @@ from typing import Any, Final
 
 from fsr_core.adapters.mujoco.runtime import select_gl_backend
 
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 EXAMPLES: Final = Path(__file__).resolve().parents[1] / "examples" / "mujoco"
 SCENES: Final = ("reach_arm", "contacts")
+LIMIT_SIZE: Final = (640, 480)
+RENDER_LIMIT: Final = (
+    "PERFORMANCE.md: 8-16 ms all off, 60-110 ms with MuJoCo's defaults"
+)
+SCENE_PAINT_LIMIT: Final = "a frame at 60 Hz is 16.7 ms"
+_APPS: list[Any] = []  # keeps the QGuiApplication alive
 RENDER_VARIANTS: Final[dict[str, dict[str, Any]]] = {
     "default (all off)": {},
     "shadows": {"shadows": True},
@@ -81,14 +94,18 @@ def _record_seconds(scenario: Any, folder: Path) -> float:
     return elapsed
 
 
-def _render_ms(scenario: Any, frames: int, **settings: Any) -> float:
+def _render_ms(
+    scenario: Any, frames: int, size: tuple[int, int] | None, **settings: Any
+) -> float:
     from fsr_core.adapters.mujoco.cameras import CameraRig
     from fsr_core.adapters.mujoco.model_session import load_model
 
-    render = dataclasses.replace(scenario.render, **settings)
-    scenario = dataclasses.replace(scenario, render=render)
-    loaded = load_model(scenario)
     camera = scenario.cameras[0]
+    if size is not None:
+        camera = dataclasses.replace(camera, width=size[0], height=size[1])
+    render = dataclasses.replace(scenario.render, **settings)
+    scenario = dataclasses.replace(scenario, render=render, cameras=(camera,))
+    loaded = load_model(scenario)
     rig = CameraRig(loaded, (camera,), render)
     try:
         rig.render(camera.name)  # the GL context and buffers are made here
@@ -99,6 +116,25 @@ def _render_ms(scenario: Any, frames: int, **settings: Any) -> float:
         return 1000.0 * (time.perf_counter() - started) / frames
     finally:
         rig.close()
+
+
+def _scene_paint_ms(source: Path, frames: int) -> float:
+    """Paint the player's 3D scene (GeometryCanvas) at 640x480, ms per frame."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.canvas.geometry_canvas import GeometryCanvas
+    from fsr_core.sources.fsr import load_fsr
+
+    if QGuiApplication.instance() is None:
+        _APPS.append(QGuiApplication([]))
+    model = load_fsr(source)
+    canvas = GeometryCanvas(model)
+    times = [model.duration_s * i / max(frames - 1, 1) for i in range(frames)]
+    canvas.render(times[0], *LIMIT_SIZE)
+    started = time.perf_counter()
+    for play_time_s in times:
+        canvas.render(play_time_s, *LIMIT_SIZE)
+    return 1000.0 * (time.perf_counter() - started) / frames
 
 
 def _replay_seconds(source: Path, folder: Path, mode: str) -> float:
@@ -128,10 +164,14 @@ def bench_scene(name: str, repeats: int, frames: int, folder: Path) -> dict[str,
     shipped_s = _best(repeats, lambda: _record_seconds(scenario, folder))
     render = {
         label: _best(
-            repeats, functools.partial(_render_ms, scenario, frames, **settings)
+            repeats,
+            functools.partial(_render_ms, scenario, frames, LIMIT_SIZE, **settings),
         )
         for label, settings in RENDER_VARIANTS.items()
     }
+    recorded_size_ms = _best(
+        repeats, functools.partial(_render_ms, scenario, frames, None)
+    )
     source = folder / f"{name}.fsr"
     record_mujoco_run(scenario, source)
     with FsrReader.open(source) as reader:
@@ -154,7 +194,9 @@ def bench_scene(name: str, repeats: int, frames: int, folder: Path) -> dict[str,
         "per_step_overhead_no_cameras_x": (no_cameras_s - setup_s) / bare_s,
         "overhead_x": shipped_s / bare_s,
         "render_camera": f"{camera.name} {camera.width}x{camera.height}",
+        "render_recorded_size_ms": recorded_size_ms,
         "render_ms_per_frame": render,
+        "scene_paint_ms": _best(repeats, lambda: _scene_paint_ms(source, frames)),
         "rerender_frames_per_s": render_frames / rerender_s,
         "resimulate_steps_per_s": ticks / resimulate_s,
     }
@@ -179,11 +221,19 @@ def _print_table(results: Sequence[dict[str, Any]]) -> None:
             f"  recorded, as shipped   {result['recorded_steps_per_s']:10.0f}"
             f" steps/s  ({result['overhead_x']:.1f}x the bare time)"
         )
-        print(f"  render {result['render_camera']}:")
+        print(
+            f"  render {result['render_camera']} (recorded size, all off): "
+            f"{result['render_recorded_size_ms']:.2f} ms/frame"
+        )
+        print(f"  render {LIMIT_SIZE[0]}x{LIMIT_SIZE[1]} ({RENDER_LIMIT}):")
         default = result["render_ms_per_frame"]["default (all off)"]
         for label, ms in result["render_ms_per_frame"].items():
             extra = "" if ms is default else f"  ({ms - default:+.2f} ms)"
             print(f"    {label:<20} {ms:7.2f} ms/frame{extra}")
+        print(
+            f"  player scene paint     {result['scene_paint_ms']:10.2f} ms/frame at "
+            f"{LIMIT_SIZE[0]}x{LIMIT_SIZE[1]} ({SCENE_PAINT_LIMIT})"
+        )
         print(
             f"  re-render replay       {result['rerender_frames_per_s']:10.1f} frames/s"
         )

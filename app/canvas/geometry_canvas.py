@@ -71,6 +71,8 @@ _FOVY_DEG: Final = 36.0
 _MARGIN: Final = 1.15
 _POSE_SAMPLES: Final = 64
 _AMBIENT: Final = 0.42
+#: Shapes whose faces turned away from the eye are hidden by the others.
+_CONVEX: Final = frozenset({"box", "sphere", "capsule", "cylinder", "ellipsoid"})
 
 
 def _rotations(quaternions_xyzw: npt.ArrayLike) -> FloatArray:
@@ -294,38 +296,46 @@ class GeometryCanvas:
 
     def _paint_solids(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> None:
         """Flat-shaded triangles of every non-plane mesh, far to near."""
-        depths, polygons, colors = [], [], []
+        depths, corners, colors = [], [], []
         for mesh in self._geometry.meshes:
             if mesh.kind == "plane" or not len(mesh.faces):
                 continue
-            camera = self.view.camera(_place(mesh.vertices_m, poses[mesh.body]))
-            pixels = self.view.pixels(rect, camera)
             world = _place(mesh.vertices_m, poses[mesh.body])
-            corners = world[mesh.faces]
+            camera = self.view.camera(world)
+            triangles = world[mesh.faces]
             normals = np.cross(
-                corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
+                triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0]
             )
-            lengths = np.linalg.norm(normals, axis=1)
+            keep = np.isfinite(self.view.pixels(rect, camera)[mesh.faces]).all(
+                axis=(1, 2)
+            )
+            if mesh.kind in _CONVEX:  # only faces turned to the eye can show
+                centers = triangles.mean(axis=1)
+                outward = np.sign(
+                    np.einsum("ij,ij->i", normals, centers - world.mean(0))
+                )
+                toward = np.einsum("ij,ij->i", normals, self.view.eye_m - centers)
+                keep &= outward * toward > 0.0
+            lengths = np.linalg.norm(normals[keep], axis=1)
             lengths[lengths == 0.0] = 1.0
-            shade = _AMBIENT + (1 - _AMBIENT) * np.abs(normals @ self._light) / lengths
-            rgba = np.asarray(mesh.rgba)
-            keep = np.isfinite(pixels[mesh.faces]).all(axis=(1, 2))
-            depths.append(camera[mesh.faces][:, :, 2].mean(axis=1)[keep])
-            polygons += [pixels[face] for face in mesh.faces[keep]]
-            base = (255.0 * rgba[:3]).clip(0, 255)
-            colors += [
-                (*(base * s).clip(0, 255).astype(int).tolist(), round(255 * rgba[3]))
-                for s in shade[keep]
-            ]
-        if not polygons:
+            facing = np.abs(normals[keep] @ self._light) / lengths
+            shade = _AMBIENT + (1.0 - _AMBIENT) * facing
+            rgb = np.clip(255.0 * np.outer(shade, mesh.rgba[:3]), 0, 255).astype(int)
+            alpha = np.full((len(rgb), 1), round(255 * mesh.rgba[3]))
+            colors.append(np.hstack([rgb, alpha]))
+            depths.append(camera[mesh.faces[keep]][:, :, 2].mean(axis=1))
+            corners.append(self.view.pixels(rect, camera)[mesh.faces[keep]])
+        if not corners:
             return
         order = np.argsort(-np.concatenate(depths), kind="stable")
-        for index in order.tolist():
-            r, g, b, a = colors[index]
+        points = np.concatenate(corners)[order].tolist()
+        for (r, g, b, a), triangle in zip(
+            np.concatenate(colors)[order].tolist(), points, strict=True
+        ):
             color = QColor(r, g, b, a)
             painter.setPen(QPen(color, 0.8))
             painter.setBrush(color)
-            painter.drawPolygon(_polygon(polygons[index]))
+            painter.drawConvexPolygon([QPointF(x, y) for x, y in triangle])
 
     def _paint_targets(self, painter: QPainter, rect: QRectF) -> None:
         focal = self.view.focal_px(rect)
