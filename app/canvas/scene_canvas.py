@@ -63,6 +63,8 @@ MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
 _MARGIN: Final = 0.07
 #: The peak force of the recording is drawn this long, as a fraction of the reach.
 _FORCE_SPAN: Final = 0.4
+#: The reach disc is kept as an image up to this side (device pixels).
+_DISC_IMAGE_MAX_PX: Final = 4096
 #: Rings of targets without a tolerance (and the smallest ring), in pixels.
 _MIN_RING_PX: Final = 7.0
 _NO_KINEMATICS: Final = "no planar kinematics in this recording"
@@ -168,6 +170,7 @@ class SceneCanvas:
     ) -> None:
         self._model = model
         self._options = options
+        self._disc_image: tuple[tuple[float, ...], QImage] | None = None
         self._kinematics = model.kinematics
         self._fit = None if model.kinematics is None else _fit(model, model.kinematics)
         peak = _peak_force(model)
@@ -269,6 +272,40 @@ class SceneCanvas:
             self._paint_force(painter, rect, joints[-1], play_time_s, width)
         self._paint_tip(painter, self._point(rect, joints[-1]), width)
 
+    def _paint_reach_disc(
+        self, painter: QPainter, center: QPointF, radius_px: float
+    ) -> None:
+        """Draw the reach disc, from an image kept while the view does not change.
+
+        Stroking this big dashed antialiased circle cost as much as the rest of
+        a frame (about half an export's drawing time); the disc is the same in
+        every frame, so it is drawn once per view size and position and copied.
+        """
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        reach = radius_px + 2.0
+        if 2.0 * reach * ratio > _DISC_IMAGE_MAX_PX:  # zoomed far in: draw it
+            painter.setBrush(_color(WORKSPACE_FILL))
+            painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
+            _disc(painter, center, radius_px)
+            return
+        left = math.floor((center.x() - reach) * ratio) / ratio
+        top = math.floor((center.y() - reach) * ratio) / ratio
+        key = (ratio, radius_px, center.x() - left, center.y() - top)
+        if self._disc_image is None or self._disc_image[0] != key:
+            side = math.ceil((2.0 * reach + 1.0) * ratio)
+            image = QImage(side, side, QImage.Format.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
+            image.fill(Qt.GlobalColor.transparent)
+            layer = QPainter(image)
+            layer.setRenderHints(painter.renderHints())
+            layer.setBrush(_color(WORKSPACE_FILL))
+            layer.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
+            _disc(layer, QPointF(key[2], key[3]), radius_px)
+            layer.end()
+            self._disc_image = (key, image)
+        painter.drawImage(QPointF(left, top), self._disc_image[1])
+
     def _paint_workspace(
         self,
         painter: QPainter,
@@ -279,9 +316,7 @@ class SceneCanvas:
         """Draw the reach disc (faint) and a fixed-support symbol under the base."""
         base = self._point(rect, kinematics.base_m)
         reach_px = kinematics.reach_m * self._scale(rect)
-        painter.setBrush(_color(WORKSPACE_FILL))
-        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-        _disc(painter, base, reach_px)
+        self._paint_reach_disc(painter, base, reach_px)
         half = 2.1 * width
         plate_y = base.y() + 1.35 * width
         hatch = 0.6 * width
