@@ -1,7 +1,8 @@
-"""Comparing two recordings channel by channel (fsr_core.compare)."""
+"""Comparing two recordings: channel by channel, camera by camera (fsr_core.compare)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -15,11 +16,15 @@ import pytest
 from fsr_core.adapters.planar_arm.demos import _take_documents
 from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.adapters.planar_arm.scenario import Scenario, load_scenario
-from fsr_core.compare import ChannelStatus, compare_recordings
+from fsr_core.calibration import Calibration, CalibrationProfile
+from fsr_core.compare import CameraStatus, ChannelStatus, compare_recordings
 from fsr_core.errors import CompareError
-from fsr_core.format.catalog import numeric_stream
+from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
+from fsr_core.media import RGBFrame
 from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
+from fsr_core.replay.engine import replay_file
+from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 from fsr_core.sources import open_recording
 
 SKELARM_DATA = Path(__file__).parents[1] / "data" / "skelarm"
@@ -383,3 +388,294 @@ def test_a_tolerance_that_is_not_a_finite_non_negative_number_is_refused(
     reference, candidate = opened(small_recording, small_recording)
     with pytest.raises(ValueError, match="tolerance"):
         compare_recordings(reference, candidate, tolerance=tolerance)
+
+
+# -- cameras ---------------------------------------------------------------
+
+CAMERA_RGB = "sensors.front.camera.rgb"
+WIDTH, HEIGHT = 16, 12
+
+
+def frame_at(tick: int) -> npt.NDArray[np.uint8]:
+    """Return the frame a synthetic camera sees at ``tick``: a level per tick."""
+    return np.full((HEIGHT, WIDTH, 3), 10 * tick, dtype=np.uint8)
+
+
+def write_camera_take(
+    path: Path,
+    *,
+    every: int = 2,
+    ticks: int = 10,
+    channel: str | None = "q",
+    size: tuple[int, int] = (WIDTH, HEIGHT),
+    doctor: dict[int, npt.NDArray[np.uint8]] | None = None,
+) -> Path:
+    """Write a take with a numeric channel and a PNG camera every ``every`` ticks.
+
+    ``doctor`` replaces the frames at some ticks (tick -> pixels).
+    """
+    width, height = size
+    specs = [
+        *camera_streams("front", width=width, height=height, codec="png"),
+        *([numeric_stream(channel, ("a",), "rad")] if channel else []),
+    ]
+    profile = CalibrationProfile(width, height, 14.0, 14.0, width / 2, height / 2)
+    with FsrWriter(path, specs) as writer:
+        writer.write(
+            CAMERA_RGB.replace("rgb", "intrinsics"), profile, tick=0, sim_time_s=0.0
+        )
+        for tick in range(ticks):
+            if channel:
+                writer.write(channel, [tick * 0.1], tick=tick, sim_time_s=tick * 0.01)
+            if tick % every:
+                continue
+            pixels = (doctor or {}).get(tick, frame_at(tick))
+            if pixels.shape[:2] != (height, width):
+                pixels = np.resize(pixels, (height, width, 3))
+            writer.write(
+                CAMERA_RGB, RGBFrame(pixels), tick=tick, sim_time_s=tick * 0.01
+            )
+    return path
+
+
+def one_pixel_off(tick: int, by: int) -> npt.NDArray[np.uint8]:
+    pixels = frame_at(tick).copy()
+    pixels[5, 7, 1] += by
+    return pixels
+
+
+def test_a_copy_with_a_camera_compares_exact_frame_by_frame(tmp_path: Path) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    copy = Path(shutil.copyfile(take, tmp_path / "copy.fsr"))
+
+    comparison = compare_recordings(*opened(take, copy))
+
+    front = comparison.camera("front")
+    assert comparison.exact
+    assert front.exact
+    assert front.status is CameraStatus.COMPARED
+    assert front.frames_compared == 5
+    assert front.size == front.candidate_size == (WIDTH, HEIGHT)
+    assert front.max_abs_error == front.mean_abs_error == 0.0
+    assert front.min_psnr_db == math.inf
+    assert list(front.errors) == [0.0] * 5
+    assert list(front.error_times_s) == pytest.approx([0.0, 0.02, 0.04, 0.06, 0.08])
+
+
+def test_an_altered_frame_is_the_first_divergence_with_its_time_and_levels(
+    tmp_path: Path,
+) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    doctored = write_camera_take(
+        tmp_path / "doctored.fsr", doctor={6: one_pixel_off(6, 9)}
+    )
+
+    comparison = compare_recordings(*opened(take, doctored))
+
+    front = comparison.camera("front")
+    assert not comparison.within_tolerance
+    assert not comparison.exact
+    assert comparison.channel("q").exact  # only the frame differs
+    divergence = comparison.first_divergence
+    assert divergence is not None
+    assert divergence.is_camera
+    assert (divergence.channel, divergence.error) == ("front", 9.0)
+    assert divergence.time_s == pytest.approx(0.06)
+    assert front.verdict == "diverges"
+    assert front.max_abs_error == 9.0
+    assert front.mean_abs_error == pytest.approx(9 / (WIDTH * HEIGHT * 3) / 5)
+    mse = 81 / (WIDTH * HEIGHT * 3)
+    assert front.min_psnr_db == pytest.approx(10 * math.log10(255**2 / mse))
+    assert list(front.errors) == [0.0, 0.0, 0.0, 9.0, 0.0]
+
+
+@pytest.mark.parametrize(("pixel_tolerance", "within"), [(9, True), (8, False)])
+def test_a_frame_error_up_to_the_pixel_tolerance_is_within_it(
+    tmp_path: Path, pixel_tolerance: int, within: bool
+) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    doctored = write_camera_take(
+        tmp_path / "doctored.fsr", doctor={2: one_pixel_off(2, 9)}
+    )
+
+    comparison = compare_recordings(
+        *opened(take, doctored), pixel_tolerance=pixel_tolerance
+    )
+
+    assert comparison.within_tolerance is within
+    assert comparison.camera("front").within_tolerance is within
+    assert not comparison.exact
+    assert (comparison.first_divergence is None) is within
+
+
+def test_frames_of_another_size_are_reported_and_not_compared(tmp_path: Path) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    smaller = write_camera_take(tmp_path / "smaller.fsr", size=(8, 6))
+
+    comparison = compare_recordings(*opened(take, smaller))
+
+    front = comparison.camera("front")
+    assert front.status is CameraStatus.SIZE_MISMATCH
+    assert front.verdict == "size mismatch"
+    assert (front.size, front.candidate_size) == ((16, 12), (8, 6))
+    assert front.frames_compared == 0
+    assert not comparison.within_tolerance
+    assert comparison.first_divergence is None
+    assert any(
+        "16x12 in the reference, 8x6 in the candidate" in n for n in comparison.notes
+    )
+
+
+def test_the_candidate_frame_is_the_one_shown_at_the_reference_frame_time(
+    tmp_path: Path,
+) -> None:
+    take = write_camera_take(tmp_path / "take.fsr", every=2)
+    sparser = write_camera_take(tmp_path / "sparser.fsr", every=4)
+
+    comparison = compare_recordings(*opened(take, sparser))
+
+    front = comparison.camera("front")
+    # At 0.02 s the candidate still shows its frame of tick 0 (level 0 vs 20).
+    assert list(front.errors) == [0.0, 20.0, 0.0, 20.0, 0.0]
+    assert comparison.first_divergence is not None
+    assert comparison.first_divergence.time_s == pytest.approx(0.02)
+    assert "camera front: 5 frames in the reference, 3 in the candidate" in (
+        comparison.notes
+    )
+
+
+def test_each_frame_is_decoded_once(tmp_path: Path) -> None:
+    reference, candidate = opened(
+        write_camera_take(tmp_path / "take.fsr", every=2),
+        write_camera_take(tmp_path / "sparser.fsr", every=4),
+    )
+    fetched: list[tuple[str, int]] = []
+
+    def counted(model: RecordingModel, side: str) -> RecordingModel:
+        track = model.cameras[0]
+
+        def fetch(index: int) -> tuple[RGBFrame, Calibration | None]:
+            fetched.append((side, index))
+            return track.fetch(index)
+
+        return dataclasses.replace(
+            model, cameras=(dataclasses.replace(track, fetch=fetch),)
+        )
+
+    compare_recordings(counted(reference, "ref"), counted(candidate, "cand"))
+
+    assert sorted(fetched) == [
+        *(("cand", i) for i in range(3)),
+        *(("ref", i) for i in range(5)),
+    ]
+
+
+def test_a_candidate_with_cameras_and_no_channel_in_common_is_compared_on_its_frames(
+    tmp_path: Path,
+) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    frames_only = write_camera_take(tmp_path / "frames.fsr", channel=None)
+
+    comparison = compare_recordings(*opened(take, frames_only))
+
+    assert comparison.channels == ()
+    assert comparison.only_in_reference == ("q",)
+    assert comparison.camera("front").exact
+    assert comparison.within_tolerance
+    assert comparison.compared_exact
+    assert not comparison.exact  # the candidate lacks q
+    assert comparison.overlap_s == pytest.approx((0.0, 0.08))  # its last frame
+
+
+def test_no_channel_and_no_camera_in_common_is_a_compare_error(tmp_path: Path) -> None:
+    take = write_camera_take(tmp_path / "take.fsr", channel="q")
+    other = write_series(tmp_path / "other.fsr", {"wheel": (ramp(5, 1), "", ("v",))})
+
+    with pytest.raises(CompareError, match="no channel or camera in common") as caught:
+        compare_recordings(*opened(take, other))
+
+    assert "cameras front" in str(caught.value)
+    assert str(other) in str(caught.value)
+
+
+def test_filters_choose_channels_cameras_or_both(tmp_path: Path) -> None:
+    reference, candidate = opened(
+        write_camera_take(tmp_path / "take.fsr"),
+        write_camera_take(tmp_path / "doctored.fsr", doctor={4: one_pixel_off(4, 3)}),
+    )
+
+    channels_only = compare_recordings(reference, candidate, channels=["q"])
+    cameras_only = compare_recordings(reference, candidate, cameras=["front"])
+    both = compare_recordings(reference, candidate, channels=["q"], cameras=["front"])
+
+    assert (len(channels_only.channels), channels_only.cameras) == (1, ())
+    assert channels_only.within_tolerance
+    assert (cameras_only.channels, len(cameras_only.cameras)) == ((), 1)
+    assert not cameras_only.within_tolerance
+    assert (len(both.channels), len(both.cameras)) == (1, 1)
+    with pytest.raises(CompareError, match="no camera named side in either"):
+        compare_recordings(reference, candidate, cameras=["side"])
+
+
+def test_a_pixel_tolerance_outside_0_to_255_is_refused(tmp_path: Path) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    for bad in (-1, 256, math.nan):
+        with pytest.raises(ValueError, match="pixel_tolerance"):
+            compare_recordings(*opened(take, take), pixel_tolerance=bad)
+
+
+def test_the_json_form_lists_cameras_with_an_infinite_psnr_as_text(
+    tmp_path: Path,
+) -> None:
+    take = write_camera_take(tmp_path / "take.fsr")
+    doctored = write_camera_take(
+        tmp_path / "doctored.fsr", doctor={8: one_pixel_off(8, 4)}
+    )
+
+    encoded = json.loads(
+        json.dumps(compare_recordings(*opened(take, take)).to_json(), allow_nan=False)
+    )
+    diverging = compare_recordings(*opened(take, doctored)).to_json()
+
+    assert encoded["cameras"] == [
+        {
+            "name": "front",
+            "status": "compared",
+            "size": [WIDTH, HEIGHT],
+            "candidate_size": [WIDTH, HEIGHT],
+            "reference_frames": 5,
+            "candidate_frames": 5,
+            "frames_compared": 5,
+            "max_abs_error": 0.0,
+            "mean_abs_error": 0.0,
+            "min_psnr_db": "inf",
+            "first_exceed_s": None,
+            "exact": True,
+            "within_tolerance": True,
+        }
+    ]
+    assert diverging["first_divergence"]["kind"] == "camera"
+    assert diverging["first_divergence"]["channel"] == "front"
+    assert diverging["cameras"][0]["first_exceed_s"] == pytest.approx(0.08)
+
+
+def test_a_re_rendered_planar_arm_take_has_identical_frames(tmp_path: Path) -> None:
+    document = _take_documents()["01_reach"]
+    camera = dict(document["cameras"][0])
+    camera.update(width=80, height=60, rate_hz=30.0)
+    document.update(duration_s=0.3, cameras=[camera])
+    source = tmp_path / "reach.fsr"
+    record_run(Scenario.from_json(document), source)
+    rendered = replay_file(
+        source, tmp_path / "reach.render.fsr", ReplayOptions(mode=ReplayMode.RENDER)
+    )
+    assert rendered.output is not None
+
+    comparison = compare_recordings(*opened(source, rendered.output))
+
+    front = comparison.camera("front")
+    assert comparison.channels == ()
+    assert front.exact
+    assert front.frames_compared == 9  # 0.3 s at 30 Hz
+    assert comparison.compared_exact
+    assert comparison.within_tolerance

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -14,8 +16,10 @@ from app.compare_commands import add_parsers, run_compare
 from fsr_core.adapters.planar_arm.demos import _take_documents
 from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.adapters.planar_arm.scenario import Scenario
-from fsr_core.format.catalog import numeric_stream
+from fsr_core.calibration import CalibrationProfile
+from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
+from fsr_core.media import RGBFrame
 
 
 def compare(argv: Sequence[str]) -> int:
@@ -178,3 +182,192 @@ def test_bad_options_are_usage_errors(
         compare([*options, str(takes["plain"]), str(takes["plain"])])
     assert exited.value.code == 2
     assert "expected" in capsys.readouterr().err
+
+
+# -- cameras ---------------------------------------------------------------
+
+_RGB = "sensors.front.camera.rgb"
+
+
+def _camera_take(
+    path: Path, *, channel: bool = True, doctor: dict[int, int] | None = None
+) -> Path:
+    """Write 10 ticks of a channel ``q`` and a 16x12 PNG camera every 2 ticks.
+
+    ``doctor`` raises one pixel of the frame at a tick by some levels.
+    """
+    specs = [*camera_streams("front", width=16, height=12, codec="png")]
+    if channel:
+        specs.append(numeric_stream("q", ("a",), "rad"))
+    with FsrWriter(path, specs) as writer:
+        profile = CalibrationProfile(16, 12, 14.0, 14.0, 8.0, 6.0)
+        writer.write("sensors.front.camera.intrinsics", profile, tick=0, sim_time_s=0.0)
+        for tick in range(10):
+            if channel:
+                writer.write("q", [tick * 0.1], tick=tick, sim_time_s=tick * 0.01)
+            if tick % 2:
+                continue
+            pixels = np.full((12, 16, 3), 10 * tick, dtype=np.uint8)
+            pixels[3, 4, 0] += (doctor or {}).get(tick, 0)
+            writer.write(_RGB, RGBFrame(pixels), tick=tick, sim_time_s=tick * 0.01)
+    return path
+
+
+@pytest.fixture(scope="module")
+def camera_takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Write a camera take, one with frame 3 (0.06 s) off by 40 levels, frames only."""
+    folder = tmp_path_factory.mktemp("camera_takes")
+    return {
+        "take": _camera_take(folder / "take.fsr"),
+        "doctored": _camera_take(folder / "doctored.fsr", doctor={6: 40}),
+        "frames": _camera_take(folder / "frames.fsr", channel=False),
+    }
+
+
+def _lines_starting(out: str, word: str) -> list[list[str]]:
+    return [line.split() for line in out.splitlines() if line.startswith(word)]
+
+
+def test_a_doctored_frame_shows_in_the_camera_table_and_the_verdict_and_exits_1(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = compare([str(camera_takes["take"]), str(camera_takes["doctored"])])
+
+    out = capsys.readouterr().out
+    assert code == 1
+    assert _lines_starting(out, "camera ")[0] == [
+        *("camera", "frames", "max", "px", "error", "mean", "px", "error"),
+        *("min", "PSNR", "first", "exceeds", "verdict"),
+    ]
+    psnr = 10 * math.log10(255**2 / (40**2 / (16 * 12 * 3)))
+    assert _lines_starting(out, "front") == [
+        [
+            *("front", "5", "40", f"{40 / (16 * 12 * 3) / 5:.3g}"),
+            *(f"{psnr:.1f}", "dB", "0.06", "s", "diverges"),
+        ]
+    ]
+    assert _lines_starting(out, "q ")[0][-1] == "exact"
+    assert out.rstrip().endswith(
+        "DIVERGES: first in camera front at 0.06 s, frame differs by up to "
+        "40 levels > pixel tolerance 0"
+    )
+
+
+def test_a_pixel_tolerance_at_the_largest_pixel_error_passes_with_exit_0(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = compare(
+        [
+            *("--pixel-tolerance", "40"),
+            *(str(camera_takes["take"]), str(camera_takes["doctored"])),
+        ]
+    )
+
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.rstrip().endswith(
+        "WITHIN TOLERANCE 0 AND PIXEL TOLERANCE 40: largest error 0, "
+        "largest pixel error 40 levels"
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "code", "has_channels", "has_cameras"),
+    [
+        (["--cameras", "front"], 1, False, True),
+        (["--channels", "q"], 0, True, False),
+        (["--channels", "q", "--cameras", "front"], 1, True, True),
+    ],
+)
+def test_camera_and_channel_filters_choose_the_tables(
+    camera_takes: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    option: list[str],
+    code: int,
+    has_channels: bool,
+    has_cameras: bool,
+) -> None:
+    got = compare([*option, str(camera_takes["take"]), str(camera_takes["doctored"])])
+
+    out = capsys.readouterr().out
+    assert got == code
+    assert bool(_lines_starting(out, "channel ")) is has_channels
+    assert bool(_lines_starting(out, "camera ")) is has_cameras
+
+
+def test_json_output_lists_cameras_and_the_pixel_tolerance(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = compare(["--json", str(camera_takes["take"]), str(camera_takes["doctored"])])
+
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert report["pixel_tolerance"] == 0
+    assert report["first_divergence"] == {
+        "channel": "front",
+        "column": "",
+        "time_s": pytest.approx(0.06),
+        "error": 40.0,
+        "kind": "camera",
+    }
+    (camera,) = report["cameras"]
+    assert camera["name"] == "front"
+    assert camera["frames_compared"] == 5
+    assert camera["max_abs_error"] == 40.0
+    assert camera["exact"] is False
+    assert camera["first_exceed_s"] == pytest.approx(0.06)
+
+
+def test_a_candidate_with_frames_and_no_channel_is_compared_on_its_frames(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = compare([str(camera_takes["take"]), str(camera_takes["frames"])])
+
+    out = capsys.readouterr().out
+    assert code == 0
+    assert not _lines_starting(out, "channel ")
+    assert "only in the reference: q" in out
+    assert out.rstrip().endswith(
+        "FRAMES EXACT: every compared camera frame is bit-for-bit identical "
+        "(no channel in common: only cameras were compared)"
+    )
+
+
+def test_a_rerendered_take_compares_frame_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _take_documents()["01_reach"]
+    camera = dict(document["cameras"][0])
+    camera.update(width=80, height=60, rate_hz=30.0)
+    document.update(duration_s=0.3, cameras=[camera])
+    source, rendered = tmp_path / "reach.fsr", tmp_path / "reach.render.fsr"
+    record_run(Scenario.from_json(document), source)
+    assert main(["replay", str(source), "--mode", "render", "-o", str(rendered)]) == 0
+    capsys.readouterr()
+
+    code = compare([str(source), str(rendered)])
+
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert _lines_starting(out, "front")[0][-1] == "exact"
+    assert "FRAMES EXACT" in out
+
+
+def test_an_unknown_camera_exits_2(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    take = str(camera_takes["take"])
+    code = compare(["--cameras", "front,side", take, take])
+    assert code == 2
+    assert "no camera named side in either recording" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("level", ["-1", "256", "1.5", "x"])
+def test_a_pixel_tolerance_outside_0_to_255_levels_is_a_usage_error(
+    camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str], level: str
+) -> None:
+    take = str(camera_takes["take"])
+    with pytest.raises(SystemExit) as exited:
+        compare(["--pixel-tolerance", level, take, take])
+    assert exited.value.code == 2
+    assert "whole levels from 0 to 255" in capsys.readouterr().err
