@@ -26,6 +26,7 @@ __all__ = ["FrameError", "compare_camera", "frame_error"]
 FloatArray = npt.NDArray[np.float64]
 
 _PEAK_LEVEL = 255.0
+_LEVELS = np.arange(256, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,15 @@ def frame_error(reference: RGBFrame, candidate: RGBFrame) -> FrameError:
         raise ValueError(f"frame shapes differ: {ours.shape} and {theirs.shape}")
     if np.array_equal(ours, theirs):
         return _EQUAL
-    difference = np.abs(ours.astype(np.int16) - theirs.astype(np.int16)).ravel()
-    as_float = difference.astype(np.float64)
+    # |a - b| in uint8 without overflow, then a histogram of the 256 levels:
+    # every figure follows from it exactly, with one pass over the pixels.
+    difference = np.maximum(ours, theirs)
+    difference -= np.minimum(ours, theirs)
+    counts = np.bincount(difference.ravel(), minlength=_LEVELS.size)
     return FrameError(
-        max_abs=float(difference.max()),
-        mean_abs=float(as_float.mean()),
-        mean_square=float(np.dot(as_float, as_float) / len(as_float)),
+        max_abs=float(np.flatnonzero(counts)[-1]),
+        mean_abs=float(counts @ _LEVELS) / difference.size,
+        mean_square=float(counts @ np.square(_LEVELS)) / difference.size,
     )
 
 
