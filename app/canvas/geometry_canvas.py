@@ -406,7 +406,9 @@ def _polygon(points_px: FloatArray) -> QPolygonF:
 class GeometryCameraCanvas(CameraCanvas):
     """A camera's recorded frames with body frames and targets projected on them."""
 
-    def __init__(self, model: RecordingModel, camera: str, *args: Any, **kwargs: Any):
+    def __init__(
+        self, model: RecordingModel, camera: str, *args: Any, **kwargs: Any
+    ) -> None:
         super().__init__(model, camera, *args, **kwargs)
         if model.geometry is None:
             raise ValueError(f"{model.path.name} has no recorded scene geometry")
