@@ -78,3 +78,12 @@ def test_lint_imports_keeps_every_contract() -> None:
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "0 broken" in completed.stdout
+
+
+def test_every_test_module_has_a_name_of_its_own() -> None:
+    # The test folders are not packages: two modules with one basename make
+    # pytest refuse to collect the whole suite.
+    names: dict[str, list[str]] = {}
+    for path in sorted((REPO_ROOT / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(REPO_ROOT)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
