@@ -108,7 +108,7 @@ def run_resimulate(args: argparse.Namespace) -> int:
             " (its recorded inputs replayed)" if args.with_recorded_inputs else ""
         )
         sys.stdout.write(f"{args.log}: {plan.tier.value}{replayed}\n")
-        for note in plan.notes:
+        for note in plan.notes_for(args.with_recorded_inputs):
             sys.stdout.write(f"  - {note}\n")
         sys.stdout.flush()
         result = resimulate_log(

@@ -72,8 +72,11 @@ def test_plan_says_what_each_real_log_gives_before_running() -> None:
     assert interactive.tier is Reproducibility.UNPERTURBED
     assert "unperturbed scenario" in interactive.notes[0]
     assert "task's 2.0 s" in interactive.notes[1]
-    assert "recorded inputs" in interactive.notes[2]
+    assert "recorded inputs can be replayed" in interactive.notes[2]
     assert interactive.recorded_force
+    assert interactive.notes_for(True)[0].startswith("replaying the recorded inputs")
+    assert interactive.notes_for(False) == interactive.notes
+    assert reach.notes_for(True) == reach.notes  # nothing recorded to replay
 
 
 def test_recorded_force_needs_an_ext_force_channel(tmp_path: Path) -> None:

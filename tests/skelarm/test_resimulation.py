@@ -112,6 +112,8 @@ def test_recorded_pushes_and_friction_replay_close_to_the_recording(
     )
 
     assert result.outcome is ReplayOutcome.SUCCEEDED
+    assert result.notes[0].startswith("replaying the recorded inputs")
+    assert result.steps == 201  # every physics step of 0.002 s over 0.4 s
     recorded, rerun = _arrays(source), _arrays(tmp_path / "rerun.sklog.npz")
     assert np.array_equal(_held(recorded, rerun, "ext_force"), recorded["ext_force"])
     assert np.array_equal(_held(recorded, rerun, "friction"), recorded["friction"])

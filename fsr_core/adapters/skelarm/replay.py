@@ -226,7 +226,8 @@ def resimulate_log(
     Returns
     -------
     ReplayResult
-        The outcome, with the plan's notes (what the re-run is, said up front).
+        The outcome, the frames the re-run holds (``steps``) and the plan's
+        notes for this run (what the re-run is, said up front).
 
     Raises
     ------
@@ -262,14 +263,14 @@ def resimulate_log(
         written = folder / f"rerun-{secrets.token_hex(4)}.sklog.npz"
         request = _request(log, folder, with_recorded_force, stamp)
         outcome = run_child(request, written, cancel=cancel)
-        published = None
+        published, frames = None, 0
         if outcome.status == 0 and not outcome.cancelled:
-            check_log(written)  # the viewer must open what it publishes
+            frames = len(check_log(written).times_s)  # the viewer must open it
             publish(written, output_path, overwrite=overwrite)
             published = output_path
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if progress is not None and published is not None:
         progress(1, 1)
-    result = _result(outcome, published, digest, plan.notes)
-    return replace(result, wall_s=time.perf_counter() - started)
+    result = _result(outcome, published, digest, plan.notes_for(with_recorded_force))
+    return replace(result, wall_s=time.perf_counter() - started, steps=frames)

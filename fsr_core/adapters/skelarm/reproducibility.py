@@ -21,9 +21,26 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NO_CONFIG", "Reproducibility", "ResimulationPlan", "plan_resimulation"]
+__all__ = [
+    "NO_CONFIG",
+    "RECORDED_INPUTS",
+    "Reproducibility",
+    "ResimulationPlan",
+    "plan_resimulation",
+]
 
 NO_CONFIG = "cannot re-simulate: no embedded configuration (extra.source_config)"
+
+RECORDED_INPUTS = (
+    "the pushes (ext_force) and friction are added to the controller's torque as "
+    "J(q)^T F - c dq and the active-target switches retarget the controller, each "
+    "physics step, as skelarm's simulator applies them, over the recorded span "
+    "(skelarm's rerun_log has no input for them, so skelarm's simulate_controlled "
+    "runs it); q and dq follow the recording closely (exactly but for rounding "
+    "when nothing changes within a recorded frame), and tau differs: it is logged "
+    "at the start of each step, the simulator's at the end of each frame"
+)
+"""What a re-run with the recorded inputs replayed is."""
 
 GUI_PRODUCER = "skelarm_simulator"
 _INTERACTIVE_CHANNELS = ("ext_force", "friction", "active_target")
@@ -49,6 +66,12 @@ class ResimulationPlan:
     recorded_force: bool
     """Whether the log has an ``ext_force`` channel: its recorded inputs (force,
     friction, target switches) can be replayed (``with_recorded_force``)."""
+
+    def notes_for(self, with_recorded_force: bool) -> tuple[str, ...]:
+        """Return what to tell the user before a run with or without the inputs."""
+        if with_recorded_force and self.recorded_force:
+            return (f"replaying the recorded inputs: {RECORDED_INPUTS}",)
+        return self.notes
 
 
 def _task_duration(config: Mapping[str, Any]) -> float | None:
@@ -77,15 +100,8 @@ def _interactive_notes(
         )
     if force:
         notes.append(
-            "the recorded inputs can be replayed instead (--with-recorded-inputs, "
-            "with_recorded_force in the API): the "
-            "pushes (ext_force) and friction added to the controller's torque as "
-            "J(q)^T F - c dq and the active-target switches retargeting the "
-            "controller, each physics step, as skelarm's simulator applies them, "
-            "over the recorded span; skelarm's rerun_log has no input for them, so "
-            "the run is driven through skelarm's simulate_controlled. q and dq then "
-            "follow the recording to rounding; tau is logged at the start of each "
-            "step, the simulator's at the end of each frame, so the two differ"
+            "its recorded inputs can be replayed instead (--with-recorded-inputs, "
+            "with_recorded_force in the API): " + RECORDED_INPUTS
         )
     return notes
 
