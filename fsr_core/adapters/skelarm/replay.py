@@ -14,6 +14,7 @@ place); an existing output is kept unless ``overwrite``.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -131,6 +132,24 @@ def _request(log: CheckedLog, folder: Path, force: bool, stamp: dict[str, Any]) 
     )
 
 
+def _link_or_rename(written: Path, output: Path) -> None:
+    """Put ``written`` at ``output`` unless something is there already.
+
+    A hard link fails if ``output`` exists, so nothing is ever overwritten; on a
+    file system without hard links, the name is checked and then renamed to.
+    """
+    try:
+        os.link(written, output)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        if os.path.lexists(output):
+            raise FileExistsError(errno.EEXIST, "exists", str(output)) from exc
+        written.replace(output)
+
+
 def publish(written: Path, output: Path, *, overwrite: bool) -> None:
     """Move the finished ``written`` file to ``output`` (never over it unless asked).
 
@@ -145,7 +164,7 @@ def publish(written: Path, output: Path, *, overwrite: bool) -> None:
         if overwrite:
             written.replace(output)
         else:
-            os.link(written, output)  # fails, never overwrites, if output exists
+            _link_or_rename(written, output)
     except FileExistsError as exc:
         raise TargetExistsError(
             "file already exists; a re-simulation never overwrites it unless asked",
