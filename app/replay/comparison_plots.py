@@ -2,12 +2,15 @@
 
 A :class:`ComparisonPlots` widget shows one :class:`ComparisonReport`: the
 verdict on top, then two x-linked pyqtgraph plots. The upper one draws the
-chosen channel (the joint angles when compared, else the first channel that
-diverges), each column recorded as a solid line and replayed as a dashed
-line of the same colour. The lower one draws, per compared channel, the
-largest absolute error of its columns over time, with the tolerance as a
-dotted line. The first divergence is a labelled vertical line in both; a time
-cursor follows the clock and a click asks for a seek.
+chosen channel or camera (the joint angles when compared, else the first
+channel or camera that diverges, else the first compared): a channel's
+columns recorded as solid lines and replayed as dashed lines of the same
+colour; a camera's pixel error per compared frame, the largest (solid) and
+the mean (dashed) in 8-bit levels, with the pixel tolerance dotted. The
+lower one draws, per compared channel, the largest absolute error of its
+columns over time, and per camera its largest pixel error per frame, with
+the tolerance as a dotted line. The first divergence is a labelled vertical
+line in both; a time cursor follows the clock and a click asks for a seek.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from app.plots.channel_plots import SERIES_COLORS
 from app.plots.series_cache import column_names
 from app.replay.report import ComparisonReport, verdict_text
 from app.widgets.plain_text import visible_text
-from fsr_core.compare import ChannelStatus, Comparison
+from fsr_core.compare import CameraStatus, ChannelStatus, Comparison
 from fsr_core.recording import Channel
 
 __all__ = ["DIVERGENCE_COLOR", "ComparisonDock", "ComparisonPlots"]
@@ -46,12 +49,21 @@ _LEGEND_COLUMNS: Final = 8
 #: The error axis with nothing to draw: 1e-9 to 1.
 _EMPTY_LOG_RANGE: Final = (-9.0, 0.0)
 _EMPTY_TEXT: Final = (
-    "No comparison for the playing file: Replay → Re-simulate… or Compare with…"
+    "No comparison for the playing file: "
+    "Replay → Re-simulate…, Re-render… or Compare with…"
 )
 ERROR_LABEL: Final = "error (log)"
 #: What the error plot shows, said in its tooltip.
-ERROR_TOOLTIP: Final = "|replayed - recorded| per channel: the largest of its columns"
-_NO_ERROR_TEXT: Final = "no error: every compared sample is equal"
+ERROR_TOOLTIP: Final = (
+    "|replayed - recorded| per channel: the largest of its columns; "
+    "per camera (px): the largest pixel error of each frame, in levels"
+)
+#: What a camera is called in the picker and in the error plot's legend.
+CAMERA_SUFFIX: Final = " (camera)"
+_PIXEL_SUFFIX: Final = " (px)"
+#: Which kind of series a picker entry draws.
+CHANNEL, CAMERA = "channel", "camera"
+_NO_ERROR_TEXT: Final = "no error: every compared sample and frame is equal"
 
 
 def _finite(values: np.ndarray) -> np.ndarray:
@@ -76,21 +88,29 @@ def _table(channel: Channel) -> np.ndarray:
     return values.reshape(len(values), -1)
 
 
-def _overlay_channel(report: ComparisonReport) -> str | None:
-    """Return the channel drawn first: joint angles, else the first that diverges."""
+def _first_shown(report: ComparisonReport) -> tuple[str, str] | None:
+    """Return what is drawn first: joint angles, what diverges, else the first.
+
+    A ``(kind, name)`` pair, ``kind`` being :data:`CHANNEL` or :data:`CAMERA`.
+    """
     comparison = report.comparison
     if comparison is None:
         return None
-    compared = [
+    channels = [
         c.name for c in comparison.channels if c.status is ChannelStatus.COMPARED
     ]
+    cameras = [c.name for c in comparison.cameras if c.status is CameraStatus.COMPARED]
     joints = report.reference.joint_channel
-    if joints in compared:
-        return joints
+    if joints in channels:
+        return CHANNEL, joints
     divergence = comparison.first_divergence
-    if divergence is not None and divergence.channel in compared:
-        return divergence.channel
-    return compared[0] if compared else None
+    if divergence is not None:
+        kind = CAMERA if divergence.is_camera else CHANNEL
+        if divergence.channel in (cameras if divergence.is_camera else channels):
+            return kind, divergence.channel
+    if channels:
+        return CHANNEL, channels[0]
+    return (CAMERA, cameras[0]) if cameras else None
 
 
 class ComparisonPlots(QWidget):
@@ -107,8 +127,11 @@ class ComparisonPlots(QWidget):
         self.verdict_label.setTextFormat(Qt.TextFormat.PlainText)
         self.verdict_label.setWordWrap(True)
         self.channel_combo = QComboBox()
-        self.channel_combo.setToolTip("The channel drawn recorded (solid) and replayed")
-        self.channel_combo.currentTextChanged.connect(self._on_channel_changed)
+        self.channel_combo.setToolTip(
+            "The channel drawn recorded (solid) and replayed, "
+            "or a camera's pixel error per frame"
+        )
+        self.channel_combo.currentIndexChanged.connect(self._on_channel_changed)
         self.overlay_plot = self._plot()
         self.error_plot = self._plot()
         self.error_plot.setXLink(self.overlay_plot)
@@ -121,7 +144,7 @@ class ComparisonPlots(QWidget):
         self._divergence_lines: list[Any] = []
         top = QHBoxLayout()
         top.addWidget(self.verdict_label, 1)
-        top.addWidget(QLabel("Channel:"))
+        top.addWidget(QLabel("Show:"))
         top.addWidget(self.channel_combo)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -161,6 +184,18 @@ class ComparisonPlots(QWidget):
         """Return the time cursor's x in both plots."""
         return [float(cursor.value()) for cursor in self._cursors]
 
+    @property
+    def shown(self) -> tuple[str, str] | None:
+        """What the upper plot draws: ``(kind, name)``, or None."""
+        data = self.channel_combo.currentData()
+        return None if data is None else (str(data[0]), str(data[1]))
+
+    def show_camera(self, name: str) -> None:
+        """Draw camera ``name``'s pixel error in the upper plot (if compared)."""
+        index = self._picker_index((CAMERA, name))
+        if index >= 0:
+            self.channel_combo.setCurrentIndex(index)
+
     def divergence_positions(self) -> list[float]:
         """Return the x of the first-divergence line in each plot (empty: none)."""
         return [float(line.value()) for line in self._divergence_lines]
@@ -176,23 +211,34 @@ class ComparisonPlots(QWidget):
         comparison = None if report is None else report.comparison
         self.channel_combo.blockSignals(True)
         self.channel_combo.clear()
-        if comparison is not None:
-            self.channel_combo.addItems(
-                [
-                    c.name
-                    for c in comparison.channels
-                    if c.status is ChannelStatus.COMPARED
-                ]
-            )
-            chosen = _overlay_channel(report) if report is not None else None
-            if chosen is not None:
-                self.channel_combo.setCurrentText(chosen)
+        if comparison is not None and report is not None:
+            self._fill_picker(comparison, _first_shown(report))
         self.channel_combo.setEnabled(self.channel_combo.count() > 0)
         self.channel_combo.blockSignals(False)
         self._draw_errors(comparison)
-        self._draw_overlay(self.channel_combo.currentText())
+        self._draw_shown()
         self._draw_divergence(comparison)
         self._fit_x()
+
+    def _fill_picker(
+        self, comparison: Comparison, chosen: tuple[str, str] | None
+    ) -> None:
+        combo = self.channel_combo
+        for channel in comparison.channels:
+            if channel.status is ChannelStatus.COMPARED:
+                combo.addItem(channel.name, (CHANNEL, channel.name))
+        for camera in comparison.cameras:
+            if camera.status is CameraStatus.COMPARED:
+                combo.addItem(f"{camera.name}{CAMERA_SUFFIX}", (CAMERA, camera.name))
+        if chosen is not None:
+            combo.setCurrentIndex(max(self._picker_index(chosen), 0))
+
+    def _picker_index(self, data: tuple[str, str]) -> int:
+        """Return the picker's index of ``(kind, name)``, -1 when absent."""
+        # findData cannot match Python tuples (they are wrapped objects).
+        combo = self.channel_combo
+        found = [i for i in range(combo.count()) if combo.itemData(i) == data]
+        return found[0] if found else -1
 
     def set_position(self, play_time_s: float) -> None:
         """Move the time cursor of both plots to ``play_time_s``."""
@@ -241,6 +287,47 @@ class ComparisonPlots(QWidget):
 
     # -- drawing ----------------------------------------------------------
 
+    def _draw_shown(self) -> None:
+        shown = self.shown
+        if shown is not None and shown[0] == CAMERA:
+            self._draw_camera(shown[1])
+        else:
+            self._draw_overlay("" if shown is None else shown[1])
+
+    def _draw_camera(self, name: str) -> None:
+        """Draw a camera's largest and mean pixel error per compared frame."""
+        self._clear(self.overlay_plot)
+        plot = self.overlay_plot.getPlotItem()
+        comparison = None if self._report is None else self._report.comparison
+        if comparison is None:
+            return
+        camera = comparison.camera(name)
+        plot.setLabel("left", _markup(f"{name} pixel error [levels]"))
+        plot.legend.setColumnCount(3)
+        color = SERIES_COLORS[0]
+        for values, label, style in (
+            (camera.errors, "largest", Qt.PenStyle.SolidLine),
+            (camera.mean_errors, "mean", Qt.PenStyle.DashLine),
+        ):
+            plot.plot(
+                camera.error_times_s,
+                values,
+                pen=pg.mkPen(color, width=_LINE_WIDTH_PX, style=style),
+                symbol="o",
+                symbolSize=4,
+                symbolBrush=color,
+                symbolPen=None,
+                name=_markup(f"{name} {label}"),
+            )
+        if comparison.pixel_tolerance > 0:
+            first, last = comparison.overlap_s
+            plot.plot(
+                [first, last],
+                [comparison.pixel_tolerance] * 2,
+                pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DotLine),
+                name=f"pixel tolerance {comparison.pixel_tolerance:g}",
+            )
+
     def _draw_overlay(self, name: str) -> None:
         self._clear(self.overlay_plot)
         plot = self.overlay_plot.getPlotItem()
@@ -282,24 +369,40 @@ class ComparisonPlots(QWidget):
         if comparison is None:
             return
         plot = self.error_plot.getPlotItem()
-        plot.legend.setColumnCount(
-            min(max(len(comparison.channels), 1), _LEGEND_COLUMNS)
-        )
+        series = [
+            (channel.name, *comparison.error_series(channel.name))
+            for channel in comparison.channels
+        ]
+        series += [
+            (f"{camera.name}{_PIXEL_SUFFIX}", camera.error_times_s, camera.errors)
+            for camera in comparison.cameras
+        ]
+        plot.legend.setColumnCount(min(max(len(series), 1), _LEGEND_COLUMNS))
         drawn = 0
-        for index, channel in enumerate(comparison.channels):
-            times_s, errors = comparison.error_series(channel.name)
+        for index, (name, times_s, errors) in enumerate(series):
             positive = _positive(errors)
             if not len(times_s) or np.isnan(positive).all():
                 continue
             drawn += 1
+            color = SERIES_COLORS[index % len(SERIES_COLORS)]
+            # A frame's error stands alone between equal frames: mark each.
+            dots = (
+                {
+                    "symbol": "o",
+                    "symbolSize": 5,
+                    "symbolBrush": color,
+                    "symbolPen": None,
+                }
+                if index >= len(comparison.channels)
+                else {}
+            )
             plot.plot(
                 times_s,
                 positive,
-                pen=pg.mkPen(
-                    SERIES_COLORS[index % len(SERIES_COLORS)], width=_LINE_WIDTH_PX
-                ),
-                name=_markup(channel.name),
+                pen=pg.mkPen(color, width=_LINE_WIDTH_PX),
+                name=_markup(name),
                 connect="finite",
+                **dots,
             )
         if not drawn:
             plot.setTitle(_NO_ERROR_TEXT, size="9pt")
@@ -348,8 +451,8 @@ class ComparisonPlots(QWidget):
 
     # -- slots ------------------------------------------------------------
 
-    def _on_channel_changed(self, name: str) -> None:
-        self._draw_overlay(name)
+    def _on_channel_changed(self, _index: int) -> None:
+        self._draw_shown()
 
     def _on_scene_clicked(self, widget: Any, event: Any) -> None:
         if event.button() != Qt.MouseButton.LeftButton or event.double():

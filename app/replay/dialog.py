@@ -3,8 +3,9 @@
 Simulator (the recorded one first), and for a re-simulation its timing, how
 chunks are submitted, how many may be in flight, and whether the recorded
 external force is pushed again; then the output file (beside the source by
-default, never replaced unless Replace is ticked) and the tolerance the
-comparison judges the result with. A problem (an unavailable simulator with
+default, never replaced unless Replace is ticked) and the tolerances the
+comparison judges the result with (per channel, and in pixel levels for the
+camera frames when the recording has cameras). A problem (an unavailable simulator with
 the extra to install, no name, not ``.fsr``, the source itself, an existing
 file) is shown in words and keeps Run disabled.
 """
@@ -73,6 +74,7 @@ class ReplayDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self._source = model.path
+        self._has_cameras = bool(model.cameras)
         self._mode = defaults.mode
         self.setWindowTitle(f"{MODE_VERBS[self._mode]} {model.path.name}")
         self._build_fields(model, defaults)
@@ -133,6 +135,14 @@ class ReplayDialog(QDialog):
             "Largest absolute error accepted per channel, in its unit "
             "(0: the replay must reproduce exactly)"
         )
+        self.pixel_tolerance_spin = QSpinBox()
+        self.pixel_tolerance_spin.setRange(0, 255)
+        self.pixel_tolerance_spin.setValue(round(defaults.pixel_tolerance))
+        self.pixel_tolerance_spin.setSuffix(" levels")
+        self.pixel_tolerance_spin.setToolTip(
+            "Largest pixel error accepted in the camera frames, in 8-bit levels "
+            "(0: every frame must be identical)"
+        )
 
     def _form(self) -> QFormLayout:
         form = QFormLayout()
@@ -148,6 +158,8 @@ class ReplayDialog(QDialog):
         form.addRow("Output:", output_row)
         form.addRow("", self.overwrite_check)
         form.addRow("Compare within:", self.tolerance_edit)
+        if self._has_cameras:
+            form.addRow("Frames within:", self.pixel_tolerance_spin)
         return form
 
     def _connect(self) -> None:
@@ -180,6 +192,7 @@ class ReplayDialog(QDialog):
             options=options,
             simulator=self.simulator_combo.currentText() or None,
             tolerance=parse_tolerance(self.tolerance_edit.text()) or 0.0,
+            pixel_tolerance=float(self.pixel_tolerance_spin.value()),
         )
 
     def problem(self) -> str:

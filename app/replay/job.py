@@ -64,22 +64,30 @@ def compare(
     candidate: Path,
     *,
     tolerance: float,
+    pixel_tolerance: float = 0.0,
     replay: ReplayResult | None = None,
     opener: Opener = open_recording,
 ) -> ComparisonReport:
     """Open both recordings and compare ``candidate`` with ``reference``.
 
+    Channels and camera frames are compared (each frame decoded here, on the
+    calling worker thread).
+
     Raises
     ------
     FsrError
-        A file cannot be opened. Two files that cannot be compared (no
-        channel or no time in common) give a report with its ``problem``.
+        A file cannot be opened, or a frame cannot be decoded. Two files that
+        cannot be compared (no channel, camera or time in common) give a
+        report with its ``problem``.
     """
     reference_model = opener(reference)
     candidate_model = opener(candidate)
     try:
         comparison = compare_recordings(
-            reference_model, candidate_model, tolerance=tolerance
+            reference_model,
+            candidate_model,
+            tolerance=tolerance,
+            pixel_tolerance=pixel_tolerance,
         )
     except CompareError as exc:
         return ComparisonReport(
@@ -170,6 +178,7 @@ class ReplayJob(_ReportingJob):
             request.source,
             result.output,
             tolerance=request.tolerance,
+            pixel_tolerance=request.pixel_tolerance,
             replay=result,
             opener=self._opener,
         )
@@ -191,11 +200,13 @@ class CompareJob(_ReportingJob):
         candidate: Path,
         *,
         tolerance: float = 0.0,
+        pixel_tolerance: float = 0.0,
         opener: Opener = open_recording,
     ) -> None:
         super().__init__((reference, candidate))
         self.reference, self.candidate = reference, candidate
         self.tolerance = tolerance
+        self.pixel_tolerance = pixel_tolerance
         self._opener = opener
 
     def cancel(self) -> None:
@@ -210,5 +221,6 @@ class CompareJob(_ReportingJob):
             self.reference,
             self.candidate,
             tolerance=self.tolerance,
+            pixel_tolerance=self.pixel_tolerance,
             opener=self._opener,
         )

@@ -2,9 +2,9 @@
 
 The comparison dock (overlay and error plots, the verdict) shows the last
 comparison made. While one of its two files plays, the timeline marks the
-first divergence (hover: channel, time, error), the inspector lists the
-verdict, the files, the replay and every channel, and the channel plots draw
-the other file's series dashed over the playing one's.
+first divergence (hover: channel or camera, time, error), the inspector
+lists the verdict, the files, the replay, every channel and every camera, and
+the channel plots draw the other file's series dashed over the playing one's.
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ def divergence_label(report: ComparisonReport) -> str | None:
     divergence = None if comparison is None else comparison.first_divergence
     if comparison is None or divergence is None:
         return None
+    if divergence.is_camera:
+        return (
+            f"first divergence: camera {visible_text(divergence.channel)} frame at "
+            f"{divergence.time_s:.3f} s, pixel error up to {divergence.error:g} "
+            f"levels > pixel tolerance {comparison.pixel_tolerance:g}"
+        )
     column = f" ({visible_text(divergence.column)})" if divergence.column else ""
     return (
         f"first divergence: {visible_text(divergence.channel)}{column} at "

@@ -13,9 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.widgets.plain_text import visible_text
-from fsr_core.compare import ChannelComparison, Comparison
+from fsr_core.compare import (
+    CameraComparison,
+    CameraStatus,
+    ChannelComparison,
+    Comparison,
+    Divergence,
+)
 from fsr_core.recording import RecordingModel
-from fsr_core.replay.protocol import ReplayResult
+from fsr_core.replay.protocol import ReplayMode, ReplayResult
 
 __all__ = ["ComparisonReport", "inspector_lines", "status_text", "verdict_text"]
 
@@ -50,6 +56,11 @@ class ComparisonReport:
         """What the candidate is called in legends: replayed, or its file name."""
         return "replayed" if self.replay is not None else self.candidate.path.name
 
+    @property
+    def is_rerender(self) -> bool:
+        """Whether the candidate is a re-render of the reference."""
+        return self.replay is not None and self.replay.mode is ReplayMode.RENDER
+
 
 def _number(value: float) -> str:
     if math.isnan(value):
@@ -57,36 +68,75 @@ def _number(value: float) -> str:
     return "0" if value == 0 else f"{value:.3g}"
 
 
-def verdict_text(report: ComparisonReport) -> str:
-    """Return the verdict in a few words.
+def _frames_identical(report: ComparisonReport, comparison: Comparison) -> str:
+    frames = sum(camera.frames_compared for camera in comparison.cameras)
+    what = "re-rendered frames" if report.is_rerender else "camera frames"
+    return f"{what} are identical ({frames} frames, bit for bit)"
 
-    "reproduces exactly", "within tolerance …", "diverges at t s in channel (column)",
-    or why nothing was compared.
-    """
-    comparison = report.comparison
-    if comparison is None:
-        return f"not compared: {report.problem}"
-    if comparison.exact:
-        return "reproduces exactly (every channel bit for bit)"
-    if comparison.within_tolerance:
+
+def _within_text(report: ComparisonReport, comparison: Comparison) -> str:
+    if not comparison.channels and comparison.compared_exact:
+        return _frames_identical(report, comparison)
+    parts = []
+    if comparison.channels:
         worst = max(channel.max_abs_error for channel in comparison.channels)
-        return (
+        parts.append(
             f"within tolerance {comparison.tolerance:g} "
             f"(largest error {_number(worst)})"
         )
-    divergence = comparison.first_divergence
-    if divergence is None:
-        mismatched = [
-            c.name for c in comparison.channels if c.verdict not in ("exact", "within")
-        ]
-        names = visible_text(", ".join(mismatched))
-        return f"not comparable: {names} (units or columns differ)"
+    if comparison.cameras:
+        worst = max(camera.max_abs_error for camera in comparison.cameras)
+        parts.append(
+            f"frames within {comparison.pixel_tolerance:g} levels "
+            f"(largest pixel error {_number(worst)})"
+        )
+    return "; ".join(parts)
+
+
+def _not_comparable_text(comparison: Comparison) -> str:
+    agreeing = ("exact", "within")
+    mismatched = [c.name for c in comparison.channels if c.verdict not in agreeing]
+    mismatched += [c.name for c in comparison.cameras if c.verdict not in agreeing]
+    names = visible_text(", ".join(mismatched))
+    what = "units or columns" if not comparison.cameras else "units, columns or sizes"
+    return f"not comparable: {names} ({what} differ)"
+
+
+def _divergence_text(divergence: Divergence, comparison: Comparison) -> str:
+    if divergence.is_camera:
+        return (
+            f"frame differs from t={divergence.time_s:.3f} s in camera "
+            f"{visible_text(divergence.channel)} "
+            f"(max {_number(divergence.error)} levels)"
+        )
     column = f" ({visible_text(divergence.column)})" if divergence.column else ""
     return (
         f"diverges at {divergence.time_s:.3f} s in "
         f"{visible_text(divergence.channel)}{column}, "
         f"error {_number(divergence.error)} > {comparison.tolerance:g}"
     )
+
+
+def verdict_text(report: ComparisonReport) -> str:
+    """Return the verdict in a few words.
+
+    "reproduces exactly", "re-rendered frames are identical", "within
+    tolerance …", "diverges at t s in channel (column)", "frame differs from
+    t=… s in camera … (max N levels)", or why nothing was compared.
+    """
+    comparison = report.comparison
+    if comparison is None:
+        return f"not compared: {report.problem}"
+    if comparison.exact:
+        if comparison.cameras:
+            return "reproduces exactly (every channel and camera frame bit for bit)"
+        return "reproduces exactly (every channel bit for bit)"
+    if comparison.within_tolerance:
+        return _within_text(report, comparison)
+    divergence = comparison.first_divergence
+    if divergence is None:
+        return _not_comparable_text(comparison)
+    return _divergence_text(divergence, comparison)
 
 
 def status_text(report: ComparisonReport) -> str:
@@ -111,6 +161,29 @@ def _channel_text(channel: ChannelComparison) -> str:
     return channel.verdict
 
 
+def _decibels(value: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return "inf" if math.isinf(value) else f"{value:.1f} dB"
+
+
+def _camera_text(camera: CameraComparison) -> str:
+    if camera.status is CameraStatus.SIZE_MISMATCH:
+        (width, height), (other_w, other_h) = camera.size, camera.candidate_size
+        return f"size mismatch: {width}x{height} vs {other_w}x{other_h}"
+    if camera.status is not CameraStatus.COMPARED:
+        return camera.verdict
+    text = (
+        f"{camera.verdict}: {camera.frames_compared} frames, "
+        f"max {_number(camera.max_abs_error)} levels, "
+        f"mean {_number(camera.mean_abs_error)}, "
+        f"min PSNR {_decibels(camera.min_psnr_db)}"
+    )
+    if camera.first_exceed is not None:
+        text += f", first differs at {camera.first_exceed.time_s:.3f} s"
+    return text
+
+
 def _replay_lines(result: ReplayResult) -> list[tuple[str, str]]:
     lines = [
         ("replay", f"{result.mode.value} on {result.simulator}"),
@@ -133,17 +206,39 @@ def inspector_lines(report: ComparisonReport) -> list[tuple[str, str]]:
     comparison = report.comparison
     if comparison is None:
         return lines
+    lines.extend(_compared_lines(report, comparison))
+    lines.extend(("note", note) for note in comparison.notes)
+    return lines
+
+
+def _compared_lines(
+    report: ComparisonReport, comparison: Comparison
+) -> list[tuple[str, str]]:
+    """Return the tolerances, then a row per channel, camera and one-sided name."""
     first, last = comparison.overlap_s
-    lines.append(("tolerance", f"{comparison.tolerance:g} (absolute, channel units)"))
+    lines = []
+    if comparison.channels:
+        lines.append(
+            ("tolerance", f"{comparison.tolerance:g} (absolute, channel units)")
+        )
+    if comparison.cameras:
+        lines.append(
+            ("pixel tolerance", f"{comparison.pixel_tolerance:g} levels (of 255)")
+        )
     lines.append(("compared over", f"{first:.3f} .. {last:.3f} s"))
     lines.extend(
         (f"channel {channel.name}", _channel_text(channel))
         for channel in comparison.channels
     )
-    lines.extend(("only in reference", name) for name in comparison.only_in_reference)
     lines.extend(
-        (f"only in {report.candidate_label}", name)
-        for name in comparison.only_in_candidate
+        (f"camera {camera.name}", _camera_text(camera)) for camera in comparison.cameras
     )
-    lines.extend(("note", note) for note in comparison.notes)
+    candidate = report.candidate_label
+    for names, where in (
+        (comparison.only_in_reference, "only in reference"),
+        (comparison.only_in_candidate, f"only in {candidate}"),
+        (comparison.cameras_only_in_reference, "camera only in reference"),
+        (comparison.cameras_only_in_candidate, f"camera only in {candidate}"),
+    ):
+        lines.extend((where, name) for name in names)
     return lines

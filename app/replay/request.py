@@ -35,6 +35,8 @@ class ReplayRequest:
     """Registry name; ``None`` replays on the simulator the recording names."""
     tolerance: float = 0.0
     """Largest absolute error the comparison accepts, in each channel's unit."""
+    pixel_tolerance: float = 0.0
+    """Largest pixel error the comparison accepts in camera frames, in levels."""
 
     @property
     def mode(self) -> ReplayMode:

@@ -131,15 +131,23 @@ class WindowReplay(QObject):
         if name:
             self.compare_with(Path(name))
 
-    def compare_with(self, other: Path, tolerance: float = 0.0) -> CompareJob | None:
-        """Compare ``other`` with the playing recording in the background."""
+    def compare_with(
+        self, other: Path, tolerance: float = 0.0, pixel_tolerance: float = 0.0
+    ) -> CompareJob | None:
+        """Compare ``other`` with the playing recording in the background.
+
+        Channels within ``tolerance``, camera frames within ``pixel_tolerance``
+        levels.
+        """
         model = self._model
         if model is None or self.running:
             return None
         if other.resolve() == model.path.resolve():
             self._fail(f"{other.name} is the playing recording; pick another file")
             return None
-        job = CompareJob(model.path, other, tolerance=tolerance)
+        job = CompareJob(
+            model.path, other, tolerance=tolerance, pixel_tolerance=pixel_tolerance
+        )
         self._run(job, f"Comparing {other.name} with {model.path.name} …", "Compare")
         return job
 

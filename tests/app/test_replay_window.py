@@ -311,7 +311,7 @@ def test_the_dialog_refuses_an_existing_output_and_a_name_that_is_not_fsr(
     dialog.reject()
 
 
-def test_rerender_lists_the_new_file_and_says_there_are_no_channels_to_compare(
+def test_rerender_lists_the_new_file_and_compares_its_frames(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
     _open(qtbot, window, takes["reach"])
@@ -320,11 +320,14 @@ def test_rerender_lists_the_new_file_and_says_there_are_no_channels_to_compare(
 
     report = _run(qtbot, window, dialog)
 
-    assert report.comparison is None
     assert report.candidate.cameras
     assert report.candidate.path.name == "01_reach.render.fsr"
-    assert "not compared: no channel in common" in window.status_label.text()
-    assert window.timeline.divergence is None
+    assert report.comparison is not None
+    assert report.comparison.channels == ()  # a re-render writes no channel
+    front = report.comparison.camera("front")
+    assert front.frames_compared == len(report.reference.cameras[0].times_s)
+    assert "not compared" not in window.status_label.text()
+    assert _comparison_rows(window)["camera front"].startswith(front.verdict)
 
 
 def test_compare_with_another_take_shows_their_differences(
