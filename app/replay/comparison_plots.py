@@ -302,7 +302,7 @@ class ComparisonPlots(QWidget):
         if comparison is None:
             return
         camera = comparison.camera(name)
-        plot.setLabel("left", _markup(f"{name} pixel error [levels]"))
+        plot.setLabel("left", "px error [levels]")
         plot.legend.setColumnCount(3)
         color = SERIES_COLORS[0]
         for values, label, style in (
@@ -327,10 +327,14 @@ class ComparisonPlots(QWidget):
                 pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DotLine),
                 name=f"pixel tolerance {comparison.pixel_tolerance:g}",
             )
+        # Levels start at 0; equal frames get 0..1, not a range around zero.
+        highest = np.nanmax([*camera.errors, comparison.pixel_tolerance, 1.0])
+        plot.setYRange(0.0, float(highest), padding=0.08)
 
     def _draw_overlay(self, name: str) -> None:
         self._clear(self.overlay_plot)
         plot = self.overlay_plot.getPlotItem()
+        plot.enableAutoRange(y=True)  # a camera's plot fixed it
         report = self._report
         if report is None or not name or name not in report.reference.channels:
             plot.setLabel("left", "")
