@@ -33,6 +33,11 @@ from PySide6.QtWidgets import (
 
 from app.plots.channel_plots import SERIES_COLORS
 from app.plots.series_cache import column_names
+from app.replay.camera_curves import (
+    camera_error_series,
+    draw_camera_errors,
+    frame_dots,
+)
 from app.replay.report import ComparisonReport, verdict_text
 from app.widgets.plain_text import visible_text
 from fsr_core.compare import CameraStatus, ChannelStatus, Comparison
@@ -60,7 +65,6 @@ ERROR_TOOLTIP: Final = (
 )
 #: What a camera is called in the picker and in the error plot's legend.
 CAMERA_SUFFIX: Final = " (camera)"
-_PIXEL_SUFFIX: Final = " (px)"
 #: Which kind of series a picker entry draws.
 CHANNEL, CAMERA = "channel", "camera"
 _NO_ERROR_TEXT: Final = "no error: every compared sample and frame is equal"
@@ -295,41 +299,10 @@ class ComparisonPlots(QWidget):
             self._draw_overlay("" if shown is None else shown[1])
 
     def _draw_camera(self, name: str) -> None:
-        """Draw a camera's largest and mean pixel error per compared frame."""
         self._clear(self.overlay_plot)
-        plot = self.overlay_plot.getPlotItem()
         comparison = None if self._report is None else self._report.comparison
-        if comparison is None:
-            return
-        camera = comparison.camera(name)
-        plot.setLabel("left", "px error [levels]")
-        plot.legend.setColumnCount(3)
-        color = SERIES_COLORS[0]
-        for values, label, style in (
-            (camera.errors, "largest", Qt.PenStyle.SolidLine),
-            (camera.mean_errors, "mean", Qt.PenStyle.DashLine),
-        ):
-            plot.plot(
-                camera.error_times_s,
-                values,
-                pen=pg.mkPen(color, width=_LINE_WIDTH_PX, style=style),
-                symbol="o",
-                symbolSize=4,
-                symbolBrush=color,
-                symbolPen=None,
-                name=_markup(f"{name} {label}"),
-            )
-        if comparison.pixel_tolerance > 0:
-            first, last = comparison.overlap_s
-            plot.plot(
-                [first, last],
-                [comparison.pixel_tolerance] * 2,
-                pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DotLine),
-                name=f"pixel tolerance {comparison.pixel_tolerance:g}",
-            )
-        # Levels start at 0; equal frames get 0..1, not a range around zero.
-        highest = np.nanmax([*camera.errors, comparison.pixel_tolerance, 1.0])
-        plot.setYRange(0.0, float(highest), padding=0.08)
+        if comparison is not None:
+            draw_camera_errors(self.overlay_plot.getPlotItem(), comparison, name)
 
     def _draw_overlay(self, name: str) -> None:
         self._clear(self.overlay_plot)
@@ -377,10 +350,7 @@ class ComparisonPlots(QWidget):
             (channel.name, *comparison.error_series(channel.name))
             for channel in comparison.channels
         ]
-        series += [
-            (f"{camera.name}{_PIXEL_SUFFIX}", camera.error_times_s, camera.errors)
-            for camera in comparison.cameras
-        ]
+        series += camera_error_series(comparison)
         plot.legend.setColumnCount(min(max(len(series), 1), _LEGEND_COLUMNS))
         drawn = 0
         for index, (name, times_s, errors) in enumerate(series):
@@ -389,17 +359,7 @@ class ComparisonPlots(QWidget):
                 continue
             drawn += 1
             color = SERIES_COLORS[index % len(SERIES_COLORS)]
-            # A frame's error stands alone between equal frames: mark each.
-            dots = (
-                {
-                    "symbol": "o",
-                    "symbolSize": 5,
-                    "symbolBrush": color,
-                    "symbolPen": None,
-                }
-                if index >= len(comparison.channels)
-                else {}
-            )
+            dots = frame_dots(color) if index >= len(comparison.channels) else {}
             plot.plot(
                 times_s,
                 positive,
