@@ -16,7 +16,14 @@ from app.replay import ComparisonReport
 from app.replay.comparison_plots import ComparisonPlots
 from app.replay.report import verdict_text
 from fsr_core.compare import compare_recordings
-from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
+from fsr_core.media import RGBFrame
+from fsr_core.recording import (
+    CameraTrack,
+    Channel,
+    RecordingModel,
+    Segment,
+    Timeline,
+)
 
 pytestmark = pytest.mark.gui
 
@@ -112,3 +119,53 @@ def test_no_report_shows_how_to_get_one(plots: ComparisonPlots, tmp_path: Path) 
     assert plots.curves(plots.overlay_plot) == []
     assert plots.curves(plots.error_plot) == []
     assert plots.divergence_positions() == []
+
+
+def _camera_model(path: Path, name: str, bright_frame: int | None) -> RecordingModel:
+    """Return a model with one 8x6 camera of 5 black frames, one maybe brightened."""
+    times_s = np.linspace(0.0, 0.8, 5)
+
+    def fetch(index: int) -> tuple[RGBFrame, None]:
+        pixels = np.zeros((6, 8, 3), dtype=np.uint8)
+        if index == bright_frame:
+            pixels[0, 0] = 90
+        return RGBFrame(pixels), None
+
+    segment = Segment(0, 0.0, 0.8, 0.0, 0, 80)
+    return RecordingModel(
+        path=path,
+        source="fsr",
+        title=path.stem,
+        timeline=Timeline((segment,)),
+        channels={},
+        cameras=(CameraTrack(name, times_s, fetch),),
+    )
+
+
+def test_a_camera_that_differs_draws_its_pixel_error_with_its_name_as_text(
+    plots: ComparisonPlots, tmp_path: Path
+) -> None:
+    reference = _camera_model(tmp_path / "run.fsr", _HOSTILE, None)
+    candidate = _camera_model(tmp_path / "other.fsr", _HOSTILE, 2)
+    report = ComparisonReport(
+        reference, candidate, compare_recordings(reference, candidate)
+    )
+
+    plots.set_report(report)
+
+    assert plots.shown == ("camera", _HOSTILE)
+    assert plots.channel_combo.currentText() == f"{_HOSTILE} (camera)"
+    largest, mean = plots.curves(plots.overlay_plot)
+    assert list(largest.yData) == [0.0, 0.0, 90.0, 0.0, 0.0]
+    assert list(mean.yData) == pytest.approx([0, 0, 90 * 3 / (8 * 6 * 3), 0, 0])
+    escaped = "&lt;b&gt;arm&lt;/b&gt;⟨U+202E⟩"
+    assert plots.legend_names(plots.overlay_plot) == [
+        f"{escaped} largest",
+        f"{escaped} mean",
+    ]
+    assert plots.legend_names(plots.error_plot) == [f"{escaped} (px)"]
+    assert plots.divergence_positions() == [pytest.approx(0.4)] * 2
+    verdict = plots.verdict_label.text()
+    assert verdict.startswith("frame differs from t=0.400 s in camera <b>arm</b>")
+    assert verdict.endswith("(max 90 levels)")
+    assert "\u202e" not in verdict
