@@ -16,6 +16,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.canvas import CameraCanvas, CameraOptions
+from app.canvas.geometry_canvas import camera_canvas_for
 from app.state import PlaybackClock, ViewOptions
 from app.workers import FrameJob, Runner, pool_runner
 from app.workers.jobs import FrameResult
@@ -133,7 +134,7 @@ class FrameView(QWidget):
         self._canvas = (
             None
             if model is None
-            else CameraCanvas(
+            else camera_canvas_for(
                 model,
                 self._camera,
                 camera_options(self._options),
