@@ -94,19 +94,21 @@ def replay_block_reason(
     return simulator_block_reason(name, mode)
 
 
-def _skelarm_log_reason(model: RecordingModel, mode: ReplayMode) -> str:
+def _skelarm_log_reason(model: RecordingModel, mode: ReplayMode) -> str | None:
     """Return a skelarm log's own reason, else the skelarm adapter's."""
     own = model.can_rerender if mode is ReplayMode.RENDER else model.can_resimulate
     if own is not None:
         return own
-    reason = simulator_block_reason(_SKELARM, mode)
-    if reason is not None:
-        return reason
-    return "the replay engine reads FSR files: a skelarm log cannot be replayed here"
+    return simulator_block_reason(_SKELARM, mode)
 
 
 def simulator_choices(model: RecordingModel) -> list[str]:
-    """Return the simulators the dialog offers: the recorded one first."""
+    """Return the simulators the dialog offers: the recorded one first.
+
+    A skelarm log re-runs through skelarm alone (it holds a skelarm config).
+    """
+    if model.source == _SKELARM:
+        return [_SKELARM]
     names = list(adapter_names())
     recorded = recorded_simulator(model.metadata)
     if recorded is not None:

@@ -36,7 +36,7 @@ from app.replay.availability import (
     simulator_block_reason,
     simulator_choices,
 )
-from app.replay.request import ReplayRequest, parse_tolerance
+from app.replay.request import ReplayRequest, output_suffix, parse_tolerance
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import Execution, ReplayMode, ReplayOptions, Timing
 
@@ -50,7 +50,7 @@ EXECUTION_LABELS: dict[Execution, str] = {
     Execution.RECORDED_PREEMPTION: "Recorded preemption (recorded start times)",
     Execution.SEQUENTIAL: "Sequential (each chunk to its end)",
 }
-_SAVE_FILTER = "FSR recordings (*.fsr);;All files (*)"
+_SAVE_FILTER = "FSR recordings (*.fsr);;skelarm logs (*.sklog.npz);;All files (*)"
 
 
 def _combo(
@@ -74,6 +74,7 @@ class ReplayDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self._source = model.path
+        self._suffix = output_suffix(model.source)
         self._has_cameras = bool(model.cameras)
         self._mode = defaults.mode
         self.setWindowTitle(f"{MODE_VERBS[self._mode]} {model.path.name}")
@@ -207,8 +208,11 @@ class ReplayDialog(QDialog):
         if not text:
             return "Choose a file name for the replay."
         output = Path(text).expanduser()
-        if output.suffix.lower() != ".fsr":
-            return f"{output.name}: a replay is an FSR file; the name must end in .fsr."
+        if not output.name.lower().endswith(self._suffix):
+            return (
+                f"{output.name}: this replay is written as {self._suffix}; "
+                f"the name must end in {self._suffix}."
+            )
         if output.absolute() == self._source.absolute():
             return "The output is the recording itself; choose another name."
         if parse_tolerance(self.tolerance_edit.text()) is None:

@@ -13,7 +13,13 @@ from pathlib import Path
 
 from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 
-__all__ = ["MODE_SUFFIXES", "ReplayRequest", "default_output", "parse_tolerance"]
+__all__ = [
+    "MODE_SUFFIXES",
+    "ReplayRequest",
+    "default_output",
+    "output_suffix",
+    "parse_tolerance",
+]
 
 #: The part of the default output name that says the mode.
 MODE_SUFFIXES: dict[ReplayMode, str] = {
@@ -52,19 +58,29 @@ def _stem(source: Path) -> str:
     return source.stem or name
 
 
-def default_output(source: Path, mode: ReplayMode) -> Path:
+def output_suffix(source_kind: str) -> str:
+    """Return what a replay of a ``source_kind`` recording is written as.
+
+    skelarm re-runs a skelarm log into a log of its own (``.sklog.npz``);
+    every other replay is an FSR file.
+    """
+    return ".sklog.npz" if source_kind == "skelarm" else ".fsr"
+
+
+def default_output(source: Path, mode: ReplayMode, suffix: str = ".fsr") -> Path:
     """Return a free name beside ``source`` for its replay in ``mode``.
 
-    ``NAME.resim.fsr`` (or ``NAME.render.fsr``); when that exists,
-    ``NAME.resim-2.fsr``, ``NAME.resim-3.fsr`` ... The first name is returned
-    when every numbered one is taken (the dialog then refuses it).
+    ``NAME.resim.fsr`` (or ``NAME.render.fsr``, or ``suffix`` for ``.fsr``);
+    when that exists, ``NAME.resim-2.fsr``, ``NAME.resim-3.fsr`` ... The
+    first name is returned when every numbered one is taken (the dialog then
+    refuses it).
     """
     base = f"{_stem(source)}.{MODE_SUFFIXES[mode]}"
-    first = source.with_name(f"{base}.fsr")
+    first = source.with_name(f"{base}{suffix}")
     if not first.exists():
         return first
     for number in range(2, _MAX_NUMBERED + 1):
-        candidate = source.with_name(f"{base}-{number}.fsr")
+        candidate = source.with_name(f"{base}-{number}{suffix}")
         if not candidate.exists():
             return candidate
     return first

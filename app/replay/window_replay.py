@@ -25,7 +25,7 @@ from app.replay.dialog import ReplayDialog
 from app.replay.job import CompareJob, ReplayJob
 from app.replay.presenter import ComparisonPresenter
 from app.replay.report import ComparisonReport
-from app.replay.request import ReplayRequest, default_output
+from app.replay.request import ReplayRequest, default_output, output_suffix
 from app.workers import Runner, pool_runner
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import ReplayMode, ReplayOptions
@@ -102,7 +102,7 @@ class WindowReplay(QObject):
             return None
         defaults = ReplayRequest(
             source=model.path,
-            output=default_output(model.path, mode),
+            output=default_output(model.path, mode, output_suffix(model.source)),
             options=ReplayOptions(mode=mode),
         )
         dialog = ReplayDialog(model, defaults, self._window)

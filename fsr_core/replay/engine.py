@@ -27,7 +27,8 @@ import os
 from pathlib import Path
 
 from fsr_core.adapters.registry import get_adapter
-from fsr_core.errors import FsrError
+from fsr_core.adapters.skelarm.replay import is_skelarm_source
+from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.replay.output import check_output
@@ -98,6 +99,8 @@ def replay_file(
     """
     source_path, output_path = Path(source), Path(output)
     check_output(source_path, output_path, overwrite=options.overwrite)
+    if simulator in (None, "skelarm") and is_skelarm_source(source_path):
+        return _replay_skelarm(source_path, output_path, options, progress, cancel)
     try:
         adapter, digest = _preflight(source_path, options, simulator)
     except FsrError as exc:
@@ -164,6 +167,34 @@ def replay_adapter(
             f"(it supports: {modes or 'none'})",
         )
     return adapter
+
+
+def _replay_skelarm(
+    source: Path,
+    output: Path,
+    options: ReplayOptions,
+    progress: ProgressFn | None,
+    cancel: CancelToken | None,
+) -> ReplayResult:
+    """Re-simulate a skelarm log (or its converted FSR) through skelarm itself.
+
+    Such a log holds the run's config, not authored control or render state:
+    the skelarm adapter checks it (config present, skelarm available) and
+    writes the re-run as a ``.sklog.npz`` that ``compare`` reads.
+    """
+    if options.mode is not ReplayMode.RESIMULATE:
+        raise preflight_error(
+            source,
+            "a skelarm log can only be re-simulated (--mode resimulate): "
+            "it holds no render state",
+        )
+    adapter = get_adapter("skelarm")
+    if not isinstance(adapter, ReplayingAdapter):
+        raise ReplayError("simulator 'skelarm' cannot replay recordings")
+    reason = adapter.can_replay(source)
+    if reason is not None:
+        raise preflight_error(source, f"simulator 'skelarm' cannot replay it: {reason}")
+    return adapter.replay(source, output, options, progress=progress, cancel=cancel)
 
 
 def _check_resimulation(

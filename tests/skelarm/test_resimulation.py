@@ -215,3 +215,17 @@ def test_cancelled_re_run_publishes_nothing(skelarm_logs: Path, tmp_path: Path) 
     assert result.outcome is ReplayOutcome.CANCELLED
     assert result.output is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_command_re_simulates_a_log_through_skelarm_bit_for_bit(
+    skelarm_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = skelarm_logs / "curve_ellipse.sklog.npz"
+    output = tmp_path / "again.sklog.npz"
+
+    code = main(["replay", str(source), "--mode", "resimulate", "-o", str(output)])
+
+    assert code == 0, capsys.readouterr().err
+    assert "on skelarm (REPLAY_COMPLETED" in capsys.readouterr().out
+    assert main(["compare", str(source), str(output)]) == 0
+    assert "EXACT" in capsys.readouterr().out
