@@ -23,6 +23,7 @@ Subcommands:
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json]
   convert LOG.sklog.npz [-o OUT.fsr]  write a skelarm log as FSR
+  resimulate LOG -o OUT.sklog.npz     re-run a skelarm log through skelarm (3.12+)
   replay FILE --mode render|resimulate -o OUT.fsr
        [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
        [--execution sequential|recorded_preemption] [--max-in-flight N]
