@@ -328,6 +328,9 @@ def test_rerender_lists_the_new_file_and_compares_its_frames(
     assert front.frames_compared == len(report.reference.cameras[0].times_s)
     assert "not compared" not in window.status_label.text()
     assert _comparison_rows(window)["camera front"].startswith(front.verdict)
+    # Its 20 Hz camera is off the 30 Hz render-state rate: still every pixel.
+    assert front.exact
+    assert "re-rendered frames are identical" in window.status_label.text()
 
 
 def test_compare_with_another_take_shows_their_differences(

@@ -29,7 +29,7 @@ from fsr_core.adapters.planar_arm.recording_streams import (
     stream_table,
 )
 from fsr_core.adapters.planar_arm.resimulation import PRODUCER, source_scenario
-from fsr_core.adapters.planar_arm.scene_capture import RateSchedule, SceneCapture
+from fsr_core.adapters.planar_arm.scene_capture import SceneCapture
 from fsr_core.adapters.planar_arm.tasks import task_from_json
 from fsr_core.format.catalog import LIFECYCLE_STREAM
 from fsr_core.format.reader import FsrReader
@@ -50,17 +50,6 @@ from fsr_core.replay.runner import FinalClock, ReplayContext, ReplayOutput, run_
 __all__ = ["rerender"]
 
 _PROGRESS_EVERY: Final = 10  # frames
-
-
-class _AppliedFrames(RateSchedule):
-    """Render state is this replay's input: the capture never writes it again."""
-
-    def __init__(self) -> None:
-        super().__init__(1.0, 1.0)
-
-    def due(self, tick: int) -> bool:
-        """Return ``False``: each applied frame is written as it is applied."""
-        return False
 
 
 def _recorded_force(reader: FsrReader) -> dict[tuple[int, int], np.ndarray]:
@@ -84,7 +73,7 @@ def _write_frames(
 ) -> FinalClock:
     scenario = source_scenario(reader)
     capture = SceneCapture(scenario, writer)
-    capture.render_schedule = _AppliedFrames()
+    capture.records_render_state = False  # each applied frame is written as applied
     task = task_from_json(scenario.task)
     forces = _recorded_force(reader)
     total = reader.streams[RENDER_STATE].record_count

@@ -142,6 +142,9 @@ class SceneCapture:
         self.render_schedule = RateSchedule(
             recording.render_state_rate_hz, scenario.dt_s
         )
+        #: Whether this capture writes render state (a re-render writes the
+        #: states it applies itself).
+        self.records_render_state = True
         self.geometry_schedule = RateSchedule(recording.geometry_rate_hz, scenario.dt_s)
         self.floor_z_m = float(scenario.model.base_m[1]) - scenario.model.reach_m - 0.05
         self._overlays: dict[
@@ -181,12 +184,15 @@ class SceneCapture:
         """Write whatever is due at this tick."""
         time_s = tick * self.scenario.dt_s
         stamp = _Stamp(tick, time_s, generation)
-        if self.render_schedule.due(tick):
+        due = [camera for camera in self.cameras if camera.schedule.due(tick)]
+        # Render state at its own rate and wherever a camera renders: a
+        # re-render then applies exactly the state each recorded frame shows.
+        at_rate = self.render_schedule.due(tick)
+        if self.records_render_state and (at_rate or due):
             state_arrays = {"joint_positions": state.q, "joint_velocities": state.dq}
             stamp.write(self.writer, RENDER_STATE, state_arrays)
         if self.geometry_schedule.due(tick):
             stamp.write(self.writer, TRANSFORMS, self.link_transforms(state))
-        due = [camera for camera in self.cameras if camera.schedule.due(tick)]
         if not due:
             return
         scene = self.scene(state, task, active, force)

@@ -140,3 +140,23 @@ def test_cancelled_render_publishes_nothing(
     assert result.reason_code == "REPLAY_CANCELLED"
     assert result.output is None
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("rate_hz", [20.0, 45.0])
+def test_cameras_off_the_render_state_rate_re_render_exactly(
+    rate_hz: float, tmp_path: Path
+) -> None:
+    from replay_sources import TINY_CAMERA, record, scenario_document
+
+    camera = dict(TINY_CAMERA, rate_hz=rate_hz)  # render state stays at 30 Hz
+    source = record(tmp_path / "source.fsr", scenario_document(cameras=[camera]))
+    output = tmp_path / "rendered.fsr"
+
+    result = replay_file(source, output, RENDER)
+
+    assert result.outcome is ReplayOutcome.SUCCEEDED
+    with FsrReader.open(source) as recorded, FsrReader.open(output) as again:
+        before = [(r.tick, r.payload) for r in recorded.iter_records(CAMERA)]
+        after = [(r.tick, r.payload) for r in again.iter_records(CAMERA)]
+    assert len(before) == round(0.3 * rate_hz)
+    assert after == before
