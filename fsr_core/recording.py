@@ -210,6 +210,9 @@ class TaskOverlay:
     curve_xy: tuple[tuple[float, float], ...] = ()
     reference_xy: tuple[tuple[float, float], ...] = ()
     active_index: int | None = None
+    target_colors: tuple[str, ...] = ()
+    """A colour name or ``#rrggbb`` per target as the source gave it (skelarm's
+    ``color``); empty, or a name the viewer does not know, draws the default."""
 
 
 @dataclass(frozen=True, eq=False)

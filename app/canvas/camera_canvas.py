@@ -38,6 +38,7 @@ from PySide6.QtGui import (
 )
 
 from app.canvas.images import paint_to_image
+from app.canvas.scene_canvas import target_rgb
 from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame
@@ -474,7 +475,12 @@ class CameraCanvas:
             ring = None
             if overlay.tolerance_m is not None:
                 ring = view.shown(_circle(xy, overlay))
-            self._paint_target(painter, centers[0], ring, index == active, view.unit)
+            rgb = target_rgb(
+                overlay, index, ACTIVE_TARGET_COLOR if index == active else TARGET_COLOR
+            )
+            self._paint_target(
+                painter, centers[0], ring, index == active, view.unit, rgb
+            )
 
     @staticmethod
     def _paint_polyline(painter: QPainter, shown: FloatArray, unit: float) -> None:
@@ -504,8 +510,8 @@ class CameraCanvas:
         ring: FloatArray | None,
         active: bool,
         unit: float,
+        rgb: tuple[int, int, int],
     ) -> None:
-        rgb = ACTIVE_TARGET_COLOR if active else TARGET_COLOR
         width = (1.8 if active else 1.1) * unit
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(_pen(_color(rgb, 255 if active else 200), width))

@@ -98,6 +98,15 @@ def _darker(rgb: Rgb, factor: float = 0.72) -> QColor:
     return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
 
+def target_rgb(overlay: TaskOverlay, index: int, default: Rgb) -> Rgb:
+    """Return the colour of target ``index``: its own when it names a valid one."""
+    names = overlay.target_colors
+    if index < len(names) and QColor.isValidColorName(names[index]):
+        color = QColor(names[index])
+        return (color.red(), color.green(), color.blue())
+    return default
+
+
 def _pen(
     color: QColor,
     width_px: float,
@@ -385,18 +394,19 @@ class SceneCanvas:
             center = QPointF(float(x), float(y))
             if index == active:
                 continue
-            pen = _pen(_color(TARGET_COLOR, 210), 1.5)
+            pen = _pen(_color(target_rgb(overlay, index, TARGET_COLOR), 210), 1.5)
             pen.setDashPattern([3.0, 2.5])
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             _disc(painter, center, max(ring, _MIN_RING_PX))
         if active is not None and 0 <= active < len(pixels):
             center = QPointF(float(pixels[active][0]), float(pixels[active][1]))
-            painter.setPen(_pen(_darker(ACTIVE_TARGET_COLOR, 0.85), 2.0))
-            painter.setBrush(_color(ACTIVE_TARGET_COLOR, 48))
+            rgb = target_rgb(overlay, active, ACTIVE_TARGET_COLOR)
+            painter.setPen(_pen(_darker(rgb, 0.85), 2.0))
+            painter.setBrush(_color(rgb, 48))
             _disc(painter, center, max(ring, dot + 3.0))
-            painter.setPen(_pen(_darker(ACTIVE_TARGET_COLOR, 0.7), 1.2))
-            painter.setBrush(_color(ACTIVE_TARGET_COLOR))
+            painter.setPen(_pen(_darker(rgb, 0.7), 1.2))
+            painter.setBrush(_color(rgb))
             _disc(painter, center, dot)
         painter.setFont(font)
         painter.setPen(_color(MUTED_TEXT_COLOR))

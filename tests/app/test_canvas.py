@@ -196,6 +196,23 @@ def test_active_target_emphasis_follows_the_recorded_switch(
     assert not _near(_at(pixels, targets_px[1]), ACTIVE_TARGET_COLOR)
 
 
+def test_skelarm_targets_are_drawn_in_their_own_colours(qapp: Any) -> None:
+    from PySide6.QtGui import QColor
+
+    model = open_recording(SKELARM_REACH.with_name("multi_target_switch.sklog.npz"))
+    overlay = model.overlay_at(0.0)
+    assert overlay is not None
+    canvas = SceneCanvas(model)
+    targets_px = canvas.to_pixel(RECT, np.asarray(overlay.targets_xy))
+    pixels = qimage_to_rgb(canvas.render(0.0, WIDTH, HEIGHT))  # A (purple) active
+
+    purple = QColor("purple")
+    assert _near(
+        _at(pixels, targets_px[0]), (purple.red(), purple.green(), purple.blue())
+    )
+    assert not _near(_at(pixels, targets_px[0]), ACTIVE_TARGET_COLOR)
+
+
 def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
     model = open_recording(SKELARM_REACH)
     canvas = SceneCanvas(model, SceneOptions(show_com=True))

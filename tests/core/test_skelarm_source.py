@@ -154,6 +154,7 @@ def test_multi_target_log_follows_active_target_with_event_markers() -> None:
     overlay = model.overlays[0]
     assert len(overlay.targets_xy) == 3
     assert overlay.target_labels == ("A", "B", "C")
+    assert overlay.target_colors == ("purple", "teal", "orange")
     assert overlay.active_index == 0
     assert model.active_target_channel == "active_target"
     active = model.channels["active_target"]

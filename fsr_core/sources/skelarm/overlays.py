@@ -36,15 +36,21 @@ def _point(raw: Any, what: str) -> tuple[float, float]:
     return float(values[0]), float(values[1])
 
 
-def _target(raw: Any) -> tuple[tuple[float, float], str, float | None]:
+#: skelarm's default target colour (its player draws every target in its own).
+DEFAULT_TARGET_COLOR = "purple"
+
+
+def _target(raw: Any) -> tuple[tuple[float, float], str, float | None, str]:
     """Parse a target, ``[x, y]`` or ``{pos, label?, color?, tolerance?}``."""
     if not isinstance(raw, dict):
-        return _point(raw, "target"), "", None
+        return _point(raw, "target"), "", None, DEFAULT_TARGET_COLOR
     label = "" if raw.get("label") is None else str(raw["label"])
     tolerance = None if raw.get("tolerance") is None else number(raw, "tolerance", 0)
     if tolerance is not None and tolerance < 0:
         raise ValueError(f"target tolerance {tolerance} is negative")
-    return _point(raw.get("pos"), "target pos"), label, tolerance
+    color = raw.get("color")
+    color = color if isinstance(color, str) and color else DEFAULT_TARGET_COLOR
+    return _point(raw.get("pos"), "target pos"), label, tolerance, color
 
 
 def _centered(params: Mapping[str, Any], x: FloatArray, y: FloatArray) -> FloatArray:
@@ -100,8 +106,10 @@ def _reference_values(task: Mapping[str, Any]) -> FloatArray:
 
 
 def _reaching(task: Mapping[str, Any], kind: str, _: Any) -> TaskOverlay:
-    point, label, tolerance = _target(task.get("target"))
-    return TaskOverlay(kind, (point,), (label,), tolerance, active_index=0)
+    point, label, tolerance, color = _target(task.get("target"))
+    return TaskOverlay(
+        kind, (point,), (label,), tolerance, active_index=0, target_colors=(color,)
+    )
 
 
 def _multi_target(task: Mapping[str, Any], kind: str, _: Any) -> TaskOverlay:
@@ -113,10 +121,11 @@ def _multi_target(task: Mapping[str, Any], kind: str, _: Any) -> TaskOverlay:
     active = active if 0 <= active < len(targets) else 0
     return TaskOverlay(
         kind,
-        tuple(point for point, _, _ in targets),
-        tuple(label for _, label, _ in targets),
+        tuple(target[0] for target in targets),
+        tuple(target[1] for target in targets),
         targets[active][2],
         active_index=active,
+        target_colors=tuple(target[3] for target in targets),
     )
 
 
