@@ -129,7 +129,11 @@ class ReadoutPanel:
         y += 10.0
         if not values.has_kinematics and not values.joints:
             y = self._paint_line(
-                painter, left, right, y, _Line("No planar kinematics", 13, muted=True)
+                painter,
+                left,
+                right,
+                y,
+                _Line("No joint angles recorded", 13, muted=True),
             )
         for text in self._readout_lines(values):
             y = self._paint_line(painter, left, right, y, _Line(text, 14)) + 5.0

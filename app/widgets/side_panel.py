@@ -187,7 +187,7 @@ class SidePanel(QWidget):
         layout.addWidget(_divider())
         self._joints = QWidget()
         layout.addWidget(self._joints)
-        self._no_kinematics = _label("No planar kinematics", muted=True)
+        self._no_kinematics = _label("No joint angles recorded", muted=True)
         layout.addWidget(self._no_kinematics)
         layout.addSpacing(6)
         self._rows = {key: _label(name=f"readout_{key}") for key in _ROW_KEYS}

@@ -26,6 +26,7 @@ from fsr_core.recording import (
     Timeline,
 )
 from fsr_core.sources.fsr_geometry import load_geometry
+from fsr_core.sources.fsr_joints import contract_joint_channel
 from fsr_core.sources.fsr_tail import lost_tail_markers, recovered_copy_reason
 from fsr_core.sources.skelarm.converted import is_converted_log, load_converted
 
@@ -305,6 +306,8 @@ def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
                 "joint angle",
                 tuple(columns[i] for i in picks),
             )
+        if not planar:
+            joint = contract_joint_channel(channels, reader.metadata)
         force = _derived(channels, stream, "ext_f", "ext_force") if planar else None
         active = (
             _derived(channels, stream, "active_target", "active_target")

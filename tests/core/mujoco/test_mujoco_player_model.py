@@ -79,3 +79,20 @@ def test_a_mesh_that_does_not_fit_is_left_out_with_a_warning(
     assert "scene.geometry.meshes record 1 left out" in caplog.text
     assert "a face points past the 3 vertices" in caplog.text
     assert str(path) in caplog.text
+
+
+def test_the_actuated_hinges_are_the_joints_the_panel_shows(
+    reach_recording: Path, contacts_recording: Path
+) -> None:
+    model = load_fsr(reach_recording)
+    assert model.joint_channel == "q"
+    joints = model.channels["q"]
+    assert joints.columns == ("yaw", "shoulder", "elbow")
+    assert joints.unit == "rad"
+    with FsrReader.open(reach_recording) as reader:
+        _, _, values = reader.read_series("observations.mujoco")
+        columns = list(reader.streams["observations.mujoco"].spec.channels or ())
+    at = [columns.index(f"qpos.{name}") for name in joints.columns]
+    np.testing.assert_array_equal(joints.values, values[:, at])
+    # The contacts scene actuates no hinge: its free bodies are not joints.
+    assert load_fsr(contacts_recording).joint_channel is None
