@@ -7,12 +7,16 @@ overwriting) → ``fsync`` of the folder → removal of the partial name. With
 (``os.replace`` of the partial name), so readers see the old file or the new
 one, never a mixture. On cancel or error the partial file is deleted, so a file
 browser never shows a final-named file that does not play (an MP4 without its
-``moov`` atom).
+``moov`` atom). The export holds a lock on its partial file, so one killed
+half-way (SIGKILL, power loss) leaves a partial file that the next export of
+the same target recognises as stale and replaces.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno as errno_codes
+import fcntl
 import os
 import shutil
 from collections.abc import Iterator
@@ -60,14 +64,7 @@ def atomic_output(
                 "file already exists; it is never overwritten (use --overwrite)",
                 path=final,
             )
-        try:
-            fd = file_ops.create(staging, dir_fd)
-        except TargetExistsError as exc:
-            raise TargetExistsError(
-                f"{staging} exists: another export is writing this file, or one "
-                "was killed (remove it and retry)",
-                path=final,
-            ) from exc
+        fd = _create_staging(file_ops, staging, dir_fd, final)
         try:
             with os.fdopen(fd, "w+b", closefd=False) as handle:
                 yield handle
@@ -89,6 +86,54 @@ def atomic_output(
             file_ops.unlink(staging, dir_fd)
     finally:
         file_ops.close(dir_fd)
+
+
+def _create_staging(file_ops: FileOps, staging: str, dir_fd: int, final: Path) -> int:
+    """Create the partial file and hold its lock while the export writes.
+
+    A partial file left by an export that was killed (its lock died with it)
+    is removed and created afresh; one whose export still runs is refused.
+    """
+    for attempt in range(2):
+        try:
+            fd = file_ops.create(staging, dir_fd)
+        except TargetExistsError as exc:
+            if attempt == 0 and _remove_if_stale(staging, dir_fd):
+                continue
+            raise TargetExistsError(
+                f"{staging} exists: another export is writing this file",
+                path=final,
+            ) from exc
+        # A filesystem without locks: the name alone guards the file then.
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _remove_if_stale(staging: str, dir_fd: int) -> bool:
+    """Remove ``staging`` when no export holds its lock; return whether it did."""
+    try:
+        fd = os.open(staging, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its export is still writing
+        # Still the same file under that name (not a newer export's)?
+        here = os.stat(staging, dir_fd=dir_fd, follow_symlinks=False)
+        held = os.fstat(fd)
+        if (here.st_dev, here.st_ino) != (held.st_dev, held.st_ino):
+            return False
+        os.unlink(staging, dir_fd=dir_fd)
+    except OSError:
+        return False
+    else:
+        return True
+    finally:
+        os.close(fd)
 
 
 def _replace(staging: str, final: Path, dir_fd: int) -> None:

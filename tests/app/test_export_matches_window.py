@@ -7,6 +7,7 @@ no cleanup possible) leaves nothing under the final name.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -22,7 +23,9 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from app.canvas import qimage_to_rgb
+from app.cli import main
 from app.export import export_video, frame_times
+from app.export.atomic import partial_name
 from app.main_window import MainWindow
 from app.state.session import PlayerSession
 from app.workers import run_inline
@@ -134,3 +137,22 @@ def test_a_killed_export_leaves_nothing_under_the_final_name(
     assert process.returncode == -signal.SIGKILL
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name == out.name] == []
+    assert (tmp_path / partial_name(out)).exists()  # the killed export's leftover
+
+    # Exporting the same file again replaces the dead export's partial file.
+    assert main([str(pushed_take), "--export", str(out), "--end", "0.1"]) == 0
+    assert out.is_file()
+    assert not (tmp_path / partial_name(out)).exists()
+
+
+def test_a_partial_file_of_a_running_export_is_never_taken_over(
+    pushed_take: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "busy.mp4"
+    staging = tmp_path / partial_name(out)
+    with staging.open("wb") as busy:  # another export holds its lock
+        fcntl.flock(busy.fileno(), fcntl.LOCK_EX)
+        assert main([str(pushed_take), "--export", str(out), "--end", "0.1"]) == 1
+    assert "another export is writing this file" in capsys.readouterr().err
+    assert staging.exists()
+    assert not out.exists()
