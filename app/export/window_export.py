@@ -22,6 +22,7 @@ from app.export.dialog import ExportDialog
 from app.export.job import ExportJob
 from app.export.request import VideoRequest
 from app.export.video import ExportResult
+from app.widgets.message_slot import MessageSlot
 from app.workers import Runner, pool_runner
 from fsr_core.recording import RecordingModel
 
@@ -55,7 +56,7 @@ class WindowExport(QObject):
         self.job: ExportJob | None = None
         self.dialog: ExportDialog | None = None
         self.progress: QProgressDialog | None = None
-        self.message_box: QMessageBox | None = None
+        self._messages = MessageSlot(window, "Export")
         self.action = QAction("&Export…", window)
         self.action.setShortcut(QKeySequence("Ctrl+E"))
         self.action.triggered.connect(lambda _=False: self.open_dialog())
@@ -182,23 +183,12 @@ class WindowExport(QObject):
         self._update_action()
         self._window.show_message(text)
         if icon is not None:
-            self._show_box(text, icon)
+            self._messages.show(text, icon)
 
-    def _show_box(self, text: str, icon: QMessageBox.Icon) -> None:
-        if self.message_box is not None:
-            self.message_box.close()
-        box = QMessageBox(icon, "Export", text, parent=self._window)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.destroyed.connect(lambda: self._forget_box(box))
-        self.message_box = box
-        box.show()
-
-    def _forget_box(self, box: QMessageBox) -> None:
-        if self.message_box is box:
-            self.message_box = None
+    @property
+    def message_box(self) -> QMessageBox | None:
+        """The outcome message shown now (None when none is open)."""
+        return self._messages.box
 
     def _forget_dialog(self, dialog: ExportDialog) -> None:
         if self.dialog is dialog:

@@ -26,6 +26,7 @@ from app.replay.job import CompareJob, ReplayJob
 from app.replay.presenter import ComparisonPresenter
 from app.replay.report import ComparisonReport
 from app.replay.request import ReplayRequest, default_output, output_suffix
+from app.widgets.message_slot import MessageSlot
 from app.workers import Runner, pool_runner
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import ReplayMode, ReplayOptions
@@ -61,7 +62,7 @@ class WindowReplay(QObject):
         self.job: ReplayJob | CompareJob | None = None
         self.dialog: ReplayDialog | None = None
         self.progress: QProgressDialog | None = None
-        self.message_box: QMessageBox | None = None
+        self._messages = MessageSlot(window, "Replay")
         self._closing = False
         self.render_action = self._action(ReplayMode.RENDER)
         self.resimulate_action = self._action(ReplayMode.RESIMULATE)
@@ -239,7 +240,7 @@ class WindowReplay(QObject):
 
     def _fail(self, message: str) -> None:
         self._window.show_message(message)
-        self._show_box(message)
+        self._messages.show(message, QMessageBox.Icon.Warning)
         self.failed.emit(message)
 
     def _end(self) -> None:
@@ -251,21 +252,10 @@ class WindowReplay(QObject):
             self.progress = None
         self._update_actions()
 
-    def _show_box(self, text: str) -> None:
-        if self.message_box is not None:
-            self.message_box.close()
-        box = QMessageBox(QMessageBox.Icon.Warning, "Replay", text, parent=self._window)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.destroyed.connect(lambda: self._forget_box(box))
-        self.message_box = box
-        box.show()
-
-    def _forget_box(self, box: QMessageBox) -> None:
-        if self.message_box is box:
-            self.message_box = None
+    @property
+    def message_box(self) -> QMessageBox | None:
+        """The outcome message shown now (None when none is open)."""
+        return self._messages.box
 
     def _forget_dialog(self, dialog: ReplayDialog) -> None:
         if self.dialog is dialog:
