@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from app.export.request import VideoRequest, output_size
 from app.export.video import CHOICES, EXPORT_FORMATS
+from app.widgets.output_check import output_problem
 from fsr_core.recording import RecordingModel
 
 __all__ = ["FORMAT_LABELS", "ExportDialog"]
@@ -268,16 +269,9 @@ class ExportDialog(QDialog):
 
     def _existing_problem(self) -> str:
         """Refuse an existing output unless Replace is ticked (checked on Export)."""
-        output = self.request().output
-        if output.is_dir():
-            return f"{output} is a folder; choose a file name."
-        if not output.parent.is_dir():
-            return f"The folder {output.parent} does not exist."
-        if output.exists() and not self.overwrite_check.isChecked():
-            return (
-                f"{output.name} exists; tick “Replace an existing file” to replace it."
-            )
-        return ""
+        return output_problem(
+            self.request().output, replace=self.overwrite_check.isChecked()
+        )
 
     def _update(self, *_: object) -> None:
         problem = self.problem()

@@ -37,6 +37,7 @@ from app.replay.availability import (
     simulator_choices,
 )
 from app.replay.request import ReplayRequest, output_suffix, parse_tolerance
+from app.widgets.output_check import output_problem
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import Execution, ReplayMode, ReplayOptions, Timing
 
@@ -241,16 +242,9 @@ class ReplayDialog(QDialog):
 
     def _existing_problem(self) -> str:
         """Refuse an existing output unless Replace is ticked (checked on Run)."""
-        output = self.request().output
-        if output.is_dir():
-            return f"{output} is a folder; choose a file name."
-        if not output.parent.is_dir():
-            return f"The folder {output.parent} does not exist."
-        if output.exists() and not self.overwrite_check.isChecked():
-            return (
-                f"{output.name} exists; tick “Replace an existing file” to replace it."
-            )
-        return ""
+        return output_problem(
+            self.request().output, replace=self.overwrite_check.isChecked()
+        )
 
     def _update(self, *_: object) -> None:
         preemption = self.execution_combo.currentData() == Execution.RECORDED_PREEMPTION
