@@ -24,6 +24,7 @@ from app.export.request import VideoRequest
 from app.export.video import ExportResult
 from app.widgets.message_slot import MessageSlot
 from app.workers import Runner, pool_runner
+from app.workers.retired import RetiredJobs
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class WindowExport(QObject):
         self._window = window
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        self._retired = RetiredJobs(self._pool)
         self._runner = runner if runner is not None else pool_runner(self._pool)
         self._model: RecordingModel | None = None
         self._folder: Path | None = None
@@ -174,6 +176,7 @@ class WindowExport(QObject):
         self.cancelled.emit(message)
 
     def _end(self, text: str, icon: QMessageBox.Icon | None) -> None:
+        self._retired.retire(self.job)
         self.job = None
         if self.progress is not None:
             self.progress.canceled.disconnect(self.cancel)

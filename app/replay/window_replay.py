@@ -28,6 +28,7 @@ from app.replay.report import ComparisonReport
 from app.replay.request import ReplayRequest, default_output, output_suffix
 from app.widgets.message_slot import MessageSlot
 from app.workers import Runner, pool_runner
+from app.workers.retired import RetiredJobs
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 
@@ -56,6 +57,7 @@ class WindowReplay(QObject):
         self._window = window
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        self._retired = RetiredJobs(self._pool)
         self._runner = runner if runner is not None else pool_runner(self._pool)
         self._model: RecordingModel | None = None
         self.presenter = ComparisonPresenter(window)
@@ -244,6 +246,7 @@ class WindowReplay(QObject):
         self.failed.emit(message)
 
     def _end(self) -> None:
+        self._retired.retire(self.job)
         self.job = None
         if self.progress is not None:
             self.progress.canceled.disconnect(self.cancel)
