@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
@@ -23,8 +23,8 @@ from app.export.job import ExportJob
 from app.export.request import VideoRequest
 from app.export.video import ExportResult
 from app.widgets.message_slot import MessageSlot
-from app.workers import Runner, pool_runner
-from app.workers.retired import RetiredJobs
+from app.workers import Runner
+from app.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
@@ -49,10 +49,8 @@ class WindowExport(QObject):
     def __init__(self, window: MainWindow, runner: Runner | None = None) -> None:
         super().__init__(window)
         self._window = window
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._retired = RetiredJobs(self._pool)
-        self._runner = runner if runner is not None else pool_runner(self._pool)
+        self._thread = JobThread("fsr-export")
+        self._runner: Runner = runner if runner is not None else self._thread
         self._model: RecordingModel | None = None
         self._folder: Path | None = None
         self.job: ExportJob | None = None
@@ -111,7 +109,7 @@ class WindowExport(QObject):
 
     def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
         """Wait for the export thread to be idle; say whether it is."""
-        return self._pool.waitForDone(timeout_ms)
+        return self._thread.wait(timeout_ms)
 
     def shutdown(self) -> None:
         """Cancel a running export and wait for its thread (window close)."""
@@ -176,7 +174,6 @@ class WindowExport(QObject):
         self.cancelled.emit(message)
 
     def _end(self, text: str, icon: QMessageBox.Icon | None) -> None:
-        self._retired.retire(self.job)
         self.job = None
         if self.progress is not None:
             self.progress.canceled.disconnect(self.cancel)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog
 
@@ -27,8 +27,8 @@ from app.replay.presenter import ComparisonPresenter
 from app.replay.report import ComparisonReport
 from app.replay.request import ReplayRequest, default_output, output_suffix
 from app.widgets.message_slot import MessageSlot
-from app.workers import Runner, pool_runner
-from app.workers.retired import RetiredJobs
+from app.workers import Runner
+from app.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 
@@ -55,10 +55,8 @@ class WindowReplay(QObject):
     def __init__(self, window: MainWindow, runner: Runner | None = None) -> None:
         super().__init__(window)
         self._window = window
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._retired = RetiredJobs(self._pool)
-        self._runner = runner if runner is not None else pool_runner(self._pool)
+        self._thread = JobThread("fsr-replay")
+        self._runner: Runner = runner if runner is not None else self._thread
         self._model: RecordingModel | None = None
         self.presenter = ComparisonPresenter(window)
         self.job: ReplayJob | CompareJob | None = None
@@ -162,7 +160,7 @@ class WindowReplay(QObject):
 
     def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
         """Wait for the replay thread to be idle; say whether it is."""
-        return self._pool.waitForDone(timeout_ms)
+        return self._thread.wait(timeout_ms)
 
     def shutdown(self) -> None:
         """Cancel a running replay and wait for its thread (window close)."""
@@ -246,7 +244,6 @@ class WindowReplay(QObject):
         self.failed.emit(message)
 
     def _end(self) -> None:
-        self._retired.retire(self.job)
         self.job = None
         if self.progress is not None:
             self.progress.canceled.disconnect(self.cancel)
