@@ -28,15 +28,15 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
     QFontMetricsF,
-    QGuiApplication,
     QImage,
     QPainter,
     QPen,
     QPolygonF,
 )
 
+from app.canvas.drawing import rgb_color as _color
+from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.scene_canvas import target_rgb
 from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
@@ -97,21 +97,10 @@ class _Frame:
     calibration: Calibration | None
 
 
-def _color(rgb: Rgb, alpha: int = 255) -> QColor:
-    return QColor(rgb[0], rgb[1], rgb[2], alpha)
-
-
 def _pen(color: QColor, width_px: float) -> QPen:
     pen = QPen(color, width_px, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     return pen
-
-
-def _font(pixel_size: float, *, bold: bool = False) -> QFont:
-    font = QFont(QGuiApplication.font())
-    font.setPixelSize(max(round(pixel_size), 1))
-    font.setBold(bold)
-    return font
 
 
 def _world(points_xy: npt.ArrayLike) -> FloatArray:

@@ -30,9 +30,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
     QFontMetricsF,
-    QGuiApplication,
     QImage,
     QPainter,
     QPen,
@@ -40,6 +38,8 @@ from PySide6.QtGui import (
 )
 
 from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+from app.canvas.drawing import rgb_color as _color
+from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.scene_canvas import SceneCanvas, SceneOptions
 from fsr_core.adapters.planar_arm.render import TARGET_COLOR
@@ -186,17 +186,6 @@ class SceneView3d:
         result: FloatArray = np.column_stack([x, y])
         result[depth <= 1e-6] = np.nan
         return result
-
-
-def _color(rgb: Rgb, alpha: int = 255) -> QColor:
-    return QColor(rgb[0], rgb[1], rgb[2], alpha)
-
-
-def _font(pixel_size: float, *, bold: bool = False) -> QFont:
-    font = QFont(QGuiApplication.font())
-    font.setPixelSize(max(round(pixel_size), 1))
-    font.setBold(bold)
-    return font
 
 
 class GeometryCanvas:

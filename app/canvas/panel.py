@@ -15,14 +15,13 @@ from typing import ClassVar, Final
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
-    QFont,
     QFontMetricsF,
-    QGuiApplication,
     QImage,
     QPainter,
     QPen,
 )
 
+from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.panel_values import JointValue, PanelValues, panel_values
 from fsr_core.adapters.planar_arm.render import LINK_COLORS
@@ -47,13 +46,6 @@ class _Line:
     pixel_size: int
     bold: bool = False
     muted: bool = False
-
-
-def _font(pixel_size: float, *, bold: bool = False) -> QFont:
-    font = QFont(QGuiApplication.font())
-    font.setPixelSize(max(round(pixel_size), 1))
-    font.setBold(bold)
-    return font
 
 
 class ReadoutPanel:

@@ -21,9 +21,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
     QFontMetricsF,
-    QGuiApplication,
     QImage,
     QPainter,
     QPainterPath,
@@ -31,6 +29,8 @@ from PySide6.QtGui import (
     QPolygonF,
 )
 
+from app.canvas.drawing import rgb_color as _color
+from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.panel_values import force_text
 from fsr_core.adapters.planar_arm.render import (
@@ -90,10 +90,6 @@ class _Fit:
     height_m: float
 
 
-def _color(rgb: Rgb, alpha: int = 255) -> QColor:
-    return QColor(rgb[0], rgb[1], rgb[2], alpha)
-
-
 def _darker(rgb: Rgb, factor: float = 0.72) -> QColor:
     return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
@@ -151,13 +147,6 @@ def _peak_force(model: RecordingModel) -> float:
     norms = np.hypot(values[:, 0], values[:, 1])
     norms = norms[np.isfinite(norms)]
     return float(norms.max()) if norms.size else 0.0
-
-
-def _font(pixel_size: float, *, bold: bool = False) -> QFont:
-    font = QFont(QGuiApplication.font())
-    font.setPixelSize(max(round(pixel_size), 1))
-    font.setBold(bold)
-    return font
 
 
 def _polygon(points_px: FloatArray) -> QPolygonF:
