@@ -23,6 +23,7 @@ from app.export.job import ExportJob
 from app.export.request import VideoRequest
 from app.export.video import ExportResult
 from app.widgets.message_slot import MessageSlot
+from app.widgets.progress import close_progress, open_progress
 from app.workers import Runner
 from app.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
@@ -133,18 +134,13 @@ class WindowExport(QObject):
         )
 
     def _progress_dialog(self, request: VideoRequest) -> QProgressDialog:
-        progress = QProgressDialog(
-            f"Exporting {request.output.name} …", "Cancel", 0, 0, self._window
+        return open_progress(
+            self._window,
+            f"Exporting {request.output.name} …",
+            "Export",
+            self.cancel,
+            min_width_px=360,
         )
-        progress.setWindowTitle("Export")
-        progress.setMinimumWidth(360)
-        progress.setWindowModality(Qt.WindowModality.NonModal)
-        progress.setMinimumDuration(0)
-        progress.setAutoClose(False)
-        progress.setAutoReset(False)
-        progress.canceled.connect(self.cancel)
-        progress.show()
-        return progress
 
     # -- reactions --------------------------------------------------------
 
@@ -175,11 +171,8 @@ class WindowExport(QObject):
 
     def _end(self, text: str, icon: QMessageBox.Icon | None) -> None:
         self.job = None
-        if self.progress is not None:
-            self.progress.canceled.disconnect(self.cancel)
-            self.progress.close()
-            self.progress.deleteLater()
-            self.progress = None
+        close_progress(self.progress, self.cancel)
+        self.progress = None
         self._update_action()
         self._window.show_message(text)
         if icon is not None:

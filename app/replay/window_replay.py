@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
 from app.replay.availability import MODE_VERBS, replay_block_reason
 from app.replay.dialog import ReplayDialog
@@ -27,6 +27,7 @@ from app.replay.presenter import ComparisonPresenter
 from app.replay.report import ComparisonReport
 from app.replay.request import ReplayRequest, default_output, output_suffix
 from app.widgets.message_slot import MessageSlot
+from app.widgets.progress import close_progress, open_progress
 from app.workers import Runner
 from app.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
@@ -183,21 +184,7 @@ class WindowReplay(QObject):
         self._runner(job)
 
     def _progress_dialog(self, text: str, title: str) -> QProgressDialog:
-        progress = QProgressDialog(self._window)
-        label = QLabel(text)
-        label.setTextFormat(Qt.TextFormat.PlainText)  # file names are untrusted
-        progress.setLabel(label)
-        progress.setCancelButtonText("Cancel")
-        progress.setRange(0, 0)
-        progress.setWindowTitle(title)
-        progress.setMinimumWidth(380)
-        progress.setWindowModality(Qt.WindowModality.NonModal)
-        progress.setMinimumDuration(0)
-        progress.setAutoClose(False)
-        progress.setAutoReset(False)
-        progress.canceled.connect(self.cancel)
-        progress.show()
-        return progress
+        return open_progress(self._window, text, title, self.cancel)
 
     # -- reactions --------------------------------------------------------
 
@@ -245,11 +232,8 @@ class WindowReplay(QObject):
 
     def _end(self) -> None:
         self.job = None
-        if self.progress is not None:
-            self.progress.canceled.disconnect(self.cancel)
-            self.progress.close()
-            self.progress.deleteLater()
-            self.progress = None
+        close_progress(self.progress, self.cancel)
+        self.progress = None
         self._update_actions()
 
     @property
