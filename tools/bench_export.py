@@ -8,8 +8,9 @@ are 1584x720):
   while the encoder thread encodes: frames per second of wall time, the file's
   publication included;
 - **encoder alone**: the same frames drawn beforehand into memory, then only
-  queued into the same :class:`~app.export.encoder.Encoder` (PyAV) and written to
-  a file: the rate the export cannot beat;
+  converted (:meth:`~app.export.encoder.Encoder.frame`, on this thread as in
+  the export) and queued into the same :class:`~app.export.encoder.Encoder`
+  (PyAV) and written to a file: the rate the export cannot beat;
 - their ratio (target >= 0.8);
 - **skelarm**, on a skelarm log (``--skelarm-log``, default the real
   ``periodic_curve`` log: 4 s, 120 frames), both exports at 800x800 with the
@@ -80,13 +81,13 @@ def _export_fps(model: Any, folder: Path, repeat: int) -> tuple[float, int, str]
 
 
 def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
-    from app.export.encoder import Encoder, pad_frame, padded_size
+    from app.export.encoder import Encoder, padded_size
     from app.export.video import FrameSource, frame_times
 
     source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
     size = padded_size(source.width, source.height, "mp4")
     times = frame_times(model.duration_s, fps=30.0, speed=1.0)
-    images = [pad_frame(source.render(t), size) for t in times]
+    images = [source.render_bgra(t, size) for t in times]
     best = 0.0
     for run in range(repeat):
         out = folder / f"encoder{run}.mp4"
@@ -94,7 +95,7 @@ def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
             started = time.perf_counter()
             encoder = Encoder(handle, "mp4", size, 30.0)
             for image in images:
-                encoder.put(image)
+                encoder.put(encoder.frame(image))
             encoder.finish()
             handle.flush()
             os.fsync(handle.fileno())

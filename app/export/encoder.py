@@ -2,9 +2,10 @@
 
 MP4 is H.264 (libx264, yuv420p), WebM is VP9 (libvpx-vp9, yuv420p); both need
 an even frame size, so frames are padded by repeating their right and bottom
-edge pixels. GIF goes through FFmpeg's ``gif`` encoder on a palette fitted to
-a few sample frames (:class:`Palette`), mapped by a lookup table: about 25x
-faster than Pillow's default quantizer (PERFORMANCE.md section 2).
+edge pixels (:meth:`~app.export.frames.FrameSource.render_bgra`). GIF goes
+through FFmpeg's ``gif`` encoder on a palette fitted to a few sample frames
+(:class:`Palette`), mapped by a lookup table: about 25x faster than Pillow's
+default quantizer (PERFORMANCE.md section 2).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import av
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Encoder", "Palette", "RGBArray", "pad_frame", "padded_size"]
+__all__ = ["Encoder", "Palette", "RGBArray", "padded_size"]
 
 RGBArray = npt.NDArray[np.uint8]
 
@@ -38,12 +39,16 @@ _VP9_OPTIONS = {
 class Encoder:
     """A worker thread that owns the PyAV container and encodes queued frames.
 
-    :meth:`put` hands over an RGB frame (blocking while ``depth`` frames wait,
-    so memory stays bounded); :meth:`finish` flushes and closes the container;
-    :meth:`abort` stops without flushing. PyAV releases the GIL while it
-    converts and encodes, so the caller draws the next frame meanwhile. An error
-    on the worker is raised by the next :meth:`put`, by :meth:`finish`, or by
-    :meth:`raise_error`.
+    :meth:`frame` turns a drawn B, G, R, A image into the codec's pixel format
+    on the caller's thread; :meth:`put` hands the result over (blocking while
+    ``depth`` frames wait, so memory stays bounded); :meth:`finish` flushes
+    and closes the container; :meth:`abort` stops without flushing. The worker
+    only runs the codec, which releases the GIL, so the caller draws and
+    converts the next frame meanwhile. Converting on the worker instead was
+    measured 1.5x slower (``tools/bench_export.py``): its GIL round trips
+    stall behind the drawing thread, and the frame is no longer in the
+    drawing core's cache. An error on the worker is raised by the next
+    :meth:`put`, by :meth:`finish`, or by :meth:`raise_error`.
     """
 
     _STOP: Final = None
@@ -58,7 +63,7 @@ class Encoder:
         palette: Palette | None = None,
         depth: int = 4,
     ) -> None:
-        self._queue: queue.Queue[RGBArray | None] = queue.Queue(maxsize=depth)
+        self._queue: queue.Queue[av.VideoFrame | None] = queue.Queue(maxsize=depth)
         self._handle = handle
         self._kind = kind
         self._size = size
@@ -72,12 +77,28 @@ class Encoder:
         )
         self._thread.start()
 
-    def put(self, image: RGBArray) -> None:
+    def frame(self, bgra: RGBArray) -> av.VideoFrame:
+        """Convert an ``(H, W, 4)`` B, G, R, A image of the encoder's size.
+
+        MP4 and WebM get yuv420p (swscale on this thread only: its own helper
+        threads were measured slower while the caller and the codec already
+        keep both cores busy); GIF gets the palette's indices.
+        """
+        if self._palette is not None:
+            # PyAV's stub omits the ``(indices, palette)`` pair that pal8 takes.
+            return av.VideoFrame.from_ndarray(
+                self._palette.map(bgra[..., 2::-1]),  # type: ignore[arg-type]
+                format="pal8",
+            )
+        image = av.VideoFrame.from_ndarray(bgra, format="bgra")
+        return image.reformat(format="yuv420p", threads=1)
+
+    def put(self, frame: av.VideoFrame) -> None:
         """Queue one frame; raise the worker's error if it has failed."""
         while True:
             self.raise_error()
             try:
-                self._queue.put(image, timeout=0.1)
+                self._queue.put(frame, timeout=0.1)
             except queue.Full:
                 continue
             return
@@ -113,13 +134,12 @@ class Encoder:
         try:
             with av.open(self._handle, mode="w", format=self._kind) as container:
                 stream = _add_stream(container, self._kind, self._size, self._fps)
-                while (image := self._queue.get()) is not None:
+                while (frame := self._queue.get()) is not None:
                     if self._aborted.is_set():
                         continue
-                    frame = _video_frame(image, self._palette)
                     frame.pts = self.written
                     frame.time_base = stream.codec_context.time_base
-                    container.mux(stream.encode(frame))
+                    container.mux(_encode(stream, frame))
                     self.written += 1
                 if not self._aborted.is_set():
                     container.mux(stream.encode(None))
@@ -137,11 +157,9 @@ class Encoder:
             return
 
 
-def _video_frame(image: RGBArray, palette: Palette | None) -> av.VideoFrame:
-    if palette is None:
-        return av.VideoFrame.from_ndarray(image, format="rgb24")
-    # PyAV's stub omits the ``(indices, palette)`` pair that pal8 takes.
-    return av.VideoFrame.from_ndarray(palette.map(image), format="pal8")  # type: ignore[arg-type]
+def _encode(stream: Any, frame: av.VideoFrame) -> Any:
+    """Run the codec on one frame (the worker's only per-frame work)."""
+    return stream.encode(frame)
 
 
 def _add_stream(container: Any, kind: str, size: tuple[int, int], fps: float) -> Any:
@@ -159,17 +177,6 @@ def _add_stream(container: Any, kind: str, size: tuple[int, int], fps: float) ->
     stream.width, stream.height = size
     stream.codec_context.time_base = 1 / rate
     return stream
-
-
-def pad_frame(image: RGBArray, size: tuple[int, int]) -> RGBArray:
-    """Repeat the right and bottom edge pixels up to ``size`` (as skelarm does)."""
-    width, height = size
-    extra_x = width - image.shape[1]
-    extra_y = height - image.shape[0]
-    if extra_x == 0 and extra_y == 0:
-        return np.ascontiguousarray(image)
-    padded: RGBArray = np.pad(image, ((0, extra_y), (0, extra_x), (0, 0)), mode="edge")
-    return padded
 
 
 class Palette:

@@ -55,8 +55,9 @@ class FrameSource:
 
     Every part paints with one QPainter into the same reused
     ``ARGB32_Premultiplied`` image (the format the canvases' own ``render``
-    draws into, so the pixels are theirs exactly), which is then copied once
-    into an ``(h, w, 3)`` RGB array.
+    draws into, so the pixels are theirs exactly), which is then copied once:
+    as RGB (:meth:`render`) or, for the video encoder, as padded B, G, R, A
+    (:meth:`render_bgra`).
     """
 
     def __init__(
@@ -102,7 +103,36 @@ class FrameSource:
         )
 
     def render(self, play_time_s: float) -> RGBArray:
-        """Return the frame at ``play_time_s`` as a new ``(h, w, 3)`` array."""
+        """Return the frame at ``play_time_s`` as a new ``(h, w, 3)`` RGB array."""
+        bgra = self._paint(play_time_s)
+        # Premultiplied ARGB32 is B, G, R, A in memory (little-endian); every
+        # pixel is opaque, so the colour bytes are the RGB values.
+        rgb: RGBArray = np.empty((self.height, self.width, 3), dtype=np.uint8)
+        rgb[..., 0] = bgra[..., 2]
+        rgb[..., 1] = bgra[..., 1]
+        rgb[..., 2] = bgra[..., 0]
+        return rgb
+
+    def render_bgra(self, play_time_s: float, size: tuple[int, int]) -> RGBArray:
+        """Return the frame as a new ``(H, W, 4)`` B, G, R, A array of ``size``.
+
+        ``size`` is at least the source's own; the extra columns and rows
+        repeat the right and bottom edge pixels (the even size yuv420p needs).
+        This is what the video export encodes: one plain copy of the painted
+        image, no channel shuffle (see :meth:`Encoder.frame`).
+        """
+        bgra = self._paint(play_time_s)
+        width, height = size
+        if width < self.width or height < self.height:
+            raise ValueError(f"size {width}x{height} is smaller than the frame")
+        out: RGBArray = np.empty((height, width, 4), dtype=np.uint8)
+        out[: self.height, : self.width] = bgra
+        out[: self.height, self.width :] = bgra[:, -1:]
+        out[self.height :] = out[self.height - 1 : self.height]
+        return out
+
+    def _paint(self, play_time_s: float) -> RGBArray:
+        """Paint every part into the reused image; return a view of its pixels."""
         from PySide6.QtGui import QPainter
 
         image = self._image
@@ -112,15 +142,8 @@ class FrameSource:
                 part.paint(painter, rect, play_time_s)
         finally:
             painter.end()
-        width, height = self.width, self.height
         stride = image.bytesPerLine()
-        bgra = np.frombuffer(
-            image.constBits(), dtype=np.uint8, count=stride * height
-        ).reshape(height, stride // 4, 4)[:, :width]
-        # Premultiplied ARGB32 is B, G, R, A in memory (little-endian); every
-        # pixel is opaque, so the colour bytes are the RGB values.
-        rgb: RGBArray = np.empty((height, width, 3), dtype=np.uint8)
-        rgb[..., 0] = bgra[..., 2]
-        rgb[..., 1] = bgra[..., 1]
-        rgb[..., 2] = bgra[..., 0]
-        return rgb
+        pixels: RGBArray = np.frombuffer(
+            image.constBits(), dtype=np.uint8, count=stride * self.height
+        ).reshape(self.height, stride // 4, 4)[:, : self.width]
+        return pixels

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 import av
 
 from app.export.atomic import atomic_output, write_failed
-from app.export.encoder import Encoder, Palette, pad_frame, padded_size
+from app.export.encoder import Encoder, Palette, padded_size
 from app.export.frames import VIEWS, FrameSource, check_view
 from fsr_core.errors import FsrError, WriteFailedError
 from fsr_core.recording import RecordingModel
@@ -274,13 +274,13 @@ def _encode(
     palette = None
     if kind == "gif":
         samples = [times[0], times[len(times) // 2], times[-1]]
-        palette = Palette([pad_frame(frames.render(t), size) for t in samples])
+        palette = Palette([frames.render(t) for t in samples])
     encoder = Encoder(handle, kind, size, fps, palette=palette)
     try:
         try:
             for index, play_time_s in enumerate(times):
                 _check_cancelled(cancelled, output)
-                encoder.put(pad_frame(frames.render(play_time_s), size))
+                encoder.put(encoder.frame(frames.render_bgra(play_time_s, size)))
                 if progress is not None:
                     progress(index + 1, len(times))
             encoder.finish()

@@ -407,6 +407,24 @@ def test_odd_size_is_padded_to_even_for_yuv420p(
     assert (gif.width, gif.height) == (161, 121)
 
 
+def test_padding_repeats_the_right_and_bottom_edge_pixels(
+    reach_model: RecordingModel,
+) -> None:
+    from app.export.frames import FrameSource
+
+    source = FrameSource(reach_model, size=(161, 121), panel=True, show_com=False)
+    rgb = source.render(0.2)
+    bgra = source.render_bgra(0.2, (source.width + 1, 122))
+    assert bgra.shape == (122, source.width + 1, 4)
+    inside = bgra[:121, : source.width, 2::-1]
+    assert np.array_equal(inside, rgb)
+    assert np.array_equal(bgra[:121, -1], bgra[:121, -2])
+    assert np.array_equal(bgra[-1], bgra[-2])
+    assert (bgra[..., 3] == 255).all()
+    with pytest.raises(ValueError, match="smaller"):
+        source.render_bgra(0.2, (160, 121))
+
+
 def test_start_and_end_bound_the_frames(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
@@ -741,21 +759,29 @@ def test_cli_still_outside_the_recording_exits_1(
 # -- drawing and encoding overlap ---------------------------------------------
 
 
-def test_frames_are_encoded_on_the_worker_thread(
+def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import app.export.encoder as encoder
+    from app.export.frames import FrameSource
 
-    threads: set[str] = set()
-    original = encoder._video_frame
+    drawn: set[str] = set()
+    encoded: set[str] = set()
+    draw, encode = FrameSource.render_bgra, encoder._encode
 
-    def spy(image: Any, palette: Any) -> av.VideoFrame:
-        threads.add(threading.current_thread().name)
-        return original(image, palette)
+    def draw_spy(source: FrameSource, *args: Any) -> Any:
+        drawn.add(threading.current_thread().name)
+        return draw(source, *args)
 
-    monkeypatch.setattr(encoder, "_video_frame", spy)
+    def encode_spy(stream: Any, frame: av.VideoFrame) -> Any:
+        encoded.add(threading.current_thread().name)
+        return encode(stream, frame)
+
+    monkeypatch.setattr(FrameSource, "render_bgra", draw_spy)
+    monkeypatch.setattr(encoder, "_encode", encode_spy)
     result = export_video(reach_model, tmp_path / "t.mp4", size=(96, 96))
-    assert threads == {"fsr-export-encoder"}
+    assert drawn == {threading.current_thread().name}
+    assert encoded == {"fsr-export-encoder"}
     frames, _ = _decode(tmp_path / "t.mp4")
     assert len(frames) == result.frames
 
@@ -765,16 +791,16 @@ def test_an_encoder_error_propagates_and_leaves_nothing(
 ) -> None:
     import app.export.encoder as encoder
 
-    original = encoder._video_frame
+    original = encoder._encode
     calls: list[int] = []
 
-    def failing(image: Any, palette: Any) -> av.VideoFrame:
+    def failing(stream: Any, frame: av.VideoFrame) -> Any:
         calls.append(1)
         if len(calls) == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return original(image, palette)
+        return original(stream, frame)
 
-    monkeypatch.setattr(encoder, "_video_frame", failing)
+    monkeypatch.setattr(encoder, "_encode", failing)
     with pytest.raises(WriteFailedError, match="No space left on device"):
         export_video(reach_model, tmp_path / "full.mp4", size=(96, 96))
     assert list(tmp_path.iterdir()) == []
