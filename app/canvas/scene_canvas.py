@@ -63,8 +63,6 @@ MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
 _MARGIN: Final = 0.07
 #: The peak force of the recording is drawn this long, as a fraction of the reach.
 _FORCE_SPAN: Final = 0.4
-#: The reach disc is kept as an image up to this side (device pixels).
-_DISC_IMAGE_MAX_PX: Final = 4096
 #: Rings of targets without a tolerance (and the smallest ring), in pixels.
 _MIN_RING_PX: Final = 7.0
 _NO_KINEMATICS: Final = "no planar kinematics in this recording"
@@ -157,6 +155,32 @@ def _disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
     painter.drawEllipse(center, radius_px, radius_px)
 
 
+def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
+    """Return the device pixel ratio if ``rect`` is on whole device pixels.
+
+    That is: the painter only scales by the device's pixel ratio and
+    translates, and ``rect`` lands on integer device pixels, so an image of
+    ``rect`` at that ratio is copied without resampling.
+    """
+    device = painter.device()
+    ratio = device.devicePixelRatioF() if device is not None else 1.0
+    transform = painter.deviceTransform()
+    if (
+        transform.m12() != 0.0
+        or transform.m21() != 0.0
+        or transform.m13() != 0.0
+        or transform.m23() != 0.0
+        or not math.isclose(transform.m11(), ratio)
+        or not math.isclose(transform.m22(), ratio)
+    ):
+        return None
+    corner = transform.map(rect.topLeft())
+    for value in (corner.x(), corner.y(), rect.width() * ratio, rect.height() * ratio):
+        if abs(value - round(value)) > 1e-6:
+            return None
+    return ratio
+
+
 class SceneCanvas:
     """Draws a RecordingModel's planar scene at a play time with QPainter.
 
@@ -168,7 +192,9 @@ class SceneCanvas:
     ) -> None:
         self._model = model
         self._options = options
-        self._disc_image: tuple[tuple[float, ...], QImage] | None = None
+        self._backdrop: tuple[tuple[float, ...], QImage, TaskOverlay | None] | None = (
+            None
+        )
         self._kinematics = model.kinematics
         self._fit = None if model.kinematics is None else _fit(model, model.kinematics)
         peak = _peak_force(model)
@@ -226,10 +252,10 @@ class SceneCanvas:
             painter.setClipRect(rect)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-            painter.fillRect(rect, _color(BACKGROUND))
             kinematics = self._kinematics
             q = self._model.joint_angles_at(play_time_s)
             if kinematics is None or q is None:
+                painter.fillRect(rect, _color(BACKGROUND))
                 self._paint_message(painter, rect)
             else:
                 self._paint_scene(painter, rect, kinematics, q, play_time_s)
@@ -250,14 +276,11 @@ class SceneCanvas:
         play_time_s: float,
     ) -> None:
         width = self._link_width(rect, kinematics)
-        self._paint_workspace(painter, rect, kinematics, width)
         overlay = self._model.overlay_at(play_time_s)
-        if overlay is not None:
-            if self._options.show_reference:
-                self._paint_paths(painter, rect, overlay, width)
-            if self._options.show_targets and overlay.targets_xy:
-                active = self._active_target(play_time_s, overlay)
-                self._paint_targets(painter, rect, overlay, active, width)
+        self._paint_backdrop(painter, rect, kinematics, width, overlay)
+        if overlay is not None and self._options.show_targets and overlay.targets_xy:
+            active = self._active_target(play_time_s, overlay)
+            self._paint_targets(painter, rect, overlay, active, width)
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
             return
         joints = kinematics.joint_positions(q)
@@ -270,39 +293,59 @@ class SceneCanvas:
             self._paint_force(painter, rect, joints[-1], play_time_s, width)
         self._paint_tip(painter, self._point(rect, joints[-1]), width)
 
-    def _paint_reach_disc(
-        self, painter: QPainter, center: QPointF, radius_px: float
+    def _paint_backdrop(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        kinematics: PlanarKinematics,
+        width: float,
+        overlay: TaskOverlay | None,
     ) -> None:
-        """Draw the reach disc, from an image kept while the view does not change.
+        """Draw what does not move: background, reach disc, support, task paths.
 
-        Stroking this big dashed antialiased circle cost as much as the rest of
-        a frame (about half an export's drawing time); the disc is the same in
-        every frame, so it is drawn once per view size and position and copied.
+        They are the same in every frame of a task, and drawing them (the
+        antialiased reference curve above all) was about half of a frame's
+        drawing time; so they are painted once per view and task into an
+        opaque image that every frame copies pixel for pixel. A view that is
+        not on whole device pixels (a scaled or fractional painter) is drawn
+        directly, so the picture is the same either way.
         """
-        device = painter.device()
-        ratio = device.devicePixelRatioF() if device is not None else 1.0
-        reach = radius_px + 2.0
-        if 2.0 * reach * ratio > _DISC_IMAGE_MAX_PX:  # zoomed far in: draw it
-            painter.setBrush(_color(WORKSPACE_FILL))
-            painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-            _disc(painter, center, radius_px)
+        ratio = _whole_pixel_ratio(painter, rect)
+        if ratio is None:
+            self._paint_backdrop_layers(painter, rect, kinematics, width, overlay)
             return
-        left = math.floor((center.x() - reach) * ratio) / ratio
-        top = math.floor((center.y() - reach) * ratio) / ratio
-        key = (ratio, radius_px, center.x() - left, center.y() - top)
-        if self._disc_image is None or self._disc_image[0] != key:
-            side = math.ceil((2.0 * reach + 1.0) * ratio)
-            image = QImage(side, side, QImage.Format.Format_ARGB32_Premultiplied)
+        key = (ratio, rect.width(), rect.height(), id(overlay))
+        cached = self._backdrop
+        if cached is None or cached[0] != key or cached[2] is not overlay:
+            image = QImage(
+                round(rect.width() * ratio),
+                round(rect.height() * ratio),
+                QImage.Format.Format_ARGB32_Premultiplied,
+            )
             image.setDevicePixelRatio(ratio)
-            image.fill(Qt.GlobalColor.transparent)
             layer = QPainter(image)
             layer.setRenderHints(painter.renderHints())
-            layer.setBrush(_color(WORKSPACE_FILL))
-            layer.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-            _disc(layer, QPointF(key[2], key[3]), radius_px)
+            local = QRectF(0.0, 0.0, rect.width(), rect.height())
+            self._paint_backdrop_layers(layer, local, kinematics, width, overlay)
             layer.end()
-            self._disc_image = (key, image)
-        painter.drawImage(QPointF(left, top), self._disc_image[1])
+            cached = self._backdrop = (key, image, overlay)
+        painter.save()
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+        painter.drawImage(rect.topLeft(), cached[1])
+        painter.restore()
+
+    def _paint_backdrop_layers(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        kinematics: PlanarKinematics,
+        width: float,
+        overlay: TaskOverlay | None,
+    ) -> None:
+        painter.fillRect(rect, _color(BACKGROUND))
+        self._paint_workspace(painter, rect, kinematics, width)
+        if overlay is not None and self._options.show_reference:
+            self._paint_paths(painter, rect, overlay, width)
 
     def _paint_workspace(
         self,
@@ -314,7 +357,9 @@ class SceneCanvas:
         """Draw the reach disc (faint) and a fixed-support symbol under the base."""
         base = self._point(rect, kinematics.base_m)
         reach_px = kinematics.reach_m * self._scale(rect)
-        self._paint_reach_disc(painter, base, reach_px)
+        painter.setBrush(_color(WORKSPACE_FILL))
+        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
+        _disc(painter, base, reach_px)
         half = 2.1 * width
         plate_y = base.y() + 1.35 * width
         hatch = 0.6 * width

@@ -287,3 +287,64 @@ def test_qimage_to_rgb_drops_row_padding(width: int, qapp: Any) -> None:
     assert np.array_equal(qimage_to_rgb(image), expected)
     argb = image.convertToFormat(QImage.Format.Format_ARGB32)
     assert np.array_equal(qimage_to_rgb(argb), expected)
+
+
+@pytest.fixture(scope="module")
+def two_task_model(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> Any:
+    """Return a reference-tracking take reset at 0.25 s, its second path moved."""
+    document = _take_documents()["04_reference_tracking"]
+    document.update(duration_s=0.5, cameras=[], resets=[{"after_s": 0.25}])
+    path = tmp_path_factory.mktemp("reset") / "reset.fsr"
+    record_run(Scenario.from_json(document), path)
+    model = open_recording(path)
+    first, second = sorted(model.overlays)
+    shifted = tuple((x + 0.15, y - 0.1) for x, y in model.overlays[first].reference_xy)
+    model.overlays[second] = dataclasses.replace(
+        model.overlays[first], reference_xy=shifted
+    )
+    return model
+
+
+def test_a_reused_scene_redraws_its_backdrop_for_a_new_task_and_size(
+    two_task_model: RecordingModel,
+) -> None:
+    reused = SceneCanvas(two_task_model)
+    first_s, second_s = 0.1, 0.4
+    assert two_task_model.overlay_at(first_s) is not two_task_model.overlay_at(second_s)
+    shots = [
+        (first_s, WIDTH, HEIGHT),
+        (second_s, WIDTH, HEIGHT),
+        (second_s, 400, 300),
+        (first_s, 400, 300),
+    ]
+    pictures = []
+    for play_time_s, width, height in shots:
+        seen = qimage_to_rgb(reused.render(play_time_s, width, height))
+        fresh = qimage_to_rgb(
+            SceneCanvas(two_task_model).render(play_time_s, width, height)
+        )
+        assert np.array_equal(seen, fresh), (play_time_s, width, height)
+        pictures.append(seen)
+    # The moved reference path shows: the two tasks' backdrops differ.
+    assert not np.array_equal(pictures[0], pictures[1])
+
+
+def test_the_backdrop_copy_matches_drawing_it_directly(
+    two_task_model: RecordingModel,
+) -> None:
+    def paint(image: QImage, scale: float) -> Pixels:
+        image.fill(0)
+        painter = QPainter(image)
+        painter.scale(scale, scale)
+        SceneCanvas(two_task_model).paint(painter, RECT, 0.4)
+        painter.end()
+        return qimage_to_rgb(image)
+
+    # A device pixel ratio of 2 is copied from the cached backdrop; the same
+    # scale set on the painter of a plain image is drawn directly.
+    hidpi = QImage(2 * WIDTH, 2 * HEIGHT, QImage.Format.Format_ARGB32_Premultiplied)
+    hidpi.setDevicePixelRatio(2.0)
+    plain = QImage(2 * WIDTH, 2 * HEIGHT, QImage.Format.Format_ARGB32_Premultiplied)
+    copied, drawn = paint(hidpi, 1.0), paint(plain, 2.0)
+    assert np.array_equal(copied, drawn)
+    assert (_near(copied, (120, 128, 142), 30)).sum() > 100  # the reference path
