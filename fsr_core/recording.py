@@ -167,13 +167,24 @@ class Marker:
 
 @dataclass(frozen=True, eq=False)
 class PlanarKinematics:
-    """What drawing a planar arm needs: link lengths, base, COM offsets, limits."""
+    """What drawing a planar arm needs: link lengths, base, COM offsets, limits.
+
+    ``base_m`` is the first joint. ``mount_m``, when set, is where the arm is
+    fixed to the world, a fixed base link away from the first joint (skelarm's
+    ``base_length``); ``None`` means the arm is mounted at ``base_m``.
+    """
 
     lengths_m: FloatArray
     base_m: tuple[float, float] = (0.0, 0.0)
     com_m: FloatArray | None = None
     q_min_rad: FloatArray | None = None
     q_max_rad: FloatArray | None = None
+    mount_m: tuple[float, float] | None = None
+
+    @property
+    def support_m(self) -> tuple[float, float]:
+        """Where the arm is fixed to the world: the mount, else the base."""
+        return self.base_m if self.mount_m is None else self.mount_m
 
     def joint_positions(self, q: npt.ArrayLike) -> FloatArray:
         """Return base, joints and tip in plane coordinates, shape ``(n + 1, 2)``."""

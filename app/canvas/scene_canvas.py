@@ -54,6 +54,8 @@ WORKSPACE_FILL: Final[Rgb] = (251, 251, 252)
 WORKSPACE_COLOR: Final[Rgb] = (214, 219, 227)
 GROUND_COLOR: Final[Rgb] = (150, 156, 166)
 COM_COLOR: Final[Rgb] = (196, 30, 58)
+#: A fixed base link between the mount and the first joint (skelarm's grey).
+BASE_LINK_COLOR: Final[Rgb] = (150, 150, 150)
 CURVE_COLOR: Final[Rgb] = (140, 146, 156)
 REFERENCE_COLOR: Final[Rgb] = (120, 128, 142)
 TEXT_COLOR: Final[Rgb] = (44, 48, 56)
@@ -123,7 +125,11 @@ def _overlay_points(overlay: TaskOverlay) -> list[tuple[float, float]]:
 def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
     reach = max(kinematics.reach_m, 1e-6)
     base_x, base_y = kinematics.base_m
-    points = [(base_x - reach, base_y - reach), (base_x + reach, base_y + reach)]
+    points = [
+        (base_x - reach, base_y - reach),
+        (base_x + reach, base_y + reach),
+        kinematics.support_m,
+    ]
     for overlay in model.overlays.values():
         points += _overlay_points(overlay)
     array = np.asarray(points, dtype=np.float64)
@@ -284,7 +290,13 @@ class SceneCanvas:
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
             return
         joints = kinematics.joint_positions(q)
-        self._paint_arm(painter, rect, self.to_pixel(rect, joints), width)
+        self._paint_arm(
+            painter,
+            rect,
+            self.to_pixel(rect, joints),
+            width,
+            mounted_here=kinematics.mount_m is None,
+        )
         if self._options.show_com:
             coms = kinematics.com_positions(q)
             if coms is not None:
@@ -354,12 +366,17 @@ class SceneCanvas:
         kinematics: PlanarKinematics,
         width: float,
     ) -> None:
-        """Draw the reach disc (faint) and a fixed-support symbol under the base."""
-        base = self._point(rect, kinematics.base_m)
+        """Draw the reach disc (faint) and a fixed-support symbol under the mount.
+
+        An arm mounted away from its first joint (skelarm's ``base_length``)
+        also gets its fixed base link, grey as skelarm draws it, and the base
+        disc at the mount.
+        """
         reach_px = kinematics.reach_m * self._scale(rect)
         painter.setBrush(_color(WORKSPACE_FILL))
         painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-        _disc(painter, base, reach_px)
+        _disc(painter, self._point(rect, kinematics.base_m), reach_px)
+        base = self._point(rect, kinematics.support_m)
         half = 2.1 * width
         plate_y = base.y() + 1.35 * width
         hatch = 0.6 * width
@@ -380,6 +397,18 @@ class SceneCanvas:
         painter.drawLine(
             QPointF(base.x() - half, plate_y), QPointF(base.x() + half, plate_y)
         )
+        if kinematics.mount_m is not None:
+            joint = self._point(rect, kinematics.base_m)
+            painter.setPen(_pen(_darker(BASE_LINK_COLOR), width + 2.0))
+            painter.drawLine(base, joint)
+            painter.setPen(_pen(_color(BASE_LINK_COLOR), width))
+            painter.drawLine(base, joint)
+            painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+            painter.setBrush(_color(BASE_COLOR))
+            _disc(painter, base, 0.85 * width)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(236, 238, 242))
+            _disc(painter, base, max(1.2, 0.2 * width))
 
     def _paint_paths(
         self, painter: QPainter, rect: QRectF, overlay: TaskOverlay, width: float
@@ -450,7 +479,12 @@ class SceneCanvas:
                 painter.drawText(QPointF(float(x) + offset, float(y) - offset), label)
 
     def _paint_arm(
-        self, painter: QPainter, rect: QRectF, joints_px: FloatArray, width: float
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        joints_px: FloatArray,
+        width: float,
+        mounted_here: bool,
     ) -> None:
         points = [QPointF(float(x), float(y)) for x, y in joints_px]
         links = len(points) - 1
@@ -462,10 +496,11 @@ class SceneCanvas:
             painter.drawLine(points[i], points[i + 1])
         pin = QColor(236, 238, 242)
         painter.setPen(_pen(QColor(255, 255, 255), 1.5))
-        painter.setBrush(_color(BASE_COLOR))
-        _disc(painter, points[0], 0.85 * width)
+        if mounted_here:
+            painter.setBrush(_color(BASE_COLOR))
+            _disc(painter, points[0], 0.85 * width)
         painter.setBrush(_color(JOINT_COLOR))
-        for point in points[1:-1]:
+        for point in points[int(mounted_here) : -1]:
             _disc(painter, point, 0.62 * width)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pin)

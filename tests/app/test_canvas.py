@@ -227,6 +227,34 @@ def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
     assert panel.std() > 1.0
 
 
+def test_a_base_link_is_drawn_grey_from_the_mount_to_the_first_joint(
+    qapp: Any,
+) -> None:
+    from app.canvas.scene_canvas import BASE_LINK_COLOR
+
+    model = open_recording(SKELARM_REACH)
+    assert model.kinematics is not None
+    mounted = dataclasses.replace(
+        model, kinematics=dataclasses.replace(model.kinematics, base_m=(0.5, 0.0))
+    )
+    flush = SceneCanvas(mounted)
+    pixels = qimage_to_rgb(flush.render(0.0, WIDTH, HEIGHT))
+    middle_px = flush.to_pixel(RECT, np.array([0.25, 0.0]))
+    assert not _near(_at(pixels, middle_px), BASE_LINK_COLOR)
+
+    offset = dataclasses.replace(
+        mounted,
+        kinematics=dataclasses.replace(mounted.kinematics, mount_m=(0.0, 0.0)),
+    )
+    canvas = SceneCanvas(offset)
+    pixels = qimage_to_rgb(canvas.render(0.0, WIDTH, HEIGHT))
+    for x_m in (0.15, 0.25, 0.35):
+        point_px = canvas.to_pixel(RECT, np.array([x_m, 0.0]))
+        assert _near(_at(pixels, point_px), BASE_LINK_COLOR), x_m
+    mount_px = canvas.to_pixel(RECT, np.array([0.0, 0.0]))
+    assert _at(pixels, mount_px + np.array([0.0, 3.5])).max() < 90  # the dark base disc
+
+
 def test_recording_without_kinematics_says_so(reach_model: RecordingModel) -> None:
     model = dataclasses.replace(reach_model, kinematics=None, joint_channel=None)
     pixels = qimage_to_rgb(SceneCanvas(model).render(0.2, WIDTH, HEIGHT))

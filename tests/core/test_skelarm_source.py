@@ -262,6 +262,30 @@ def test_built_log_draws_each_task_kind(tmp_path: Path) -> None:
     )
 
 
+def test_base_length_is_a_fixed_link_from_the_origin_to_the_first_joint(
+    tmp_path: Path,
+) -> None:
+    meta = _meta().replace("base_length = 0.0", "base_length = 0.4")
+    model = load_skelarm(_write(tmp_path / "base.sklog.npz", meta=meta))
+    kinematics = model.kinematics
+    assert kinematics is not None
+    assert kinematics.mount_m == (0.0, 0.0)
+    assert kinematics.support_m == (0.0, 0.0)
+    assert kinematics.base_m == (0.4, 0.0)
+    q = np.array([0.7, -0.4])
+    points = kinematics.joint_positions(q)
+    np.testing.assert_allclose(points[0], [0.4, 0.0])
+    np.testing.assert_allclose(points[-1], _tip(q) + np.array([0.4, 0.0]))
+    assert not any("base_length" in note for note in model.report["notes"])
+
+
+def test_zero_base_length_mounts_the_arm_at_its_first_joint(tmp_path: Path) -> None:
+    kinematics = load_skelarm(_write(tmp_path / "flush.sklog.npz")).kinematics
+    assert kinematics is not None
+    assert kinematics.mount_m is None
+    assert kinematics.support_m == kinematics.base_m == (0.0, 0.0)
+
+
 def test_unknown_curve_or_malformed_task_gives_no_overlay_not_an_error(
     tmp_path: Path,
 ) -> None:

@@ -14,11 +14,12 @@ arrays are loaded with ``allow_pickle=False``. Every problem raises an
 
 Choices made where the log leaves room:
 
-- Geometry. skelarm puts the first joint at the plane origin and gives each
-  joint angle relative to the previous link (checked on the real logs: the reach
-  log's last tip is its target). ``base_length`` is taken as a fixed segment
-  along +x ahead of the first joint, so the base point is ``(base_length, 0)``;
-  every log seen has 0.0, so this is unconfirmed. The centre of mass offset along
+- Geometry. skelarm mounts the arm at the plane origin and gives each joint
+  angle relative to the previous link (checked on the real logs: the reach
+  log's last tip is its target). ``base_length`` is a fixed base link along +x
+  from the origin to the first joint at ``(base_length, 0)``, as skelarm's
+  ``Skeleton`` stores it; it is drawn grey from the mount, as skelarm's canvas
+  draws it. The centre of mass offset along
   the link is ``rgx``; :class:`PlanarKinematics` has no perpendicular offset, so
   a non-zero ``rgy`` is left out and noted in ``report["notes"]``.
 - Channels. One :class:`Channel` per member besides ``time`` and ``__meta__``,

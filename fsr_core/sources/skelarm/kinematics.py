@@ -1,8 +1,9 @@
 """The arm's planar kinematics from ``[skeleton]``, and tip positions and speed.
 
-skelarm puts the first joint at the plane origin and gives each joint angle
-relative to the previous link. ``base_length`` is taken as a fixed segment along
-+x ahead of the first joint; the centre of mass offset along the link is
+skelarm mounts the arm at the plane origin, where a fixed base link of
+``base_length`` runs along +x to the first joint (``(base_length, 0)``, as its
+``Skeleton`` and its canvas do: the mount is ``mount_m``); each joint angle is
+relative to the previous link. The centre of mass offset along the link is
 ``rgx``, and a non-zero ``rgy`` is left out and noted.
 """
 
@@ -70,11 +71,10 @@ def skeleton_kinematics(
                 f"link {index + 1}: centre of mass rgy = {offset} m off the link "
                 "axis is not drawn (only the along-link offset rgx is)"
             )
-    if base_length != 0.0:
-        notes.append(f"base_length {base_length} m drawn as an offset along +x")
     return PlanarKinematics(
         lengths_m=np.array(lengths),
         base_m=(base_length, 0.0),
+        mount_m=None if base_length == 0.0 else (0.0, 0.0),
         com_m=np.array(com),
         q_min_rad=np.array(low),
         q_max_rad=np.array(high),
