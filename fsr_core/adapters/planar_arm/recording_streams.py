@@ -103,6 +103,16 @@ def _version(package: str) -> str:
         return "unknown"
 
 
+def reproducibility(*, interactive: bool) -> str:
+    """Say what a re-run of a run, pushed from outside its config or not, gives."""
+    if interactive:
+        return (
+            "interactive: pushed from outside its config; replay plays it back, "
+            "re-simulation gives the unperturbed scenario"
+        )
+    return "deterministic: re-simulation reproduces every channel bit for bit"
+
+
 def run_metadata(scenario: Scenario, *, interactive: bool) -> dict[str, Any]:
     """Return the metadata: run, scenario summary, config, contract, versions."""
     model = scenario.model
@@ -112,12 +122,7 @@ def run_metadata(scenario: Scenario, *, interactive: bool) -> dict[str, Any]:
             "description": scenario.description,
             "simulator": SIMULATOR_NAME,
             "interactive": interactive,
-            "reproducibility": (
-                "interactive: pushed from outside its config; replay plays it back, "
-                "re-simulation gives the unperturbed scenario"
-                if interactive
-                else "deterministic: re-simulation reproduces every channel bit for bit"
-            ),
+            "reproducibility": reproducibility(interactive=interactive),
         },
         "scenario": {
             "task": scenario.task.get("kind"),

@@ -39,6 +39,7 @@ from fsr_core.adapters.planar_arm.recording_streams import (
     AUTHORED,
     OBSERVATIONS,
     SIMULATOR_NAME,
+    reproducibility,
     stream_table,
 )
 from fsr_core.adapters.planar_arm.scenario import Scenario
@@ -103,6 +104,23 @@ def _read_source(source: Path, options: ReplayOptions) -> tuple[_Source, str]:
         cut = reader.footer.terminal_cut if reader.footer is not None else None
         read = _Source(scenario, metadata, authored_chunks(reader), forces, cut)
         return read, reader.file_sha256
+
+
+def _metadata(read: _Source, provenance: dict[str, Any]) -> dict[str, Any]:
+    """Return the source's metadata for the new run, its push status made true.
+
+    Without the recorded force the new run is the unperturbed scenario, so it
+    is not interactive and re-simulating it reproduces it bit for bit.
+    """
+    metadata = replay_metadata(read.metadata, provenance)
+    run = metadata.get("run")
+    if isinstance(run, dict) and read.forces is None:
+        metadata["run"] = {
+            **run,
+            "interactive": False,
+            "reproducibility": reproducibility(interactive=False),
+        }
+    return metadata
 
 
 def source_scenario(reader: FsrReader) -> Scenario:
@@ -295,7 +313,7 @@ def resimulate(
     )
     described = ReplayOutput(
         streams=stream_table(read.scenario),
-        metadata=replay_metadata(read.metadata, provenance),
+        metadata=_metadata(read, provenance),
         provenance=provenance,
         integrity=read.scenario.recording.integrity,
     )

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replay_sources import AUTHORED, Written, rewrite
+from replay_sources import AUTHORED, Written, record, rewrite, scenario_document
 
+from fsr_core.adapters.planar_arm.recorder import ExternalPush
 from fsr_core.adapters.planar_arm.resimulation import _Resimulation
 from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.reader import FsrReader
@@ -327,3 +328,35 @@ def test_as_fast_as_valid_stops_once_every_chunk_has_its_terminal_result(
         assert reader.streams["observations.arm"].last_tick == 80
         assert reader.footer.terminal_cut["tick"] == 80
     assert steps[-1] == (81, 81)  # the progress ends full, not at 81 of 150
+
+
+@pytest.fixture(scope="module")
+def pushed_recording(replay_dir: Path) -> Path:
+    """Record the short reach pushed at the tip from 0.05 to 0.15 s."""
+    push = ExternalPush(0.05, 0.15, (-15.0, 5.0))
+    return record(replay_dir / "pushed.fsr", scenario_document(), (push,))
+
+
+@pytest.mark.parametrize(("with_force", "interactive"), [(False, False), (True, True)])
+def test_a_pushed_run_resimulated_says_whether_it_was_pushed_again(
+    pushed_recording: Path, tmp_path: Path, with_force: bool, interactive: bool
+) -> None:
+    with FsrReader.open(pushed_recording) as reader:
+        source_run = reader.metadata["run"]
+    assert source_run["interactive"] is True
+    options = dataclasses.replace(RESIMULATE, with_recorded_force=with_force)
+    output = tmp_path / "again.fsr"
+    replay_file(pushed_recording, output, options)
+
+    with FsrReader.open(output) as reader:
+        run = reader.metadata["run"]
+    assert run["interactive"] is interactive
+    assert run["reproducibility"].startswith(
+        "interactive" if interactive else "deterministic"
+    )
+    kept = {k: v for k, v in run.items() if k not in ("interactive", "reproducibility")}
+    assert kept == {
+        k: v
+        for k, v in source_run.items()
+        if k not in ("interactive", "reproducibility")
+    }
