@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, BinaryIO
 
@@ -101,6 +101,7 @@ class FsrReader:
         expected_sha256: str | None = None,
         recover: bool = False,
         limits: ReaderLimits | None = None,
+        check: Callable[[], None] | None = None,
     ) -> FsrReader:
         """Open and validate an FSR file.
 
@@ -118,6 +119,9 @@ class FsrReader:
             its complete, intact batches (see :attr:`recovered`).
         limits
             Reader limits; defaults follow HOSTILE.md §4.1.
+        check
+            Called between the chunks of the ``expected_sha256`` pass; raise
+            from it to stop (a cancelled replay does).
 
         Raises
         ------
@@ -133,6 +137,7 @@ class FsrReader:
                 max_bytes=max_bytes,
                 expected_sha256=expected_sha256,
                 recover=recover,
+                check=check,
             )
         except FsrError as exc:
             source.close()
@@ -150,6 +155,7 @@ class FsrReader:
         max_bytes: int | None,
         expected_sha256: str | None,
         recover: bool,
+        check: Callable[[], None] | None = None,
     ) -> FsrReader:
         if max_bytes is not None and source.size > max_bytes:
             raise LimitExceededError(
@@ -158,7 +164,7 @@ class FsrReader:
             )
         digest = None
         if expected_sha256 is not None:
-            digest = source.sha256()
+            digest = source.sha256(check)
             if digest != expected_sha256.lower():
                 raise CorruptRecordError(
                     f"file SHA-256 is {digest}, expected {expected_sha256.lower()}",
@@ -262,8 +268,16 @@ class FsrReader:
     @property
     def file_sha256(self) -> str:
         """Hex SHA-256 of the whole file, computed on first access and cached."""
+        return self.sha256()
+
+    def sha256(self, check: Callable[[], None] | None = None) -> str:
+        """Return the whole file's hex SHA-256 (hashed once, then kept).
+
+        ``check()`` is called between chunks while hashing; raise from it to
+        stop (a cancelled replay does).
+        """
         if self._sha256 is None:
-            self._sha256 = self._source.sha256()
+            self._sha256 = self._source.sha256(check)
         return self._sha256
 
     @property
@@ -744,16 +758,19 @@ class FsrReader:
         rows = self._layout.stream_rows[self._ids[record.stream]]
         return int(self._layout.entries["raw_length"][rows[record.stream_seq]])
 
-    def verify(self) -> list[FsrError]:
+    def verify(self, check: Callable[[], None] | None = None) -> list[FsrError]:
         """Read and check every record; return the problems found.
 
         Checks each record's CRC, the profile's digests, that every payload
         decodes as its stream declares, and that the footer's terminal cut and
-        completion are the ones the lifecycle records state.
+        completion are the ones the lifecycle records state. ``check()`` is
+        called every 64 records; raise from it to stop.
         """
         problems: list[FsrError] = []
         lifecycle: list[Record] = []
         for row in range(len(self._layout.entries)):
+            if check is not None and row % 64 == 0:
+                check()
             try:
                 record = self._read_row(row)
                 _ = record.decoded

@@ -13,6 +13,7 @@ import errno as errno_codes
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -45,8 +46,8 @@ class ByteSource(Protocol):
         """Return exactly ``length`` bytes at ``offset`` or raise TruncatedFileError."""
         ...
 
-    def sha256(self) -> str:
-        """Hex SHA-256 of the first ``size`` bytes."""
+    def sha256(self, check: Callable[[], None] | None = None) -> str:
+        """Hex SHA-256 of the first ``size`` bytes; ``check()`` runs between chunks."""
         ...
 
     def close(self) -> None:
@@ -66,10 +67,13 @@ def _check_bounds(source: ByteSource, offset: int, length: int, section: str) ->
         )
 
 
-def _hash_chunks(source: ByteSource) -> str:
+def _hash_chunks(source: ByteSource, check: Callable[[], None] | None) -> str:
+    """Hash in 8 MiB chunks, calling ``check()`` (which may raise) before each."""
     digest = hashlib.sha256()
     position = 0
     while position < source.size:
+        if check is not None:
+            check()
         length = min(8 << 20, source.size - position)
         digest.update(source.read_at(position, length, section="file"))
         position += length
@@ -116,9 +120,9 @@ class FdSource:
             got += len(data)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    def sha256(self) -> str:
-        """Hex SHA-256 of the first ``size`` bytes."""
-        return _hash_chunks(self)
+    def sha256(self, check: Callable[[], None] | None = None) -> str:
+        """Hex SHA-256 of the first ``size`` bytes; ``check()`` runs between chunks."""
+        return _hash_chunks(self, check)
 
     def close(self) -> None:
         """Close the descriptor (idempotent)."""
@@ -161,9 +165,9 @@ class FileObjectSource:
             )
         return bytes(data)
 
-    def sha256(self) -> str:
-        """Hex SHA-256 of the first ``size`` bytes."""
-        return _hash_chunks(self)
+    def sha256(self, check: Callable[[], None] | None = None) -> str:
+        """Hex SHA-256 of the first ``size`` bytes; ``check()`` runs between chunks."""
+        return _hash_chunks(self, check)
 
     def close(self) -> None:
         """Nothing to release: the caller owns the file."""

@@ -31,6 +31,7 @@ from fsr_core.adapters.skelarm.replay import is_skelarm_source
 from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
+from fsr_core.replay.lifecycle import ReplayCancelledError, cancel_check
 from fsr_core.replay.output import check_output
 from fsr_core.replay.preflight import (
     authored_chunks,
@@ -47,6 +48,7 @@ from fsr_core.replay.protocol import (
     ReplayingAdapter,
     ReplayMode,
     ReplayOptions,
+    ReplayOutcome,
     ReplayResult,
 )
 from fsr_core.replay.target_checks import check_chunks_fit, check_contract
@@ -102,27 +104,56 @@ def replay_file(
     if simulator in (None, "skelarm") and is_skelarm_source(source_path):
         return _replay_skelarm(source_path, output_path, options, progress, cancel)
     try:
-        adapter, digest = _preflight(source_path, options, simulator)
+        adapter, digest = _preflight(source_path, options, simulator, cancel)
+    except ReplayCancelledError as exc:
+        return _cancelled(exc, options, simulator)
     except FsrError as exc:
         raise exc.locate(path=source_path, section="preflight") from exc.__cause__
     pinned = dataclasses.replace(options, pinned_sha256=digest)
-    return adapter.replay(
-        source_path, output_path, pinned, progress=progress, cancel=cancel
+    try:
+        return adapter.replay(
+            source_path, output_path, pinned, progress=progress, cancel=cancel
+        )
+    except ReplayCancelledError as exc:  # while the adapter re-read the source
+        return _cancelled(exc, options, adapter.name, digest)
+
+
+def _cancelled(
+    exc: ReplayCancelledError,
+    options: ReplayOptions,
+    simulator: str | None,
+    digest: str = "",
+) -> ReplayResult:
+    """Return the result of a replay cancelled before its run began."""
+    return ReplayResult(
+        outcome=ReplayOutcome.CANCELLED,
+        output=None,
+        source_sha256=digest,
+        mode=options.mode,
+        simulator=simulator or "",
+        message=f"{exc.reason}; nothing was written",
     )
 
 
 def _preflight(
-    source: Path, options: ReplayOptions, simulator: str | None
+    source: Path,
+    options: ReplayOptions,
+    simulator: str | None,
+    cancel: CancelToken | None,
 ) -> tuple[ReplayingAdapter, str]:
-    """Run every check of ``options.mode``; return the adapter and the digest."""
-    with open_checked(source, options) as reader:
+    """Run every check of ``options.mode``; return the adapter and the digest.
+
+    A cancel is honoured between the chunks of the full read and the hash.
+    """
+    check = cancel_check(cancel, source, "during the preflight")
+    with open_checked(source, options, check) as reader:
         adapter = replay_adapter(reader, options.mode, simulator)
-        validate_fully(reader)
+        validate_fully(reader, check)
         if options.mode is ReplayMode.RENDER:
             check_render_source(reader)
         else:
             _check_resimulation(reader, adapter, options)
-        digest = reader.file_sha256
+        digest = reader.sha256(check)
     reason = adapter.can_replay(source)
     if reason is not None:
         raise preflight_error(

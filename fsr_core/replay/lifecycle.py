@@ -5,7 +5,8 @@
   ``cancelled/REPLAY_CANCELLED``); a second request is a programming error.
 - :class:`ReplayCancelledError` is raised at the next step after a
   :class:`~fsr_core.replay.protocol.CancelToken` is set
-  (:func:`raise_if_cancelled`); the adapter turns it into the cancelled outcome.
+  (:func:`raise_if_cancelled`, or a long read's :func:`cancel_check`); the
+  runner or the engine turns it into the cancelled outcome.
 - :class:`TeardownDeadline` is the one absolute wall-clock deadline that closing
   the control session and publishing the output share.
 - :func:`fresh_run_id` names a new replay run.
@@ -13,8 +14,10 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fsr_core.errors import ReplayError
@@ -24,6 +27,7 @@ __all__ = [
     "Completion",
     "ReplayCancelledError",
     "TeardownDeadline",
+    "cancel_check",
     "completion_record",
     "fresh_run_id",
     "raise_if_cancelled",
@@ -38,6 +42,20 @@ def raise_if_cancelled(cancel: CancelToken | None, *, path: str, where: str) -> 
     """Raise :class:`ReplayCancelledError` when ``cancel`` has been set."""
     if cancel is not None and cancel.cancelled:
         raise ReplayCancelledError(f"replay cancelled {where}", path=path)
+
+
+def cancel_check(
+    cancel: CancelToken | None, path: str | os.PathLike[str], where: str
+) -> Callable[[], None] | None:
+    """Return a ``check()`` for long reads that raises once ``cancel`` is set."""
+    if cancel is None:
+        return None
+    token = cancel
+
+    def check() -> None:
+        raise_if_cancelled(token, path=os.fspath(path), where=where)
+
+    return check
 
 
 class Completion:

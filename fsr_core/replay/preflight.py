@@ -37,6 +37,7 @@ chunk may span a reset (checks 7 and 9).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -53,6 +54,7 @@ from fsr_core.errors import (
 )
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
+from fsr_core.replay.lifecycle import ReplayCancelledError
 from fsr_core.replay.protocol import ReplayOptions, TargetContract
 
 __all__ = [
@@ -86,8 +88,12 @@ class SourceChunk:
     """Sequence number of its record on the authored stream."""
 
 
-def open_checked(source: Path, options: ReplayOptions) -> FsrReader:
+def open_checked(
+    source: Path, options: ReplayOptions, check: Callable[[], None] | None = None
+) -> FsrReader:
     """Open ``source`` within the byte limit and, if pinned, with its digest.
+
+    ``check()`` runs between the chunks of a pinned digest's pass (it may raise).
 
     Raises
     ------
@@ -99,6 +105,7 @@ def open_checked(source: Path, options: ReplayOptions) -> FsrReader:
             source,
             max_bytes=options.max_input_bytes,
             expected_sha256=options.pinned_sha256,
+            check=check,
         )
     except LimitExceededError as exc:
         if exc.section != "file":
@@ -116,6 +123,8 @@ def open_checked(source: Path, options: ReplayOptions) -> FsrReader:
         ) from exc
     except OpenFailedError as exc:
         raise _invalid(source, exc, "the source cannot be opened") from exc
+    except ReplayCancelledError:
+        raise
     except FsrError as exc:
         raise _invalid(source, exc) from exc
 
@@ -130,8 +139,10 @@ def _invalid(
     return preflight_error(source, f"{lead}: {detail}")
 
 
-def validate_fully(reader: FsrReader) -> None:
+def validate_fully(reader: FsrReader, check: Callable[[], None] | None = None) -> None:
     """Read and check every record of ``reader`` (the full validation).
+
+    ``check()`` runs every few records (it may raise, to cancel).
 
     Raises
     ------
@@ -139,7 +150,7 @@ def validate_fully(reader: FsrReader) -> None:
         A record fails its CRC or digest, does not decode, or the footer's
         lifecycle disagrees with the records; the first problem is named.
     """
-    problems = reader.verify()
+    problems = reader.verify(check)
     if problems:
         raise preflight_error(
             reader.path,

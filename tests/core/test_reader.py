@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -388,9 +388,9 @@ def sha256_counter(monkeypatch: pytest.MonkeyPatch) -> CountingSha256:
     counter = CountingSha256()
     original = FdSource.sha256
 
-    def counting(source: FdSource) -> str:
+    def counting(source: FdSource, check: Callable[[], None] | None = None) -> str:
         counter.calls += 1
-        return original(source)
+        return original(source, check)
 
     monkeypatch.setattr(FdSource, "sha256", counting)
     return counter

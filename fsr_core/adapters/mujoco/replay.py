@@ -59,6 +59,7 @@ from fsr_core.format.catalog import json_stream, lifecycle_stream
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.writer import FsrWriter
+from fsr_core.replay.lifecycle import cancel_check
 from fsr_core.replay.protocol import (
     CancelToken,
     Execution,
@@ -276,7 +277,8 @@ def replay_recording(
         ``output`` exists and ``options.overwrite`` is false.
     """
     started = time.perf_counter()
-    run = read_recorded_run(Path(source), options.pinned_sha256)
+    check = cancel_check(cancel, source, "while reading the source")
+    run = read_recorded_run(Path(source), options.pinned_sha256, check)
     target = Path(output)
     staging = _staging(target, options.overwrite)
 

@@ -8,6 +8,7 @@ control from the recorded ``control.authored`` chunks (never from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,14 @@ def _chunks(reader: FsrReader, path: Path) -> tuple[AuthoredChunk, ...]:
     return chunks
 
 
-def read_recorded_run(source: Path, pinned_sha256: str | None) -> RecordedRun:
+def read_recorded_run(
+    source: Path,
+    pinned_sha256: str | None,
+    check: Callable[[], None] | None = None,
+) -> RecordedRun:
     """Open ``source`` and read back its model, scenario and control.
+
+    ``check()`` runs between the chunks of the digest pass (it may raise).
 
     Raises
     ------
@@ -85,7 +92,7 @@ def read_recorded_run(source: Path, pinned_sha256: str | None) -> RecordedRun:
         metadata = reader.metadata
         if not _is_mujoco(metadata):
             raise ReplayError("not a MuJoCo recording", path=source)
-        digest = reader.file_sha256
+        digest = reader.sha256(check)
         if pinned_sha256 is not None and digest != pinned_sha256:
             raise ReplayError(
                 f"source has SHA-256 {digest}, expected {pinned_sha256}", path=source

@@ -36,7 +36,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
-from fsr_core.replay.lifecycle import fresh_run_id
+from fsr_core.replay.lifecycle import cancel_check, fresh_run_id
 from fsr_core.replay.protocol import (
     CancelToken,
     ProgressFn,
@@ -165,7 +165,10 @@ def rerender(
 ) -> ReplayResult:
     """Re-render ``source`` into ``output`` (see the module docstring)."""
     with FsrReader.open(
-        source, max_bytes=options.max_input_bytes, expected_sha256=options.pinned_sha256
+        source,
+        max_bytes=options.max_input_bytes,
+        expected_sha256=options.pinned_sha256,
+        check=cancel_check(cancel, source, "while reading the source"),
     ) as reader:
         scenario = source_scenario(reader)
         digest = reader.file_sha256

@@ -48,7 +48,7 @@ from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.catalog import LIFECYCLE_STREAM
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.writer import FsrWriter
-from fsr_core.replay.lifecycle import fresh_run_id
+from fsr_core.replay.lifecycle import cancel_check, fresh_run_id
 from fsr_core.replay.preflight import SourceChunk, authored_chunks
 from fsr_core.replay.protocol import (
     CancelToken,
@@ -94,9 +94,14 @@ def _recorded_forces(reader: FsrReader) -> dict[int, np.ndarray]:
     return forces
 
 
-def _read_source(source: Path, options: ReplayOptions) -> tuple[_Source, str]:
+def _read_source(
+    source: Path, options: ReplayOptions, cancel: CancelToken | None
+) -> tuple[_Source, str]:
     with FsrReader.open(
-        source, max_bytes=options.max_input_bytes, expected_sha256=options.pinned_sha256
+        source,
+        max_bytes=options.max_input_bytes,
+        expected_sha256=options.pinned_sha256,
+        check=cancel_check(cancel, source, "while reading the source"),
     ) as reader:
         metadata = reader.metadata
         scenario = source_scenario(reader)
@@ -300,7 +305,7 @@ def resimulate(
     cancel: CancelToken | None = None,
 ) -> ReplayResult:
     """Resimulate ``source`` into ``output`` (see the module docstring)."""
-    read, digest = _read_source(source, options)
+    read, digest = _read_source(source, options, cancel)
     run_id = fresh_run_id()
     provenance = replay_provenance(
         producer=PRODUCER,

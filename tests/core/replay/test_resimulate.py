@@ -149,6 +149,69 @@ def test_cancelled_resimulation_publishes_nothing_and_records_cancelled(
     assert list(tmp_path.iterdir()) == []
 
 
+class _CancelOnRead(CancelToken):
+    """A token the caller cancels on the ``n``-th time the replay looks at it."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.looks = 0
+        self._n = n
+
+    @property
+    def cancelled(self) -> bool:
+        self.looks += 1
+        if self.looks >= self._n:
+            self.cancel()
+        return super().cancelled
+
+
+@pytest.mark.parametrize("mode", [ReplayMode.RESIMULATE, ReplayMode.RENDER])
+def test_cancel_during_the_preflight_read_stops_it_and_writes_nothing(
+    camera_recording: Path, tmp_path: Path, mode: ReplayMode
+) -> None:
+    cancel = _CancelOnRead(2)  # the full read looks more than once
+    progress: list[int] = []
+    result = replay_file(
+        camera_recording,
+        tmp_path / "out.fsr",
+        ReplayOptions(mode=mode),
+        progress=lambda done, total: progress.append(done),
+        cancel=cancel,
+    )
+
+    assert result.outcome is ReplayOutcome.CANCELLED
+    assert result.output is None
+    assert "during the preflight" in result.message
+    assert "nothing was written" in result.message
+    assert cancel.looks == 2
+    assert progress == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cancel_while_the_adapter_rereads_the_source_writes_nothing(
+    short_recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fsr_core.replay import engine
+
+    cancel = CancelToken()
+    preflight = engine._preflight
+
+    def then_cancel(*args: Any) -> Any:
+        found = preflight(*args)
+        cancel.cancel()  # the user presses Cancel as the preflight ends
+        return found
+
+    monkeypatch.setattr(engine, "_preflight", then_cancel)
+    result = replay_file(
+        short_recording, tmp_path / "out.fsr", RESIMULATE, cancel=cancel
+    )
+
+    assert result.outcome is ReplayOutcome.CANCELLED
+    assert "while reading the source" in result.message
+    assert result.source_sha256  # the digest the preflight checked
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_missed_teardown_deadline_fails_and_publishes_nothing(
     short_recording: Path, tmp_path: Path
 ) -> None:
