@@ -15,6 +15,7 @@ Every series, frame list and marker is given on that axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,6 +29,7 @@ from fsr_core.calibration import Calibration
 from fsr_core.media import RGBFrame
 
 __all__ = [
+    "TIME_EPSILON_S",
     "CameraTrack",
     "Channel",
     "GeometryMesh",
@@ -44,6 +46,16 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+#: Float error in a play time: a time this little before a sample (or a
+#: tick) is at it, so a frame time such as ``k / fps`` that lands on a sample
+#: shows that sample, whichever way the two sums rounded.
+TIME_EPSILON_S = 1e-9
+
+
+def _in_force(times_s: FloatArray, play_time_s: float) -> int:
+    """Return the index of the last time at or before ``play_time_s`` (-1: none)."""
+    return int(np.searchsorted(times_s, play_time_s + TIME_EPSILON_S, "right")) - 1
 
 
 class Integrity(StrEnum):
@@ -94,7 +106,13 @@ class Timeline:
         raise KeyError(generation)
 
     def tick_at(self, play_time_s: float) -> tuple[int, int]:
-        """Return ``(tick, generation)`` at a play time (linear within a segment)."""
+        """Return ``(tick, generation)`` in force at a play time.
+
+        The tick is the last one at or before the time (ticks are evenly
+        spaced within a segment), as the state drawn is the sample in force:
+        rounding to the nearest tick showed a tick ahead of the state half of
+        the time. Float error up to :data:`TIME_EPSILON_S` counts as on a tick.
+        """
         generation, _ = self.locate(play_time_s)
         if not self.segments:
             return 0, generation
@@ -103,7 +121,8 @@ class Timeline:
         fraction = 0.0 if span <= 0 else (play_time_s - segment.start_play_s) / span
         fraction = min(max(fraction, 0.0), 1.0)
         ticks = segment.last_tick - segment.first_tick
-        return segment.first_tick + round(fraction * ticks), generation
+        slack = 0.0 if span <= 0 else TIME_EPSILON_S / span * ticks
+        return segment.first_tick + math.floor(fraction * ticks + slack), generation
 
     def locate(self, play_time_s: float) -> tuple[int, float]:
         """Return ``(generation, sim_time_s)`` at a play time (clamped)."""
@@ -135,8 +154,7 @@ class Channel:
 
     def index_at(self, play_time_s: float) -> int:
         """Return the index of the last sample at or before ``play_time_s`` (>= 0)."""
-        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
-        return max(found, 0)
+        return max(_in_force(self.times_s, play_time_s), 0)
 
     def value_at(self, play_time_s: float) -> FloatArray:
         """Return the sample in force at ``play_time_s``."""
@@ -265,8 +283,7 @@ class SceneGeometry:
 
     def poses_at(self, play_time_s: float) -> FloatArray:
         """Return every body's pose in force at ``play_time_s`` (the first before)."""
-        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
-        result: FloatArray = self.poses[max(found, 0)]
+        result: FloatArray = self.poses[max(_in_force(self.times_s, play_time_s), 0)]
         return result
 
 
@@ -285,7 +302,7 @@ class CameraTrack:
 
     def index_at(self, play_time_s: float) -> int | None:
         """Return the index of the frame shown at ``play_time_s`` (None before)."""
-        found = int(np.searchsorted(self.times_s, play_time_s, side="right")) - 1
+        found = _in_force(self.times_s, play_time_s)
         return None if found < 0 else found
 
 

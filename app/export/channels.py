@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from app.export.atomic import atomic_output, write_failed
 from app.export.video import check_not_source
-from fsr_core.recording import Channel, RecordingModel
+from fsr_core.recording import TIME_EPSILON_S, Channel, RecordingModel
 
 __all__ = ["ChannelExport", "channel_table", "export_channels"]
 
@@ -75,7 +75,7 @@ def channel_table(
         values = np.asarray(channel.values, dtype=np.float64).reshape(
             channel.times_s.size, -1
         )
-        index = np.searchsorted(channel.times_s, times, side="right") - 1
+        index = np.searchsorted(channel.times_s, times + TIME_EPSILON_S, "right") - 1
         block = values[np.maximum(index, 0)]
         block[index < 0] = np.nan
         blocks.append(block)

@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
 
+from fsr_core.recording import TIME_EPSILON_S
+
 __all__ = ["MAX_SPEED", "MIN_SPEED", "PlaybackClock"]
 
 MIN_SPEED: Final = 0.1
@@ -24,7 +26,7 @@ TICK_MS: Final = 16
 #: Longest wall-time step one tick may take (a stalled event loop does not jump).
 _MAX_STEP_S: Final = 0.25
 #: Times closer than this are the same frame (float round-off of recorded times).
-_SAME_TIME_S: Final = 1e-9
+_SAME_TIME_S: Final = TIME_EPSILON_S
 
 FloatArray = npt.NDArray[np.float64]
 

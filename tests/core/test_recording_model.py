@@ -113,3 +113,19 @@ def test_what_can_be_replayed_is_stated(reset_take: Path, tmp_path: Path) -> Non
     synthetic = tmp_path / "synthetic.fsr"
     write_synthetic(synthetic, SyntheticRun(ticks=8))
     assert load_fsr(synthetic).can_resimulate is not None
+
+
+def test_tick_shown_is_the_tick_of_the_sample_in_force(reset_take: Path) -> None:
+    model = load_fsr(reset_take)
+    channel = model.channels["observations.arm"]
+    frames = np.arange(0, int(model.duration_s * 30) + 1) / 30  # an export's times
+    samples = channel.times_s
+    edges = np.concatenate([samples, np.nextafter(samples, np.inf)])
+    for play_time_s in np.concatenate([frames, edges]).tolist():
+        generation, _ = model.timeline.locate(play_time_s)
+        segment = model.timeline.segment(generation)
+        first_index = channel.index_at(segment.start_play_s)
+        expected = segment.first_tick + channel.index_at(play_time_s) - first_index
+        assert model.timeline.tick_at(play_time_s) == (expected, generation), (
+            play_time_s
+        )
