@@ -84,7 +84,7 @@ def test_demo_take_shows_file_epochs_lifecycle_and_provenance(
 
     file = _section(panel, "File")
     assert _row(file, "records").text(1) == str(reach.report["records"])
-    assert _row(file, "integrity profile").text(1) == "structural"
+    assert _row(file, "integrity profile").text(1) == "fast"
     assert _row(file, "verified").text(1) == "no"
     assert _children(_section(panel, "Calibration epochs"))[0].text(0) == (
         "front epoch 0"

@@ -33,7 +33,7 @@ def test_opening_files_checks_each_and_loads_the_first(
         "broken.fsr",
         "02_multi_target.fsr",
     ]
-    assert playlist.entry(0).state is EntryState.UNVERIFIED  # structural profile
+    assert playlist.entry(0).state is EntryState.VALID  # fast profile, digests checked
     assert playlist.entry(1).state is EntryState.INVALID
     assert "broken.fsr" in playlist.entry(1).reason
     assert session.model is not None
@@ -130,8 +130,8 @@ def test_a_file_inserted_after_another_lands_beside_it_and_checks_still_match(
     for job in list(pending):
         job.run()
     assert playlist.entry(2).state is EntryState.INVALID  # the broken file's check
-    assert playlist.entry(1).state is EntryState.UNVERIFIED
-    assert playlist.entry(0).state is EntryState.UNVERIFIED
+    assert playlist.entry(1).state is EntryState.VALID
+    assert playlist.entry(0).state is EntryState.VALID
 
 
 def test_inserting_after_a_file_not_listed_appends(

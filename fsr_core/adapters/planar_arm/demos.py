@@ -96,7 +96,11 @@ def _base(
         "task": task,
         "controller": controller,
         "cameras": _cameras(),
-        "recording": {"render_state_rate_hz": 30.0, "geometry_rate_hz": 30.0},
+        "recording": {
+            "render_state_rate_hz": 30.0,
+            "geometry_rate_hz": 30.0,
+            "integrity": "fast",
+        },
     }
 
 
