@@ -7,9 +7,10 @@ are 1584x720):
 - **export**: ``export_video`` to MP4 (libx264 veryfast), drawing on this thread
   while the encoder thread encodes: frames per second of wall time, the file's
   publication included;
-- **encoder alone**: the same frames drawn beforehand into memory, then only
-  converted (:meth:`~app.export.encoder.Encoder.frame`, on this thread as in
-  the export) and queued into the same :class:`~app.export.encoder.Encoder`
+- **encoder alone**: the same frames drawn beforehand into memory (one
+  :class:`~app.export.canvas_frame.CanvasFrame` each), then only converted
+  (:meth:`~app.export.encoder.Encoder.frame`, on this thread as in the
+  export) and queued into the same :class:`~app.export.encoder.Encoder`
   (PyAV) and written to a file: the rate the export cannot beat;
 - their ratio (target >= 0.8);
 - **skelarm**, on a skelarm log (``--skelarm-log``, default the real
@@ -81,13 +82,19 @@ def _export_fps(model: Any, folder: Path, repeat: int) -> tuple[float, int, str]
 
 
 def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
+    from app.export.canvas_frame import CanvasFrame
     from app.export.encoder import Encoder, padded_size
     from app.export.video import FrameSource, frame_times
 
     source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
     size = padded_size(source.width, source.height, "mp4")
     times = frame_times(model.duration_s, fps=30.0, speed=1.0)
-    images = [source.render_bgra(t, size) for t in times]
+    images = []
+    for play_time_s in times:  # each picture in its own frame, as if just drawn
+        canvas = CanvasFrame(*size)
+        source.paint(canvas.image, play_time_s)
+        canvas.pad(source.width, source.height)
+        images.append(canvas)
     best = 0.0
     for run in range(repeat):
         out = folder / f"encoder{run}.mp4"

@@ -2,7 +2,7 @@
 
 MP4 is H.264 (libx264, yuv420p), WebM is VP9 (libvpx-vp9, yuv420p); both need
 an even frame size, so frames are padded by repeating their right and bottom
-edge pixels (:meth:`~app.export.frames.FrameSource.render_bgra`). GIF goes
+edge pixels (:meth:`~app.export.canvas_frame.CanvasFrame.pad`). GIF goes
 through FFmpeg's ``gif`` encoder on a palette fitted to a few sample frames
 (:class:`Palette`), mapped by a lookup table: about 25x faster than Pillow's
 default quantizer (PERFORMANCE.md section 2).
@@ -13,11 +13,14 @@ from __future__ import annotations
 import queue
 import threading
 from fractions import Fraction
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 import av
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from app.export.canvas_frame import CanvasFrame
 
 __all__ = ["Encoder", "Palette", "RGBArray", "padded_size"]
 
@@ -39,7 +42,8 @@ _VP9_OPTIONS = {
 class Encoder:
     """A worker thread that owns the PyAV container and encodes queued frames.
 
-    :meth:`frame` turns a drawn B, G, R, A image into the codec's pixel format
+    :meth:`frame` turns a picture painted into a
+    :class:`~app.export.canvas_frame.CanvasFrame` into the codec's pixel format
     on the caller's thread; :meth:`put` hands the result over (blocking while
     ``depth`` frames wait, so memory stays bounded); :meth:`finish` flushes
     and closes the container; :meth:`abort` stops without flushing. The worker
@@ -77,21 +81,22 @@ class Encoder:
         )
         self._thread.start()
 
-    def frame(self, bgra: RGBArray) -> av.VideoFrame:
-        """Convert an ``(H, W, 4)`` B, G, R, A image of the encoder's size.
+    def frame(self, canvas: CanvasFrame) -> av.VideoFrame:
+        """Convert the picture painted into ``canvas`` (the encoder's size).
 
-        MP4 and WebM get yuv420p (swscale on this thread only: its own helper
-        threads were measured slower while the caller and the codec already
-        keep both cores busy); GIF gets the palette's indices.
+        MP4 and WebM get a new yuv420p frame (swscale on this thread only: its
+        own helper threads were measured slower while the caller and the codec
+        already keep both cores busy); GIF gets the palette's indices. The
+        canvas is free for the next picture as soon as this returns.
         """
         if self._palette is not None:
+            indices, colours = self._palette.map(canvas.pixels[..., 2::-1])
             # PyAV's stub omits the ``(indices, palette)`` pair that pal8 takes.
             return av.VideoFrame.from_ndarray(
-                self._palette.map(bgra[..., 2::-1]),  # type: ignore[arg-type]
+                (indices, colours),  # type: ignore[arg-type]
                 format="pal8",
             )
-        image = av.VideoFrame.from_ndarray(bgra, format="bgra")
-        return image.reformat(format="yuv420p", threads=1)
+        return canvas.frame.reformat(format="yuv420p", threads=1)
 
     def put(self, frame: av.VideoFrame) -> None:
         """Queue one frame; raise the worker's error if it has failed."""

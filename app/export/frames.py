@@ -55,9 +55,9 @@ class FrameSource:
 
     Every part paints with one QPainter into the same reused
     ``ARGB32_Premultiplied`` image (the format the canvases' own ``render``
-    draws into, so the pixels are theirs exactly), which is then copied once:
-    as RGB (:meth:`render`) or, for the video encoder, as padded B, G, R, A
-    (:meth:`render_bgra`).
+    draws into, so the pixels are theirs exactly): :meth:`render` copies it
+    out as RGB; the video export paints into its encoder's own frame instead
+    (:meth:`paint`).
     """
 
     def __init__(
@@ -113,35 +113,31 @@ class FrameSource:
         rgb[..., 2] = bgra[..., 0]
         return rgb
 
-    def render_bgra(self, play_time_s: float, size: tuple[int, int]) -> RGBArray:
-        """Return the frame as a new ``(H, W, 4)`` B, G, R, A array of ``size``.
+    def paint(self, image: Any, play_time_s: float) -> None:
+        """Paint the frame at ``play_time_s`` into the top left of ``image``.
 
-        ``size`` is at least the source's own; the extra columns and rows
-        repeat the right and bottom edge pixels (the even size yuv420p needs).
-        This is what the video export encodes: one plain copy of the painted
-        image, no channel shuffle (see :meth:`Encoder.frame`).
+        ``image`` is a QImage at least :attr:`width` x :attr:`height` (the
+        export's :class:`~app.export.canvas_frame.CanvasFrame`); every part
+        fills its own rectangle, so nothing of the previous frame is left.
         """
-        bgra = self._paint(play_time_s)
-        width, height = size
-        if width < self.width or height < self.height:
-            raise ValueError(f"size {width}x{height} is smaller than the frame")
-        out: RGBArray = np.empty((height, width, 4), dtype=np.uint8)
-        out[: self.height, : self.width] = bgra
-        out[: self.height, self.width :] = bgra[:, -1:]
-        out[self.height :] = out[self.height - 1 : self.height]
-        return out
-
-    def _paint(self, play_time_s: float) -> RGBArray:
-        """Paint every part into the reused image; return a view of its pixels."""
         from PySide6.QtGui import QPainter
 
-        image = self._image
+        if image.width() < self.width or image.height() < self.height:
+            raise ValueError(
+                f"a {image.width()}x{image.height()} image is smaller than the "
+                f"{self.width}x{self.height} frame"
+            )
         painter = QPainter(image)
         try:
             for part, rect in self._parts:
                 part.paint(painter, rect, play_time_s)
         finally:
             painter.end()
+
+    def _paint(self, play_time_s: float) -> RGBArray:
+        """Paint every part into the reused image; return a view of its pixels."""
+        image = self._image
+        self.paint(image, play_time_s)
         stride = image.bytesPerLine()
         pixels: RGBArray = np.frombuffer(
             image.constBits(), dtype=np.uint8, count=stride * self.height

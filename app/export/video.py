@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 import av
 
 from app.export.atomic import atomic_output, write_failed
+from app.export.canvas_frame import CanvasFrame
 from app.export.encoder import Encoder, Palette, padded_size
 from app.export.frames import VIEWS, FrameSource, check_view
 from fsr_core.errors import FsrError, WriteFailedError
@@ -276,11 +277,14 @@ def _encode(
         samples = [times[0], times[len(times) // 2], times[-1]]
         palette = Palette([frames.render(t) for t in samples])
     encoder = Encoder(handle, kind, size, fps, palette=palette)
+    canvas = CanvasFrame(*size)
     try:
         try:
             for index, play_time_s in enumerate(times):
                 _check_cancelled(cancelled, output)
-                encoder.put(encoder.frame(frames.render_bgra(play_time_s, size)))
+                frames.paint(canvas.image, play_time_s)
+                canvas.pad(frames.width, frames.height)
+                encoder.put(encoder.frame(canvas))
                 if progress is not None:
                     progress(index + 1, len(times))
             encoder.finish()

@@ -407,22 +407,29 @@ def test_odd_size_is_padded_to_even_for_yuv420p(
     assert (gif.width, gif.height) == (161, 121)
 
 
-def test_padding_repeats_the_right_and_bottom_edge_pixels(
+def test_the_canvas_frame_is_painted_in_place_and_padded_with_its_edges(
     reach_model: RecordingModel,
 ) -> None:
+    from app.export.canvas_frame import CanvasFrame
     from app.export.frames import FrameSource
 
     source = FrameSource(reach_model, size=(161, 121), panel=True, show_com=False)
-    rgb = source.render(0.2)
-    bgra = source.render_bgra(0.2, (source.width + 1, 122))
-    assert bgra.shape == (122, source.width + 1, 4)
-    inside = bgra[:121, : source.width, 2::-1]
-    assert np.array_equal(inside, rgb)
-    assert np.array_equal(bgra[:121, -1], bgra[:121, -2])
-    assert np.array_equal(bgra[-1], bgra[-2])
-    assert (bgra[..., 3] == 255).all()
+    canvas = CanvasFrame(source.width + 1, 122)
+    source.paint(canvas.image, 0.2)
+    canvas.pad(source.width, source.height)
+
+    # What PyAV converts is what was painted, edges repeated into the padding.
+    frame = canvas.frame.to_ndarray(format="bgra")
+    assert frame.shape == (122, source.width + 1, 4)
+    assert np.array_equal(frame, canvas.pixels)
+    assert np.array_equal(frame[:121, : source.width, 2::-1], source.render(0.2))
+    assert np.array_equal(frame[:121, -1], frame[:121, -2])
+    assert np.array_equal(frame[-1], frame[-2])
+    assert (frame[..., 3] == 255).all()
     with pytest.raises(ValueError, match="smaller"):
-        source.render_bgra(0.2, (160, 121))
+        source.paint(CanvasFrame(160, 121).image, 0.2)
+    with pytest.raises(ValueError, match="does not fit"):
+        canvas.pad(source.width + 2, 122)
 
 
 def test_start_and_end_bound_the_frames(
@@ -767,7 +774,7 @@ def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
 
     drawn: set[str] = set()
     encoded: set[str] = set()
-    draw, encode = FrameSource.render_bgra, encoder._encode
+    draw, encode = FrameSource.paint, encoder._encode
 
     def draw_spy(source: FrameSource, *args: Any) -> Any:
         drawn.add(threading.current_thread().name)
@@ -777,7 +784,7 @@ def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
         encoded.add(threading.current_thread().name)
         return encode(stream, frame)
 
-    monkeypatch.setattr(FrameSource, "render_bgra", draw_spy)
+    monkeypatch.setattr(FrameSource, "paint", draw_spy)
     monkeypatch.setattr(encoder, "_encode", encode_spy)
     result = export_video(reach_model, tmp_path / "t.mp4", size=(96, 96))
     assert drawn == {threading.current_thread().name}
