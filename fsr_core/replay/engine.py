@@ -50,10 +50,17 @@ from fsr_core.replay.protocol import (
     ReplayOptions,
     ReplayOutcome,
     ReplayResult,
+    Timing,
 )
 from fsr_core.replay.target_checks import check_chunks_fit, check_contract
 
-__all__ = ["replay_adapter", "replay_file"]
+__all__ = ["PASSIVE_NOTE", "replay_adapter", "replay_file"]
+
+#: What a re-simulation of a run that authored no command says it did.
+PASSIVE_NOTE = (
+    "the source authored no control command (a passive run): the model was "
+    "stepped with none, from the recorded start to the recorded end"
+)
 
 
 def replay_file(
@@ -104,18 +111,21 @@ def replay_file(
     if simulator in (None, "skelarm") and is_skelarm_source(source_path):
         return _replay_skelarm(source_path, output_path, options, progress, cancel)
     try:
-        adapter, digest = _preflight(source_path, options, simulator, cancel)
+        adapter, digest, passive = _preflight(source_path, options, simulator, cancel)
     except ReplayCancelledError as exc:
         return _cancelled(exc, options, simulator)
     except FsrError as exc:
         raise exc.locate(path=source_path, section="preflight") from exc.__cause__
     pinned = dataclasses.replace(options, pinned_sha256=digest)
     try:
-        return adapter.replay(
+        result = adapter.replay(
             source_path, output_path, pinned, progress=progress, cancel=cancel
         )
     except ReplayCancelledError as exc:  # while the adapter re-read the source
         return _cancelled(exc, options, adapter.name, digest)
+    if passive:
+        result = dataclasses.replace(result, notes=(PASSIVE_NOTE, *result.notes))
+    return result
 
 
 def _cancelled(
@@ -140,26 +150,36 @@ def _preflight(
     options: ReplayOptions,
     simulator: str | None,
     cancel: CancelToken | None,
-) -> tuple[ReplayingAdapter, str]:
-    """Run every check of ``options.mode``; return the adapter and the digest.
+) -> tuple[ReplayingAdapter, str, bool]:
+    """Run every check of ``options.mode``.
 
-    A cancel is honoured between the chunks of the full read and the hash.
+    Return the adapter, the digest, and whether the source is a passive run
+    to re-simulate (an authored control stream without a chunk). A cancel is
+    honoured between the chunks of the full read and the hash.
     """
     check = cancel_check(cancel, source, "during the preflight")
+    passive = False
     with open_checked(source, options, check) as reader:
         adapter = replay_adapter(reader, options.mode, simulator)
         validate_fully(reader, check)
         if options.mode is ReplayMode.RENDER:
             check_render_source(reader)
         else:
-            _check_resimulation(reader, adapter, options)
+            passive = not _check_resimulation(reader, adapter, options)
+            if passive and options.timing is Timing.AS_FAST_AS_VALID:
+                raise preflight_error(
+                    source,
+                    "the source authored no control command (a passive run), so "
+                    "as_fast_as_valid would stop at once; re-simulate it with "
+                    "recorded_sim_time timing",
+                )
         digest = reader.sha256(check)
     reason = adapter.can_replay(source)
     if reason is not None:
         raise preflight_error(
             source, f"simulator {adapter.name!r} cannot replay it: {reason}"
         )
-    return adapter, digest
+    return adapter, digest, passive
 
 
 def replay_adapter(
@@ -230,21 +250,22 @@ def _replay_skelarm(
 
 def _check_resimulation(
     reader: FsrReader, adapter: ReplayingAdapter, options: ReplayOptions
-) -> None:
+) -> int:
+    """Run checks 4-10 of the preflight; return how many chunks were authored."""
     chunks = authored_chunks(reader)
     if options.with_recorded_force:
         _check_recorded_force(reader)
-    if not isinstance(adapter, ContractingAdapter):
-        return
-    contract = adapter.target_contract(reader.metadata)
-    check_contract(reader.path, reader.metadata, contract)
-    check_generation_plan(reader, contract)
-    stream = next(
-        info.name
-        for info in reader.streams.values()
-        if info.spec.kind is StreamKind.CONTROL_AUTHORED
-    )
-    check_chunks_fit(reader.path, stream, chunks, contract)
+    if isinstance(adapter, ContractingAdapter):
+        contract = adapter.target_contract(reader.metadata)
+        check_contract(reader.path, reader.metadata, contract)
+        check_generation_plan(reader, contract)
+        stream = next(
+            info.name
+            for info in reader.streams.values()
+            if info.spec.kind is StreamKind.CONTROL_AUTHORED
+        )
+        check_chunks_fit(reader.path, stream, chunks, contract)
+    return len(chunks)
 
 
 def _check_recorded_force(reader: FsrReader) -> None:

@@ -13,7 +13,8 @@ then for *render*: render state is present (a command-only recording is told
 to use resimulate); for *resimulate*:
 
 4. an authored control stream is present (applied-control frames alone are
-   evidence and are refused);
+   evidence and are refused); it may hold no chunk, a passive run (bodies
+   falling, a scene left to settle), which re-simulates with no command;
 5. every authored command decodes;
 6. chunk IDs are unique within each generation's control session;
 7. every chunk belongs to exactly one source generation: the generation it
@@ -267,10 +268,6 @@ def authored_chunks(reader: FsrReader) -> tuple[SourceChunk, ...]:
     chunks = [
         _decoded(reader, stream, record) for record in range(_count(reader, stream))
     ]
-    if not chunks:
-        raise preflight_error(
-            reader.path, "the source's authored control stream is empty", stream=stream
-        )
     _check_unique_ids(reader.path, stream, chunks)
     _check_generations(reader, stream, chunks)
     return tuple(chunks)

@@ -136,6 +136,32 @@ def test_resimulation_as_fast_as_valid_stops_when_control_ends(
     assert whole.steps == 150  # the recorded tail to the terminal cut
 
 
+def test_a_passive_scene_resimulates_bit_for_bit_with_no_command(
+    tmp_path: Path, example_scenario: Callable[..., MujocoScenario]
+) -> None:
+    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.replay.engine import PASSIVE_NOTE
+
+    scenario = dataclasses.replace(
+        example_scenario("contacts", duration_s=0.3), control=()
+    )  # the bodies drop and settle; nothing is commanded
+    source = tmp_path / "drop.fsr"
+    record_mujoco_run(scenario, source)
+    output = tmp_path / "again.fsr"
+
+    result = replay_file(source, output, ReplayOptions(ReplayMode.RESIMULATE))
+
+    assert result.outcome is ReplayOutcome.SUCCEEDED
+    assert result.steps == 150
+    assert result.notes[0] == PASSIVE_NOTE
+    comparison = compare_recordings(load_fsr(source), load_fsr(output))
+    assert comparison.exact  # the channels and the camera frames
+    fast = ReplayOptions(ReplayMode.RESIMULATE, timing=Timing.AS_FAST_AS_VALID)
+    with pytest.raises(ReplayError, match="passive run"):
+        replay_file(source, tmp_path / "fast.fsr", fast)
+    assert not (tmp_path / "fast.fsr").exists()
+
+
 def test_cancelled_replay_publishes_nothing(
     reach_recording: Path, tmp_path: Path
 ) -> None:
