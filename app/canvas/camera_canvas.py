@@ -38,7 +38,7 @@ from PySide6.QtGui import (
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
-from app.canvas.scene_canvas import target_rgb
+from app.canvas.scene_marks import target_rgb
 from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame

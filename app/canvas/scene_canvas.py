@@ -19,27 +19,31 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
-    QBrush,
     QColor,
-    QFontMetricsF,
     QImage,
     QPainter,
     QPainterPath,
-    QPen,
-    QPolygonF,
 )
 
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
-from app.canvas.panel_values import force_text
+from app.canvas.scene_marks import (
+    MIN_RING_PX,
+    MUTED_TEXT_COLOR,
+    WORKSPACE_COLOR,
+    darker,
+    disc,
+    paint_force_arrow,
+    paint_targets,
+    paint_time_label,
+    pen,
+    polygon,
+)
 from fsr_core.adapters.planar_arm.render import (
-    ACTIVE_TARGET_COLOR,
     BASE_COLOR,
-    FORCE_COLOR,
     JOINT_COLOR,
     LINK_COLORS,
-    TARGET_COLOR,
     TIP_COLOR,
 )
 from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
@@ -51,22 +55,17 @@ Rgb = tuple[int, int, int]
 
 BACKGROUND: Final[Rgb] = (240, 242, 245)
 WORKSPACE_FILL: Final[Rgb] = (251, 251, 252)
-WORKSPACE_COLOR: Final[Rgb] = (214, 219, 227)
 GROUND_COLOR: Final[Rgb] = (150, 156, 166)
 COM_COLOR: Final[Rgb] = (196, 30, 58)
 #: A fixed base link between the mount and the first joint (skelarm's grey).
 BASE_LINK_COLOR: Final[Rgb] = (150, 150, 150)
 CURVE_COLOR: Final[Rgb] = (140, 146, 156)
 REFERENCE_COLOR: Final[Rgb] = (120, 128, 142)
-TEXT_COLOR: Final[Rgb] = (44, 48, 56)
-MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
 
 #: Empty space around the fitted scene, as a fraction of its larger side.
 _MARGIN: Final = 0.07
 #: The peak force of the recording is drawn this long, as a fraction of the reach.
 _FORCE_SPAN: Final = 0.4
-#: Rings of targets without a tolerance (and the smallest ring), in pixels.
-_MIN_RING_PX: Final = 7.0
 _NO_KINEMATICS: Final = "no planar kinematics in this recording"
 
 
@@ -88,29 +87,6 @@ class _Fit:
     center_y_m: float
     width_m: float
     height_m: float
-
-
-def _darker(rgb: Rgb, factor: float = 0.72) -> QColor:
-    return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
-
-
-def target_rgb(overlay: TaskOverlay, index: int, default: Rgb) -> Rgb:
-    """Return the colour of target ``index``: its own when it names a valid one."""
-    names = overlay.target_colors
-    if index < len(names) and QColor.isValidColorName(names[index]):
-        color = QColor(names[index])
-        return (color.red(), color.green(), color.blue())
-    return default
-
-
-def _pen(
-    color: QColor,
-    width_px: float,
-    style: Qt.PenStyle = Qt.PenStyle.SolidLine,
-) -> QPen:
-    pen = QPen(color, width_px, style, Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-    return pen
 
 
 def _overlay_points(overlay: TaskOverlay) -> list[tuple[float, float]]:
@@ -151,14 +127,6 @@ def _peak_force(model: RecordingModel) -> float:
     norms = np.hypot(values[:, 0], values[:, 1])
     norms = norms[np.isfinite(norms)]
     return float(norms.max()) if norms.size else 0.0
-
-
-def _polygon(points_px: FloatArray) -> QPolygonF:
-    return QPolygonF([QPointF(float(x), float(y)) for x, y in points_px])
-
-
-def _disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
-    painter.drawEllipse(center, radius_px, radius_px)
 
 
 def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
@@ -265,7 +233,7 @@ class SceneCanvas:
                 self._paint_message(painter, rect)
             else:
                 self._paint_scene(painter, rect, kinematics, q, play_time_s)
-            self._paint_time(painter, rect, play_time_s)
+            paint_time_label(painter, rect, play_time_s)
         finally:
             painter.restore()
 
@@ -285,8 +253,15 @@ class SceneCanvas:
         overlay = self._model.overlay_at(play_time_s)
         self._paint_backdrop(painter, rect, kinematics, width, overlay)
         if overlay is not None and self._options.show_targets and overlay.targets_xy:
-            active = self._active_target(play_time_s, overlay)
-            self._paint_targets(painter, rect, overlay, active, width)
+            tolerance = overlay.tolerance_m
+            paint_targets(
+                painter,
+                overlay,
+                self.to_pixel(rect, overlay.targets_xy),
+                MIN_RING_PX if tolerance is None else tolerance * self._scale(rect),
+                self._active_target(play_time_s, overlay),
+                width,
+            )
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
             return
         joints = kinematics.joint_positions(q)
@@ -374,13 +349,13 @@ class SceneCanvas:
         """
         reach_px = kinematics.reach_m * self._scale(rect)
         painter.setBrush(_color(WORKSPACE_FILL))
-        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-        _disc(painter, self._point(rect, kinematics.base_m), reach_px)
+        painter.setPen(pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
+        disc(painter, self._point(rect, kinematics.base_m), reach_px)
         base = self._point(rect, kinematics.support_m)
         half = 2.1 * width
         plate_y = base.y() + 1.35 * width
         hatch = 0.6 * width
-        painter.setPen(_pen(_color(GROUND_COLOR), 1.3))
+        painter.setPen(pen(_color(GROUND_COLOR), 1.3))
         steps = 7
         for i in range(1, steps + 1):
             x = base.x() - half + 2.0 * half * i / steps
@@ -393,41 +368,41 @@ class SceneCanvas:
         stem.lineTo(base.x(), base.y())
         stem.closeSubpath()
         painter.drawPath(stem)
-        painter.setPen(_pen(_color(GROUND_COLOR), max(2.0, 0.25 * width)))
+        painter.setPen(pen(_color(GROUND_COLOR), max(2.0, 0.25 * width)))
         painter.drawLine(
             QPointF(base.x() - half, plate_y), QPointF(base.x() + half, plate_y)
         )
         if kinematics.mount_m is not None:
             joint = self._point(rect, kinematics.base_m)
-            painter.setPen(_pen(_darker(BASE_LINK_COLOR), width + 2.0))
+            painter.setPen(pen(darker(BASE_LINK_COLOR), width + 2.0))
             painter.drawLine(base, joint)
-            painter.setPen(_pen(_color(BASE_LINK_COLOR), width))
+            painter.setPen(pen(_color(BASE_LINK_COLOR), width))
             painter.drawLine(base, joint)
-            painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+            painter.setPen(pen(QColor(255, 255, 255), 1.5))
             painter.setBrush(_color(BASE_COLOR))
-            _disc(painter, base, 0.85 * width)
+            disc(painter, base, 0.85 * width)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(236, 238, 242))
-            _disc(painter, base, max(1.2, 0.2 * width))
+            disc(painter, base, max(1.2, 0.2 * width))
 
     def _paint_paths(
         self, painter: QPainter, rect: QRectF, overlay: TaskOverlay, width: float
     ) -> None:
         painter.setBrush(Qt.BrushStyle.NoBrush)
         if len(overlay.curve_xy) >= 2:
-            painter.setPen(_pen(_color(CURVE_COLOR), max(1.5, 0.2 * width)))
-            painter.drawPolyline(_polygon(self.to_pixel(rect, overlay.curve_xy)))
+            painter.setPen(pen(_color(CURVE_COLOR), max(1.5, 0.2 * width)))
+            painter.drawPolyline(polygon(self.to_pixel(rect, overlay.curve_xy)))
         if len(overlay.reference_xy) >= 2:
             pixels = self.to_pixel(rect, overlay.reference_xy)
-            pen = _pen(_color(REFERENCE_COLOR), max(1.5, 0.18 * width))
-            pen.setDashPattern([4.0, 3.0])
-            painter.setPen(pen)
-            painter.drawPolyline(_polygon(pixels))
+            dashed = pen(_color(REFERENCE_COLOR), max(1.5, 0.18 * width))
+            dashed.setDashPattern([4.0, 3.0])
+            painter.setPen(dashed)
+            painter.drawPolyline(polygon(pixels))
             if len(pixels) <= 32:  # waypoints, not a dense sampled path
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(_color(REFERENCE_COLOR))
                 for x, y in pixels:
-                    _disc(painter, QPointF(float(x), float(y)), max(2.5, 0.25 * width))
+                    disc(painter, QPointF(float(x), float(y)), max(2.5, 0.25 * width))
 
     def _active_target(self, play_time_s: float, overlay: TaskOverlay) -> int | None:
         """Return the target emphasized: the recorded channel's, else the overlay's."""
@@ -439,44 +414,6 @@ class SceneCanvas:
                 index = round(value)
                 return index if 0 <= index < len(overlay.targets_xy) else None
         return overlay.active_index
-
-    def _paint_targets(
-        self,
-        painter: QPainter,
-        rect: QRectF,
-        overlay: TaskOverlay,
-        active: int | None,
-        width: float,
-    ) -> None:
-        pixels = self.to_pixel(rect, overlay.targets_xy)
-        tolerance = overlay.tolerance_m
-        ring = _MIN_RING_PX if tolerance is None else tolerance * self._scale(rect)
-        dot = max(3.5, 0.42 * width)
-        font = _font(max(11.0, 0.9 * width))
-        for index, (x, y) in enumerate(pixels):
-            center = QPointF(float(x), float(y))
-            if index == active:
-                continue
-            pen = _pen(_color(target_rgb(overlay, index, TARGET_COLOR), 210), 1.5)
-            pen.setDashPattern([3.0, 2.5])
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            _disc(painter, center, max(ring, _MIN_RING_PX))
-        if active is not None and 0 <= active < len(pixels):
-            center = QPointF(float(pixels[active][0]), float(pixels[active][1]))
-            rgb = target_rgb(overlay, active, ACTIVE_TARGET_COLOR)
-            painter.setPen(_pen(_darker(rgb, 0.85), 2.0))
-            painter.setBrush(_color(rgb, 48))
-            _disc(painter, center, max(ring, dot + 3.0))
-            painter.setPen(_pen(_darker(rgb, 0.7), 1.2))
-            painter.setBrush(_color(rgb))
-            _disc(painter, center, dot)
-        painter.setFont(font)
-        painter.setPen(_color(MUTED_TEXT_COLOR))
-        offset = max(ring, _MIN_RING_PX) + 4.0
-        for (x, y), label in zip(pixels, overlay.target_labels, strict=False):
-            if label and len(pixels) > 1:
-                painter.drawText(QPointF(float(x) + offset, float(y) - offset), label)
 
     def _paint_arm(
         self,
@@ -490,44 +427,33 @@ class SceneCanvas:
         links = len(points) - 1
         for i in range(links):
             rgb = LINK_COLORS[i % len(LINK_COLORS)]
-            painter.setPen(_pen(_darker(rgb), width + 2.0))
+            painter.setPen(pen(darker(rgb), width + 2.0))
             painter.drawLine(points[i], points[i + 1])
-            painter.setPen(_pen(_color(rgb), width))
+            painter.setPen(pen(_color(rgb), width))
             painter.drawLine(points[i], points[i + 1])
         pin = QColor(236, 238, 242)
-        painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+        painter.setPen(pen(QColor(255, 255, 255), 1.5))
         if mounted_here:
             painter.setBrush(_color(BASE_COLOR))
-            _disc(painter, points[0], 0.85 * width)
+            disc(painter, points[0], 0.85 * width)
         painter.setBrush(_color(JOINT_COLOR))
         for point in points[int(mounted_here) : -1]:
-            _disc(painter, point, 0.62 * width)
+            disc(painter, point, 0.62 * width)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pin)
         for point in points[:-1]:
-            _disc(painter, point, max(1.2, 0.2 * width))
+            disc(painter, point, max(1.2, 0.2 * width))
 
     def _paint_coms(self, painter: QPainter, coms_px: FloatArray, width: float) -> None:
-        painter.setPen(_pen(QColor(255, 255, 255), 1.5))
+        painter.setPen(pen(QColor(255, 255, 255), 1.5))
         painter.setBrush(_color(COM_COLOR))
         for x, y in coms_px:
-            _disc(painter, QPointF(float(x), float(y)), max(2.5, 0.34 * width))
+            disc(painter, QPointF(float(x), float(y)), max(2.5, 0.34 * width))
 
     def _paint_tip(self, painter: QPainter, tip: QPointF, width: float) -> None:
-        painter.setPen(_pen(QColor(255, 255, 255), 1.8))
+        painter.setPen(pen(QColor(255, 255, 255), 1.8))
         painter.setBrush(_color(TIP_COLOR))
-        _disc(painter, tip, max(3.0, 0.58 * width))
-
-    def _force_at(self, play_time_s: float) -> FloatArray | None:
-        name = self._model.external_force_channel
-        channel = None if name is None else self._model.channels.get(name)
-        if channel is None or self._force_m_per_n <= 0.0:
-            return None
-        force = channel.value_at(play_time_s)
-        if len(force) < 2 or not np.isfinite(force[:2]).all():
-            return None
-        result: FloatArray = force[:2]
-        return result
+        disc(painter, tip, max(3.0, 0.58 * width))
 
     def _paint_force(
         self,
@@ -545,59 +471,18 @@ class SceneCanvas:
             return
         start = self.to_pixel(rect, tip_m)
         end = self.to_pixel(rect, tip_m + force * self._force_m_per_n)
-        vector = end - start
-        length = float(np.hypot(vector[0], vector[1]))
-        if length < 1.0:
-            return
-        direction = vector / length
-        normal = np.array([-direction[1], direction[0]])
-        head = min(max(12.0, 1.25 * width), 0.6 * length)
-        neck = end - direction * head
-        color = _color(FORCE_COLOR)
-        painter.setPen(_pen(color, max(2.5, 0.3 * width)))
-        painter.drawLine(
-            QPointF(float(start[0]), float(start[1])),
-            QPointF(float(neck[0]), float(neck[1])),
-        )
-        wing = 0.5 * head
-        tip_points = np.array([end, neck + normal * wing, neck - normal * wing])
-        painter.setPen(_pen(color, 1.0))
-        painter.setBrush(color)
-        painter.drawPolygon(_polygon(tip_points))
-        painter.setFont(_font(max(11.0, 0.95 * width), bold=True))
-        label = f"{force_text(magnitude)} N"
-        metrics = QFontMetricsF(painter.font())
-        box = metrics.boundingRect(label)
-        reach_out = 0.5 * (
-            abs(direction[0]) * box.width() + abs(direction[1]) * box.height()
-        )
-        anchor = end + direction * (reach_out + 5.0)
-        painter.setPen(_darker(FORCE_COLOR, 0.8))
-        painter.drawText(
-            QPointF(
-                float(anchor[0]) - box.width() / 2.0,
-                float(anchor[1]) + metrics.ascent() / 2.0 - metrics.descent() / 2.0,
-            ),
-            label,
-        )
+        paint_force_arrow(painter, start, end, magnitude, width)
 
-    def _paint_time(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
-        size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
-        painter.setFont(_font(size, bold=True))
-        metrics = QFontMetricsF(painter.font())
-        label = f"t = {play_time_s:.2f} s"
-        pad = 0.5 * size
-        box = QRectF(
-            rect.left() + pad,
-            rect.top() + pad,
-            metrics.horizontalAdvance(label) + 1.4 * pad,
-            metrics.height() + 0.6 * pad,
-        )
-        painter.setPen(_pen(_color(WORKSPACE_COLOR), 1.0))
-        painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
-        painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
-        painter.setPen(_color(TEXT_COLOR))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+    def _force_at(self, play_time_s: float) -> FloatArray | None:
+        name = self._model.external_force_channel
+        channel = None if name is None else self._model.channels.get(name)
+        if channel is None or self._force_m_per_n <= 0.0:
+            return None
+        force = channel.value_at(play_time_s)
+        if len(force) < 2 or not np.isfinite(force[:2]).all():
+            return None
+        result: FloatArray = force[:2]
+        return result
 
     def _paint_message(self, painter: QPainter, rect: QRectF) -> None:
         painter.setFont(_font(max(12.0, 0.025 * min(rect.height(), rect.width()))))

@@ -1,0 +1,203 @@
+"""The marks the planar scene draws over its arm's plane, as plain functions.
+
+Targets (dashed rings, the active one filled, labels), the external-force
+arrow with its magnitude, and the play-time label, each painted at pixel
+positions the :class:`~app.canvas.scene_canvas.SceneCanvas` has mapped from
+the plane; plus the pen and colour helpers the scene shares. ``target_rgb``
+is also what the camera overlay colours its projected targets by.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFontMetricsF,
+    QPainter,
+    QPen,
+    QPolygonF,
+)
+
+from app.canvas.drawing import rgb_color as _color
+from app.canvas.drawing import ui_font as _font
+from app.canvas.panel_values import force_text
+from fsr_core.adapters.planar_arm.render import (
+    ACTIVE_TARGET_COLOR,
+    FORCE_COLOR,
+    TARGET_COLOR,
+)
+from fsr_core.recording import TaskOverlay
+
+__all__ = [
+    "MIN_RING_PX",
+    "MUTED_TEXT_COLOR",
+    "TEXT_COLOR",
+    "WORKSPACE_COLOR",
+    "darker",
+    "disc",
+    "paint_force_arrow",
+    "paint_targets",
+    "paint_time_label",
+    "pen",
+    "polygon",
+    "target_rgb",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Rgb = tuple[int, int, int]
+
+#: Rings of targets without a tolerance (and the smallest ring), in pixels.
+MIN_RING_PX: Final = 7.0
+#: The reach disc's outline and the time label's frame.
+WORKSPACE_COLOR: Final[Rgb] = (214, 219, 227)
+TEXT_COLOR: Final[Rgb] = (44, 48, 56)
+MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
+
+
+def darker(rgb: Rgb, factor: float = 0.72) -> QColor:
+    """Return ``rgb`` darkened by ``factor`` (an outline for a fill)."""
+    return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+def target_rgb(overlay: TaskOverlay, index: int, default: Rgb) -> Rgb:
+    """Return the colour of target ``index``: its own when it names a valid one."""
+    names = overlay.target_colors
+    if index < len(names) and QColor.isValidColorName(names[index]):
+        color = QColor(names[index])
+        return (color.red(), color.green(), color.blue())
+    return default
+
+
+def pen(
+    color: QColor,
+    width_px: float,
+    style: Qt.PenStyle = Qt.PenStyle.SolidLine,
+) -> QPen:
+    """Return a pen with round caps and joins."""
+    made = QPen(color, width_px, style, Qt.PenCapStyle.RoundCap)
+    made.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return made
+
+
+def polygon(points_px: FloatArray) -> QPolygonF:
+    """Return the ``(n, 2)`` pixel points as a polygon."""
+    return QPolygonF([QPointF(float(x), float(y)) for x, y in points_px])
+
+
+def disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
+    """Draw a circle of ``radius_px`` around ``center``."""
+    painter.drawEllipse(center, radius_px, radius_px)
+
+
+def paint_targets(
+    painter: QPainter,
+    overlay: TaskOverlay,
+    pixels: FloatArray,
+    ring_px: float,
+    active: int | None,
+    width: float,
+) -> None:
+    """Draw the targets at ``pixels``: dashed rings, the active one filled.
+
+    ``ring_px`` is the tolerance radius (at least :data:`MIN_RING_PX` is
+    drawn); labels are written beside the rings when there are several.
+    """
+    dot = max(3.5, 0.42 * width)
+    for index, (x, y) in enumerate(pixels):
+        if index == active:
+            continue
+        dashed = pen(_color(target_rgb(overlay, index, TARGET_COLOR), 210), 1.5)
+        dashed.setDashPattern([3.0, 2.5])
+        painter.setPen(dashed)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        disc(painter, QPointF(float(x), float(y)), max(ring_px, MIN_RING_PX))
+    if active is not None and 0 <= active < len(pixels):
+        center = QPointF(float(pixels[active][0]), float(pixels[active][1]))
+        rgb = target_rgb(overlay, active, ACTIVE_TARGET_COLOR)
+        painter.setPen(pen(darker(rgb, 0.85), 2.0))
+        painter.setBrush(_color(rgb, 48))
+        disc(painter, center, max(ring_px, dot + 3.0))
+        painter.setPen(pen(darker(rgb, 0.7), 1.2))
+        painter.setBrush(_color(rgb))
+        disc(painter, center, dot)
+    painter.setFont(_font(max(11.0, 0.9 * width)))
+    painter.setPen(_color(MUTED_TEXT_COLOR))
+    offset = max(ring_px, MIN_RING_PX) + 4.0
+    for (x, y), label in zip(pixels, overlay.target_labels, strict=False):
+        if label and len(pixels) > 1:
+            painter.drawText(QPointF(float(x) + offset, float(y) - offset), label)
+
+
+def paint_force_arrow(
+    painter: QPainter,
+    start: FloatArray,
+    end: FloatArray,
+    magnitude_n: float,
+    width: float,
+) -> None:
+    """Draw the force arrow from ``start`` to ``end`` (pixels) and its magnitude.
+
+    Nothing is drawn for an arrow shorter than a pixel; the label sits just
+    beyond the head, whatever the arrow's direction.
+    """
+    vector = end - start
+    length = float(np.hypot(vector[0], vector[1]))
+    if length < 1.0:
+        return
+    direction = vector / length
+    normal = np.array([-direction[1], direction[0]])
+    head = min(max(12.0, 1.25 * width), 0.6 * length)
+    neck = end - direction * head
+    color = _color(FORCE_COLOR)
+    painter.setPen(pen(color, max(2.5, 0.3 * width)))
+    painter.drawLine(
+        QPointF(float(start[0]), float(start[1])),
+        QPointF(float(neck[0]), float(neck[1])),
+    )
+    wing = 0.5 * head
+    painter.setPen(pen(color, 1.0))
+    painter.setBrush(color)
+    painter.drawPolygon(
+        polygon(np.array([end, neck + normal * wing, neck - normal * wing]))
+    )
+    painter.setFont(_font(max(11.0, 0.95 * width), bold=True))
+    label = f"{force_text(magnitude_n)} N"
+    metrics = QFontMetricsF(painter.font())
+    box = metrics.boundingRect(label)
+    reach_out = 0.5 * (
+        abs(direction[0]) * box.width() + abs(direction[1]) * box.height()
+    )
+    anchor = end + direction * (reach_out + 5.0)
+    painter.setPen(darker(FORCE_COLOR, 0.8))
+    painter.drawText(
+        QPointF(
+            float(anchor[0]) - box.width() / 2.0,
+            float(anchor[1]) + metrics.ascent() / 2.0 - metrics.descent() / 2.0,
+        ),
+        label,
+    )
+
+
+def paint_time_label(painter: QPainter, rect: QRectF, play_time_s: float) -> None:
+    """Draw ``t = …`` in a framed box at the top left of ``rect``."""
+    size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
+    painter.setFont(_font(size, bold=True))
+    metrics = QFontMetricsF(painter.font())
+    label = f"t = {play_time_s:.2f} s"
+    pad = 0.5 * size
+    box = QRectF(
+        rect.left() + pad,
+        rect.top() + pad,
+        metrics.horizontalAdvance(label) + 1.4 * pad,
+        metrics.height() + 0.6 * pad,
+    )
+    painter.setPen(pen(_color(WORKSPACE_COLOR), 1.0))
+    painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
+    painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
+    painter.setPen(_color(TEXT_COLOR))
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
