@@ -23,9 +23,7 @@ import numpy as np
 
 from fsr_core.calibration import (
     Calibration,
-    CalibrationProfile,
     CameraPose,
-    calibration_digest,
 )
 from fsr_core.errors import (
     CalibrationError,
@@ -35,6 +33,7 @@ from fsr_core.errors import (
     StreamNotFoundError,
 )
 from fsr_core.format.canonical_json import JsonLimits, parse_json
+from fsr_core.format.cross_checks import build_epochs, lifecycle_problems
 from fsr_core.format.footer import parse_footer
 from fsr_core.format.layout import Layout
 from fsr_core.format.limits import ReaderLimits
@@ -89,7 +88,13 @@ class FsrReader:
             spec.name: self._stream_info(i, spec) for i, spec in enumerate(meta.streams)
         }
         self._ids = {spec.name: i for i, spec in enumerate(meta.streams)}
-        self._epochs = self._build_epochs()
+        self._epochs = build_epochs(
+            meta,
+            layout,
+            footer,
+            lambda row: self._read_row(row, verify_digest=False),
+            self.path,
+        )
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -531,102 +536,6 @@ class FsrReader:
             parts.append(self.record(spec.name, seq).decoded)
         return CameraPose(parts[0], parts[1])
 
-    def _build_epochs(self) -> list[Calibration]:
-        epochs: list[Calibration] = []
-        for stream_id, spec in enumerate(self._meta.streams):
-            if spec.kind is not StreamKind.CAMERA_INTRINSICS or spec.camera is None:
-                continue
-            rows = self._layout.stream_rows[stream_id]
-            entries = self._layout.entries[rows]
-            last: tuple[int, int] | None = None
-            count_in_gen: dict[int, int] = {}
-            for seq, entry in enumerate(entries):
-                key = (int(entry["generation"]), int(entry["calibration_ref"]))
-                if key == last:
-                    continue
-                last = key
-                record = self._read_row(int(rows[seq]), verify_digest=False)
-                epochs.append(self._epoch_from(record, spec.camera, key, count_in_gen))
-        self._check_footer_epochs(epochs)
-        return epochs
-
-    def _check_footer_epochs(self, epochs: list[Calibration]) -> None:
-        """Check the footer lists exactly the epochs the intrinsics records hold."""
-        if self._footer is None:
-            return
-        found = [
-            [
-                e.camera,
-                e.generation,
-                e.epoch,
-                e.digest,
-                e.first_tick,
-                e.first_sim_time_s,
-            ]
-            for e in epochs
-        ]
-        listed = self._footer.raw["calibration"]["epochs"]
-        keys = (
-            "camera",
-            "generation",
-            "epoch",
-            "digest",
-            "first_tick",
-            "first_sim_time_s",
-        )
-        try:
-            declared = sorted(tuple(item[k] for k in keys) for item in listed)
-        except (KeyError, TypeError) as exc:
-            raise CalibrationError(
-                "footer calibration epoch is malformed",
-                path=self.path,
-                section="footer",
-            ) from exc
-        # Compared as values, not text: -0.0 and 0.0 are the same instant.
-        if declared != sorted(map(tuple, found)):
-            raise CalibrationError(
-                "footer calibration epochs disagree with the intrinsics records",
-                path=self.path,
-                section="footer",
-            )
-
-    def _epoch_from(
-        self, record: Record, camera: str, key: tuple[int, int], counts: dict[int, int]
-    ) -> Calibration:
-        generation, ref = key
-        digest = self._layout.calibration_digests[ref]
-        try:
-            profile = CalibrationProfile.from_json(record.metadata.get("profile"))
-        except CalibrationError as exc:
-            raise CalibrationError(
-                f"intrinsics record has an invalid profile: {exc.reason}",
-                stream=record.stream,
-                record=record.stream_seq,
-                offset=record.offset,
-            ) from exc
-        if (
-            record.metadata.get("calibration_digest") != digest
-            or calibration_digest(profile) != digest
-        ):
-            raise CalibrationError(
-                "intrinsics profile does not match its calibration digest",
-                stream=record.stream,
-                record=record.stream_seq,
-                offset=record.offset,
-            )
-        epoch = counts.get(generation, 0)
-        counts[generation] = epoch + 1
-        return Calibration(
-            camera,
-            generation,
-            epoch,
-            digest,
-            profile,
-            None,
-            record.tick,
-            record.sim_time_s,
-        )
-
     # -------------------------------------------------------------- raw access
     def _read_row(self, row: int, *, verify_digest: bool = True) -> Record:
         """Read one record, checking its CRC and (unless told not to) its digest."""
@@ -779,44 +688,8 @@ class FsrReader:
                 continue
             if record.spec.kind is StreamKind.LIFECYCLE:
                 lifecycle.append(record)
-        problems.extend(self._check_lifecycle(lifecycle))
+        problems.extend(lifecycle_problems(self._footer, lifecycle, self.path))
         return problems
-
-    def _check_lifecycle(self, records: list[Record]) -> list[FsrError]:
-        if self._footer is None:
-            return []
-        cut, completion = None, None
-        for record in sorted(records, key=lambda r: r.capture_seq):
-            event = (
-                record.decoded.get("event")
-                if isinstance(record.decoded, dict)
-                else None
-            )
-            clocks = {"tick": record.tick, "sim_time_s": record.sim_time_s}
-            if event == "terminal_semantic_cut":
-                cut = {"generation": record.generation, **clocks}
-            elif event == "completion":
-                status = record.decoded.get("status")
-                reason = record.decoded.get("reason_code")
-                completion = {"status": status, "reason_code": reason, **clocks}
-        found: list[FsrError] = []
-        if cut != self._footer.terminal_cut:
-            found.append(
-                CorruptRecordError(
-                    "footer terminal cut differs from the lifecycle records",
-                    path=self.path,
-                    section="footer",
-                )
-            )
-        if completion != self._footer.completion:
-            found.append(
-                CorruptRecordError(
-                    "footer completion differs from the lifecycle records",
-                    path=self.path,
-                    section="footer",
-                )
-            )
-        return found
 
 
 def _rate_hz(rows: np.ndarray) -> float | None:
