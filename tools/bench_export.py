@@ -26,8 +26,11 @@ are 1584x720):
   either, the reference figure from SKELARM.md section 5 stands in (29-33 fps
   with panel, 31 used) and the table says why. Target: ours >= 2x.
 
-Times come from ``time.perf_counter``; each figure is the best of ``--repeat``
-runs. ``--json`` prints the figures as one JSON object.
+A shared machine's load drifts over seconds, so both comparisons run in
+``--repeat`` alternating rounds (one side, then the other, on the same
+frames or log) and each ratio is the median of its rounds' ratios; the rates
+shown are each side's best round. Times come from ``time.perf_counter``.
+``--json`` prints the figures as one JSON object.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import argparse
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,48 +71,75 @@ def _record_take(folder: Path, seconds: float | None) -> Path:
     return path
 
 
-def _export_fps(model: Any, folder: Path, repeat: int) -> tuple[float, int, str]:
+def _export_once(model: Any, out: Path) -> tuple[float, int, str]:
     from app.export import export_video
 
-    best = 0.0
-    frames, size = 0, ""
-    for run in range(repeat):
-        out = folder / f"export{run}.mp4"
-        result = export_video(model, out, panel=True, size=SCENE_SIZE)
-        best = max(best, result.frames / result.seconds)
-        frames, size = result.frames, f"{result.width}x{result.height}"
-        out.unlink()
-    return best, frames, size
+    result = export_video(model, out, panel=True, size=SCENE_SIZE)
+    out.unlink()
+    return (
+        result.frames / result.seconds,
+        result.frames,
+        (f"{result.width}x{result.height}"),
+    )
 
 
-def _encoder_fps(model: Any, folder: Path, repeat: int) -> float:
+def _drawn_frames(model: Any) -> tuple[list[Any], tuple[int, int]]:
+    """Draw every frame of the export beforehand, each in its own frame."""
     from app.export.canvas_frame import CanvasFrame
-    from app.export.encoder import Encoder, padded_size
+    from app.export.encoder import padded_size
     from app.export.video import FrameSource, frame_times
 
     source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
     size = padded_size(source.width, source.height, "mp4")
-    times = frame_times(model.duration_s, fps=30.0, speed=1.0)
     images = []
-    for play_time_s in times:  # each picture in its own frame, as if just drawn
+    for play_time_s in frame_times(model.duration_s, fps=30.0, speed=1.0):
         canvas = CanvasFrame(*size)
         source.paint(canvas.image, play_time_s)
         canvas.pad(source.width, source.height)
         images.append(canvas)
-    best = 0.0
+    return images, size
+
+
+def _encoder_once(images: list[Any], size: tuple[int, int], out: Path) -> float:
+    from app.export.encoder import Encoder
+
+    with out.open("w+b") as handle:
+        started = time.perf_counter()
+        encoder = Encoder(handle, "mp4", size, 30.0)
+        for image in images:
+            encoder.put(encoder.frame(image))
+        encoder.finish()
+        handle.flush()
+        os.fsync(handle.fileno())
+        fps = len(images) / (time.perf_counter() - started)
+    out.unlink()
+    return fps
+
+
+def _export_and_encoder(model: Any, folder: Path, repeat: int) -> dict[str, Any]:
+    """Time the export and the encoder alone in alternating rounds.
+
+    A shared machine's load drifts over seconds, so each round times one
+    export and then the encoder alone on the same frames, and the ratio is
+    the median of the rounds' ratios: both sides of each ratio saw the same
+    machine. The rates reported are each side's best round.
+    """
+    images, size = _drawn_frames(model)
+    exports, encoders = [], []
+    frames, frame_size = 0, ""
     for run in range(repeat):
-        out = folder / f"encoder{run}.mp4"
-        with out.open("w+b") as handle:
-            started = time.perf_counter()
-            encoder = Encoder(handle, "mp4", size, 30.0)
-            for image in images:
-                encoder.put(encoder.frame(image))
-            encoder.finish()
-            handle.flush()
-            os.fsync(handle.fileno())
-            best = max(best, len(images) / (time.perf_counter() - started))
-        out.unlink()
-    return best
+        fps, frames, frame_size = _export_once(model, folder / f"export{run}.mp4")
+        exports.append(fps)
+        encoders.append(_encoder_once(images, size, folder / f"encoder{run}.mp4"))
+    ratios = [ours / alone for ours, alone in zip(exports, encoders, strict=True)]
+    return {
+        "frames": frames,
+        "frame_size": frame_size,
+        "export_fps": max(exports),
+        "encoder_fps": max(encoders),
+        "ratio": statistics.median(ratios),
+        "round_ratios": ratios,
+    }
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -169,36 +200,35 @@ def _wall_s(argv: list[str], cwd: Path | None = None) -> float:
     return time.perf_counter() - started
 
 
-def _ours_on_log(log: Path, folder: Path, repeat: int) -> dict[str, Any]:
+def _ours_on_log(model: Any, out: Path, exports: int) -> dict[str, Any]:
+    """Our export of the log ``exports`` times in this process: the best."""
     from app.export import export_video
-    from fsr_core.sources import open_recording
 
-    model = open_recording(log)
-    out = folder / "ours.mp4"
     best = None
-    for _ in range(repeat):
+    for _ in range(exports):
         out.unlink(missing_ok=True)
         result = export_video(model, out, panel=True, size=(800, 800))
         best = result.seconds if best is None else min(best, result.seconds)
-    size = out.stat().st_size
-    out.unlink()
-    command = [sys.executable, "-m", "app", str(log), "--export", str(out), "--panel"]
-    return {
+    figures = {
         "frames": result.frames,
         "frame_size": f"{result.width}x{result.height}",
         "seconds": best,
-        "bytes": size,
-        "command_s": _wall_s(command),
+        "bytes": out.stat().st_size,
     }
+    out.unlink()
+    return figures
 
 
 def _skelarm_on_log(
-    log: Path, folder: Path, repeat: int, python: Path, player: Path
+    log: Path, out: Path, exports: int, python: Path, player: Path
 ) -> dict[str, Any]:
-    out = folder / "skelarm.mp4"
+    """Run skelarm's player export of the log ``exports`` times: the best.
+
+    It runs in one of skelarm's Pythons and is timed after its imports.
+    """
     argv = [str(python), "-c", _PLAYER_TIMING, str(player), str(log), str(out)]
     timing = subprocess.run(
-        [*argv, str(repeat)],
+        [*argv, str(exports)],
         capture_output=True,
         text=True,
         check=True,
@@ -206,25 +236,55 @@ def _skelarm_on_log(
     )
     figures: dict[str, Any] = json.loads(timing.stdout.strip().splitlines()[-1])
     out.unlink()
-    command = [str(python), str(player), str(log), "--export", str(out), "--panel"]
-    figures["command_s"] = _wall_s(command, cwd=player.parent.parent)
     return figures
+
+
+def _best(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(rows, key=lambda row: float(row["seconds"]))
 
 
 def _skelarm_comparison(
     log: Path, repeat: int, python: Path, player: Path | None
 ) -> dict[str, Any]:
-    """Time our export and skelarm's player on the same log (or say why not)."""
+    """Time our export and skelarm's player on the same log (or say why not).
+
+    In each of ``repeat`` rounds both sides export the log twice (the best
+    counts: the first also warms caches) one right after the other; the
+    speedup is the median of the rounds' speedups, so both sides of each
+    saw the same machine. The rows are each side's best round, plus one
+    run of each command, start-up included.
+    """
     comparison: dict[str, Any] = {"log": log.name, "ours": None, "skelarm": None}
     comparison["skelarm_missing"] = missing = _skelarm_missing(python, player)
     if missing is not None or player is None:
         return comparison  # nothing to compare with: no time spent on the log
+    from fsr_core.sources import open_recording
+
+    model = open_recording(log)
+    ours_rounds, theirs_rounds = [], []
     with tempfile.TemporaryDirectory(prefix="bench_skelarm_") as name:
         folder = Path(name)
-        ours = _ours_on_log(log, folder, repeat)
-        theirs = _skelarm_on_log(log, folder, repeat, python, player)
-    comparison.update(ours=ours, skelarm=theirs)
-    comparison["speedup"] = theirs["seconds"] / ours["seconds"]
+        for _ in range(repeat):
+            ours_rounds.append(_ours_on_log(model, folder / "ours.mp4", 2))
+            theirs_rounds.append(
+                _skelarm_on_log(log, folder / "skelarm.mp4", 2, python, player)
+            )
+        speedups = [
+            (theirs["seconds"] / theirs["frames"]) / (ours["seconds"] / ours["frames"])
+            for ours, theirs in zip(ours_rounds, theirs_rounds, strict=True)
+        ]
+        out = folder / "command.mp4"
+        ours, theirs = _best(ours_rounds), _best(theirs_rounds)
+        ours["command_s"] = _wall_s(
+            [sys.executable, "-m", "app", str(log), "--export", str(out), "--panel"]
+        )
+        out.unlink()
+        theirs["command_s"] = _wall_s(
+            [str(python), str(player), str(log), "--export", str(out), "--panel"],
+            cwd=player.parent.parent,
+        )
+    comparison.update(ours=ours, skelarm=theirs, round_speedups=speedups)
+    comparison["speedup"] = statistics.median(speedups)
     return comparison
 
 
@@ -245,31 +305,27 @@ def run(
         folder = Path(name)
         take = _record_take(folder, seconds)
         model = open_recording(take)
-        export_fps, frames, size = _export_fps(model, folder, repeat)
-        encoder_fps = _encoder_fps(model, folder, repeat)
+        rates = _export_and_encoder(model, folder, repeat)
     comparison = _skelarm_comparison(
         skelarm_log, repeat, skelarm_python, skelarm_player
     )
-    theirs, ours = comparison["skelarm"], comparison["ours"]
+    theirs = comparison["skelarm"]
     measured = theirs is not None
     if measured:  # like for like: both exports of the same skelarm log
         reference = theirs["frames"] / theirs["seconds"]
-        ours_fps = ours["frames"] / ours["seconds"]
+        vs_skelarm = comparison["speedup"]
     else:
-        reference, ours_fps = SKELARM_REFERENCE_FPS, export_fps
+        reference = SKELARM_REFERENCE_FPS
+        vs_skelarm = rates["export_fps"] / reference
     return {
         "take": "01_reach",
         "duration_s": model.duration_s,
-        "frames": frames,
-        "frame_size": size,
-        "export_fps": export_fps,
-        "encoder_fps": encoder_fps,
-        "ratio": export_fps / encoder_fps,
+        **rates,
         "ratio_target": RATIO_TARGET,
         "skelarm_installed": _skelarm_available() or measured,
         "skelarm_measured": measured,
         "skelarm_fps": reference,
-        "vs_skelarm": ours_fps / reference,
+        "vs_skelarm": vs_skelarm,
         "vs_skelarm_target": SKELARM_TARGET,
         "skelarm_log": comparison,
     }
@@ -296,6 +352,13 @@ def _skelarm_rows(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _rounds(figures: dict[str, Any]) -> str:
+    speedups = figures["skelarm_log"].get("round_speedups")
+    if not speedups:
+        return ""
+    return "; median of rounds " + ", ".join(f"{s:.2f}" for s in speedups)
+
+
 def _table(figures: dict[str, Any]) -> str:
     ratio_ok = "ok" if figures["ratio"] >= RATIO_TARGET else "MISSED"
     skel_ok = "ok" if figures["vs_skelarm"] >= SKELARM_TARGET else "MISSED"
@@ -306,12 +369,13 @@ def _table(figures: dict[str, Any]) -> str:
         f"{'export':<22}{figures['export_fps']:8.1f} fps",
         f"{'encoder alone':<22}{figures['encoder_fps']:8.1f} fps",
         f"{'export / encoder':<22}{figures['ratio']:8.2f}   "
-        f"(target >= {RATIO_TARGET}: {ratio_ok})",
+        f"(target >= {RATIO_TARGET}: {ratio_ok}; median of rounds "
+        f"{', '.join(f'{r:.2f}' for r in figures['round_ratios'])})",
         "",
         *_skelarm_rows(figures),
         f"{'skelarm (' + skelarm + ')':<26}{figures['skelarm_fps']:8.1f} fps",
         f"{'ours / skelarm':<26}{figures['vs_skelarm']:8.2f}x  "
-        f"(target >= {SKELARM_TARGET}x: {skel_ok})",
+        f"(target >= {SKELARM_TARGET}x: {skel_ok}{_rounds(figures)})",
     ]
     if not figures["skelarm_installed"]:
         lines.insert(0, SKELARM_MISSING)
@@ -324,7 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--seconds", type=float, help="shorten the take to this many seconds"
     )
-    parser.add_argument("--repeat", type=int, default=2, help="best of N runs")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="alternating rounds (default 3)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
         "--skelarm-log", type=Path, default=SKELARM_LOG, help="a skelarm log"
