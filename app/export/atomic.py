@@ -66,9 +66,17 @@ def atomic_output(
             )
         fd = _create_staging(file_ops, staging, dir_fd, final)
         try:
-            with os.fdopen(fd, "w+b", closefd=False) as handle:
+            handle = os.fdopen(fd, "w+b", closefd=False)
+            try:
                 yield handle
                 _flush(handle, final)
+            except BaseException:
+                # Closing flushes the buffer, which fails again on a full
+                # disk; what it held goes with the partial file anyway.
+                with contextlib.suppress(OSError):
+                    handle.close()
+                raise
+            handle.close()
             file_ops.fsync(fd, str(final))
             if overwrite:
                 _replace(staging, final, dir_fd)
@@ -162,13 +170,22 @@ def write_failed(
     reason = f"export failed: {exc.strerror or exc}"
     if exc.errno == errno_codes.ENOSPC:
         try:
-            free = f"{shutil.disk_usage(final.parent).free / 1e6:.1f} MB free"
+            free = f"{_size_text(shutil.disk_usage(final.parent).free)} free"
         except OSError:
             free = "free space unknown"
         need = (
-            ""
-            if needed_bytes is None
-            else f", about {needed_bytes / 1e6:.1f} MB needed"
+            "" if needed_bytes is None else f", about {_size_text(needed_bytes)} needed"
         )
         reason += f" ({free} in {final.parent}{need})"
     return WriteFailedError(reason, errno=exc.errno, path=final)
+
+
+def _size_text(size_bytes: int) -> str:
+    """Return a byte count as a person reads it: 0 B, 312 KB, 4.2 MB, 1.07 GB."""
+    if size_bytes < 1000:
+        return f"{size_bytes} B"
+    if size_bytes < 1_000_000:
+        return f"{size_bytes / 1e3:.0f} KB"
+    if size_bytes < 1_000_000_000:
+        return f"{size_bytes / 1e6:.1f} MB"
+    return f"{size_bytes / 1e9:.2f} GB"

@@ -21,8 +21,9 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from app.export.canvas_frame import CanvasFrame
+    from app.export.sink import WriteSink
 
-__all__ = ["Encoder", "Palette", "RGBArray", "padded_size"]
+__all__ = ["EncodedSize", "Encoder", "Palette", "RGBArray", "padded_size"]
 
 RGBArray = npt.NDArray[np.uint8]
 
@@ -37,6 +38,36 @@ _VP9_OPTIONS = {
     "cpu-used": "8",
     "row-mt": "1",
 }
+
+
+class EncodedSize:
+    """The encoded frames so far (one packet each), to estimate a whole file.
+
+    The first frame is counted apart: a GIF's is the whole picture and the
+    rest only what changed, so it would weigh the estimate several times over.
+    """
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self.bytes = 0
+        self.first_bytes = 0
+
+    def add(self, packets: Any) -> None:
+        """Count the packets the codec has just given out."""
+        for packet in packets:
+            if self.frames == 0:
+                self.first_bytes = packet.size
+            self.frames += 1
+            self.bytes += packet.size
+
+    def estimate(self, total_frames: int) -> int | None:
+        """Return the likely size of ``total_frames`` frames (None: no frame yet)."""
+        if self.frames == 0:
+            return None
+        if self.frames == 1:
+            return self.bytes * total_frames
+        rest = (self.bytes - self.first_bytes) / (self.frames - 1)
+        return int(self.first_bytes + rest * (total_frames - 1))
 
 
 class Encoder:
@@ -59,7 +90,7 @@ class Encoder:
 
     def __init__(
         self,
-        handle: BinaryIO,
+        handle: BinaryIO | WriteSink,
         kind: str,
         size: tuple[int, int],
         fps: float,
@@ -76,6 +107,7 @@ class Encoder:
         self._aborted = threading.Event()
         self._error: BaseException | None = None
         self.written = 0
+        self.output = EncodedSize()
         self._thread = threading.Thread(
             target=self._run, name="fsr-export-encoder", daemon=True
         )
@@ -144,10 +176,14 @@ class Encoder:
                         continue
                     frame.pts = self.written
                     frame.time_base = stream.codec_context.time_base
-                    container.mux(_encode(stream, frame))
+                    packets = _encode(stream, frame)
+                    container.mux(packets)
+                    self.output.add(packets)
                     self.written += 1
                 if not self._aborted.is_set():
-                    container.mux(stream.encode(None))
+                    packets = stream.encode(None)
+                    container.mux(packets)
+                    self.output.add(packets)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             self._error = exc
             self._aborted.set()

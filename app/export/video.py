@@ -25,6 +25,7 @@ from app.export.atomic import atomic_output, write_failed
 from app.export.canvas_frame import CanvasFrame
 from app.export.encoder import Encoder, Palette, padded_size
 from app.export.frames import VIEWS, FrameSource, check_view
+from app.export.sink import WriteSink
 from fsr_core.errors import FsrError, WriteFailedError
 from fsr_core.recording import RecordingModel
 
@@ -276,7 +277,8 @@ def _encode(
     if kind == "gif":
         samples = [times[0], times[len(times) // 2], times[-1]]
         palette = Palette([frames.render(t) for t in samples])
-    encoder = Encoder(handle, kind, size, fps, palette=palette)
+    sink = WriteSink(handle)
+    encoder = Encoder(sink, kind, size, fps, palette=palette)
     canvas = CanvasFrame(*size)
     try:
         try:
@@ -293,22 +295,19 @@ def _encode(
             raise
         encoder.raise_error()
     except OSError as exc:
-        raise write_failed(
-            exc, output, needed_bytes=_estimate(handle, encoder.written, len(times))
-        ) from exc
+        raise _write_failed(exc, output, encoder, len(times)) from exc
     except av.FFmpegError as exc:
+        if sink.error is not None:  # FFmpeg only saw its write callback fail
+            raise _write_failed(sink.error, output, encoder, len(times)) from exc
         raise WriteFailedError(f"encoding failed: {exc}", path=output) from exc
+
+
+def _write_failed(
+    exc: OSError, output: Path, encoder: Encoder, total: int
+) -> WriteFailedError:
+    return write_failed(exc, output, needed_bytes=encoder.output.estimate(total))
 
 
 def _check_cancelled(cancelled: Callable[[], bool] | None, output: Path) -> None:
     if cancelled is not None and cancelled():
         raise ExportCancelled(output)
-
-
-def _estimate(handle: BinaryIO, written: int, total: int) -> int | None:
-    """Estimate the finished file's size from what was written so far."""
-    try:
-        so_far = handle.seek(0, os.SEEK_END)
-    except (OSError, ValueError):
-        return None
-    return None if written == 0 else so_far * total // written
