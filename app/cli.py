@@ -41,8 +41,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from app import compare_commands, replay_commands, sim_commands, skelarm_commands
-from app.report_text import format_report
+from app.headless import (
+    compare_commands,
+    replay_commands,
+    sim_commands,
+    skelarm_commands,
+)
+from app.headless.report_text import format_report
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.recovery import recover_file
@@ -261,7 +266,7 @@ def _player_parser() -> argparse.ArgumentParser:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse a subcommand line, or else the player/export form."""
-    from app.export.command import check_options
+    from app.headless.export.command import check_options
 
     words = list(sys.argv[1:] if argv is None else argv)
     first = next((word for word in words if not word.startswith("-")), None)
@@ -289,7 +294,7 @@ def _check_screenshot(
 
 
 def _play(args: argparse.Namespace) -> int:
-    from app.export.command import run_export, wants_export
+    from app.headless.export.command import run_export, wants_export
 
     if args.export_dir is not None:
         return run_export(args)
@@ -301,7 +306,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _window(args: argparse.Namespace) -> int:
-    from app.main_window import open_player
+    from app.window.main_window import open_player
 
     missing = [path for path in args.files if not path.is_file()]
     if missing:
@@ -317,7 +322,7 @@ def _window(args: argparse.Namespace) -> int:
 
 
 def _screenshot(args: argparse.Namespace) -> int:
-    from app.screenshot import take_screenshot
+    from app.window.screenshot import take_screenshot
 
     shot = take_screenshot(
         args.files,

@@ -8,9 +8,9 @@ are 1584x720), played at half speed (216 frames a round):
   while the encoder thread encodes: frames per second of wall time, the file's
   publication included;
 - **encoder alone**: the same frames drawn beforehand into memory (one
-  :class:`~app.export.canvas_frame.CanvasFrame` each), then only converted
-  (:meth:`~app.export.encoder.Encoder.frame`, on this thread as in the
-  export) and queued into the same :class:`~app.export.encoder.Encoder`
+  :class:`~app.headless.export.canvas_frame.CanvasFrame` each), then only converted
+  (:meth:`~app.headless.export.encoder.Encoder.frame`, on this thread as in the
+  export) and queued into the same :class:`~app.headless.export.encoder.Encoder`
   (PyAV) and written to a file: the rate the export cannot beat;
 - their ratio (target >= 0.8);
 - **skelarm**, on a skelarm log (``--skelarm-log``, default the real
@@ -62,9 +62,9 @@ SKELARM_TARGET = 2.0
 
 
 def _record_take(folder: Path, seconds: float | None) -> Path:
-    from fsr_core.adapters.planar_arm.demos import _take_documents
-    from fsr_core.adapters.planar_arm.recorder import record_run
-    from fsr_core.adapters.planar_arm.scenario import Scenario
+    from fsr_core.simulators.planar_arm.demos import _take_documents
+    from fsr_core.simulators.planar_arm.recorder import record_run
+    from fsr_core.simulators.planar_arm.scenario import Scenario
 
     document = _take_documents()["01_reach"]
     if seconds is not None:
@@ -75,7 +75,7 @@ def _record_take(folder: Path, seconds: float | None) -> Path:
 
 
 def _export_once(model: Any, out: Path) -> tuple[float, int, str]:
-    from app.export import export_video
+    from app.headless.export import export_video
 
     result = export_video(model, out, panel=True, size=SCENE_SIZE, speed=TAKE_SPEED)
     out.unlink()
@@ -88,9 +88,9 @@ def _export_once(model: Any, out: Path) -> tuple[float, int, str]:
 
 def _drawn_frames(model: Any) -> tuple[list[Any], tuple[int, int]]:
     """Draw every frame of the export beforehand, each in its own frame."""
-    from app.export.canvas_frame import CanvasFrame
-    from app.export.encoder import padded_size
-    from app.export.video import FrameSource, frame_times
+    from app.headless.export.canvas_frame import CanvasFrame
+    from app.headless.export.encoder import padded_size
+    from app.headless.export.video import FrameSource, frame_times
 
     source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
     size = padded_size(source.width, source.height, "mp4")
@@ -104,7 +104,7 @@ def _drawn_frames(model: Any) -> tuple[list[Any], tuple[int, int]]:
 
 
 def _encoder_once(images: list[Any], size: tuple[int, int], out: Path) -> float:
-    from app.export.encoder import Encoder
+    from app.headless.export.encoder import Encoder
 
     with out.open("w+b") as handle:
         started = time.perf_counter()
@@ -205,7 +205,7 @@ def _wall_s(argv: list[str], cwd: Path | None = None) -> float:
 
 def _ours_on_log(model: Any, out: Path, exports: int) -> dict[str, Any]:
     """Our export of the log ``exports`` times in this process: the best."""
-    from app.export import export_video
+    from app.headless.export import export_video
 
     best = None
     for _ in range(exports):
@@ -300,7 +300,7 @@ def run(
     skelarm_player: Path | None = None,
 ) -> dict[str, Any]:
     """Record the take, run every measurement and return the figures."""
-    from app.export import ensure_gui_app
+    from app.headless.export import ensure_gui_app
     from fsr_core.sources import open_recording
 
     ensure_gui_app()

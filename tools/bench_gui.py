@@ -67,9 +67,9 @@ class Figures:
 
 def _record_take(folder: Path) -> Path:
     """Record one second of the demo take with its 640x480 front camera."""
-    from fsr_core.adapters.planar_arm.demos import _take_documents
-    from fsr_core.adapters.planar_arm.recorder import record_run
-    from fsr_core.adapters.planar_arm.scenario import Scenario
+    from fsr_core.simulators.planar_arm.demos import _take_documents
+    from fsr_core.simulators.planar_arm.recorder import record_run
+    from fsr_core.simulators.planar_arm.scenario import Scenario
 
     document = _take_documents()[TAKE]
     document["duration_s"] = 1.0
@@ -187,7 +187,7 @@ def _frames_landed(window: Any) -> bool:
 
 def _showing(window: Any, play_time_s: float) -> bool:
     """Whether every view of ``window`` has drawn ``play_time_s``."""
-    from app.widgets.transport import time_readout
+    from app.window.widgets.transport import time_readout
 
     clock = window.session.clock
     frames_ok = all(
@@ -229,9 +229,9 @@ def _time_seek(app: Any, window: Any, play_time_s: float) -> float:
 def _open_window(app: Any, path: Path, folder: Path) -> Any:
     from PySide6.QtCore import QSettings
 
-    from app.main_window import MainWindow
-    from app.state.session import PlayerSession
-    from app.workers import run_inline
+    from app.window.main_window import MainWindow
+    from app.window.state.session import PlayerSession
+    from app.window.workers import run_inline
 
     settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
     session = PlayerSession(runner=run_inline, check_runner=run_inline)
@@ -250,7 +250,7 @@ def _open_window(app: Any, path: Path, folder: Path) -> Any:
 
 def run(samples: int, camera_every: int, seeks: int, seed: int) -> Figures:
     """Build the recording and the window, time the seeks; return the figures."""
-    from app.qt_app import ensure_app
+    from app.canvas.qt_app import ensure_app
 
     app = ensure_app(headless=True)
     with tempfile.TemporaryDirectory(prefix="bench_gui_") as name:

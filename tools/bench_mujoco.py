@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.adapters.mujoco.runtime import select_gl_backend
+from fsr_core.simulators.mujoco.runtime import select_gl_backend
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -65,8 +65,8 @@ def _best(repeats: int, run: Callable[[], float]) -> float:
 
 
 def _bare_seconds(scenario: Any) -> tuple[float, int]:
-    from fsr_core.adapters.mujoco.control import ControlPlayback, authored_chunks
-    from fsr_core.adapters.mujoco.model_session import load_model
+    from fsr_core.simulators.mujoco.control import ControlPlayback, authored_chunks
+    from fsr_core.simulators.mujoco.model_session import load_model
 
     loaded = load_model(dataclasses.replace(scenario, cameras=()))
     mujoco, model, data = loaded.mujoco, loaded.model, loaded.data
@@ -84,7 +84,7 @@ def _bare_seconds(scenario: Any) -> tuple[float, int]:
 
 
 def _record_seconds(scenario: Any, folder: Path) -> float:
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
 
     path = folder / f"run-{time.perf_counter_ns()}.fsr"
     started = time.perf_counter()
@@ -97,8 +97,8 @@ def _record_seconds(scenario: Any, folder: Path) -> float:
 def _render_ms(
     scenario: Any, frames: int, size: tuple[int, int] | None, **settings: Any
 ) -> float:
-    from fsr_core.adapters.mujoco.cameras import CameraRig
-    from fsr_core.adapters.mujoco.model_session import load_model
+    from fsr_core.simulators.mujoco.cameras import CameraRig
+    from fsr_core.simulators.mujoco.model_session import load_model
 
     camera = scenario.cameras[0]
     if size is not None:
@@ -139,7 +139,7 @@ def _scene_paint_ms(source: Path, frames: int) -> float:
 
 def _replay_seconds(source: Path, folder: Path, mode: str) -> float:
     from fsr_core.replay.engine import replay_file
-    from fsr_core.replay.protocol import ReplayMode, ReplayOptions
+    from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 
     output = folder / f"{mode}-{time.perf_counter_ns()}.fsr"
     started = time.perf_counter()
@@ -151,9 +151,9 @@ def _replay_seconds(source: Path, folder: Path, mode: str) -> float:
 
 def bench_scene(name: str, repeats: int, frames: int, folder: Path) -> dict[str, Any]:
     """Measure one example scene; return its figures."""
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
-    from fsr_core.adapters.mujoco.scenario import load_mujoco_scenario
     from fsr_core.format.reader import FsrReader
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.scenario import load_mujoco_scenario
 
     scenario = load_mujoco_scenario(EXAMPLES / f"{name}.toml")
     bare_s, ticks = min(_bare_seconds(scenario) for _ in range(repeats))
@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     select_gl_backend()
-    from fsr_core.adapters.mujoco.runtime import unavailable_reason
+    from fsr_core.simulators.mujoco.runtime import unavailable_reason
 
     reason = unavailable_reason()
     if reason is not None:

@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.adapters.planar_arm.controllers import controller_from_json
-from fsr_core.adapters.planar_arm.demos import DEMO_NAMES, demo_takes
-from fsr_core.adapters.planar_arm.integrator import step
-from fsr_core.adapters.planar_arm.planning import plan_chunks
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, _force_at, record_run
-from fsr_core.adapters.planar_arm.render import render_rgb
-from fsr_core.adapters.planar_arm.scenario import Scenario
-from fsr_core.adapters.planar_arm.scene_capture import SceneCapture
-from fsr_core.adapters.planar_arm.tasks import task_from_json
+from fsr_core.simulators.planar_arm.controllers import controller_from_json
+from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, demo_takes
+from fsr_core.simulators.planar_arm.integrator import step
+from fsr_core.simulators.planar_arm.planning import plan_chunks
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, _force_at, record_run
+from fsr_core.simulators.planar_arm.render import render_rgb
+from fsr_core.simulators.planar_arm.scenario import Scenario
+from fsr_core.simulators.planar_arm.scene_capture import SceneCapture
+from fsr_core.simulators.planar_arm.tasks import task_from_json
 
 
 def _loop(scenario: Scenario, pushes: Sequence[ExternalPush], *, render: bool) -> float:

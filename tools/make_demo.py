@@ -11,8 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fsr_core.adapters.planar_arm.demos import DEMO_NAMES, write_demos
 from fsr_core.errors import FsrError
+from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, write_demos
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,7 +6,7 @@ is given, and projects the arm's tip, the targets, the reference or curve and
 the centres of mass through *that frame's own* calibration (its profile and
 pose), so an overlay stays on the drawn arm across a zoom or a reset. Plane
 points ``(x, y)`` are embedded in the world as ``(x, 0, y)``
-(:mod:`fsr_core.adapters.planar_arm.model`). A small readout box names the
+(:mod:`fsr_core.simulators.planar_arm.model`). A small readout box names the
 camera, its calibration epoch and generation, the intrinsics, the pose
 translation and the digest prefix.
 
@@ -39,10 +39,10 @@ from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.scene_marks import target_rgb
-from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
+from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 
 __all__ = [
     "COM_MARKER_COLOR",

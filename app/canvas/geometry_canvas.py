@@ -42,9 +42,9 @@ from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.scene_canvas import SceneCanvas, SceneOptions
-from fsr_core.adapters.planar_arm.render import TARGET_COLOR
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import RecordingModel, SceneGeometry
+from fsr_core.simulators.planar_arm.render import TARGET_COLOR
 
 __all__ = [
     "GeometryCameraCanvas",

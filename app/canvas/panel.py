@@ -24,8 +24,8 @@ from PySide6.QtGui import (
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.panel_values import JointValue, PanelValues, panel_values
-from fsr_core.adapters.planar_arm.render import LINK_COLORS
 from fsr_core.recording import RecordingModel
+from fsr_core.simulators.planar_arm.render import LINK_COLORS
 
 __all__ = ["ReadoutPanel"]
 

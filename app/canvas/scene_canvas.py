@@ -5,7 +5,7 @@ code draws the window's view and every export frame. The view is fitted once
 per recording (the arm's whole reach around its base plus every overlay point,
 with a margin), so the picture never rescales while it plays. The plane's y
 axis points up. Colours follow the recorder's camera renderer
-(:mod:`fsr_core.adapters.planar_arm.render`), so a link has the same colour in
+(:mod:`fsr_core.simulators.planar_arm.render`), so a link has the same colour in
 the camera frames and here.
 """
 
@@ -40,13 +40,13 @@ from app.canvas.scene_marks import (
     pen,
     polygon,
 )
-from fsr_core.adapters.planar_arm.render import (
+from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
+from fsr_core.simulators.planar_arm.render import (
     BASE_COLOR,
     JOINT_COLOR,
     LINK_COLORS,
     TIP_COLOR,
 )
-from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
 
 __all__ = ["SceneCanvas", "SceneOptions"]
 

@@ -26,12 +26,12 @@ from PySide6.QtGui import (
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.panel_values import force_text
-from fsr_core.adapters.planar_arm.render import (
+from fsr_core.recording import TaskOverlay
+from fsr_core.simulators.planar_arm.render import (
     ACTIVE_TARGET_COLOR,
     FORCE_COLOR,
     TARGET_COLOR,
 )
-from fsr_core.recording import TaskOverlay
 
 __all__ = [
     "MIN_RING_PX",

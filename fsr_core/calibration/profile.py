@@ -18,8 +18,8 @@ from fsr_core.calibration._fields import (
     int_field,
     with_prefix,
 )
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import CalibrationError
-from fsr_core.format.canonical_json import canonical_dumps
 
 __all__ = [
     "CAMERA_FRAMES",

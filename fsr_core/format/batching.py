@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import LimitExceededError
-from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.footer import inventory_for
 from fsr_core.format.layout import DIGEST_SIZE
 from fsr_core.format.profiles import IntegrityProfile

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fsr_core.format.canonical_json import JsonLimits
+from fsr_core.canonical_json import JsonLimits
 
 __all__ = ["MAX_RECORD_METADATA_BYTES", "ReaderLimits"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fsr_core.canonical_json import parse_json
 from fsr_core.errors import (
     CorruptRecordError,
     FsrError,
@@ -13,7 +14,6 @@ from fsr_core.errors import (
     TruncatedFileError,
     UnsupportedVersionError,
 )
-from fsr_core.format.canonical_json import parse_json
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.profiles import IntegrityProfile, parse_profile, profile_for_minor
 from fsr_core.format.records import FILE_MAGIC, HEADER_SIZE, FileHeader, crc32

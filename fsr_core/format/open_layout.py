@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.canonical_json import parse_json
 from fsr_core.errors import (
     CorruptRecordError,
     FormatError,
@@ -21,7 +22,6 @@ from fsr_core.errors import (
 )
 from fsr_core.format.batch_headers import verify_batch_headers
 from fsr_core.format.calibration_refs import check_calibration_refs
-from fsr_core.format.canonical_json import parse_json
 from fsr_core.format.footer import check_inventory, inventory_for
 from fsr_core.format.layout import (
     Layout,

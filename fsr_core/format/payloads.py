@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.canonical_json import JsonLimits, canonical_dumps, parse_json
 from fsr_core.errors import DecodeError, LimitExceededError, SchemaError
-from fsr_core.format.canonical_json import JsonLimits, canonical_dumps, parse_json
 from fsr_core.format.streams import DTYPES, StreamSpec
 from fsr_core.media import RGBFrame, decode_frame, encode_frame
 

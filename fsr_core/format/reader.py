@@ -25,6 +25,7 @@ from fsr_core.calibration import (
     Calibration,
     CameraPose,
 )
+from fsr_core.canonical_json import JsonLimits, parse_json
 from fsr_core.errors import (
     CalibrationError,
     CorruptRecordError,
@@ -32,7 +33,6 @@ from fsr_core.errors import (
     LimitExceededError,
     StreamNotFoundError,
 )
-from fsr_core.format.canonical_json import JsonLimits, parse_json
 from fsr_core.format.cross_checks import build_epochs, lifecycle_problems
 from fsr_core.format.footer import parse_footer
 from fsr_core.format.layout import Layout

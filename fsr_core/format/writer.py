@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import (
     FsrError,
     TargetExistsError,
@@ -27,7 +28,6 @@ from fsr_core.errors import (
     WriterStateError,
 )
 from fsr_core.format.batching import BatchLimits, BatchSink
-from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.file_ops import FileOps
 from fsr_core.format.profiles import IntegrityProfile, minor_for, parse_profile
 from fsr_core.format.records import HEADER_SIZE as _HEADER_SIZE

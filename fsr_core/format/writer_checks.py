@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, calibration_digest
+from fsr_core.canonical_json import JsonLimits, canonical_dumps
 from fsr_core.errors import (
     CalibrationError,
     CorruptRecordError,
@@ -23,7 +24,6 @@ from fsr_core.errors import (
     StreamNotFoundError,
 )
 from fsr_core.format.batching import EncodedRecord
-from fsr_core.format.canonical_json import JsonLimits, canonical_dumps
 from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES
 from fsr_core.format.payloads import (
     PAYLOAD_JSON_LIMITS,

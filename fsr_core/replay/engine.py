@@ -9,14 +9,14 @@ call it):
 3. pick the simulator: ``simulator`` when given, else the recording's
    ``simulation_contract.simulator``, through the adapter registry; it must be
    available, able to replay, and support the mode;
-4. run the preflight of :mod:`fsr_core.replay.preflight` for the mode (full
+4. run the preflight of :mod:`fsr_core.simulation.preflight` for the mode (full
    validation, then render state, or every authored-control and target check);
 5. hand over to the adapter with the digest it checked pinned, so the adapter
    reads exactly the bytes the preflight passed.
 
 Preflight failures raise :class:`~fsr_core.errors.ReplayError` before any
 command is submitted or frame rendered. Once the adapter runs, the outcome is
-in the returned :class:`~fsr_core.replay.protocol.ReplayResult`: succeeded
+in the returned :class:`~fsr_core.simulation.protocol.ReplayResult`: succeeded
 (the output is published), failed or cancelled (nothing is published).
 """
 
@@ -26,14 +26,12 @@ import dataclasses
 import os
 from pathlib import Path
 
-from fsr_core.adapters.registry import get_adapter
-from fsr_core.adapters.skelarm.replay import is_skelarm_source
 from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
-from fsr_core.replay.lifecycle import ReplayCancelledError, cancel_check
-from fsr_core.replay.output import check_output
-from fsr_core.replay.preflight import (
+from fsr_core.simulation.lifecycle import ReplayCancelledError, cancel_check
+from fsr_core.simulation.output import check_output
+from fsr_core.simulation.preflight import (
     authored_chunks,
     check_generation_plan,
     check_render_source,
@@ -41,7 +39,7 @@ from fsr_core.replay.preflight import (
     preflight_error,
     validate_fully,
 )
-from fsr_core.replay.protocol import (
+from fsr_core.simulation.protocol import (
     CancelToken,
     ContractingAdapter,
     ProgressFn,
@@ -52,7 +50,9 @@ from fsr_core.replay.protocol import (
     ReplayResult,
     Timing,
 )
-from fsr_core.replay.target_checks import check_chunks_fit, check_contract
+from fsr_core.simulation.registry import get_adapter
+from fsr_core.simulation.target_checks import check_chunks_fit, check_contract
+from fsr_core.simulators.skelarm.replay import is_skelarm_source
 
 __all__ = ["PASSIVE_NOTE", "replay_adapter", "replay_file"]
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QThreadPool
 
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 
 SKELARM_DATA = Path(__file__).parents[1] / "data" / "skelarm"
 

@@ -16,11 +16,11 @@ from app.canvas.camera_canvas import (
     CameraCanvas,
     CameraOptions,
 )
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import record_run
-from fsr_core.adapters.planar_arm.render import ACTIVE_TARGET_COLOR, TIP_COLOR
-from fsr_core.adapters.planar_arm.scenario import Scenario
 from fsr_core.recording import CameraTrack, RecordingModel
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TIP_COLOR
+from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui

@@ -14,15 +14,15 @@ from PySide6.QtGui import QImage, QPainter
 
 from app.canvas import ReadoutPanel, SceneCanvas, SceneOptions, qimage_to_rgb
 from app.canvas.scene_canvas import COM_COLOR
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.render import (
+from fsr_core.recording import RecordingModel
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.render import (
     ACTIVE_TARGET_COLOR,
     FORCE_COLOR,
     TIP_COLOR,
 )
-from fsr_core.adapters.planar_arm.scenario import Scenario
-from fsr_core.recording import RecordingModel
+from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui

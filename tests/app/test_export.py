@@ -21,7 +21,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app.cli import main
-from app.export import (
+from app.headless.export import (
     ExportCancelled,
     channel_table,
     ensure_gui_app,
@@ -32,12 +32,12 @@ from app.export import (
     frame_times,
     play_window,
 )
-from app.export.atomic import partial_name
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
+from app.headless.export.atomic import partial_name
 from fsr_core.errors import TargetExistsError, WriteFailedError
 from fsr_core.recording import Channel, RecordingModel
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
@@ -410,8 +410,8 @@ def test_odd_size_is_padded_to_even_for_yuv420p(
 def test_the_canvas_frame_is_painted_in_place_and_padded_with_its_edges(
     reach_model: RecordingModel,
 ) -> None:
-    from app.export.canvas_frame import CanvasFrame
-    from app.export.frames import FrameSource
+    from app.headless.export.canvas_frame import CanvasFrame
+    from app.headless.export.frames import FrameSource
 
     source = FrameSource(reach_model, size=(161, 121), panel=True, show_com=False)
     canvas = CanvasFrame(source.width + 1, 122)
@@ -602,7 +602,7 @@ def _read_png(path: Path) -> np.ndarray[Any, np.dtype[np.uint8]]:
 def test_still_is_the_video_frame_drawn_with_the_same_options(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    from app.export.video import FrameSource
+    from app.headless.export.video import FrameSource
 
     out = tmp_path / "still.png"
     result = export_frame(
@@ -769,8 +769,8 @@ def test_cli_still_outside_the_recording_exits_1(
 def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.encoder as encoder
-    from app.export.frames import FrameSource
+    import app.headless.export.encoder as encoder
+    from app.headless.export.frames import FrameSource
 
     drawn: set[str] = set()
     encoded: set[str] = set()
@@ -796,7 +796,7 @@ def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
 def test_an_encoder_error_propagates_and_leaves_nothing(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.encoder as encoder
+    import app.headless.export.encoder as encoder
 
     original = encoder._encode
     calls: list[int] = []
@@ -819,7 +819,7 @@ def test_an_encoder_error_propagates_and_leaves_nothing(
 def test_an_ffmpeg_error_on_the_worker_becomes_write_failed(
     reach_model: RecordingModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.export.encoder as encoder
+    import app.headless.export.encoder as encoder
 
     def broken(container: Any, kind: str, size: Any, fps: float) -> Any:
         raise av.InvalidDataError(1094995529, "bad option")
@@ -887,7 +887,7 @@ def test_camera_view_differs_from_the_scene_and_both_holds_each(
     camera_take: Path, qapp: Any
 ) -> None:
     from app.canvas import CameraCanvas, CameraOptions, qimage_to_rgb
-    from app.export.video import FrameSource
+    from app.headless.export.video import FrameSource
 
     model = open_recording(camera_take)
     middle = model.duration_s / 2
@@ -1018,7 +1018,7 @@ def test_cli_export_dir_usage_errors_exit_2(
 
 
 def test_stem_drops_the_recording_suffixes() -> None:
-    from app.export.command import stem
+    from app.headless.export.command import stem
 
     assert stem(Path("/x/run.fsr")) == "run"
     assert stem(Path("run.sklog.npz")) == "run"

@@ -13,13 +13,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.export import ExportResult, frame_count
-from app.export.atomic import partial_name
-from app.export.dialog import ExportDialog
-from app.export.window_export import WindowExport
-from app.main_window import MainWindow
-from app.state.session import PlayerSession
-from app.workers import run_inline
+from app.headless.export import ExportResult, frame_count
+from app.headless.export.atomic import partial_name
+from app.window.export.dialog import ExportDialog
+from app.window.export.window_export import WindowExport
+from app.window.main_window import MainWindow
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui

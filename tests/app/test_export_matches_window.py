@@ -24,12 +24,12 @@ from pytestqt.qtbot import QtBot
 
 from app.canvas import qimage_to_rgb
 from app.cli import main
-from app.export import export_video, frame_times
-from app.export.atomic import partial_name
-from app.main_window import MainWindow
-from app.state.session import PlayerSession
-from app.workers import run_inline
-from fsr_core.adapters.planar_arm.recorder import ExternalPush
+from app.headless.export import export_video, frame_times
+from app.headless.export.atomic import partial_name
+from app.window.main_window import MainWindow
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
+from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from tests.app.conftest import record_short_take
 
 pytestmark = pytest.mark.gui

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-import app.export.atomic as atomic
-from app.export import export_video
-from app.export.encoder import EncodedSize
+import app.headless.export.atomic as atomic
+from app.headless.export import export_video
+from app.headless.export.encoder import EncodedSize
 from fsr_core.errors import WriteFailedError
 from fsr_core.sources import open_recording
 from tests.app.conftest import record_short_take

@@ -21,9 +21,9 @@ from app.canvas.geometry_canvas import (
     camera_canvas_for,
     scene_canvas_for,
 )
-from app.export.frames import FrameSource
-from app.state import PlaybackClock
-from app.widgets.scene_view import SceneView
+from app.headless.export.frames import FrameSource
+from app.window.state import PlaybackClock
+from app.window.widgets.scene_view import SceneView
 from fsr_core.calibration import project_points
 from fsr_core.format.reader import FsrReader
 from fsr_core.recording import PlanarKinematics, RecordingModel
@@ -36,12 +36,12 @@ WIDTH, HEIGHT = 480, 360
 
 
 def _record(folder: Path, name: str, duration_s: float) -> Path:
-    from fsr_core.adapters.mujoco.runtime import select_gl_backend
+    from fsr_core.simulators.mujoco.runtime import select_gl_backend
 
     select_gl_backend()  # before MuJoCo is first imported: offscreen EGL/OSMesa
     pytest.importorskip("mujoco")  # CI has it (the test extra); a guard for local runs
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
-    from fsr_core.adapters.mujoco.scenario import load_mujoco_scenario
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.scenario import load_mujoco_scenario
 
     scenario = load_mujoco_scenario(EXAMPLES / f"{name}.toml")
     cameras = tuple(

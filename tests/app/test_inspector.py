@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidgetItem
 
-from app.widgets.inspector import BIG_SECTION_ROWS, InspectorDock, InspectorPanel
-from app.widgets.playlist_dock import BADGE_COLORS
+from app.window.widgets.inspector import BIG_SECTION_ROWS, InspectorDock, InspectorPanel
+from app.window.widgets.playlist_dock import BADGE_COLORS
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import open_recording
 

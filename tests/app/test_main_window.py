@@ -11,9 +11,9 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
-from app.main_window import MainWindow
-from app.state.session import PlayerSession
-from app.workers import run_inline
+from app.window.main_window import MainWindow
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
 
 pytestmark = pytest.mark.gui
 

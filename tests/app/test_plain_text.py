@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.widgets.plain_text import (
+from app.window.widgets.plain_text import (
     byte_size_text,
     pairs_text,
     scalar_text,

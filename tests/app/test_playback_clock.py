@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.state import PlaybackClock
+from app.window.state import PlaybackClock
 
 pytestmark = pytest.mark.gui
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.state import EntryState
-from app.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
-from app.state.session import PlayerSession
-from app.workers import run_inline
-from app.workers.jobs import FileIdentity
+from app.window.state import EntryState
+from app.window.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
+from app.window.workers.jobs import FileIdentity
 
 pytestmark = pytest.mark.gui
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QPalette, QWheelEvent
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from app.plots import ChannelPickerDialog, ChannelPlots, series_keys
+from app.window.plots import ChannelPickerDialog, ChannelPlots, series_keys
 from fsr_core.recording import Channel, RecordingModel, Timeline
 from fsr_core.sources import open_recording
 

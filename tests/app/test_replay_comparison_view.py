@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.replay import ComparisonReport
-from app.replay.comparison_plots import ComparisonPlots
-from app.replay.report import verdict_text
+from app.window.replay import ComparisonReport
+from app.window.replay.comparison_plots import ComparisonPlots
+from app.window.replay.report import verdict_text
 from fsr_core.compare import compare_recordings
 from fsr_core.media import RGBFrame
 from fsr_core.recording import (

@@ -17,19 +17,19 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
-from app.main_window import MainWindow
-from app.replay import ComparisonReport
-from app.replay.comparison_plots import CAMERA, CAMERA_SUFFIX, ComparisonPlots
-from app.replay.window_replay import WindowReplay
-from app.state.session import PlayerSession
-from app.workers import run_inline
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
+from app.window.main_window import MainWindow
+from app.window.replay import ComparisonReport
+from app.window.replay.comparison_plots import CAMERA, CAMERA_SUFFIX, ComparisonPlots
+from app.window.replay.window_replay import WindowReplay
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 
 pytestmark = pytest.mark.gui
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.replay.request import default_output, parse_tolerance
-from fsr_core.replay.protocol import ReplayMode
+from app.window.replay.request import default_output, parse_tolerance
+from fsr_core.simulation.protocol import ReplayMode
 
 
 def test_the_default_output_sits_beside_the_source_and_names_the_mode(

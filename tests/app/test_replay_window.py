@@ -22,17 +22,17 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from app.main_window import MainWindow
-from app.replay import ComparisonReport, ReplayRequest
-from app.replay.dialog import ReplayDialog
-from app.replay.window_replay import WindowReplay
-from app.state.session import PlayerSession
-from app.widgets.plain_text import tooltip_html
-from app.workers import run_inline
-from fsr_core.adapters.skelarm.availability import (
+from app.window.main_window import MainWindow
+from app.window.replay import ComparisonReport, ReplayRequest
+from app.window.replay.dialog import ReplayDialog
+from app.window.replay.window_replay import WindowReplay
+from app.window.state.session import PlayerSession
+from app.window.widgets.plain_text import tooltip_html
+from app.window.workers import run_inline
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulators.skelarm.availability import (
     unavailable_reason as skelarm_unavailable_reason,
 )
-from fsr_core.replay.protocol import ReplayMode, ReplayOptions
 
 pytestmark = pytest.mark.gui
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from app.plots.series_cache import (
+from app.window.plots.series_cache import (
     decimate,
     extent_indices,
     parse_key,

@@ -25,8 +25,8 @@ from app.canvas.panel_values import (
     FRICTION,
     panel_values,
 )
-from app.state import PlaybackClock, ViewOptionsModel
-from app.widgets.side_panel import SidePanel
+from app.window.state import PlaybackClock, ViewOptionsModel
+from app.window.widgets.side_panel import SidePanel
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
 

@@ -22,8 +22,8 @@ from fsr_core.calibration import (
     project_points,
     quaternion_from_matrix,
 )
+from fsr_core.canonical_json import canonical_dumps, parse_json
 from fsr_core.errors import CalibrationError
-from fsr_core.format.canonical_json import canonical_dumps, parse_json
 
 PROFILE = CalibrationProfile(
     width=640, height=480, fx=500.0, fy=510.0, cx=320.0, cy=240.0

@@ -13,9 +13,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario, load_scenario
 from fsr_core.calibration import Calibration, CalibrationProfile
 from fsr_core.compare import CameraStatus, ChannelStatus, compare_recordings
 from fsr_core.errors import CompareError
@@ -24,7 +21,10 @@ from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame
 from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario
 from fsr_core.sources import open_recording
 
 SKELARM_DATA = Path(__file__).parents[1] / "data" / "skelarm"

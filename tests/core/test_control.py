@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fsr_core.canonical_json import canonical_dumps, parse_json
 from fsr_core.control import (
     AppliedControl,
     AuthoredChunk,
@@ -20,7 +21,6 @@ from fsr_core.control import (
     validate_authored_chunks,
 )
 from fsr_core.errors import SchemaError
-from fsr_core.format.canonical_json import canonical_dumps, parse_json
 
 
 def make_chunk(**changes: Any) -> AuthoredChunk:

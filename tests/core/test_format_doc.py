@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from fsr_core.calibration import CalibrationProfile, calibration_digest
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.format import records
-from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.profiles import IntegrityProfile, minor_for
 from fsr_core.format.records import (
     BATCH_HEADER_SIZE,

@@ -75,9 +75,9 @@ def test_a_recovered_copy_names_what_was_kept_and_shades_the_same_tail(
 
 
 def test_camera_frames_of_a_crashed_file_still_decode(tmp_path: Path) -> None:
-    from fsr_core.adapters.planar_arm.demos import _take_documents
-    from fsr_core.adapters.planar_arm.recorder import record_run
-    from fsr_core.adapters.planar_arm.scenario import Scenario
+    from fsr_core.simulators.planar_arm.demos import _take_documents
+    from fsr_core.simulators.planar_arm.recorder import record_run
+    from fsr_core.simulators.planar_arm.scenario import Scenario
 
     document = _take_documents()["01_reach"]
     front = dict(document["cameras"][0], width=80, height=60, rate_hz=10.0)

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
 from fsr_core.recording import Integrity, MarkerKind
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources.fsr import load_fsr
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fsr_core.calibration import CalibrationProfile
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import (
     CorruptRecordError,
     FsrError,
@@ -30,7 +31,6 @@ from fsr_core.errors import (
     StreamNotFoundError,
 )
 from fsr_core.format.batching import BatchLimits
-from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.catalog import (
     camera_streams,
     json_stream,

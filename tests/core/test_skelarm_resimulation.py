@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fsr_core.adapters.registry import get_adapter
-from fsr_core.adapters.skelarm import availability
-from fsr_core.adapters.skelarm.replay import plan_for, resimulate_log
-from fsr_core.adapters.skelarm.reproducibility import Reproducibility
 from fsr_core.errors import AdapterUnavailableError, ReplayError, TargetExistsError
+from fsr_core.simulation.registry import get_adapter
+from fsr_core.simulators.skelarm import availability
+from fsr_core.simulators.skelarm.replay import plan_for, resimulate_log
+from fsr_core.simulators.skelarm.reproducibility import Reproducibility
 
 DATA = Path(__file__).parents[1] / "data" / "skelarm"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fsr_core.adapters.skelarm.availability import unavailable_reason
+from fsr_core.simulators.skelarm.availability import unavailable_reason
 
 MAKE_LOGS = Path(__file__).with_name("make_skelarm_logs.py")
 

@@ -18,9 +18,9 @@ from skelarm_kinds import EVERY_KIND, HEADLESS_KINDS
 
 from app.canvas.panel_values import EXT_FORCE, FRICTION, panel_values
 from app.cli import main
-from app.plots import ChannelPlots
-from app.state.session import PlayerSession
-from app.workers import run_inline
+from app.window.plots import ChannelPlots
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
 from fsr_core.sources.skelarm import load_skelarm
 
 pytestmark = pytest.mark.skelarm

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from skelarm_kinds import SHARED_LOGS
 
-from app.state import EntryState
-from app.state.playlist import PLAYABLE_ROLE
-from app.state.session import PlayerSession
-from app.workers import run_inline
+from app.window.state import EntryState
+from app.window.state.playlist import PLAYABLE_ROLE
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
 
 pytestmark = pytest.mark.gui
 

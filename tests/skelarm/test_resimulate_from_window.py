@@ -10,11 +10,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from app.main_window import MainWindow
-from app.replay import ComparisonReport
-from app.state.session import PlayerSession
-from app.workers import run_inline
-from fsr_core.replay.protocol import ReplayMode
+from app.window.main_window import MainWindow
+from app.window.replay import ComparisonReport
+from app.window.state.session import PlayerSession
+from app.window.workers import run_inline
+from fsr_core.simulation.protocol import ReplayMode
 
 pytestmark = [pytest.mark.skelarm, pytest.mark.gui]
 

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from app.compare_commands import add_parsers, run_compare
-from fsr_core.adapters.planar_arm.demos import _take_documents
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
+from app.headless.compare_commands import add_parsers, run_compare
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 
 
 def compare(argv: Sequence[str]) -> int:

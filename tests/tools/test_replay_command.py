@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from app import replay_commands
+from app.headless import replay_commands
 from app.cli import main
-from app.export.command import TerminalProgress
-from fsr_core.adapters.planar_arm.demos import demo_scenario
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
+from app.headless.export.command import TerminalProgress
 from fsr_core.format.reader import FsrReader
+from fsr_core.simulators.planar_arm.demos import demo_scenario
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""``fsr-viewer convert`` and ``resimulate`` (app/skelarm_commands.py), check step."""
+"""``fsr-viewer convert`` and ``resimulate`` (app/headless/skelarm_commands.py), check step."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from app import skelarm_commands
+from app.headless import skelarm_commands
 from fsr_core.errors import TargetExistsError
 from fsr_core.sources import open_recording
 

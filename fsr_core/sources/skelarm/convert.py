@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import SchemaError, TargetExistsError, WriteFailedError
-from fsr_core.format.canonical_json import canonical_dumps
 from fsr_core.format.catalog import json_stream, lifecycle_stream
 from fsr_core.format.streams import StreamKind, StreamSpec, check_stream_name
 from fsr_core.format.writer import FsrWriter, PublishResult

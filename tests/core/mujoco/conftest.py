@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from fsr_core.adapters.mujoco.runtime import select_gl_backend
-from fsr_core.adapters.mujoco.scenario import MujocoScenario, load_mujoco_scenario
 from fsr_core.format.streams import StreamSpec
+from fsr_core.simulators.mujoco.runtime import select_gl_backend
+from fsr_core.simulators.mujoco.scenario import MujocoScenario, load_mujoco_scenario
 
 select_gl_backend()
 
@@ -52,7 +52,7 @@ def example_scenario() -> Callable[..., MujocoScenario]:
 
 def _record(scenario: MujocoScenario, path: Path) -> Path:
     pytest.importorskip("mujoco")  # CI has it (the test extra); a guard for local runs
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
 
     record_mujoco_run(scenario, path)
     return path
@@ -76,9 +76,9 @@ def contacts_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def commands_only_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Record a short contact run without render state (control only)."""
     pytest.importorskip("mujoco")
-    from fsr_core.adapters.mujoco import capture, recorder, streams
     from fsr_core.format.catalog import json_stream
     from fsr_core.format.streams import StreamKind
+    from fsr_core.simulators.mujoco import capture, recorder, streams
 
     def no_render_state(name: str = "render.state", **_: Any) -> StreamSpec:
         return json_stream(name, StreamKind.EVENT, schema="fsr.event/1")

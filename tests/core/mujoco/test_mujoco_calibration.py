@@ -72,8 +72,8 @@ codec = "png"
 
 @pytest.fixture(scope="module")
 def calibration_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
-    from fsr_core.adapters.mujoco.scenario import load_mujoco_scenario
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.scenario import load_mujoco_scenario
 
     folder = tmp_path_factory.mktemp("mujoco_calibration")
     (folder / "calibration.xml").write_text(_MJCF, encoding="utf-8")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fsr_core.adapters.mujoco.control import ControlPlayback, authored_chunks
-from fsr_core.adapters.mujoco.model_session import Actuator
-from fsr_core.adapters.mujoco.scenario import ControlSpec
 from fsr_core.control import ChunkStatus, CommandSpace
 from fsr_core.errors import SchemaError
+from fsr_core.simulators.mujoco.control import ControlPlayback, authored_chunks
+from fsr_core.simulators.mujoco.model_session import Actuator
+from fsr_core.simulators.mujoco.scenario import ControlSpec
 
 ACTUATORS = tuple(
     Actuator(name, CommandSpace.JOINT_POSITION, "rad") for name in ("a", "b", "c")

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from fsr_core.adapters.mujoco.scenario import MujocoScenario
 from fsr_core.errors import AdapterUnavailableError, ReplayError
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulators.mujoco.scenario import MujocoScenario
 
 
 def _pushing(example_scenario: Callable[..., MujocoScenario]) -> MujocoScenario:
@@ -33,7 +33,7 @@ def _record_with(
     scenario: MujocoScenario, path: Path, patch: Callable[[pytest.MonkeyPatch], None]
 ) -> Path:
     pytest.importorskip("mujoco")  # CI has it (the test extra); a guard for local runs
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
 
     with pytest.MonkeyPatch.context() as monkeypatch:
         patch(monkeypatch)
@@ -42,13 +42,13 @@ def _record_with(
 
 
 def _contract_edit(key: str, value: Any) -> Callable[[pytest.MonkeyPatch], None]:
-    from fsr_core.adapters.mujoco.model_session import simulation_contract
+    from fsr_core.simulators.mujoco.model_session import simulation_contract
 
     def edited(loaded: Any) -> dict[str, Any]:
         return {**simulation_contract(loaded), key: value}
 
     return lambda monkeypatch: monkeypatch.setattr(
-        "fsr_core.adapters.mujoco.streams.simulation_contract", edited
+        "fsr_core.simulators.mujoco.streams.simulation_contract", edited
     )
 
 
@@ -90,7 +90,7 @@ def test_contract_mismatch_is_refused_before_any_step(
 def test_chunk_in_another_unit_than_its_actuator_is_refused(
     tmp_path: Path, example_scenario: Callable[..., MujocoScenario]
 ) -> None:
-    from fsr_core.adapters.mujoco.control import authored_chunks
+    from fsr_core.simulators.mujoco.control import authored_chunks
 
     def in_radians(*args: Any) -> Any:
         return [dataclasses.replace(c, units=("rad",)) for c in authored_chunks(*args)]
@@ -99,7 +99,7 @@ def test_chunk_in_another_unit_than_its_actuator_is_refused(
         _pushing(example_scenario),
         tmp_path / "rad.fsr",
         lambda monkeypatch: monkeypatch.setattr(
-            "fsr_core.adapters.mujoco.recorder.authored_chunks", in_radians
+            "fsr_core.simulators.mujoco.recorder.authored_chunks", in_radians
         ),
     )
     with pytest.raises(ReplayError) as caught:
@@ -121,8 +121,8 @@ def _without_mujoco(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_mujoco_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fsr_core.adapters.mujoco.runtime import import_mujoco, unavailable_reason
-    from fsr_core.adapters.registry import get_adapter
+    from fsr_core.simulation.registry import get_adapter
+    from fsr_core.simulators.mujoco.runtime import import_mujoco, unavailable_reason
 
     _without_mujoco(monkeypatch)
     reason = unavailable_reason()
@@ -153,7 +153,7 @@ def test_recording_without_mujoco_names_the_extra(
     monkeypatch: pytest.MonkeyPatch,
     example_scenario: Callable[..., MujocoScenario],
 ) -> None:
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
 
     scenario = example_scenario("reach_arm", duration_s=0.02)  # loads without MuJoCo
     _without_mujoco(monkeypatch)

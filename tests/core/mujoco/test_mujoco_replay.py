@@ -10,18 +10,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fsr_core.adapters.mujoco.scenario import MujocoScenario
 from fsr_core.compare import compare_recordings
 from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.reader import FsrReader
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.protocol import (
+from fsr_core.simulation.protocol import (
     CancelToken,
     ReplayMode,
     ReplayOptions,
     ReplayOutcome,
     Timing,
 )
+from fsr_core.simulators.mujoco.scenario import MujocoScenario
 from fsr_core.sources.fsr import load_fsr
 
 pytest.importorskip("mujoco")  # CI has it (the test extra); a guard for local runs
@@ -119,8 +119,8 @@ def test_resimulation_reproduces_every_channel_bit_for_bit(
 def test_resimulation_as_fast_as_valid_stops_when_control_ends(
     tmp_path: Path, example_scenario: Callable[..., MujocoScenario]
 ) -> None:
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
-    from fsr_core.adapters.mujoco.scenario import ControlSpec
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
+    from fsr_core.simulators.mujoco.scenario import ControlSpec
 
     push = ControlSpec(start_s=0.0, times_s=(0.0, 0.1), values=((0.0,), (0.2,)))
     scenario = dataclasses.replace(
@@ -139,8 +139,8 @@ def test_resimulation_as_fast_as_valid_stops_when_control_ends(
 def test_a_passive_scene_resimulates_bit_for_bit_with_no_command(
     tmp_path: Path, example_scenario: Callable[..., MujocoScenario]
 ) -> None:
-    from fsr_core.adapters.mujoco.recorder import record_mujoco_run
     from fsr_core.replay.engine import PASSIVE_NOTE
+    from fsr_core.simulators.mujoco.recorder import record_mujoco_run
 
     scenario = dataclasses.replace(
         example_scenario("contacts", duration_s=0.3), control=()

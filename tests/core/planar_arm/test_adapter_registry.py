@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from fsr_core import FsrReader
-from fsr_core.adapters.registry import adapter_names, get_adapter, register_adapter
 from fsr_core.errors import AdapterUnavailableError
+from fsr_core.simulation.registry import adapter_names, get_adapter, register_adapter
 
 
 def test_the_builtin_simulator_is_registered_and_available() -> None:
@@ -33,7 +33,7 @@ def test_an_unavailable_simulator_says_why(monkeypatch: pytest.MonkeyPatch) -> N
         def simulate(self, config: object, output: object, **options: object) -> None:
             raise AssertionError("never called")
 
-    from fsr_core.adapters import registry
+    from fsr_core.simulation import registry
 
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     register_adapter("missing_sim", Missing)
@@ -45,8 +45,8 @@ def test_an_unavailable_simulator_says_why(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_recording_re_runs_from_its_own_config_through_the_registry(
     tmp_path: Path,
 ) -> None:
-    from fsr_core.adapters.planar_arm.demos import demo_scenario
-    from fsr_core.adapters.planar_arm.recorder import record_run
+    from fsr_core.simulators.planar_arm.demos import demo_scenario
+    from fsr_core.simulators.planar_arm.recorder import record_run
 
     scenario = demo_scenario("01_reach")
     original = tmp_path / "original.fsr"

@@ -12,28 +12,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from fsr_core.adapters.planar_arm.controllers import (
-    CONTROLLER_KINDS,
-    ComputedTorqueController,
-    Controller,
-    InverseDynamicsFeedforward,
-    PDController,
-    ReachingController,
-    TorqueController,
-    controller_from_json,
-)
-from fsr_core.adapters.planar_arm.dynamics import gravity_torques
-from fsr_core.adapters.planar_arm.integrator import step
-from fsr_core.adapters.planar_arm.kinematics import tip_position
-from fsr_core.adapters.planar_arm.model import ArmModel, ArmState, Link
-from fsr_core.adapters.planar_arm.planning import plan_chunks
-from fsr_core.adapters.planar_arm.tasks import (
-    MultiTargetTask,
-    PeriodicCurveTask,
-    ReachTask,
-    ReferenceTrajectoryTask,
-    Task,
-)
 from fsr_core.control import (
     AuthoredChunk,
     ChunkResult,
@@ -44,6 +22,28 @@ from fsr_core.control import (
     validate_authored_chunks,
 )
 from fsr_core.errors import SchemaError
+from fsr_core.simulators.planar_arm.controllers import (
+    CONTROLLER_KINDS,
+    ComputedTorqueController,
+    Controller,
+    InverseDynamicsFeedforward,
+    PDController,
+    ReachingController,
+    TorqueController,
+    controller_from_json,
+)
+from fsr_core.simulators.planar_arm.dynamics import gravity_torques
+from fsr_core.simulators.planar_arm.integrator import step
+from fsr_core.simulators.planar_arm.kinematics import tip_position
+from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
+from fsr_core.simulators.planar_arm.planning import plan_chunks
+from fsr_core.simulators.planar_arm.tasks import (
+    MultiTargetTask,
+    PeriodicCurveTask,
+    ReachTask,
+    ReferenceTrajectoryTask,
+    Task,
+)
 
 FloatArray = npt.NDArray[np.float64]
 ARM = ArmModel(

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsr_core.adapters.planar_arm.dynamics import (
+from fsr_core.errors import SchemaError
+from fsr_core.simulators.planar_arm.dynamics import (
     bias_forces,
     forward_dynamics,
     gravity_torques,
@@ -28,8 +29,8 @@ from fsr_core.adapters.planar_arm.dynamics import (
     mass_matrix,
     potential_energy,
 )
-from fsr_core.adapters.planar_arm.integrator import StepResult, rk4_step, step
-from fsr_core.adapters.planar_arm.kinematics import (
+from fsr_core.simulators.planar_arm.integrator import StepResult, rk4_step, step
+from fsr_core.simulators.planar_arm.kinematics import (
     com_jacobians,
     com_positions,
     joint_positions,
@@ -39,8 +40,7 @@ from fsr_core.adapters.planar_arm.kinematics import (
     tip_position,
     tip_velocity,
 )
-from fsr_core.adapters.planar_arm.model import ArmModel, ArmState, Link
-from fsr_core.errors import SchemaError
+from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
 
 FloatArray = npt.NDArray[np.float64]
 Stepper = Callable[[ArmModel, ArmState, npt.ArrayLike, float], StepResult]

@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 
 from fsr_core import FsrReader
-from fsr_core.adapters.planar_arm.demos import DEMO_NAMES, _take_documents, demo_takes
-from fsr_core.adapters.planar_arm.kinematics import plane_to_world
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.recording_streams import (
-    OBSERVATIONS,
-    observation_channels,
-)
-from fsr_core.adapters.planar_arm.render import TIP_COLOR
-from fsr_core.adapters.planar_arm.scenario import Scenario, load_scenario
 from fsr_core.calibration import project_points
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
+from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, _take_documents, demo_takes
+from fsr_core.simulators.planar_arm.kinematics import plane_to_world
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.recording_streams import (
+    OBSERVATIONS,
+    observation_channels,
+)
+from fsr_core.simulators.planar_arm.render import TIP_COLOR
+from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario
 
 EVERY_KIND = {kind.value for kind in StreamKind} - {"json"}
 
@@ -124,8 +124,8 @@ def test_same_scenario_gives_byte_identical_files_across_processes(
     toml.write_text(scenario.to_toml(), encoding="utf-8")
     record_run(load_scenario(toml), tmp_path / "here.fsr")
     code = (
-        "import sys; from fsr_core.adapters.planar_arm.recorder import record_run; "
-        "from fsr_core.adapters.planar_arm.scenario import load_scenario; "
+        "import sys; from fsr_core.simulators.planar_arm.recorder import record_run; "
+        "from fsr_core.simulators.planar_arm.scenario import load_scenario; "
         "record_run(load_scenario(sys.argv[1]), sys.argv[2])"
     )
     there = tmp_path / "there.fsr"

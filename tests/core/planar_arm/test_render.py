@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from fsr_core.adapters.planar_arm.render import (
+from fsr_core.calibration import CalibrationProfile, CameraPose, look_at, project_points
+from fsr_core.simulators.planar_arm.render import (
     ACTIVE_TARGET_COLOR,
     BASE_COLOR,
     COM_COLOR,
@@ -32,7 +33,6 @@ from fsr_core.adapters.planar_arm.render import (
     project,
     render_rgb,
 )
-from fsr_core.calibration import CalibrationProfile, CameraPose, look_at, project_points
 
 Image = npt.NDArray[np.uint8]
 _LOOK_AT = (0.2, 0.0, 0.5)

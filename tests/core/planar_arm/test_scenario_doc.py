@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from fsr_core import FsrReader
-from fsr_core.adapters.planar_arm.recorder import record_run
-from fsr_core.adapters.planar_arm.scenario import (
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.scenario import (
     CameraConfig,
     Scenario,
     load_scenario,

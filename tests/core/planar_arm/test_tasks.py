@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsr_core.adapters.planar_arm.ik import solve_ik
-from fsr_core.adapters.planar_arm.kinematics import tip_position
-from fsr_core.adapters.planar_arm.model import ArmModel, Link
-from fsr_core.adapters.planar_arm.tasks import (
+from fsr_core.canonical_json import canonical_dumps, parse_json
+from fsr_core.errors import SchemaError
+from fsr_core.simulators.planar_arm.ik import solve_ik
+from fsr_core.simulators.planar_arm.kinematics import tip_position
+from fsr_core.simulators.planar_arm.model import ArmModel, Link
+from fsr_core.simulators.planar_arm.tasks import (
     CURVE_SAMPLES,
     MultiTargetTask,
     PeriodicCurveTask,
@@ -23,9 +25,7 @@ from fsr_core.adapters.planar_arm.tasks import (
     Task,
     task_from_json,
 )
-from fsr_core.adapters.planar_arm.toml_out import dumps_toml
-from fsr_core.errors import SchemaError
-from fsr_core.format.canonical_json import canonical_dumps, parse_json
+from fsr_core.simulators.planar_arm.toml_out import dumps_toml
 
 ARM = ArmModel((Link.uniform_rod(0.5, 1.0), Link.uniform_rod(0.4, 0.8)))
 OVERLAY_KEYS = {

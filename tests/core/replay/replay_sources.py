@@ -17,12 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fsr_core.adapters.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.adapters.planar_arm.scenario import Scenario
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 
 AUTHORED = "control.authored"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fsr_core.adapters.planar_arm.admission import ChunkAdmission, PendingChunk
 from fsr_core.control import AuthoredChunk, CommandSpace
-from fsr_core.replay.protocol import Execution, Timing
+from fsr_core.simulation.protocol import Execution, Timing
+from fsr_core.simulators.planar_arm.admission import ChunkAdmission, PendingChunk
 
 DT_S = 0.002
 

@@ -28,13 +28,13 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import Record
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.preflight import authored_chunks
-from fsr_core.replay.protocol import (
+from fsr_core.simulation.preflight import authored_chunks
+from fsr_core.simulation.protocol import (
     ReplayMode,
     ReplayOptions,
     TargetContract,
 )
-from fsr_core.replay.target_checks import check_chunks_fit
+from fsr_core.simulation.target_checks import check_chunks_fit
 
 RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
 RENDER = ReplayOptions(mode=ReplayMode.RENDER)

@@ -11,7 +11,7 @@ from replay_sources import rewrite
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.protocol import (
+from fsr_core.simulation.protocol import (
     CancelToken,
     ReplayMode,
     ReplayOptions,

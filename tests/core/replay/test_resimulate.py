@@ -9,14 +9,12 @@ from typing import Any
 import pytest
 from replay_sources import AUTHORED, Written, record, rewrite, scenario_document
 
-from fsr_core.adapters.planar_arm.recorder import ExternalPush
-from fsr_core.adapters.planar_arm.resimulation import _Resimulation
 from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.values import Record
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.lifecycle import Completion
-from fsr_core.replay.protocol import (
+from fsr_core.simulation.lifecycle import Completion
+from fsr_core.simulation.protocol import (
     CancelToken,
     Execution,
     ReplayMode,
@@ -25,6 +23,8 @@ from fsr_core.replay.protocol import (
     ReplayResult,
     Timing,
 )
+from fsr_core.simulators.planar_arm.recorder import ExternalPush
+from fsr_core.simulators.planar_arm.resimulation import _Resimulation
 
 RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
 

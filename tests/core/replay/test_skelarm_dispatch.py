@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from fsr_core.adapters.skelarm.availability import unavailable_reason
 from fsr_core.errors import AdapterUnavailableError, ReplayError
 from fsr_core.replay.engine import replay_file
-from fsr_core.replay.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulators.skelarm.availability import unavailable_reason
 
 LOG = Path(__file__).parents[2] / "data" / "skelarm" / "reach.sklog.npz"
 

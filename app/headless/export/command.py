@@ -1,0 +1,252 @@
+"""The export half of ``fsr-viewer FILE... --export…``: option checks and runs.
+
+:func:`check_options` refuses a bad export command line before any work (an
+argparse usage error, exit 2); :func:`run_export` opens the recording(s),
+checks what needs the recording (the play-time window, the camera) and
+writes the video, the still or the channel CSV, with a progress bar on
+stderr for videos. ``app.cli`` only parses and dispatches here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from app.headless.export.channels import export_channels
+from app.headless.export.still import STILL_FORMATS, check_play_time, export_frame
+from app.headless.export.video import (
+    CHOICES,
+    EXPORT_FORMATS,
+    check_view,
+    ensure_gui_app,
+    export_video,
+    play_window,
+)
+from fsr_core.errors import FsrError
+from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
+
+__all__ = ["TerminalProgress", "check_options", "run_export", "stem", "wants_export"]
+
+logger = logging.getLogger(__name__)
+
+_STEM_SUFFIXES = (".sklog.npz", ".fsr")
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def wants_export(args: argparse.Namespace) -> bool:
+    """Say whether the command line asks for any export (and no window)."""
+    asked = (args.export, args.export_dir, args.export_frame, args.export_channels)
+    return any(item is not None for item in asked)
+
+
+def check_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse a bad export request through ``parser.error`` (exit 2).
+
+    Turns ``args.export_frame`` into ``(play_time_s, Path)``.
+    """
+    if args.export_frame is not None:
+        args.export_frame = _frame_request(parser, args.export_frame)
+    channels = args.export_channels
+    if channels is not None and channels.suffix.lower() != ".csv":
+        parser.error(f"--export-channels {channels}: use a .csv name")
+    _check_targets(parser, args)
+    if args.export is not None and args.export.suffix.lower() not in EXPORT_FORMATS:
+        parser.error(f"--export {args.export}: the extension must be {CHOICES}")
+    if args.export is not None or args.export_dir is not None:
+        if not (args.fps > 0 and args.speed > 0):
+            parser.error("--fps and --speed must be positive")
+        start, end = args.start, args.end
+        if start is not None and end is not None and not start <= end:
+            parser.error(f"--start {start:g} is after --end {end:g}")
+
+
+def _check_targets(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One recording per single output; ``--export-dir`` for several."""
+    exporting = (args.export, args.export_frame, args.export_channels)
+    if args.export_dir is not None:
+        if any(item is not None for item in exporting):
+            parser.error(
+                "--export-dir cannot be combined with --export, --export-frame "
+                "or --export-channels"
+            )
+        if not args.files:
+            parser.error("--export-dir needs at least one recording")
+    elif any(item is not None for item in exporting) and len(args.files) != 1:
+        parser.error("--export takes a single recording (use --export-dir for several)")
+
+
+def _frame_request(
+    parser: argparse.ArgumentParser, words: list[str]
+) -> tuple[float, Path]:
+    """Check ``--export-frame T OUT.png``."""
+    try:
+        play_time_s = float(words[0])
+    except ValueError:
+        parser.error(f"--export-frame {words[0]!r}: T must be a time in seconds")
+    output = Path(words[1])
+    if output.suffix.lower() not in STILL_FORMATS:
+        parser.error(f"--export-frame {output}: the still is written as .png")
+    return play_time_s, output
+
+
+class TerminalProgress:
+    """``[#####.....] 42/120 frames`` on stderr, rewritten in place (10 Hz).
+
+    ``unit`` names what is counted (``frames``, ``ticks``).
+    """
+
+    WIDTH = 30
+
+    def __init__(self, unit: str = "frames") -> None:
+        self._shown = False
+        self._last_s = -1.0
+        self._unit = unit
+
+    def __call__(self, done: int, total: int) -> None:
+        now_s = time.monotonic()
+        if done < total and now_s - self._last_s < 0.1:
+            return
+        self._last_s = now_s
+        filled = self.WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        sys.stderr.write(f"\r[{bar}] {done}/{total} {self._unit}")
+        sys.stderr.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        """End the bar's line (if one was drawn)."""
+        if self._shown:
+            sys.stderr.write("\n")
+            self._shown = False
+
+
+def stem(path: Path) -> str:
+    """Return ``path``'s name without ``.fsr`` or ``.sklog.npz`` (else its stem)."""
+    name = path.name
+    for suffix in _STEM_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Run the checked export request; return the exit code.
+
+    A data problem of a single export raises its :class:`FsrError` (the CLI
+    prints it); ``--export-dir`` reports each failed file and goes on.
+    """
+    if args.export_dir is not None:
+        return _export_dir(args)
+    return _export_one(args)
+
+
+def _export_dir(args: argparse.Namespace) -> int:
+    """Export every FILE to ``DIR/<stem>.<format>``; a failure skips that file."""
+    failed = 0
+    for source in args.files:
+        output = args.export_dir / f"{stem(source)}.{args.format}"
+        try:
+            args.export_dir.mkdir(parents=True, exist_ok=True)
+            model = open_recording(source)
+            play_window(model.duration_s, args.start, args.end)
+            check_view(model, args.view, args.camera)
+            _export_video(args, model, output)
+        except (FsrError, ValueError, OSError) as exc:
+            if args.verbose:
+                logger.exception("export of %s failed", source)
+            text = str(exc)
+            _err(f"fsr-viewer: {text if str(source) in text else f'{source}: {text}'}")
+            failed += 1
+    if failed:
+        _err(f"fsr-viewer: {failed} of {len(args.files)} exports failed")
+    return 1 if failed else 0
+
+
+def _export_one(args: argparse.Namespace) -> int:
+    model = open_recording(args.files[0])
+    try:
+        play_window(model.duration_s, args.start, args.end)
+        if args.export_frame is not None:
+            check_play_time(model.duration_s, args.export_frame[0])
+    except ValueError as exc:
+        _err(f"fsr-viewer: {args.files[0]}: {exc}")
+        return 1
+    if args.export is not None or args.export_frame is not None:
+        try:
+            check_view(model, args.view, args.camera)
+        except ValueError as exc:  # the message names the file
+            _err(f"fsr-viewer: {exc}")
+            return 1
+    if args.export_channels is not None:
+        _export_channels(args, model)
+    if args.export_frame is not None:
+        _export_frame(args, model)
+    if args.export is not None:
+        _export_video(args, model, args.export)
+    return 0
+
+
+def _export_channels(args: argparse.Namespace, model: RecordingModel) -> None:
+    table = export_channels(model, args.export_channels, overwrite=args.overwrite)
+    _out(
+        f"{table.path}: {table.rows} rows, {table.columns} columns "
+        f"(one row per sample of {table.primary})"
+    )
+
+
+def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
+    ensure_gui_app()
+    play_time_s, output = args.export_frame
+    still = export_frame(
+        model,
+        play_time_s,
+        output,
+        panel=args.panel,
+        show_com=args.show_com,
+        size=args.size,
+        view=args.view,
+        camera=args.camera,
+        overwrite=args.overwrite,
+    )
+    _out(f"{still.path}: {still.width}x{still.height} at t = {play_time_s:g} s")
+
+
+def _export_video(
+    args: argparse.Namespace, model: RecordingModel, output: Path
+) -> None:
+    ensure_gui_app()
+    bar = TerminalProgress()
+    try:
+        result = export_video(
+            model,
+            output,
+            fps=args.fps,
+            speed=args.speed,
+            panel=args.panel,
+            show_com=args.show_com,
+            size=args.size,
+            view=args.view,
+            camera=args.camera,
+            start_s=args.start,
+            end_s=args.end,
+            overwrite=args.overwrite,
+            progress=bar,
+        )
+    finally:
+        bar.close()
+    _out(
+        f"{result.path}: {result.frames} frames, {result.width}x{result.height}, "
+        f"{result.frames / args.fps:.2f} s at {args.fps:g} fps "
+        f"(exported in {result.seconds:.1f} s)"
+    )

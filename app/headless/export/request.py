@@ -1,0 +1,109 @@
+"""A video export asked for by the window: every option of ``--export``, as a value.
+
+:class:`VideoRequest` is what File → Export… fills in and hands to a worker;
+:func:`run_request` opens the recording (its own reader, on the worker's
+thread) and exports it. :func:`output_size` says the frame size the options
+give, without drawing anything, so the dialog can show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.headless.export.video import (
+    ExportResult,
+    export_format,
+    export_video,
+    frame_count,
+    padded_size,
+    play_window,
+)
+from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
+
+__all__ = ["VideoRequest", "output_size", "run_request"]
+
+
+@dataclass(frozen=True)
+class VideoRequest:
+    """One video export: the source, the output and the ``--export`` options."""
+
+    source: Path
+    output: Path
+    fps: float = 30.0
+    speed: float = 1.0
+    size: tuple[int, int] = (800, 800)
+    view: str = "scene"
+    camera: str | None = None
+    panel: bool = False
+    show_com: bool = False
+    start_s: float | None = None
+    end_s: float | None = None
+    overwrite: bool = False
+
+    def frames(self, duration_s: float) -> int:
+        """Return how many frames this request gives for a recording this long.
+
+        Raises
+        ------
+        ValueError
+            The play-time window is outside the recording.
+        """
+        start, end = play_window(duration_s, self.start_s, self.end_s)
+        return frame_count(end - start, fps=self.fps, speed=self.speed)
+
+
+def output_size(
+    size: tuple[int, int], *, view: str, panel: bool, kind: str
+) -> tuple[int, int]:
+    """Return the encoded frame size of ``view`` at ``size`` (panel and padding in).
+
+    ``kind`` is the container (``"mp4"``, ``"webm"``, ``"gif"``): the first two
+    need an even width and height.
+    """
+    from app.canvas.panel import ReadoutPanel
+
+    width, height = size
+    views = 2 if view == "both" else 1
+    total = views * width + (ReadoutPanel.WIDTH_PX if panel else 0)
+    return padded_size(total, height, kind)
+
+
+def run_request(
+    request: VideoRequest,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    opener: Callable[[Path], RecordingModel] = open_recording,
+) -> ExportResult:
+    """Open ``request.source`` and export it as asked (see :func:`export_video`).
+
+    Raises
+    ------
+    FsrError
+        The recording cannot be read, the output exists (and ``overwrite`` is
+        false), writing failed, or the export was cancelled
+        (:class:`~app.headless.export.ExportCancelled`); nothing is left on disk then.
+    ValueError
+        An option the recording cannot satisfy (window, camera).
+    """
+    export_format(request.output)
+    model = opener(request.source)
+    return export_video(
+        model,
+        request.output,
+        fps=request.fps,
+        speed=request.speed,
+        panel=request.panel,
+        show_com=request.show_com,
+        size=request.size,
+        view=request.view,
+        camera=request.camera,
+        start_s=request.start_s,
+        end_s=request.end_s,
+        overwrite=request.overwrite,
+        progress=progress,
+        cancelled=cancelled,
+    )

@@ -1,0 +1,211 @@
+"""Handler of the ``replay`` subcommand: re-render or re-simulate a recording.
+
+``fsr-viewer replay FILE --mode render|resimulate -o OUT.fsr`` runs
+:func:`fsr_core.replay.engine.replay_file` with a progress bar on stderr and
+prints where the new file went. Exit 0 when the replay was written, 1 when a
+check or the replay failed (one line naming the file and the problem), 2 on a
+usage error, 130 when Ctrl-C cancelled it (nothing is left under OUT then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+from app.headless.export.command import TerminalProgress
+from fsr_core.errors import FsrError, TargetExistsError
+from fsr_core.replay.engine import replay_file
+from fsr_core.simulation.protocol import (
+    CancelToken,
+    Execution,
+    ReplayMode,
+    ReplayOptions,
+    ReplayOutcome,
+    ReplayResult,
+    Timing,
+)
+
+__all__ = ["COMMANDS", "EXIT_CANCELLED", "HANDLERS", "add_parsers", "run_replay"]
+
+logger = logging.getLogger(__name__)
+
+COMMANDS = frozenset({"replay"})
+"""Subcommand names this module adds."""
+
+EXIT_FAILED = 1
+EXIT_CANCELLED = 130
+"""The shell's code for a command stopped by Ctrl-C (128 + SIGINT)."""
+
+
+def _window(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
+    return value
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``replay`` to the command line."""
+    replay = commands.add_parser(
+        "replay",
+        help="re-render or re-simulate a recording into a new FSR file",
+        description=(
+            "Replay FILE into a new FSR file. render applies the recorded render "
+            "state on a paused clock and re-renders the cameras; resimulate "
+            "submits the recorded authored control to a fresh control session and "
+            "runs the physics again (compare the result with `fsr-viewer compare "
+            "FILE OUT`). Every check runs before anything is submitted; the output "
+            "appears only when complete. Exit 0 written, 1 failed, 2 usage error, "
+            "130 cancelled with Ctrl-C."
+        ),
+    )
+    replay.add_argument("file", type=Path, help="the recording to replay")
+    replay.add_argument(
+        "--mode",
+        required=True,
+        choices=[mode.value for mode in ReplayMode],
+        help="render (needs recorded render state) or resimulate (needs authored "
+        "control)",
+    )
+    replay.add_argument(
+        "-o", "--output", type=Path, required=True, help="the new FSR file"
+    )
+    replay.add_argument(
+        "--simulator",
+        metavar="NAME",
+        help="simulator to replay on (default: the one the recording names)",
+    )
+    replay.add_argument(
+        "--timing",
+        choices=[timing.value for timing in Timing],
+        default=Timing.RECORDED_SIM_TIME.value,
+        help="resimulate: keep the recorded tail to the terminal cut (default), or "
+        "stop once every chunk has its terminal result",
+    )
+    replay.add_argument(
+        "--execution",
+        choices=[execution.value for execution in Execution],
+        default=Execution.RECORDED_PREEMPTION.value,
+        help="resimulate: keep recorded starts so later chunks preempt earlier "
+        "ones (default), or wait for each chunk's terminal result",
+    )
+    replay.add_argument(
+        "--max-in-flight",
+        type=_window,
+        default=ReplayOptions.max_in_flight,
+        metavar="N",
+        help="resimulate, recorded_preemption: chunks without a terminal result at "
+        f"once (default {ReplayOptions.max_in_flight})",
+    )
+    replay.add_argument(
+        "--with-recorded-force",
+        action="store_true",
+        help="resimulate: apply the recorded external force channel (pushes "
+        "recorded only as evidence)",
+    )
+    replay.add_argument(
+        "--overwrite", action="store_true", help="replace an existing output"
+    )
+
+
+def _options(args: argparse.Namespace) -> ReplayOptions:
+    return ReplayOptions(
+        mode=ReplayMode(args.mode),
+        timing=Timing(args.timing),
+        execution=Execution(args.execution),
+        max_in_flight=args.max_in_flight,
+        with_recorded_force=args.with_recorded_force,
+        overwrite=args.overwrite,
+    )
+
+
+@contextmanager
+def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
+    """While inside, the first Ctrl-C cancels the replay; a second one aborts."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        if cancel.cancelled:
+            raise KeyboardInterrupt
+        sys.stderr.write("\ncancelling the replay (Ctrl-C again to abort)...\n")
+        cancel.cancel()
+
+    previous: Callable[[int, FrameType | None], object] | int | None
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Replay one file; print where the new file went (see the module docstring)."""
+    options = _options(args)
+    cancel = CancelToken()
+    bar = TerminalProgress("frames" if options.mode is ReplayMode.RENDER else "ticks")
+    try:
+        with _ctrl_c_cancels(cancel):
+            result = replay_file(
+                args.file,
+                args.output,
+                options,
+                simulator=args.simulator,
+                progress=bar,
+                cancel=cancel,
+            )
+    except TargetExistsError as exc:
+        bar.close()
+        sys.stderr.write(
+            f"fsr-viewer replay: {exc.path}: file already exists; pass --overwrite "
+            "to replace it\n"
+        )
+        return EXIT_FAILED
+    except FsrError as exc:
+        bar.close()
+        if getattr(args, "verbose", False):
+            logger.exception("replay failed")
+        sys.stderr.write(f"fsr-viewer replay: {exc}\n")
+        return EXIT_FAILED
+    bar.close()
+    return _report(args, result)
+
+
+def _unit(result: ReplayResult) -> str:
+    return "frames" if result.mode is ReplayMode.RENDER else "ticks"
+
+
+def _report(args: argparse.Namespace, result: ReplayResult) -> int:
+    if result.outcome is ReplayOutcome.CANCELLED:
+        sys.stderr.write(f"fsr-viewer replay: {args.file}: {result.message}\n")
+        return EXIT_CANCELLED
+    if result.outcome is ReplayOutcome.FAILED:
+        sys.stderr.write(f"fsr-viewer replay: {result.message}\n")
+        return EXIT_FAILED
+    sys.stdout.write(
+        f"{result.output}: {result.mode.value} replay of {args.file} on "
+        f"{result.simulator} ({result.reason_code}, {result.steps} {_unit(result)} in "
+        f"{result.wall_s:.1f} s; source SHA-256 {result.source_sha256})\n"
+    )
+    for note in result.notes:
+        sys.stdout.write(f"note: {note}\n")
+    if result.mode is ReplayMode.RESIMULATE:
+        sys.stdout.write(
+            f"compare it: fsr-viewer compare {args.file} {result.output}\n"
+        )
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {"replay": run_replay}
+"""Handler of each subcommand name."""

@@ -1,5 +1,0 @@
-"""The player's widgets: timeline, transport bar, playlist dock, side panel, inspector.
-
-Each widget observes the state models of :mod:`app.state` and sends intents
-back to them; none holds playback logic. Import them from their modules.
-"""

@@ -1,0 +1,219 @@
+"""One camera's frame at the clock's position, decoded on a worker.
+
+At most one decode per view is in flight. A result that a newer position
+superseded is dropped and the frame now wanted is asked for, so scrubbing
+shows the latest frame as soon as it can and never a backlog. Decoded
+frames are kept in a small cache, so stepping back and forth is instant.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Final
+
+from PySide6.QtCore import QRectF, QSize, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from app.canvas import CameraCanvas, CameraOptions
+from app.canvas.geometry_canvas import camera_canvas_for
+from app.window.state import PlaybackClock, ViewOptions
+from app.window.workers import FrameJob, Runner, pool_runner
+from app.window.workers.jobs import FrameResult
+from fsr_core.recording import RecordingModel
+
+__all__ = ["FrameView", "camera_options"]
+
+#: Decoded frames kept per view.
+CACHE_FRAMES: Final = 24
+
+
+def camera_options(options: ViewOptions) -> CameraOptions:
+    """Return what the camera canvas draws for the window's view options."""
+    shown = options.show_calibration
+    return CameraOptions(
+        show_tip=shown,
+        show_targets=shown and options.show_targets,
+        show_reference=shown and options.show_reference,
+        show_com=shown and options.show_com,
+        show_readout=shown,
+    )
+
+
+class FrameView(QWidget):
+    """Paints one camera with its overlays; decoding runs through ``runner``."""
+
+    #: A decoded frame (its index) is now the one drawn.
+    frame_shown = Signal(int)
+    #: Decoding a frame failed (index, message); the view shows an error tile.
+    frame_failed = Signal(int, str)
+
+    def __init__(
+        self,
+        clock: PlaybackClock,
+        runner: Runner | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._clock = clock
+        self._runner = runner if runner is not None else pool_runner()
+        self._model: RecordingModel | None = None
+        self._canvas: CameraCanvas | None = None
+        self._camera = ""
+        self._options = ViewOptions()
+        self._cache: OrderedDict[int, FrameResult] = OrderedDict()
+        self._request_id = 0
+        self._in_flight: dict[int, FrameJob] = {}
+        self._painted_index: int | None = None
+        self.setMinimumSize(200, 150)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        clock.position_changed.connect(self._on_clock_position_changed)
+
+    # -- state ------------------------------------------------------------
+
+    @property
+    def camera(self) -> str:
+        """The camera shown."""
+        return self._camera
+
+    @property
+    def canvas(self) -> CameraCanvas | None:
+        """The canvas drawn (None without a recording)."""
+        return self._canvas
+
+    @property
+    def shown_index(self) -> int | None:
+        """Index of the frame drawn (None before the first arrives)."""
+        return None if self._canvas is None else self._canvas.shown_index
+
+    @property
+    def painted_index(self) -> int | None:
+        """Index of the frame on screen: the one held at the last paint."""
+        return self._painted_index
+
+    @property
+    def wanted_index(self) -> int | None:
+        """Index of the frame recorded for the clock's position."""
+        if self._canvas is None:
+            return None
+        return self._canvas.wanted_index(self._clock.position_s)
+
+    @property
+    def settled(self) -> bool:
+        """Whether the view draws what the clock wants: its frame or its error."""
+        wanted = self.wanted_index
+        if wanted is None or wanted == self.shown_index:
+            return True
+        return self._canvas is not None and self._canvas.error_index == wanted
+
+    @property
+    def busy(self) -> bool:
+        """Whether a decode is in flight."""
+        return bool(self._in_flight)
+
+    def set_camera(self, model: RecordingModel | None, camera: str) -> None:
+        """Show ``camera`` of ``model`` (nothing when ``model`` is None)."""
+        self._model, self._camera = model, camera
+        self._cache.clear()
+        self._in_flight.clear()
+        self._request_id += 1
+        self._rebuild()
+        self._request_wanted()
+
+    def set_options(self, options: ViewOptions) -> None:
+        """Draw with these toggles (keeps decoded frames)."""
+        self._options = options
+        shown = self.shown_index
+        self._rebuild()
+        if shown is not None and shown in self._cache:
+            self._store(self._cache[shown])
+        self.update()
+
+    def _rebuild(self) -> None:
+        model = self._model
+        self._canvas = (
+            None
+            if model is None
+            else camera_canvas_for(
+                model,
+                self._camera,
+                camera_options(self._options),
+                fetch_on_paint=False,
+            )
+        )
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        """Return the preferred size (Qt override)."""
+        return QSize(480, 360)
+
+    # -- decoding ---------------------------------------------------------
+
+    def _request_wanted(self) -> None:
+        wanted = self.wanted_index
+        if wanted is None or self._in_flight or wanted == self.shown_index:
+            self.update()
+            return
+        cached = self._cache.get(wanted)
+        if cached is not None:
+            self._cache.move_to_end(wanted)
+            self._store(cached)
+            return
+        model = self._model
+        assert model is not None
+        track = next(track for track in model.cameras if track.name == self._camera)
+        self._request_id += 1
+        job = FrameJob(self._request_id, model.path, track, wanted)
+        job.signals.finished.connect(self._on_job_finished)
+        job.signals.failed.connect(self._on_job_failed)
+        self._in_flight[self._request_id] = job
+        self._runner(job)
+
+    def _on_job_finished(self, request_id: int, result: object) -> None:
+        if self._in_flight.pop(request_id, None) is None:
+            return  # a request of an earlier file or camera
+        assert isinstance(result, FrameResult)
+        self._cache[result.index] = result
+        while len(self._cache) > CACHE_FRAMES:
+            self._cache.popitem(last=False)
+        if result.index == self.wanted_index:
+            self._store(result)
+        else:
+            self._request_wanted()  # superseded: drop it, ask for the latest
+
+    def _on_job_failed(self, request_id: int, message: str) -> None:
+        job = self._in_flight.pop(request_id, None)
+        if job is None or self._canvas is None:
+            return
+        index = self.wanted_index
+        if index is not None:
+            self._canvas.store_error(index, message)
+            self.frame_failed.emit(index, message)
+        self.update()
+
+    def _store(self, result: FrameResult) -> None:
+        if self._canvas is None:
+            return
+        self._canvas.store(result.index, result.frame, result.calibration)
+        self.update()
+        self.frame_shown.emit(result.index)
+
+    # -- painting ---------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        """Paint the frame held, with its overlays (Qt override)."""
+        del event
+        painter = QPainter(self)
+        try:
+            rect = QRectF(self.rect())
+            if self._canvas is None:
+                painter.fillRect(rect, self.palette().window())
+                self._painted_index = None
+                return
+            self._canvas.paint(painter, rect, self._clock.position_s)
+            self._painted_index = self._canvas.shown_index
+        finally:
+            painter.end()
+
+    def _on_clock_position_changed(self, play_time_s: float) -> None:
+        del play_time_s
+        self._request_wanted()

@@ -1,0 +1,319 @@
+"""The player window: composition only. Builds the views and docks, connects signals.
+
+Logic lives in :mod:`app.window.state` (session, clock, playlist, options), the
+views in :mod:`app.window.widgets`, :mod:`app.window.camera` and :mod:`app.window.plots`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.canvas.qt_app import ensure_app
+from app.window.camera import CameraArea
+from app.window.dock_fit import DockWidthFitter
+from app.window.menus import build_menus
+from app.window.plots import ChannelPickerDialog, ChannelPlots
+from app.window.settings import WindowSettings, default_settings
+from app.window.state import ViewOptions
+from app.window.state.session import PlayerSession
+from app.window.widgets.inspector import InspectorDock
+from app.window.widgets.playlist_dock import PlaylistDock
+from app.window.widgets.scene_view import SceneView
+from app.window.widgets.side_panel import SidePanel, scrolling
+from app.window.widgets.timeline import TimelineScrubber
+from app.window.widgets.transport import TransportBar
+from fsr_core.recording import RecordingModel
+
+__all__ = ["APP_TITLE", "MainWindow", "open_player"]
+
+logger = logging.getLogger(__name__)
+
+APP_TITLE = "FSR Viewer"
+DEFAULT_SIZE = (1280, 800)
+
+
+class MainWindow(QMainWindow):
+    """The player: scene and cameras in the centre, panel right, timeline below."""
+
+    def __init__(
+        self,
+        session: PlayerSession | None = None,
+        settings: QSettings | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.session = session if session is not None else PlayerSession(parent=self)
+        self.settings = WindowSettings(settings or default_settings())
+        clock = self.session.clock
+        self.setWindowTitle(APP_TITLE)
+        self.setAcceptDrops(True)
+        self.setDockOptions(
+            QMainWindow.DockOption.AnimatedDocks
+            | QMainWindow.DockOption.AllowTabbedDocks
+        )
+        self.scene_view = SceneView(clock)
+        self.camera_area = CameraArea(clock)
+        self.side_panel = SidePanel(clock, self.session.options)
+        self.timeline = TimelineScrubber()
+        self.transport = TransportBar(clock)
+        self.plots = ChannelPlots()
+        self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.setCentralWidget(self._centre())
+        self.playlist_dock = PlaylistDock(self.session.playlist, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.playlist_dock)
+        self.playlist_dock.hide()
+        self.plots_dock = self._plots_dock()
+        self.inspector_dock = InspectorDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.inspector_dock)
+        self.inspector_dock.hide()
+        self.statusBar().addWidget(self.status_label, 1)
+        self.dock_fit = DockWidthFitter(self, self.playlist_dock)
+        self.menus = build_menus(self)
+        self._connect()
+        self._restore()
+
+    # -- building ---------------------------------------------------------
+
+    def _centre(self) -> QWidget:
+        views = self.views_splitter = QSplitter(Qt.Orientation.Horizontal)
+        views.setObjectName("views_splitter")
+        views.setChildrenCollapsible(False)
+        views.addWidget(self.scene_view)
+        views.addWidget(self.camera_area)
+        views.setStretchFactor(0, 1)
+        views.setStretchFactor(1, 1)
+        upper = QHBoxLayout()
+        upper.setContentsMargins(0, 0, 0, 0)
+        upper.addWidget(views, 1)
+        upper.addWidget(scrolling(self.side_panel))
+        centre = QWidget()
+        layout = QVBoxLayout(centre)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(2)
+        layout.addLayout(upper, 1)
+        layout.addWidget(self.timeline)
+        layout.addWidget(self.transport)
+        return centre
+
+    def _plots_dock(self) -> QDockWidget:
+        dock = QDockWidget("Plots", self)
+        dock.setObjectName("plots_dock")
+        dock.setWidget(self.plots)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        dock.hide()
+        return dock
+
+    def _connect(self) -> None:
+        session, clock = self.session, self.session.clock
+        session.model_changed.connect(self._on_session_model_changed)
+        session.message.connect(self.show_message)
+        session.options.changed.connect(self._on_options_changed)
+        session.playlist.current_changed.connect(self._on_playlist_current_changed)
+        session.playlist.rowsInserted.connect(self._on_playlist_rows_inserted)
+        clock.position_changed.connect(self.timeline.set_position)
+        clock.position_changed.connect(self.plots.set_position)
+        self.timeline.seek_requested.connect(clock.seek)
+        self.plots.seek_requested.connect(clock.seek)
+        self.transport.next_file_requested.connect(lambda: session.step_file(1))
+        self.transport.previous_file_requested.connect(lambda: session.step_file(-1))
+        self.playlist_dock.view.play_requested.connect(
+            lambda row: session.load_row(row, play=True)
+        )
+        self.playlist_dock.visibilityChanged.connect(self._on_playlist_visibility)
+        self.side_panel.playlist_toggled.connect(self.playlist_dock.setVisible)
+        self.side_panel.plot_requested.connect(self.pick_channels)
+
+    def _restore(self) -> None:
+        settings = self.settings
+        self.resize(*DEFAULT_SIZE)
+        geometry = settings.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = settings.dock_state()
+        if state is not None:
+            self.restoreState(state)
+            self.dock_fit.assume_counted(
+                not self.playlist_dock.isHidden()
+                and not self.playlist_dock.isFloating()
+            )
+        self.session.options.update(**_toggles(settings.options()))
+        speed = settings.speed()
+        if speed is not None:
+            self.session.clock.set_speed(speed)
+
+    # -- intents ----------------------------------------------------------
+
+    def open_files(self, paths: Sequence[Path], *, play: bool = False) -> None:
+        """Add files to the playlist; the first loads when nothing plays yet."""
+        files = [Path(path) for path in paths]
+        if not files:
+            return
+        self.session.open_paths(files, play=play)
+        for path in files:
+            self.menus.set_recent(self.settings.add_recent(path))
+
+    def show_playlist(self, visible: bool) -> None:
+        """Show or hide the playlist dock."""
+        self.playlist_dock.setVisible(visible)
+
+    def pick_channels(self) -> None:
+        """Ask which channels to plot (Plot channels…) and show the plots."""
+        model = self.session.model
+        if model is None:
+            self.show_message("open a recording first")
+            return
+        dialog = ChannelPickerDialog(model, self.session.options.options.plots, self)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.accepted.connect(
+            lambda: self.session.options.update(plots=dialog.selected_plots())
+        )
+        dialog.open()
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` in the status bar (non-modal)."""
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+
+    # -- reactions --------------------------------------------------------
+
+    def _on_session_model_changed(self, model: RecordingModel | None) -> None:
+        options = self.session.options.options
+        self.scene_view.set_model(model)
+        self.scene_view.set_options(options)
+        self.camera_area.set_model(model, options)
+        if self.camera_area.views:
+            half = max(self.views_splitter.width() // 2, 200)
+            self.views_splitter.setSizes([half, half])
+        self.side_panel.set_model(model)
+        self.plots.set_model(model)
+        self.plots.set_plots(options.plots)
+        self.inspector_dock.panel.set_model(model)
+        clock = self.session.clock
+        self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)
+        self.timeline.set_markers(() if model is None else model.markers)
+        self.timeline.set_position(clock.position_s)
+        self.transport.set_timeline(None if model is None else model.timeline)
+        self.plots.set_position(clock.position_s)
+        self.menus.set_model(model)
+        self._update_title()
+        self._update_file_buttons()
+
+    def _on_options_changed(self, options: ViewOptions) -> None:
+        self.scene_view.set_options(options)
+        self.camera_area.set_options(options)
+        self.plots.set_plots(options.plots)
+        if options.plots and self.plots_dock.isHidden():
+            self.plots_dock.show()
+        self.menus.sync_options(options)
+
+    def _on_playlist_current_changed(self, row: int) -> None:
+        del row
+        self._update_title()
+        self._update_file_buttons()
+
+    def _on_playlist_rows_inserted(self, *_: object) -> None:
+        if self.session.playlist.rowCount() > 1 and self.playlist_dock.isHidden():
+            self.playlist_dock.show()
+        self._update_file_buttons()
+
+    def _on_playlist_visibility(self, visible: bool) -> None:
+        self.side_panel.set_playlist_checked(visible)
+        self.menus.playlist_action.setChecked(visible)
+
+    def _update_title(self) -> None:
+        playlist = self.session.playlist
+        row = playlist.current
+        if row < 0:
+            self.setWindowTitle(APP_TITLE)
+            return
+        name = playlist.entry(row).name
+        count = playlist.rowCount()
+        where = f" ({row + 1}/{count})" if count > 1 else ""
+        self.setWindowTitle(f"{name}{where} — {APP_TITLE}")
+
+    def _update_file_buttons(self) -> None:
+        playlist = self.session.playlist
+        row = playlist.current
+        self.transport.set_file_buttons(
+            previous=playlist.playable_from(row - 1, -1) is not None and row > 0,
+            following=playlist.playable_from(row + 1, 1) is not None,
+        )
+
+    # -- Qt overrides -----------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        """Accept dragged local files (Qt override)."""
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        """Open the dropped files; the first one plays (Qt override)."""
+        paths = [Path(url.toLocalFile()) for url in event.mimeData().urls()]
+        paths = [path for path in paths if str(path)]
+        if paths:
+            self.open_files(paths, play=True)
+            event.acceptProposedAction()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        """Remember the layout, stop playback and background work (Qt override)."""
+        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.settings.save_options(self.session.options.options)
+        self.settings.save_speed(self.session.clock.speed)
+        self.settings.sync()
+        self.session.shutdown()
+        super().closeEvent(event)
+
+
+def _toggles(options: ViewOptions) -> dict[str, bool]:
+    return {
+        "show_com": options.show_com,
+        "show_force": options.show_force,
+        "show_targets": options.show_targets,
+        "show_reference": options.show_reference,
+        "show_calibration": options.show_calibration,
+    }
+
+
+def open_player(
+    paths: Sequence[Path],
+    *,
+    speed: float | None = None,
+    show_com: bool = False,
+    plots: tuple[tuple[str, ...], ...] = (),
+    inspector: bool = False,
+) -> int:
+    """Open the player window on ``paths`` and run until it closes; return 0.
+
+    ``plots`` (one tuple of channel keys per plot) replaces the remembered
+    plot selection; ``inspector`` opens the inspector dock.
+    """
+    app = ensure_app()
+    window = MainWindow()
+    if speed is not None:
+        window.session.clock.set_speed(speed)
+    if show_com:
+        window.session.options.update(show_com=True)
+    if plots:
+        window.session.options.update(plots=plots)
+    if inspector:
+        window.inspector_dock.show()
+    window.show()
+    window.open_files(list(paths))
+    return int(app.exec())

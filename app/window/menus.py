@@ -1,0 +1,216 @@
+"""The player's menus and keys: File, View, Playback, Replay, Help, transport keys.
+
+File → Export… (Ctrl+E) renders the playing recording to a video in the
+background (:class:`app.window.export.window_export.WindowExport`).
+
+Keys are application-wide shortcuts, so they work while the playlist (even
+floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from app.window.export.window_export import WindowExport
+from app.window.replay.window_replay import WindowReplay
+from app.window.state import ViewOptions
+from fsr_core.recording import RecordingModel
+
+if TYPE_CHECKING:
+    from app.window.main_window import MainWindow
+
+__all__ = ["FILE_FILTER", "KEYS", "Menus", "build_menus"]
+
+FILE_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
+
+#: The player keys and what they do (also the Help → Keys text).
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Space", "play / pause"),
+    ("← or B", "previous frame (paused)"),
+    ("→ or F", "next frame (paused)"),
+    ("R or Home", "back to start"),
+    ("End", "last frame"),
+    ("N / P", "next / previous file (keeps playing)"),
+    ("Ctrl+O", "open files"),
+    ("Ctrl+E", "export a video (File → Export…)"),
+    ("Ctrl+L", "show / hide the playlist"),
+    ("Ctrl+I", "show / hide the inspector"),
+    ("Q", "quit"),
+)
+
+_TOGGLE_LABELS: tuple[tuple[str, str], ...] = (
+    ("show_com", "Show center of mass"),
+    ("show_force", "Show external force"),
+    ("show_targets", "Show target(s)"),
+    ("show_reference", "Show reference"),
+    ("show_calibration", "Show calibration overlays"),
+)
+
+
+@dataclass
+class Menus:
+    """The actions other parts of the window update."""
+
+    window: MainWindow
+    recent_menu: QMenu
+    camera_menu: QMenu
+    playlist_action: QAction
+    inspector_action: QAction
+    export: WindowExport
+    replay: WindowReplay
+    toggles: dict[str, QAction] = field(default_factory=dict)
+
+    def set_recent(self, paths: list[Path]) -> None:
+        """List these files under File → Open Recent."""
+        self.recent_menu.clear()
+        for path in paths:
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(
+                lambda _=False, chosen=path: self.window.open_files([chosen], play=True)
+            )
+        self.recent_menu.setEnabled(bool(paths))
+
+    def set_model(self, model: RecordingModel | None) -> None:
+        """Offer the cameras of ``model`` under View → Cameras; export, replay it."""
+        self.export.set_model(model)
+        self.replay.set_model(model)
+        self.camera_menu.clear()
+        names = [] if model is None else [track.name for track in model.cameras]
+        options = self.window.session.options
+        chosen = set(options.options.cameras) & set(names) or set(names)
+        for name in names:
+            action = self.camera_menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name in chosen)
+            action.toggled.connect(self._on_camera_toggled)
+        self.camera_menu.setEnabled(bool(names))
+
+    def _on_camera_toggled(self, _: bool) -> None:
+        chosen = tuple(
+            action.text() for action in self.camera_menu.actions() if action.isChecked()
+        )
+        self.window.session.options.update(cameras=chosen)
+
+    def sync_options(self, options: ViewOptions) -> None:
+        """Tick the toggle actions to match ``options``."""
+        for name, action in self.toggles.items():
+            action.blockSignals(True)
+            action.setChecked(bool(getattr(options, name)))
+            action.blockSignals(False)
+
+
+def _key_action(
+    window: MainWindow, text: str, keys: list[str], slot: Callable[[], object]
+) -> QAction:
+    action = QAction(text, window)
+    action.setShortcuts([QKeySequence(key) for key in keys])
+    action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    action.triggered.connect(lambda _=False: slot())
+    window.addAction(action)
+    return action
+
+
+def _open_dialog(window: MainWindow) -> None:
+    names, _ = QFileDialog.getOpenFileNames(window, "Open recordings", "", FILE_FILTER)
+    window.open_files([Path(name) for name in names], play=True)
+
+
+def _keys_help(window: MainWindow) -> None:
+    text = "\n".join(f"{key:<12} {what}" for key, what in KEYS)
+    box = QMessageBox(QMessageBox.Icon.Information, "Keys", text, parent=window)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setModal(False)
+    box.show()
+
+
+def build_menus(window: MainWindow) -> Menus:
+    """Create the menu bar and the player keys of ``window``."""
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    open_action = file_menu.addAction("&Open…")
+    open_action.setShortcut(QKeySequence.StandardKey.Open)
+    open_action.triggered.connect(lambda _=False: _open_dialog(window))
+    recent_menu = file_menu.addMenu("Open &Recent")
+    file_menu.addSeparator()
+    export = WindowExport(window)
+    file_menu.addAction(export.action)
+    file_menu.addSeparator()
+    quit_action = file_menu.addAction("&Quit")
+    quit_action.setShortcuts(
+        [QKeySequence("Q"), QKeySequence(QKeySequence.StandardKey.Quit)]
+    )
+    quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    quit_action.triggered.connect(window.close)
+
+    view_menu = bar.addMenu("&View")
+    playlist_action = view_menu.addAction("&Playlist")
+    playlist_action.setCheckable(True)
+    playlist_action.setShortcut(QKeySequence("Ctrl+L"))
+    playlist_action.toggled.connect(window.show_playlist)
+    inspector_action = window.inspector_dock.toggleViewAction()
+    inspector_action.setText("&Inspector")
+    inspector_action.setShortcut(QKeySequence("Ctrl+I"))
+    view_menu.addAction(inspector_action)
+    plots_action = window.plots_dock.toggleViewAction()
+    plots_action.setText("P&lots")
+    view_menu.addAction(plots_action)
+    plot_pick = view_menu.addAction("Plot &channels…")
+    plot_pick.triggered.connect(lambda _=False: window.pick_channels())
+    view_menu.addSeparator()
+    camera_menu = view_menu.addMenu("&Cameras")
+    replay = WindowReplay(window)
+    menus = Menus(
+        window,
+        recent_menu,
+        camera_menu,
+        playlist_action,
+        inspector_action,
+        export,
+        replay,
+    )
+    for name, label in _TOGGLE_LABELS:
+        action = view_menu.addAction(label)
+        action.setCheckable(True)
+        action.setChecked(bool(getattr(window.session.options.options, name)))
+        action.toggled.connect(
+            lambda checked, key=name: window.session.options.update(**{key: checked})
+        )
+        menus.toggles[name] = action
+
+    _playback_menu(window, bar.addMenu("&Playback"))
+    replay_menu = bar.addMenu("&Replay")
+    replay_menu.setToolTipsVisible(True)
+    replay_menu.addActions(list(replay.actions))
+    replay_menu.addSeparator()
+    replay_menu.addAction(replay.dock_action)
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction("&Keys").triggered.connect(lambda _=False: _keys_help(window))
+    menus.set_recent(window.settings.recent_files())
+    menus.set_model(None)
+    return menus
+
+
+def _playback_menu(window: MainWindow, menu: QMenu) -> None:
+    clock, session = window.session.clock, window.session
+    entries: list[tuple[str, list[str], Callable[[], object]]] = [
+        ("Play / pause", ["Space"], clock.toggle),
+        ("Previous frame", ["Left", "B"], lambda: clock.step(-1)),
+        ("Next frame", ["Right", "F"], lambda: clock.step(1)),
+        ("Back to start", ["R", "Home"], clock.to_start),
+        ("Last frame", ["End"], clock.to_end),
+        ("Next file", ["N"], lambda: session.step_file(1)),
+        ("Previous file", ["P"], lambda: session.step_file(-1)),
+    ]
+    for text, keys, slot in entries:
+        menu.addAction(_key_action(window, text, keys, slot))
+    loop = menu.addAction("Loop")
+    loop.setCheckable(True)
+    loop.toggled.connect(clock.set_loop)
+    clock.loop_changed.connect(loop.setChecked)

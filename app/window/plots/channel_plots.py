@@ -1,0 +1,381 @@
+"""Channel plots: stacked, x-linked pyqtgraph plots with a time cursor.
+
+Each entry of the plot selection (a tuple of series keys, see
+:mod:`app.window.plots.series_cache`) becomes one ``PlotWidget`` with a legend and
+one line per series. The cursor is an ``InfiniteLine`` moved by
+:meth:`ChannelPlots.set_position`; a click in a plot, or a drag of the
+cursor, asks for a seek through :attr:`ChannelPlots.seek_requested`.
+
+Large series stay fluid: on every change of the visible x range the lines
+are re-cut to the view and min/max decimated to about one bucket per pixel
+(:func:`~app.window.plots.series_cache.view_points`), and each curve caches its
+pixels, so moving the cursor repaints without redrawing the data.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import pyqtgraph as pg  # type: ignore[import-untyped]
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+
+from app.window.plots.series_cache import (
+    IndexArray,
+    Series,
+    extent_indices,
+    resolve_key,
+    view_points,
+)
+from app.window.widgets.plain_text import visible_text
+from fsr_core.recording import RecordingModel
+
+__all__ = ["ChannelPlots", "series_label"]
+
+#: Line colours, readable on light and dark backgrounds (Tableau 10).
+SERIES_COLORS: Final = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+LINE_WIDTH_PX: Final = 1.5
+X_LABEL: Final = "time [s]"
+#: Shortest a plot gets (below it the axes crowd the curves out).
+PLOT_MIN_HEIGHT_PX: Final = 110
+#: Margin left around the data when showing all of it (fraction of the span).
+_X_PADDING: Final = 0.01
+#: Curves and axes (with their grid) keep their pixels: a cursor move only blits.
+_CACHED: Final = QGraphicsItem.CacheMode.DeviceCoordinateCache
+#: Buckets used before a plot has a width (not yet shown).
+_DEFAULT_BUCKETS: Final = 1000
+_LEGEND_CHARS: Final = 80
+
+
+@dataclass(eq=False)
+class _Line:
+    """One drawn series and the indices that keep its full extent."""
+
+    item: Any
+    series: Series
+    anchors: IndexArray
+
+
+@dataclass(eq=False)
+class _Panel:
+    """One plot of the stack: its widget, cursor and lines."""
+
+    widget: Any
+    cursor: Any
+    lines: list[_Line] = field(default_factory=list)
+
+    @property
+    def view(self) -> Any:
+        """The plot's ViewBox."""
+        return self.widget.getPlotItem().getViewBox()
+
+
+def series_label(series: list[Series]) -> str:
+    """Return a plot's y-axis label: ``label [unit]`` of each distinct channel.
+
+    Parameters
+    ----------
+    series
+        The series shown in the plot.
+
+    Returns
+    -------
+    str
+        The distinct ``label [unit]`` texts (``label`` without a unit), joined
+        by commas.
+    """
+    texts: list[str] = []
+    for item in series:
+        text = f"{item.label} [{item.unit}]" if item.unit else item.label
+        if text not in texts:
+            texts.append(text)
+    return ", ".join(texts)
+
+
+def _legend_names(series: list[Series]) -> list[str]:
+    """Return legend names: column names, the full key where two would clash."""
+    names = [item.name for item in series]
+    return [item.key if names.count(item.name) > 1 else item.name for item in series]
+
+
+def _time_range(series: list[Series]) -> tuple[float, float]:
+    """Return the first and last play time over all series ((0, 0) when empty)."""
+    filled = [item.x for item in series if item.x.size]
+    if not filled:
+        return 0.0, 0.0
+    return min(float(x[0]) for x in filled), max(float(x[-1]) for x in filled)
+
+
+def _plot_series(model: RecordingModel, keys: tuple[str, ...]) -> list[Series]:
+    """Return the series of one plot's keys, skipping unknown and repeated ones."""
+    found: dict[str, Series] = {}
+    for key in keys:
+        for item in resolve_key(model, key):
+            found.setdefault(item.key, item)
+    return list(found.values())
+
+
+class ChannelPlots(QWidget):
+    """A vertical stack of x-linked plots of a recording's channels."""
+
+    #: The user clicked in a plot or dragged a cursor: play time, in seconds.
+    seek_requested = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model: RecordingModel | None = None
+        self._plots: tuple[tuple[str, ...], ...] = ()
+        self._panels: list[_Panel] = []
+        self._position_s = 0.0
+        self._range_s = (0.0, 0.0)
+        self._shown_model: RecordingModel | None = None
+        self._companion: tuple[RecordingModel, str] | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
+
+    # -- state ------------------------------------------------------------
+
+    @property
+    def plot_count(self) -> int:
+        """Number of plots shown (plots whose keys all are unknown are left out)."""
+        return len(self._panels)
+
+    @property
+    def plots(self) -> tuple[tuple[str, ...], ...]:
+        """The plot selection last set (keys per plot, as given)."""
+        return self._plots
+
+    def plot_widget(self, plot_index: int) -> Any:
+        """Return the ``pyqtgraph.PlotWidget`` of plot ``plot_index``."""
+        return self._panels[plot_index].widget
+
+    def cursor_positions(self) -> list[float]:
+        """Return the time cursor's x in every plot."""
+        return [float(panel.cursor.value()) for panel in self._panels]
+
+    def series_names(self, plot_index: int) -> list[str]:
+        """Return the legend names of plot ``plot_index``, in drawing order."""
+        return [line.item.name() for line in self._panels[plot_index].lines]
+
+    # -- intents ----------------------------------------------------------
+
+    def set_model(self, model: RecordingModel | None) -> None:
+        """Plot ``model`` (None: nothing) with the current plot selection."""
+        self._model = model
+        self._rebuild()
+
+    def set_plots(self, plots: tuple[tuple[str, ...], ...]) -> None:
+        """Show these plots: series keys each; keys unknown here are skipped."""
+        plots = tuple(tuple(keys) for keys in plots)
+        if plots == self._plots:
+            return
+        self._plots = plots
+        self._rebuild()
+
+    def set_companion(self, model: RecordingModel | None, label: str = "") -> None:
+        """Draw the same series of ``model`` dashed over each line, named ``label``.
+
+        A comparison's other file (e.g. the replay of the playing recording);
+        None draws the playing recording alone.
+        """
+        shown = self._companion
+        if (model is None and shown is None) or (
+            shown is not None and shown[0] is model and shown[1] == label
+        ):
+            return
+        self._companion = None if model is None else (model, label)
+        self._rebuild()
+
+    def set_position(self, play_time_s: float) -> None:
+        """Move the time cursor of every plot to ``play_time_s`` (no data reload)."""
+        self._position_s = float(play_time_s)
+        for panel in self._panels:
+            panel.cursor.setValue(self._position_s)
+
+    # -- building ---------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        kept = self._x_range_to_keep()
+        for panel in self._panels:
+            self._layout.removeWidget(panel.widget)
+            panel.widget.hide()
+            panel.widget.deleteLater()
+        self._panels = []
+        self._range_s = (0.0, 0.0)
+        self._shown_model = self._model
+        if self._model is None:
+            return
+        groups = [_plot_series(self._model, keys) for keys in self._plots]
+        groups = [series for series in groups if series]
+        if not groups:
+            return
+        self._range_s = _time_range([item for group in groups for item in group])
+        self._panels = [self._add_panel(series) for series in groups]
+        first = self._panels[0]
+        for panel in self._panels[1:]:
+            panel.widget.setXLink(first.widget)
+        self._panels[-1].widget.getPlotItem().setLabel("bottom", X_LABEL)
+        if kept is None:
+            first.widget.setXRange(*self._range_s, padding=_X_PADDING)
+        else:
+            first.widget.setXRange(*kept, padding=0)
+        self._layout.activate()
+        for panel in self._panels:
+            self._refresh_lines(panel)
+
+    def _x_range_to_keep(self) -> tuple[float, float] | None:
+        """Return the zoom to keep across a rebuild: same file, plots shown."""
+        if not self._panels or self._model is not self._shown_model:
+            return None
+        x_min, x_max = self._panels[0].view.viewRange()[0]
+        return float(x_min), float(x_max)
+
+    def _add_panel(self, series: list[Series]) -> _Panel:
+        widget = pg.PlotWidget(parent=self)
+        widget.setMinimumHeight(PLOT_MIN_HEIGHT_PX)
+        plot = widget.getPlotItem()
+        plot.hideButtons()
+        plot.setLabel("left", series_label(series))
+        plot.getViewBox().setAutoVisible(y=True)
+        # One row at the top right, over the newest data least often.
+        columns = len(series) * (1 if self._companion is None else 2)
+        legend = plot.addLegend(offset=(-8, 4), colCount=max(1, columns))
+        cursor = pg.InfiniteLine(self._position_s, angle=90, movable=True)
+        cursor.setZValue(10)
+        plot.addItem(cursor, ignoreBounds=True)
+        panel = _Panel(widget=widget, cursor=cursor)
+        for index, (item, name) in enumerate(
+            zip(series, _legend_names(series), strict=True)
+        ):
+            color = SERIES_COLORS[index % len(SERIES_COLORS)]
+            drawn = plot.plot(
+                pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=_legend_text(name)
+            )
+            drawn.curve.setCacheMode(_CACHED)
+            panel.lines.append(_Line(drawn, item, extent_indices(item.y)))
+            self._add_companion_line(panel, item, name, color)
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setCacheMode(_CACHED)
+        self._style_panel(panel, legend)
+        self._connect_panel(panel)
+        self._layout.addWidget(widget)
+        widget.show()
+        return panel
+
+    def _add_companion_line(
+        self, panel: _Panel, item: Series, name: str, color: str
+    ) -> None:
+        """Draw the companion's series of ``item``'s key dashed (if it has it)."""
+        if self._companion is None:
+            return
+        model, label = self._companion
+        other = next(iter(resolve_key(model, item.key)), None)
+        if other is None:
+            return
+        pen = pg.mkPen(color, width=LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine)
+        drawn = panel.widget.getPlotItem().plot(
+            pen=pen, name=_legend_text(f"{name} {label}")
+        )
+        drawn.curve.setCacheMode(_CACHED)
+        panel.lines.append(_Line(drawn, other, extent_indices(other.y)))
+
+    def _connect_panel(self, panel: _Panel) -> None:
+        panel.view.sigXRangeChanged.connect(lambda *_: self._on_view_changed(panel))
+        panel.view.sigResized.connect(lambda *_: self._on_view_changed(panel))
+        panel.widget.scene().sigMouseClicked.connect(
+            lambda event: self._on_scene_clicked(panel, event)
+        )
+        panel.cursor.sigDragged.connect(self._on_cursor_dragged)
+
+    def _style_panel(self, panel: _Panel, legend: Any) -> None:
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        axis = _mix(base, text, 0.55)
+        panel.widget.setBackground(base)
+        plot = panel.widget.getPlotItem()
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setPen(pg.mkPen(axis))
+            plot.getAxis(name).setTextPen(pg.mkPen(text))
+        legend.setLabelTextColor(text)
+        legend.setBrush(pg.mkBrush(_with_alpha(base, 200)))
+        legend.setPen(pg.mkPen(_mix(base, text, 0.25)))
+        highlight = palette.color(QPalette.ColorRole.Highlight)
+        panel.cursor.setPen(pg.mkPen(highlight, width=LINE_WIDTH_PX))
+        panel.cursor.setHoverPen(pg.mkPen(highlight, width=3))
+
+    # -- slots ------------------------------------------------------------
+
+    def _refresh_lines(self, panel: _Panel) -> None:
+        x_min, x_max = panel.view.viewRange()[0]
+        width_px = int(panel.view.width())
+        buckets = width_px if width_px > 0 else _DEFAULT_BUCKETS
+        for line in panel.lines:
+            x, y = view_points(line.series, line.anchors, x_min, x_max, buckets)
+            line.item.setData(x, y)
+
+    def _on_view_changed(self, panel: _Panel) -> None:
+        if panel in self._panels:
+            self._refresh_lines(panel)
+
+    def _on_scene_clicked(self, panel: _Panel, event: Any) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        scene_pos = QPointF(event.scenePos())
+        if not panel.view.sceneBoundingRect().contains(scene_pos):
+            return
+        self._request_seek(float(panel.view.mapSceneToView(scene_pos).x()))
+
+    def _on_cursor_dragged(self, cursor: Any) -> None:
+        self._request_seek(float(cursor.value()))
+
+    def _request_seek(self, play_time_s: float) -> None:
+        first, last = self._range_s
+        self.seek_requested.emit(float(np.clip(play_time_s, first, last)))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        """Restyle the plots when the palette changes (Qt override)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            for panel in self._panels:
+                self._style_panel(panel, panel.widget.getPlotItem().legend)
+
+
+def _legend_text(name: str) -> str:
+    """Return a legend entry for ``name`` from a file: shown as written, not HTML.
+
+    pyqtgraph's legend labels are rich text, so file-controlled names are
+    escaped (and invisible characters made visible, long names elided).
+    """
+    return html.escape(visible_text(name, _LEGEND_CHARS))
+
+
+def _mix(first: QColor, second: QColor, amount: float) -> QColor:
+    """Return ``first`` moved ``amount`` (0..1) of the way towards ``second``."""
+    return QColor(
+        round(first.red() + (second.red() - first.red()) * amount),
+        round(first.green() + (second.green() - first.green()) * amount),
+        round(first.blue() + (second.blue() - first.blue()) * amount),
+    )
+
+
+def _with_alpha(color: QColor, alpha: int) -> QColor:
+    translucent = QColor(color)
+    translucent.setAlpha(alpha)
+    return translucent

@@ -1,0 +1,116 @@
+"""Whether the playing recording can be replayed in a mode, and why not.
+
+The Replay menu asks this for every recording that loads, on the GUI thread,
+so it reads only what the model already holds (its ``can_rerender`` /
+``can_resimulate`` reasons and its metadata) and what the adapter registry
+says about the simulator: no file I/O. The engine checks everything again,
+and more, before it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fsr_core.errors import AdapterUnavailableError
+from fsr_core.recording import RecordingModel
+from fsr_core.simulation.protocol import ReplayingAdapter, ReplayMode
+from fsr_core.simulation.registry import adapter_names, get_adapter
+from fsr_core.simulators.skelarm.availability import (
+    unavailable_reason as skelarm_unavailable_reason,
+)
+
+__all__ = [
+    "MODE_VERBS",
+    "recorded_simulator",
+    "replay_block_reason",
+    "simulator_block_reason",
+    "simulator_choices",
+]
+
+#: What each mode does, as the menu and messages say it.
+MODE_VERBS: dict[ReplayMode, str] = {
+    ReplayMode.RENDER: "Re-render",
+    ReplayMode.RESIMULATE: "Re-simulate",
+}
+
+_SKELARM = "skelarm"
+
+
+def recorded_simulator(metadata: Mapping[str, Any]) -> str | None:
+    """Return the simulator a recording names (``simulation_contract.simulator``)."""
+    contract = metadata.get("simulation_contract")
+    if not isinstance(contract, Mapping):
+        return None
+    name = contract.get("simulator")
+    return name if isinstance(name, str) and name else None
+
+
+def simulator_block_reason(name: str, mode: ReplayMode) -> str | None:
+    """Return why simulator ``name`` cannot replay in ``mode`` here (None: it can).
+
+    An unavailable simulator's reason names the extra to install.
+    """
+    if name == _SKELARM:
+        reason = skelarm_unavailable_reason()
+        if reason is not None:
+            return reason
+    try:
+        adapter = get_adapter(name, require_available=False)
+    except AdapterUnavailableError as exc:
+        return exc.reason
+    reason = adapter.unavailable_reason()
+    if reason is not None:
+        return f"simulator {name!r} is unavailable: {reason}"
+    if not isinstance(adapter, ReplayingAdapter):
+        return f"simulator {name!r} cannot replay recordings"
+    if mode not in adapter.capabilities():
+        return f"simulator {name!r} cannot replay in {mode.value} mode"
+    return None
+
+
+def replay_block_reason(
+    model: RecordingModel, mode: ReplayMode, simulator: str | None = None
+) -> str | None:
+    """Return why ``model`` cannot be replayed in ``mode`` (None: it can).
+
+    Parameters
+    ----------
+    model
+        The recording, as the window loaded it.
+    mode
+        Render or resimulate.
+    simulator
+        The simulator to replay on; by default the one the recording names.
+    """
+    if model.source == _SKELARM:
+        return _skelarm_log_reason(model, mode)
+    own = model.can_rerender if mode is ReplayMode.RENDER else model.can_resimulate
+    if own is not None:
+        return own
+    name = simulator or recorded_simulator(model.metadata)
+    if name is None:
+        return "the recording names no simulator (no simulation_contract.simulator)"
+    return simulator_block_reason(name, mode)
+
+
+def _skelarm_log_reason(model: RecordingModel, mode: ReplayMode) -> str | None:
+    """Return a skelarm log's own reason, else the skelarm adapter's."""
+    own = model.can_rerender if mode is ReplayMode.RENDER else model.can_resimulate
+    if own is not None:
+        return own
+    return simulator_block_reason(_SKELARM, mode)
+
+
+def simulator_choices(model: RecordingModel) -> list[str]:
+    """Return the simulators the dialog offers: the recorded one first.
+
+    A skelarm log re-runs through skelarm alone (it holds a skelarm config).
+    """
+    if model.source == _SKELARM:
+        return [_SKELARM]
+    names = list(adapter_names())
+    recorded = recorded_simulator(model.metadata)
+    if recorded is not None:
+        names = [recorded, *(name for name in names if name != recorded)]
+    return names

@@ -1,0 +1,109 @@
+"""``fsr-viewer FILE... --screenshot OUT.png [--at SECONDS] [--size WxH]``.
+
+Builds the real window offscreen, loads the files as the window would,
+waits until every view shows the requested time (camera frames decoded),
+grabs the whole window and writes the PNG atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from PySide6.QtCore import QBuffer, QByteArray, QDeadlineTimer, QIODevice, QSettings
+from PySide6.QtWidgets import QApplication
+
+from app.canvas.qt_app import ensure_app
+from app.headless.export.atomic import atomic_output, write_failed
+from fsr_core.errors import FsrError
+
+__all__ = ["Screenshot", "take_screenshot"]
+
+#: Longest wait for loading and decoding, in milliseconds.
+WAIT_MS: Final = 60_000
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    """What was written."""
+
+    path: Path
+    width: int
+    height: int
+    play_time_s: float
+
+
+class ScreenshotError(FsrError):
+    """The window could not be drawn for a screenshot."""
+
+
+def _wait(app: QApplication, ready: object, what: str) -> None:
+    deadline = QDeadlineTimer(WAIT_MS)
+    while not ready():  # type: ignore[operator]
+        if deadline.hasExpired():
+            raise ScreenshotError(f"screenshot: timed out waiting for {what}")
+        app.processEvents()
+
+
+def take_screenshot(
+    paths: Sequence[Path],
+    output: Path,
+    *,
+    at_s: float | None = None,
+    size: tuple[int, int] = (1280, 800),
+    overwrite: bool = False,
+    plots: tuple[tuple[str, ...], ...] = (),
+    inspector: bool = False,
+) -> Screenshot:
+    """Draw the player window on ``paths`` at play time ``at_s`` into ``output``."""
+    from app.window.main_window import MainWindow
+
+    app = ensure_app(headless=True)
+    settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "x")
+    settings.clear()
+    window = MainWindow(settings=settings)
+    try:
+        window.resize(*size)
+        window.show()
+        window.open_files(list(paths))
+        session = window.session
+        _wait(app, lambda: session.model is not None or not session.loading, "loading")
+        if session.model is None:
+            raise ScreenshotError(
+                f"screenshot: no playable file among {', '.join(map(str, paths))}"
+            )
+        _wait(app, lambda: not session.loading, "the playlist checks")
+        if plots:
+            session.options.update(plots=plots)
+        if inspector:
+            window.inspector_dock.show()
+        if at_s is not None:
+            session.clock.seek(at_s)
+        views = window.camera_area.views
+        _wait(
+            app,
+            lambda: all(view.settled for view in views),
+            "camera frames",
+        )
+        window.resize(*size)
+        app.processEvents()
+        image = window.grab().toImage()
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        image.save(buffer, "PNG")  # type: ignore[call-overload]
+        buffer.close()
+        with atomic_output(output, overwrite=overwrite) as handle:
+            try:
+                handle.write(bytes(data.data()))
+            except OSError as exc:
+                raise write_failed(exc, output) from exc
+        return Screenshot(
+            output, image.width(), image.height(), session.clock.position_s
+        )
+    finally:
+        window.close()
+        window.deleteLater()
+        app.processEvents()

@@ -1,0 +1,283 @@
+"""The player session: which file plays, and loading it off the GUI thread.
+
+Also the playlist's background checks, auto-advance, and noticing files that
+change on disk.
+
+QtCore only. Views connect to its signals; the window forwards user intents
+(open, play row, next/previous file) to it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+
+from app.window.state.playback_clock import PlaybackClock
+from app.window.state.playlist import EntryState, PlaylistModel
+from app.window.state.view_options import ViewOptionsModel
+from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
+from app.window.workers.jobs import CheckResult, FileIdentity
+from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.sources import open_recording
+
+__all__ = ["PlayerSession", "frame_times"]
+
+logger = logging.getLogger(__name__)
+
+#: Files checked at once in the background (HOSTILE U13).
+CHECK_THREADS: Final = 2
+#: How often the playing file is looked at on disk, in milliseconds.
+WATCH_MS: Final = 2000
+
+_STATES: Final = {
+    Integrity.VALID: EntryState.VALID,
+    Integrity.UNVERIFIED: EntryState.UNVERIFIED,
+    Integrity.RECOVERED: EntryState.RECOVERED,
+    Integrity.DEGRADED: EntryState.DEGRADED,
+    Integrity.INVALID: EntryState.INVALID,
+}
+
+
+def frame_times(model: RecordingModel) -> np.ndarray:
+    """Return the times a frame step moves between: the recorded state samples.
+
+    The joint channel when there is one, else every camera frame, else the
+    union of all channels' sample times.
+    """
+    if model.joint_channel is not None and model.joint_channel in model.channels:
+        return model.channels[model.joint_channel].times_s
+    if model.cameras:
+        return np.concatenate([track.times_s for track in model.cameras])
+    series = [channel.times_s for channel in model.channels.values()]
+    return np.concatenate(series) if series else np.zeros(1)
+
+
+class PlayerSession(QObject):
+    """Owns the playlist, the clock and the view options; loads the current file."""
+
+    #: The recording now shown (None: nothing playable).
+    model_changed = Signal(object)
+    #: A file could not be opened (path, one-line reason).
+    load_failed = Signal(str, str)
+    #: Something the user should read, non-modal (status bar).
+    message = Signal(str)
+    #: The playing file changed on disk (reason), e.g. deleted or replaced.
+    file_changed_on_disk = Signal(str)
+
+    def __init__(
+        self,
+        *,
+        runner: Runner | None = None,
+        check_runner: Runner | None = None,
+        opener: Callable[[Path], RecordingModel] = open_recording,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.clock = PlaybackClock(self)
+        self.playlist = PlaylistModel(self)
+        self.options = ViewOptionsModel(parent=self)
+        self._runner = runner if runner is not None else pool_runner()
+        if check_runner is None:
+            self._check_pool = QThreadPool(self)
+            self._check_pool.setMaxThreadCount(CHECK_THREADS)
+            check_runner = pool_runner(self._check_pool)
+        self._check_runner = check_runner
+        self._opener = opener
+        self._model: RecordingModel | None = None
+        self._identity: FileIdentity | None = None
+        self._request_id = 0
+        self._jobs: dict[int, tuple[object, int]] = {}
+        self._load_id = 0
+        self._stat_job: StatJob | None = None
+        self._resume_playing = False
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_MS)
+        self._watch.timeout.connect(self._on_watch_timeout)
+        self.clock.reached_end.connect(self._on_clock_reached_end)
+
+    # -- state ------------------------------------------------------------
+
+    @property
+    def model(self) -> RecordingModel | None:
+        """The recording shown."""
+        return self._model
+
+    @property
+    def loading(self) -> bool:
+        """Whether a file is being opened or checked."""
+        return bool(self._jobs)
+
+    def wait_idle(self, timeout_ms: int = 30_000) -> bool:
+        """Wait for background checks to end (shutdown, headless screenshots)."""
+        pool = getattr(self, "_check_pool", None)
+        return pool.waitForDone(timeout_ms) if pool is not None else True
+
+    # -- intents ----------------------------------------------------------
+
+    def open_paths(self, paths: list[Path], *, play: bool = False) -> None:
+        """Add files to the playlist, check them, and load the first new one.
+
+        With nothing loaded yet (or ``play``), the first added file loads.
+        """
+        rows = self.playlist.add_paths(paths)
+        for row in rows:
+            self._check(row)
+        if not paths:
+            return
+        first = self.playlist.row_of(paths[0])
+        if self._model is None or play:
+            self.load_row(first, play=play)
+
+    def insert_paths_after(self, anchor: Path, paths: list[Path]) -> None:
+        """Add files right after ``anchor`` in the playlist (else at the end).
+
+        A replay's result goes beside its source this way. The new files are
+        checked in the background like any other; nothing loads.
+        """
+        row = self.playlist.row_of(anchor)
+        at = row + 1 if row >= 0 else self.playlist.rowCount()
+        rows = self.playlist.add_paths(paths, at=at)
+        if rows:  # jobs of the rows that moved report to their new rows
+            self._jobs = {
+                key: (job, moved + len(rows) if moved >= at else moved)
+                for key, (job, moved) in self._jobs.items()
+            }
+        for new in rows:
+            self._check(new)
+
+    def load_row(self, row: int, *, play: bool | None = None) -> None:
+        """Load the file at ``row``; play it when ``play`` (None keeps the state)."""
+        if not 0 <= row < self.playlist.rowCount():
+            return
+        entry = self.playlist.entry(row)
+        if not entry.state.playable:
+            self.message.emit(f"{entry.name} cannot be played: {entry.reason}")
+            return
+        self._resume_playing = self.clock.playing if play is None else play
+        self.clock.pause()
+        self._request_id += 1
+        self._load_id = self._request_id
+        job = OpenJob(self._request_id, entry.path, self._opener)
+        job.signals.finished.connect(self._on_open_finished)
+        job.signals.failed.connect(self._on_open_failed)
+        self._jobs[self._request_id] = (job, row)
+        self.playlist.set_current(row)
+        self._runner(job)
+
+    def step_file(self, direction: int) -> bool:
+        """Load the next (+1) or previous (-1) playable file, keeping play state.
+
+        Returns False at the end of the list (nothing changes then).
+        """
+        row = self.playlist.playable_from(self.playlist.current + direction, direction)
+        if row is None:
+            return False
+        self.load_row(row)
+        return True
+
+    # -- loading ----------------------------------------------------------
+
+    def _check(self, row: int) -> None:
+        self._request_id += 1
+        job = CheckJob(self._request_id, self.playlist.entry(row).path, self._opener)
+        job.signals.finished.connect(self._on_check_finished)
+        job.signals.failed.connect(self._on_check_failed)
+        self._jobs[self._request_id] = (job, row)
+        self._check_runner(job)
+
+    def _on_check_finished(self, request_id: int, result: object) -> None:
+        _, row = self._jobs.pop(request_id)
+        assert isinstance(result, CheckResult)
+        self.playlist.set_state(row, _STATES[result.integrity], result.reason)
+
+    def _on_check_failed(self, request_id: int, reason: str) -> None:
+        _, row = self._jobs.pop(request_id)
+        self.playlist.set_state(row, EntryState.INVALID, reason)
+        if row == self.playlist.current and self._model is None:
+            self._skip_from(row)
+
+    def _on_open_finished(self, request_id: int, result: object) -> None:
+        _, row = self._jobs.pop(request_id)
+        if request_id != self._load_id:
+            return  # superseded by a later load
+        assert isinstance(result, RecordingModel)
+        self._model = result
+        self._identity = FileIdentity.of(result.path)
+        self.playlist.set_state(row, _STATES[result.integrity], result.integrity_reason)
+        self.clock.set_frames(frame_times(result))
+        self.model_changed.emit(result)
+        self._watch.start()
+        if self._resume_playing:
+            self.clock.play()
+
+    def _on_open_failed(self, request_id: int, reason: str) -> None:
+        _, row = self._jobs.pop(request_id)
+        self.playlist.set_state(row, EntryState.INVALID, reason)
+        self.load_failed.emit(str(self.playlist.entry(row).path), reason)
+        self.message.emit(reason)
+        if request_id == self._load_id:
+            self._skip_from(row)
+
+    def _skip_from(self, row: int) -> None:
+        """Move on from an unplayable file to the next playable one, if any."""
+        following = self.playlist.playable_from(row + 1, 1)
+        if following is not None:
+            self.load_row(following, play=self._resume_playing)
+            return
+        if self._model is None:
+            self.playlist.set_current(-1)
+            self.model_changed.emit(None)
+
+    def _on_clock_reached_end(self) -> None:
+        following = self.playlist.playable_from(self.playlist.current + 1, 1)
+        if following is not None:
+            self.load_row(following, play=True)
+
+    # -- the file on disk -------------------------------------------------
+
+    def _on_watch_timeout(self) -> None:
+        model = self._model
+        if model is None:
+            return
+        job = StatJob(0, model.path)
+        job.signals.finished.connect(self._on_stat_finished)
+        self._stat_job = job  # keep it alive until it reports
+        self._runner(job)
+
+    def _on_stat_finished(self, request_id: int, result: object) -> None:
+        del request_id
+        reason = self.disk_change(result if isinstance(result, FileIdentity) else None)
+        if reason:
+            self._watch.stop()
+            row = self.playlist.current
+            if row >= 0:
+                self.playlist.set_state(row, EntryState.DEGRADED, reason)
+            self.file_changed_on_disk.emit(reason)
+            self.message.emit(reason)
+
+    def disk_change(self, now: FileIdentity | None) -> str:
+        """Return how the playing file changed on disk since it opened ('' if not)."""
+        before, model = self._identity, self._model
+        if before is None or model is None:
+            return ""
+        name = model.path.name
+        if now is None:
+            return f"{name}: deleted on disk; what was loaded still plays"
+        if (now.device, now.inode) != (before.device, before.inode):
+            return f"{name}: file replaced on disk: reload to see the new one"
+        if now.size_bytes < before.size_bytes:
+            return f"{name}: file truncated on disk ({now.size_bytes} bytes now)"
+        if now.size_bytes > before.size_bytes or now.mtime_ns != before.mtime_ns:
+            return f"{name}: file changed on disk: reload to see it"
+        return ""
+
+    def shutdown(self) -> None:
+        """Stop timers and wait for background checks (window close)."""
+        self._watch.stop()
+        self.clock.pause()
+        self.wait_idle(5000)

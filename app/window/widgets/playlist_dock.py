@@ -1,0 +1,173 @@
+"""The playlist dock: the session's files, the playing one marked, each with its badge.
+
+Double-click or Enter on a row asks to load and play it. Unplayable rows are
+greyed out with the reason on hover. The dock floats and docks on either
+side; the window decides what that does to its own size.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from app.window.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
+
+__all__ = ["BADGE_COLORS", "PlaylistDock", "PlaylistView"]
+
+#: Badge colours by badge text.
+BADGE_COLORS: Final[dict[str, QColor]] = {
+    "valid": QColor(46, 160, 67),
+    "checking": QColor(128, 128, 128),
+    "integrity not verified": QColor(200, 150, 30),
+    "recovered": QColor(220, 130, 30),
+    "degraded": QColor(220, 130, 30),
+    "invalid": QColor(200, 50, 50),
+}
+_BADGE_TEXT: Final = {"integrity not verified": "unverified"}
+_PADDING_PX: Final = 6
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class _BadgeDelegate(QStyledItemDelegate):
+    """Draws the name (greyed when unplayable) and a badge on the right."""
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: _Index
+    ) -> None:
+        """Paint one row (Qt override)."""
+        badge = str(index.data(BADGE_ROLE) or "")
+        shown = _BADGE_TEXT.get(badge, badge)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        view = opt.widget
+        if isinstance(view, QAbstractItemView):
+            right = min(opt.rect.right(), view.viewport().rect().right())
+            opt.rect = QRect(
+                opt.rect.left(),
+                opt.rect.top(),
+                right - opt.rect.left(),
+                opt.rect.height(),
+            )
+        metrics = opt.fontMetrics
+        badge_width = metrics.horizontalAdvance(shown) + 2 * _PADDING_PX
+        if not index.data(PLAYABLE_ROLE):
+            opt.palette.setColor(
+                QPalette.ColorRole.Text,
+                opt.palette.color(
+                    QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+                ),
+            )
+        full = QRect(opt.rect)
+        opt.rect = QRect(opt.rect.adjusted(0, 0, -badge_width - _PADDING_PX, 0))
+        style = opt.widget.style() if opt.widget is not None else None
+        if style is not None:
+            background = QStyleOptionViewItem(option)
+            self.initStyleOption(background, index)
+            background.text = ""
+            background.rect = full
+            style.drawControl(
+                QStyle.ControlElement.CE_ItemViewItem, background, painter, opt.widget
+            )
+            style.drawControl(
+                QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget
+            )
+        if shown:
+            row = QRect(opt.rect)
+            row.setRight(opt.rect.right() + badge_width + _PADDING_PX)
+            self._paint_badge(painter, row, shown, badge, badge_width)
+
+    @staticmethod
+    def _paint_badge(
+        painter: QPainter, row: QRect, shown: str, badge: str, width: int
+    ) -> None:
+        painter.save()
+        color = BADGE_COLORS.get(badge, QColor(128, 128, 128))
+        height = row.height() - 6
+        rect = QRect(row.right() - width - 2, row.top() + 3, width, height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawRoundedRect(rect, height / 2, height / 2)
+        painter.setPen(QColor(255, 255, 255))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, shown)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
+        """Return a row size with room for the badge (Qt override)."""
+        size = super().sizeHint(option, index)
+        return QSize(size.width(), max(size.height(), 22))
+
+
+class PlaylistView(QListView):
+    """The list of files; Enter (or a double-click) asks to play the current row."""
+
+    play_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setItemDelegate(_BadgeDelegate(self))
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.doubleClicked.connect(self._on_double_clicked)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        """Play the current row on Enter/Return (Qt override)."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            index = self.currentIndex()
+            if index.isValid():
+                self.play_requested.emit(index.row())
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        self.play_requested.emit(index.row())
+
+
+class PlaylistDock(QDockWidget):
+    """A dock holding the :class:`PlaylistView`; floats and docks left or right."""
+
+    def __init__(
+        self, model: QAbstractItemModel, parent: QWidget | None = None
+    ) -> None:
+        super().__init__("Playlist", parent)
+        self.setObjectName("playlist_dock")
+        self.setAllowedAreas(
+            Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+        )
+        self.view = PlaylistView(self)
+        self.view.setModel(model)
+        self.setWidget(self.view)
+        self.setMinimumWidth(240)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        """Return the preferred size (Qt override)."""
+        return QSize(300, 400)
