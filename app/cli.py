@@ -1,4 +1,8 @@
-"""fsr-viewer: play, inspect and recover FSR robot-simulation recordings.
+"""fsr-viewer: play, inspect, compare and convert robot-simulation recordings.
+
+Every FILE may be any recording the viewer reads: an FSR file (*.fsr), a
+skelarm state log (*.sklog.npz) or the kind of an installed source plugin. The
+kind is told from the first bytes, never from the name.
 
 Player and export:
   FILE...                             open recordings in the player (a playlist)
@@ -16,13 +20,14 @@ Player and export:
   FILE --export-channels OUT.csv      every numeric channel column, with units
 
 Subcommands:
-  inspect FILE [--json] [--verify]   validation report (exit 0 valid, 1 not)
-  recover DAMAGED OUT                 sealed copy of what can be trusted
+  inspect FILE [--json] [--verify]   validation report, one JSON shape for every
+                                      kind (exit 0 valid, 1 not)
+  recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
   simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json]
-  convert LOG.sklog.npz [-o OUT.fsr]  write a skelarm log as FSR
+  convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm logs)
   resimulate LOG -o OUT.sklog.npz     re-run a skelarm log through skelarm (3.12+)
   replay FILE --mode render|resimulate -o OUT.fsr
        [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
@@ -48,10 +53,9 @@ from app.headless import (
     skelarm_commands,
 )
 from app.headless.report_text import format_report
-from fsr_core.errors import FsrError
-from fsr_core.format.reader import FsrReader
+from fsr_core.errors import FsrError, SourceUnavailableError, UnknownSourceError
 from fsr_core.format.recovery import recover_file
-from fsr_core.format.report import inspection_report
+from fsr_core.sources import inspect_recording, source_for
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
 logger = logging.getLogger(__name__)
@@ -76,7 +80,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser(
-        "inspect", help="validate a file and print its report"
+        "inspect",
+        help="validate a recording (any kind) and print its report",
+        description=(
+            "Validate a recording and print its report: for an FSR file the "
+            "container (profile, streams, calibration epochs, lifecycle, gaps, "
+            "provenance), for another kind what its source knows; --json prints "
+            "the same top-level keys for every kind (source, path, size_bytes, "
+            "valid, integrity, duration_s, channels, cameras, metadata, "
+            "provenance, notes) and the source's own section. Exit 0 when "
+            "valid, 1 when not."
+        ),
     )
     inspect.add_argument("file", type=Path)
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
@@ -84,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="also read and check every record"
     )
     recover = commands.add_parser(
-        "recover", help="write a sealed copy of the trustworthy part of a damaged file"
+        "recover",
+        help="write a sealed copy of the trustworthy part of a damaged FSR file",
     )
     recover.add_argument("damaged", type=Path)
     recover.add_argument("output", type=Path)
@@ -266,12 +281,13 @@ def _player_parser() -> argparse.ArgumentParser:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse a subcommand line, or else the player/export form."""
-    from app.headless.export.command import check_options
-
     words = list(sys.argv[1:] if argv is None else argv)
     first = next((word for word in words if not word.startswith("-")), None)
     if first in SUBCOMMANDS:
         return _parser().parse_args(words)
+    # Only the player and export forms load the export (PyAV, and Qt when drawing).
+    from app.headless.export.command import check_options
+
     parser = _player_parser()
     args = parser.parse_args(words)
     args.command = "play"
@@ -341,20 +357,36 @@ def _screenshot(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    with FsrReader.open(args.file) as reader:
-        report = inspection_report(reader, verify=args.verify)
+    report = inspect_recording(args.file, verify=args.verify)
     if args.json:
         _out(json.dumps(report, indent=2, ensure_ascii=True))
     else:
         _out(format_report(report))
     if not report["valid"]:
-        problems = report["verification"]["problems"]
-        _err(f"fsr-viewer: {args.file}: {problems[0] if problems else 'invalid'}")
+        verification = report.get("verification") or {}
+        integrity = report.get("integrity") or {}
+        problems = verification.get("problems") or [integrity.get("reason", "invalid")]
+        _err(f"fsr-viewer: {args.file}: {problems[0]}")
         return 1
     return 0
 
 
+def _refuse_other_kinds(path: Path) -> None:
+    """Refuse a recording of another kind; let FSR (even damaged) through."""
+    try:
+        source = source_for(path)
+    except UnknownSourceError:
+        return  # a damaged FSR file may have lost its magic: recovery says more
+    if source.name != "fsr":
+        raise SourceUnavailableError(
+            f"a {source.description}, not an FSR file: recover repairs FSR files "
+            "only (convert writes this one as FSR)",
+            path=path,
+        )
+
+
 def _recover(args: argparse.Namespace) -> int:
+    _refuse_other_kinds(args.damaged)
     result = recover_file(args.damaged, args.output)
     state = "damaged" if result.was_damaged else "intact"
     _out(

@@ -25,12 +25,15 @@ __all__ = [
     "NotRegularFileError",
     "OpenFailedError",
     "ReplayError",
+    "ResourceError",
     "SchemaError",
     "SeekOutOfRangeError",
+    "SourceUnavailableError",
     "StreamNotFoundError",
     "SymlinkRefusedError",
     "TargetExistsError",
     "TruncatedFileError",
+    "UnknownSourceError",
     "UnsupportedVersionError",
     "WriteFailedError",
     "WriterStateError",
@@ -124,6 +127,10 @@ class BadMagicError(FormatError):
     """The file does not start with the FSR magic (it may be another format)."""
 
 
+class UnknownSourceError(BadMagicError):
+    """No recording source recognises the file (the message lists the known kinds)."""
+
+
 class UnsupportedVersionError(FormatError):
     """The file's major version (or a required feature) is not supported."""
 
@@ -148,8 +155,8 @@ class LimitExceededError(FormatError):
     """A declared size, count or depth is beyond the reader's configured limit."""
 
 
-class OpenFailedError(FsrError):
-    """The operating system refused to open or read the file."""
+class _SystemError(FsrError):
+    """An error the operating system reported; ``errno`` is its code when known."""
 
     def __init__(
         self,
@@ -162,6 +169,10 @@ class OpenFailedError(FsrError):
     ) -> None:
         self.errno = errno
         super().__init__(reason, path=path, section=section, offset=offset)
+
+
+class OpenFailedError(_SystemError):
+    """The operating system refused to open or read the file."""
 
 
 class NotRegularFileError(OpenFailedError):
@@ -178,6 +189,10 @@ class SeekOutOfRangeError(FsrError):
 
 class StreamNotFoundError(FsrError):
     """No stream (or camera) with the requested name exists."""
+
+
+class SourceUnavailableError(FsrError):
+    """A recording source cannot do this here: a missing extra, or no such operation."""
 
 
 class DecodeError(FsrError):
@@ -209,20 +224,8 @@ class WriterStateError(FsrError):
     """The writer was used out of order (for example, adding after ``finish``)."""
 
 
-class WriteFailedError(FsrError):
+class WriteFailedError(_SystemError):
     """Writing, syncing or publishing the output failed."""
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        errno: int | None = None,
-        path: str | Path | None = None,
-        section: str | None = None,
-        offset: int | None = None,
-    ) -> None:
-        self.errno = errno
-        super().__init__(reason, path=path, section=section, offset=offset)
 
 
 class TargetExistsError(WriteFailedError):
@@ -239,3 +242,7 @@ class AdapterUnavailableError(AdapterError):
 
 class ReplayError(AdapterError):
     """A replay (render or resimulate) could not be prepared or run."""
+
+
+class ResourceError(FsrError):
+    """An asset the program ships (palette, style sheet, icon) is missing or invalid."""

@@ -1,4 +1,4 @@
-"""The format-neutral recording model the viewer reads (BRIEF §2).
+"""The format-neutral recording model the viewer reads.
 
 Every source (FSR files, skelarm logs, later LeRobot and MCAP) builds one
 :class:`RecordingModel`: timelines, channels, cameras, the planar kinematics
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration
 from fsr_core.media import RGBFrame
 
@@ -44,8 +45,6 @@ __all__ = [
     "TaskOverlay",
     "Timeline",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Float error in a play time: a time this little before a sample (or a
 #: tick) is at it, so a frame time such as ``k / fps`` that lands on a sample
@@ -221,6 +220,27 @@ class PlanarKinematics:
         direction = np.stack([np.cos(angles), np.sin(angles)], 1)
         result: FloatArray = joints[:-1] + self.com_m[:, None] * direction
         return result
+
+    def tip_speeds(self, q: npt.ArrayLike, dq: npt.ArrayLike) -> FloatArray:
+        """Return ``|J(q) dq|``, the tip's speed, for each row of ``q`` and ``dq``.
+
+        Parameters
+        ----------
+        q, dq
+            Joint angles (radians) and rates (rad/s), shape ``(rows, n)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Speeds in m/s, shape ``(rows,)``; NaN where the inputs are not finite.
+        """
+        angles = np.cumsum(np.asarray(q, dtype=np.float64), axis=1)
+        rates = np.cumsum(np.asarray(dq, dtype=np.float64), axis=1)
+        with np.errstate(all="ignore"):
+            vx = -(self.lengths_m * np.sin(angles) * rates).sum(axis=1)
+            vy = (self.lengths_m * np.cos(angles) * rates).sum(axis=1)
+            speed: FloatArray = np.hypot(vx, vy)
+        return speed
 
     @property
     def reach_m(self) -> float:

@@ -24,29 +24,30 @@ from fsr_core.control import (
 )
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.catalog import (
+    LIFECYCLE_STREAM,
     camera_streams,
-    geometry_streams,
-    geometry_transform_stream,
     json_stream,
     lifecycle_stream,
     numeric_stream,
-    render_state_stream,
 )
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter, PublishResult
+from fsr_core.simulation.recorded_streams import (
+    APPLIED,
+    AUTHORED,
+    EVENTS,
+    MESHES,
+    RENDER_STATE,
+    TASK,
+    TRANSFORMS,
+    scene_streams,
+)
 
 __all__ = ["SyntheticRun", "write_synthetic"]
 
 JOINTS = "observations.robot.joints"
 CAMERA = "overview"
-EVENTS = "events"
-TASK = "task.context"
-AUTHORED = "control.authored"
-APPLIED = "control.applied"
-RENDER = "render.state"
-MESHES = "scene.geometry.meshes"
-TRANSFORMS = "scene.geometry.transforms"
 DIAGNOSTICS = "observations.diagnostics"
 
 
@@ -113,9 +114,7 @@ def _streams(run: SyntheticRun) -> list[StreamSpec]:
         json_stream(
             APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"
         ),
-        render_state_stream(RENDER),
-        *geometry_streams(),
-        geometry_transform_stream(["link0", "link1"]),
+        *scene_streams(["link0", "link1"]),
     ]
 
 
@@ -202,7 +201,7 @@ def _write_body(
     pose: CameraPose,
 ) -> None:
     dt = 1.0 / run.rate_hz
-    writer.write("run.lifecycle", {"event": "start"}, tick=0, sim_time_s=0.0)
+    writer.write(LIFECYCLE_STREAM, {"event": "start"}, tick=0, sim_time_s=0.0)
     for index, body in enumerate(("link0", "link1")):
         box = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
         vertices = (box * [0.5, 0.05, 0.05] - [0.0, 0.025, 0.025]).astype(np.float32)
@@ -219,7 +218,7 @@ def _write_body(
     for generation in range(run.generations):
         if generation:
             writer.write(
-                "run.lifecycle",
+                LIFECYCLE_STREAM,
                 {"event": "generation_reset", "generation": generation},
                 tick=0,
                 sim_time_s=0.0,
@@ -347,7 +346,7 @@ def _write_body(
                     generation=generation,
                 )
                 writer.write(
-                    RENDER,
+                    RENDER_STATE,
                     {"joint_positions": q, "particles": np.zeros((4, 3), np.float32)},
                     tick=tick,
                     sim_time_s=time_s,
@@ -357,14 +356,14 @@ def _write_body(
     writer.add_gap(DIAGNOSTICS, after_seq=4, lost=1, reason="sampler overrun")
     final = run.generations - 1
     writer.write(
-        "run.lifecycle",
+        LIFECYCLE_STREAM,
         {"event": "terminal_semantic_cut"},
         tick=last_tick,
         sim_time_s=last_time,
         generation=final,
     )
     writer.write(
-        "run.lifecycle",
+        LIFECYCLE_STREAM,
         {"event": "completion", "status": "succeeded", "reason_code": "RUN_COMPLETED"},
         tick=last_tick,
         sim_time_s=last_time,

@@ -1,6 +1,6 @@
 """Shared fixtures: small deterministic recordings written into ``tmp_path``.
 
-Every fixture is named after what it gives (STYLE.md section 7). Recordings come
+Every fixture is named after what it gives (docs/style.md, Testing). Recordings come
 from :func:`fsr_core.synthetic.write_synthetic`, so they hold every stream kind,
 one camera whose calibration changes at tick ``ticks // 2``, and two
 generations. ``QT_QPA_PLATFORM=offscreen`` is set here, before any Qt import.
@@ -30,6 +30,11 @@ _SMALL_RUN = SyntheticRun(
 _CAMERA_RUN = SyntheticRun(ticks=16, camera_every=2, width=12, height=8, codec="rgb24")
 
 
+def _synthetic(path: Path, run: SyntheticRun) -> Path:
+    write_synthetic(path, run)
+    return path
+
+
 @pytest.fixture
 def small_run() -> SyntheticRun:
     """Return the shape of ``small_recording``: 16 ticks, 2 generations, PNG."""
@@ -39,9 +44,7 @@ def small_run() -> SyntheticRun:
 @pytest.fixture
 def small_recording(tmp_path: Path, small_run: SyntheticRun) -> Path:
     """Write a sealed synthetic recording with many small batches (about 60 KiB)."""
-    path = tmp_path / "small.fsr"
-    write_synthetic(path, small_run)
-    return path
+    return _synthetic(tmp_path / "small.fsr", small_run)
 
 
 @pytest.fixture
@@ -53,9 +56,7 @@ def camera_run() -> SyntheticRun:
 @pytest.fixture
 def recording_with_camera(tmp_path: Path, camera_run: SyntheticRun) -> Path:
     """Write a sealed synthetic recording whose camera frames are lossless."""
-    path = tmp_path / "camera.fsr"
-    write_synthetic(path, camera_run)
-    return path
+    return _synthetic(tmp_path / "camera.fsr", camera_run)
 
 
 @pytest.fixture

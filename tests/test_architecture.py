@@ -1,4 +1,4 @@
-"""The dependency rule of STYLE.md section 1, checked from outside the code.
+"""The dependency rule (docs/architecture.md), checked from outside the code.
 
 import-linter (configured in pyproject.toml) checks the import statements; the
 subprocess test checks what importing really loads, in a fresh interpreter, so a

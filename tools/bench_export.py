@@ -23,8 +23,9 @@ are 1584x720), played at half speed (216 frames a round):
   only in its source distribution, so it runs as a subprocess of
   ``--skelarm-python`` (default ``.venv312/bin/python``) on ``--skelarm-player``
   (default ``$SKELARM_PLAYER``, the sdist's ``tools/player.py``). Without
-  either, the reference figure from SKELARM.md section 5 stands in (29-33 fps
-  with panel, 31 used) and the table says why. Target: ours >= 2x.
+  either, skelarm 0.5.0's figure measured on this machine class stands in
+  (29-33 fps with panel, 31 used; docs/performance.md) and the table says
+  why. Target: ours >= 2x.
 
 A shared machine's load drifts over seconds, so both comparisons run in
 ``--repeat`` alternating rounds (one side, then the other, on the same
@@ -50,8 +51,9 @@ from typing import Any
 
 SKELARM_REFERENCE_FPS = 31.0
 SKELARM_MISSING = (
-    "skelarm not installed (needs Python >= 3.12): reference figure from "
-    "SKELARM.md §5: 29-33 fps with panel"
+    "skelarm not installed (needs Python >= 3.12): reference figure of "
+    "skelarm 0.5.0's player on this machine class (docs/performance.md): "
+    "29-33 fps with panel"
 )
 SCENE_SIZE = (1280, 720)
 # Half speed: twice the frames of the take per round (216), so that one

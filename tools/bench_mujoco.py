@@ -12,7 +12,7 @@ For each example scene (``examples/mujoco/*.toml``, as shipped) it measures:
 - offscreen rendering of the scene's first camera, in milliseconds per
   frame: at its recorded size with the renderer defaults (shadows,
   reflections and multisampling off), and at 640x480 (the size of the limit
-  in PERFORMANCE.md, printed beside it) with the defaults and with each of
+  in docs/performance.md, printed beside it) with the defaults and with each of
   them switched on;
 - the player's 3D scene (``GeometryCanvas``) painted at 640x480 with Qt's
   offscreen platform, in milliseconds per frame;
@@ -47,7 +47,7 @@ EXAMPLES: Final = Path(__file__).resolve().parents[1] / "examples" / "mujoco"
 SCENES: Final = ("reach_arm", "contacts")
 LIMIT_SIZE: Final = (640, 480)
 RENDER_LIMIT: Final = (
-    "PERFORMANCE.md: 8-16 ms all off, 60-110 ms with MuJoCo's defaults"
+    "docs/performance.md: 8-16 ms all off, 60-110 ms with MuJoCo's defaults"
 )
 SCENE_PAINT_LIMIT: Final = "a frame at 60 Hz is 16.7 ms"
 _APPS: list[Any] = []  # keeps the QGuiApplication alive

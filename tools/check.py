@@ -1,6 +1,6 @@
 """Run every check of the project, stopping at the first failure.
 
-The one definition of "checks pass" (STYLE.md section 8). In order: ``ruff format
+The one definition of "checks pass" (docs/style.md, Tooling). In order: ``ruff format
 --check``, ``ruff check``, ``mypy``, ``lint-imports``, a grep that bans sleeps in
 tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``, then the tests
 that run skelarm itself in ``.venv312`` when a Python 3.12 or 3.13 exists. With
@@ -86,7 +86,7 @@ def _check_no_sleeps() -> int:
     if hits:
         print(
             "tests must not sleep: use qtbot.waitSignal / qtbot.waitUntil "
-            "or the synchronous worker runner (STYLE.md section 7)"
+            "or the synchronous worker runner (docs/style.md, Testing)"
         )
     return 1 if hits else 0
 

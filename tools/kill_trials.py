@@ -5,7 +5,7 @@ with tiny batch limits. After every write of the staging file returns, the
 child logs that write (kind, batch number, stream, record count, end offset) on
 stdout; once the footer is written it logs ``sealed`` and holds before
 ``fsync`` and publication. The parent reads a random number of those lines,
-kills the child with SIGKILL and checks (HOSTILE.md W1, W2, goal G5):
+kills the child with SIGKILL and checks (docs/robustness.md, W1, W2, goal G5):
 
 * no file exists at the final name;
 * exactly one staging file is left, and ``FsrReader.open(..., recover=True)``

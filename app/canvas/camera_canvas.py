@@ -35,14 +35,15 @@ from PySide6.QtGui import (
     QPolygonF,
 )
 
+from app.canvas.drawing import palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
-from app.canvas.scene_marks import target_rgb
+from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, TARGET_COLOR, target_rgb
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
-from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TARGET_COLOR
 
 __all__ = [
     "COM_MARKER_COLOR",
@@ -53,18 +54,18 @@ __all__ = [
     "CameraOptions",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-Rgb = tuple[int, int, int]
-
 #: The tip marker: a ring around the projected tip with a dot at its centre.
-TIP_MARKER_COLOR: Final[Rgb] = (0, 229, 255)
-REFERENCE_MARKER_COLOR: Final[Rgb] = (255, 64, 200)
-COM_MARKER_COLOR: Final[Rgb] = (255, 236, 64)
+TIP_MARKER_COLOR: Final = palette_rgb("camera.tip")
+REFERENCE_MARKER_COLOR: Final = palette_rgb("camera.reference")
+COM_MARKER_COLOR: Final = palette_rgb("camera.com")
+_COM_OUTLINE: Final = qcolor("camera.com_outline")
+_TIP_SHADOW: Final = qcolor("camera.tip_shadow")
+_READOUT_FILL: Final = qcolor("camera.readout_fill")
 #: Letterbox bars and the "no frame yet" placeholder.
-PLACEHOLDER_COLOR: Final[Rgb] = (28, 30, 35)
-LETTERBOX_COLOR: Final[Rgb] = (16, 17, 20)
-PLACEHOLDER_TEXT_COLOR: Final[Rgb] = (150, 156, 166)
-READOUT_TEXT_COLOR: Final[Rgb] = (236, 238, 242)
+PLACEHOLDER_COLOR: Final = palette_rgb("camera.placeholder")
+LETTERBOX_COLOR: Final = palette_rgb("camera.letterbox")
+PLACEHOLDER_TEXT_COLOR: Final = palette_rgb("camera.placeholder_text")
+READOUT_TEXT_COLOR: Final = palette_rgb("camera.readout_text")
 
 _NO_FRAME: Final = "no frame yet"
 _NO_CALIBRATION: Final = "no calibration"
@@ -442,7 +443,7 @@ class CameraCanvas:
             active = self._active_target(frame.play_time_s, overlay)
             self._paint_targets(painter, view, overlay, active)
         if options.show_com and "coms" in points:
-            painter.setPen(_pen(QColor(20, 20, 20), 1.0 * view.unit))
+            painter.setPen(_pen(_COM_OUTLINE, 1.0 * view.unit))
             painter.setBrush(_color(COM_MARKER_COLOR))
             for center in view.visible(points["coms"]):
                 painter.drawEllipse(center, 2.2 * view.unit, 2.2 * view.unit)
@@ -516,7 +517,7 @@ class CameraCanvas:
     def _paint_tip(painter: QPainter, tip: QPointF, unit: float) -> None:
         color = _color(TIP_MARKER_COLOR)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(_pen(QColor(0, 0, 0, 160), 2.6 * unit))
+        painter.setPen(_pen(_TIP_SHADOW, 2.6 * unit))
         painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
         painter.setPen(_pen(color, 1.3 * unit))
         painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
@@ -541,7 +542,7 @@ class CameraCanvas:
             line_height * len(lines) + 1.2 * pad,
         )
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QBrush(QColor(12, 14, 18, 150)))
+        painter.setBrush(QBrush(_READOUT_FILL))
         painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
         painter.setPen(_color(READOUT_TEXT_COLOR))
         baseline = box.top() + 0.6 * pad + metrics.ascent()

@@ -1,12 +1,47 @@
-"""Small painting helpers every canvas uses: colours and pixel-sized fonts."""
+"""Small painting helpers every canvas uses: colours and pixel-sized fonts.
+
+Every colour a canvas draws with is a named entry of the project's palette
+(:func:`resources.palette`, ``resources/palette.toml``), looked up here, so
+the window, the exports and the core's camera renderer share one palette.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QGuiApplication
 
-__all__ = ["Rgb", "rgb_color", "ui_font"]
+from resources import Rgb, palette
 
-Rgb = tuple[int, int, int]
+__all__ = [
+    "Rgb",
+    "palette_cycle",
+    "palette_rgb",
+    "palette_table",
+    "qcolor",
+    "rgb_color",
+    "ui_font",
+]
+
+
+def qcolor(name: str, alpha: int | None = None) -> QColor:
+    """Return the palette colour ``name`` as a QColor (``alpha`` replaces its own)."""
+    red, green, blue, own = palette().rgba(name)
+    return QColor(red, green, blue, own if alpha is None else alpha)
+
+
+def palette_rgb(name: str) -> Rgb:
+    """Return the opaque palette colour ``name`` as ``(r, g, b)``."""
+    return palette().rgb(name)
+
+
+def palette_cycle(name: str) -> tuple[Rgb, ...]:
+    """Return the palette's list of colours ``name`` (links, series) as RGB."""
+    return palette().cycle(name)
+
+
+def palette_table(name: str) -> dict[str, Rgb]:
+    """Return the opaque colours of the palette's table ``name``, by key."""
+    colors = palette()
+    return {key: colors.rgb(f"{name}.{key}") for key in colors.table(name)}
 
 
 def rgb_color(rgb: Rgb, alpha: int = 255) -> QColor:

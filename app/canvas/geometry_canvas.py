@@ -38,13 +38,15 @@ from PySide6.QtGui import (
 )
 
 from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+from app.canvas.drawing import palette_cycle, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.scene_canvas import SceneCanvas, SceneOptions
+from app.canvas.scene_marks import TARGET_COLOR
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import RecordingModel, SceneGeometry
-from fsr_core.simulators.planar_arm.render import TARGET_COLOR
 
 __all__ = [
     "GeometryCameraCanvas",
@@ -53,18 +55,14 @@ __all__ = [
     "scene_canvas_for",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-Rgb = tuple[int, int, int]
-
-BACKGROUND: Final[Rgb] = (236, 239, 243)
-FLOOR_COLOR: Final[Rgb] = (218, 222, 229)
-GRID_COLOR: Final[Rgb] = (190, 196, 206)
-TEXT_COLOR: Final[Rgb] = (44, 48, 56)
-AXIS_COLORS: Final[tuple[Rgb, Rgb, Rgb]] = (
-    (222, 56, 48),
-    (46, 168, 72),
-    (48, 110, 226),
-)
+BACKGROUND: Final = palette_rgb("geometry.background")
+FLOOR_COLOR: Final = palette_rgb("geometry.floor")
+GRID_COLOR: Final = palette_rgb("geometry.grid")
+TEXT_COLOR: Final = palette_rgb("label.text")
+#: The x, y and z axes (of the world gizmo and of each body's frame).
+AXIS_COLORS: Final = palette_cycle("geometry.axes")
+_LABEL_FILL: Final = qcolor("label.fill")
+_AXIS_SHADOW: Final = qcolor("geometry.axis_shadow")
 _AZIMUTH_DEG: Final = -55.0
 _ELEVATION_DEG: Final = 24.0
 _FOVY_DEG: Final = 36.0
@@ -378,7 +376,7 @@ class GeometryCanvas:
             metrics.height() + 0.6 * pad,
         )
         painter.setPen(QPen(_color(GRID_COLOR), 1.0))
-        painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
+        painter.setBrush(QBrush(_LABEL_FILL))
         painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
         painter.setPen(_color(TEXT_COLOR))
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
@@ -452,7 +450,7 @@ class GeometryCameraCanvas(CameraCanvas):
             for origin, tips in zip(origins, ends, strict=True):
                 for tip, rgb in zip(tips, AXIS_COLORS, strict=True):
                     if np.isfinite(origin).all() and np.isfinite(tip).all():
-                        painter.setPen(QPen(QColor(0, 0, 0, 140), 2.6 * unit))
+                        painter.setPen(QPen(_AXIS_SHADOW, 2.6 * unit))
                         painter.drawLine(_point(origin), _point(tip))
                         painter.setPen(QPen(_color(rgb), 1.3 * unit))
                         painter.drawLine(_point(origin), _point(tip))

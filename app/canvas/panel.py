@@ -21,19 +21,22 @@ from PySide6.QtGui import (
     QPen,
 )
 
+from app.canvas.drawing import palette_cycle, qcolor
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.panel_values import JointValue, PanelValues, panel_values
 from fsr_core.recording import RecordingModel
-from fsr_core.simulators.planar_arm.render import LINK_COLORS
 
 __all__ = ["ReadoutPanel"]
 
-PANEL_BACKGROUND: Final = QColor(236, 238, 242)
-DIVIDER_COLOR: Final = QColor(210, 214, 221)
-TRACK_COLOR: Final = QColor(210, 214, 222)
-TEXT_COLOR: Final = QColor(33, 37, 45)
-MUTED_TEXT_COLOR: Final = QColor(104, 110, 122)
+PANEL_BACKGROUND: Final = qcolor("panel.background")
+DIVIDER_COLOR: Final = qcolor("panel.divider")
+TRACK_COLOR: Final = qcolor("panel.track")
+KNOB_OUTLINE_COLOR: Final = qcolor("panel.knob_outline")
+TEXT_COLOR: Final = qcolor("panel.text")
+MUTED_TEXT_COLOR: Final = qcolor("panel.muted_text")
+#: A joint's bar has its link's colour, as in the scene.
+LINK_COLORS: Final = palette_cycle("arm.links")
 
 _PAD_PX: Final = 16.0
 
@@ -175,7 +178,7 @@ class ReadoutPanel:
             painter.drawRoundedRect(
                 QRectF(min(x_zero, x_value), y, abs(x_value - x_zero), 6.0), 3.0, 3.0
             )
-            painter.setPen(QPen(QColor(255, 255, 255), 2.0))
+            painter.setPen(QPen(KNOB_OUTLINE_COLOR, 2.0))
             painter.setBrush(color)
             painter.drawEllipse(QPointF(x_value, y + 3.0), 7.0, 7.0)
         y += 14.0

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 
 __all__ = [
@@ -32,8 +32,6 @@ __all__ = [
     "panel_rows",
     "panel_values",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Row keys, in the order panels show them.
 TIP: Final = "tip"
@@ -272,12 +270,7 @@ def _tip_speed(
     dq = _channel_value(model, "dq", play_time_s)
     if dq is None or dq.shape != q.shape or not np.isfinite(dq).all():
         return None
-    angles = np.cumsum(q)
-    rates = np.cumsum(dq)
-    lengths = kinematics.lengths_m
-    vx = -float(np.sum(lengths * rates * np.sin(angles)))
-    vy = float(np.sum(lengths * rates * np.cos(angles)))
-    return _finite(math.hypot(vx, vy))
+    return _finite(float(kinematics.tip_speeds(q[None, :], dq[None, :])[0]))
 
 
 def force_text(newtons: float) -> str:

@@ -4,9 +4,9 @@
 code draws the window's view and every export frame. The view is fitted once
 per recording (the arm's whole reach around its base plus every overlay point,
 with a margin), so the picture never rescales while it plays. The plane's y
-axis points up. Colours follow the recorder's camera renderer
-(:mod:`fsr_core.simulators.planar_arm.render`), so a link has the same colour in
-the camera frames and here.
+axis points up. The arm's colours are the palette's ``arm`` entries, which the
+core's camera renderer draws with too, so a link has the same colour in the
+camera frames and here.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
-    QColor,
     QImage,
     QPainter,
     QPainterPath,
 )
 
+from app.canvas.drawing import palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
@@ -40,27 +40,29 @@ from app.canvas.scene_marks import (
     pen,
     polygon,
 )
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
-from fsr_core.simulators.planar_arm.render import (
-    BASE_COLOR,
-    JOINT_COLOR,
-    LINK_COLORS,
-    TIP_COLOR,
-)
 
 __all__ = ["SceneCanvas", "SceneOptions"]
 
-FloatArray = npt.NDArray[np.float64]
 Rgb = tuple[int, int, int]
 
-BACKGROUND: Final[Rgb] = (240, 242, 245)
-WORKSPACE_FILL: Final[Rgb] = (251, 251, 252)
-GROUND_COLOR: Final[Rgb] = (150, 156, 166)
-COM_COLOR: Final[Rgb] = (196, 30, 58)
+#: Links cycle through these, so neighbouring links are told apart.
+LINK_COLORS: Final = palette_cycle("arm.links")
+BASE_COLOR: Final = palette_rgb("arm.base")
+JOINT_COLOR: Final = palette_rgb("arm.joint")
+TIP_COLOR: Final = palette_rgb("arm.tip")
+BACKGROUND: Final = palette_rgb("scene.background")
+WORKSPACE_FILL: Final = palette_rgb("scene.workspace_fill")
+GROUND_COLOR: Final = palette_rgb("scene.ground")
+COM_COLOR: Final = palette_rgb("scene.com")
 #: A fixed base link between the mount and the first joint (skelarm's grey).
-BASE_LINK_COLOR: Final[Rgb] = (150, 150, 150)
-CURVE_COLOR: Final[Rgb] = (140, 146, 156)
-REFERENCE_COLOR: Final[Rgb] = (120, 128, 142)
+BASE_LINK_COLOR: Final = palette_rgb("scene.base_link")
+CURVE_COLOR: Final = palette_rgb("scene.curve")
+REFERENCE_COLOR: Final = palette_rgb("scene.reference")
+#: The centre of each joint, and the rim of joint, tip and centre-of-mass discs.
+PIN_COLOR: Final = palette_rgb("scene.pin")
+OUTLINE_COLOR: Final = palette_rgb("scene.outline")
 
 #: Empty space around the fitted scene, as a fraction of its larger side.
 _MARGIN: Final = 0.07
@@ -378,11 +380,11 @@ class SceneCanvas:
             painter.drawLine(base, joint)
             painter.setPen(pen(_color(BASE_LINK_COLOR), width))
             painter.drawLine(base, joint)
-            painter.setPen(pen(QColor(255, 255, 255), 1.5))
+            painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
             painter.setBrush(_color(BASE_COLOR))
             disc(painter, base, 0.85 * width)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(236, 238, 242))
+            painter.setBrush(_color(PIN_COLOR))
             disc(painter, base, max(1.2, 0.2 * width))
 
     def _paint_paths(
@@ -431,8 +433,8 @@ class SceneCanvas:
             painter.drawLine(points[i], points[i + 1])
             painter.setPen(pen(_color(rgb), width))
             painter.drawLine(points[i], points[i + 1])
-        pin = QColor(236, 238, 242)
-        painter.setPen(pen(QColor(255, 255, 255), 1.5))
+        pin = _color(PIN_COLOR)
+        painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
         if mounted_here:
             painter.setBrush(_color(BASE_COLOR))
             disc(painter, points[0], 0.85 * width)
@@ -445,13 +447,13 @@ class SceneCanvas:
             disc(painter, point, max(1.2, 0.2 * width))
 
     def _paint_coms(self, painter: QPainter, coms_px: FloatArray, width: float) -> None:
-        painter.setPen(pen(QColor(255, 255, 255), 1.5))
+        painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
         painter.setBrush(_color(COM_COLOR))
         for x, y in coms_px:
             disc(painter, QPointF(float(x), float(y)), max(2.5, 0.34 * width))
 
     def _paint_tip(self, painter: QPainter, tip: QPointF, width: float) -> None:
-        painter.setPen(pen(QColor(255, 255, 255), 1.8))
+        painter.setPen(pen(_color(OUTLINE_COLOR), 1.8))
         painter.setBrush(_color(TIP_COLOR))
         disc(painter, tip, max(3.0, 0.58 * width))
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
@@ -23,19 +22,19 @@ from PySide6.QtGui import (
     QPolygonF,
 )
 
+from app.canvas.drawing import palette_rgb, palette_table, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.panel_values import force_text
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import TaskOverlay
-from fsr_core.simulators.planar_arm.render import (
-    ACTIVE_TARGET_COLOR,
-    FORCE_COLOR,
-    TARGET_COLOR,
-)
 
 __all__ = [
+    "ACTIVE_TARGET_COLOR",
+    "FORCE_COLOR",
     "MIN_RING_PX",
     "MUTED_TEXT_COLOR",
+    "TARGET_COLOR",
     "TEXT_COLOR",
     "WORKSPACE_COLOR",
     "darker",
@@ -48,15 +47,20 @@ __all__ = [
     "target_rgb",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 Rgb = tuple[int, int, int]
 
 #: Rings of targets without a tolerance (and the smallest ring), in pixels.
 MIN_RING_PX: Final = 7.0
+TARGET_COLOR: Final = palette_rgb("task.target")
+ACTIVE_TARGET_COLOR: Final = palette_rgb("task.active_target")
+FORCE_COLOR: Final = palette_rgb("task.force")
 #: The reach disc's outline and the time label's frame.
-WORKSPACE_COLOR: Final[Rgb] = (214, 219, 227)
-TEXT_COLOR: Final[Rgb] = (44, 48, 56)
-MUTED_TEXT_COLOR: Final[Rgb] = (110, 116, 126)
+WORKSPACE_COLOR: Final = palette_rgb("scene.workspace")
+TEXT_COLOR: Final = palette_rgb("label.text")
+MUTED_TEXT_COLOR: Final = palette_rgb("scene.muted_text")
+_LABEL_FILL: Final = qcolor("label.fill")
+#: Colours a recording may name for its targets, before Qt's SVG colour names.
+_NAMED_TARGETS: Final = palette_table("task.named")
 
 
 def darker(rgb: Rgb, factor: float = 0.72) -> QColor:
@@ -65,9 +69,18 @@ def darker(rgb: Rgb, factor: float = 0.72) -> QColor:
 
 
 def target_rgb(overlay: TaskOverlay, index: int, default: Rgb) -> Rgb:
-    """Return the colour of target ``index``: its own when it names a valid one."""
+    """Return the colour of target ``index``: its own when it names a known one.
+
+    The name is looked up in the palette's ``task.named`` table first, then
+    among Qt's (SVG) colour names.
+    """
     names = overlay.target_colors
-    if index < len(names) and QColor.isValidColorName(names[index]):
+    if index >= len(names):
+        return default
+    named = _NAMED_TARGETS.get(names[index].strip().lower())
+    if named is not None:
+        return named
+    if QColor.isValidColorName(names[index]):
         color = QColor(names[index])
         return (color.red(), color.green(), color.blue())
     return default
@@ -197,7 +210,7 @@ def paint_time_label(painter: QPainter, rect: QRectF, play_time_s: float) -> Non
         metrics.height() + 0.6 * pad,
     )
     painter.setPen(pen(_color(WORKSPACE_COLOR), 1.0))
-    painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
+    painter.setBrush(QBrush(_LABEL_FILL))
     painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
     painter.setPen(_color(TEXT_COLOR))
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)

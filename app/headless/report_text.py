@@ -1,4 +1,9 @@
-"""Plain-text rendering of an inspection report (``fsr-viewer inspect``)."""
+"""Plain-text rendering of an inspection report (``fsr-viewer inspect``).
+
+An FSR file's report is shown as the container it is (profile, streams,
+epochs, lifecycle, gaps); any other source's report through the keys every
+report shares (:mod:`fsr_core.sources.inspection`) and its own section.
+"""
 
 from __future__ import annotations
 
@@ -151,8 +156,73 @@ def _closing_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _source_lines(report: dict[str, Any]) -> list[str]:
+    integrity = report.get("integrity") or {}
+    status = "valid" if report.get("valid") else "INVALID"
+    duration = report.get("duration_s")
+    length = "" if duration is None else f", {duration:.3f} s"
+    return [
+        visible(report.get("path"), 200),
+        f"  {visible(report.get('description'), 60)} "
+        f"({visible(report.get('source'), 32)}), "
+        f"{report.get('size_bytes')} bytes{length}",
+        f"  status: {status}: {visible(integrity.get('status'), 40)} "
+        f"({visible(integrity.get('reason'), 120)})",
+    ]
+
+
+def _channel_lines(report: dict[str, Any]) -> list[str]:
+    lines = ["", "channels:", f"  {'channel':<32} {'unit':<12} {'samples':>8}  columns"]
+    for channel in report.get("channels") or []:
+        columns = ", ".join(str(column) for column in channel.get("columns", []))
+        lines.append(
+            f"  {visible(channel.get('name'), 32):<32} "
+            f"{visible(channel.get('unit') or '-', 12):<12} "
+            f"{channel.get('samples', 0):>8}  {visible(columns, 60)}"
+        )
+    cameras = report.get("cameras") or []
+    if cameras:
+        lines.extend(["", "cameras:"])
+        lines.extend(
+            f"  {visible(camera.get('name'), 32)}: {camera.get('frames')} frames"
+            for camera in cameras
+        )
+    return lines
+
+
+def _section_lines(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    notes = report.get("notes") or []
+    if notes:
+        lines.extend(["", "notes:"])
+        lines.extend(f"  - {visible(note, 200)}" for note in notes)
+    if report.get("provenance"):
+        lines.append(f"provenance: {visible(report['provenance'], 200)}")
+    own = report.get(str(report.get("source")))
+    if isinstance(own, dict) and own:
+        lines.extend(["", f"{visible(report.get('source'), 32)}:"])
+        lines.extend(
+            f"  {visible(key, 32)}: {visible(value, 160)}" for key, value in own.items()
+        )
+    verification = report.get("verification")
+    if verification and verification.get("problems"):
+        lines.extend(["", "problems:"])
+        lines.extend(f"  {visible(p, 200)}" for p in verification["problems"])
+    return lines
+
+
+def _format_source_report(report: dict[str, Any]) -> str:
+    """Render the report of a source other than FSR, from the shared keys."""
+    lines = _source_lines(report)
+    lines.extend(_channel_lines(report))
+    lines.extend(_section_lines(report))
+    return "\n".join(lines)
+
+
 def format_report(report: dict[str, Any]) -> str:
-    """Render ``report`` (from :func:`fsr_core.format.report.inspection_report`)."""
+    """Render ``report`` (from :func:`fsr_core.sources.inspect_recording`)."""
+    if report.get("source", "fsr") != "fsr":
+        return _format_source_report(report)
     lines = _summary_lines(report)
     lines.extend(["", "streams:"])
     lines.extend(_stream_lines(report["streams"]))

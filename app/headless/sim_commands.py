@@ -1,17 +1,22 @@
-"""Handlers of the simulation subcommands: ``demo`` and ``simulate``."""
+"""Handlers of the simulation subcommands: ``demo`` and ``simulate``.
+
+Both go through the simulator registry: ``demo`` asks the default simulator
+for its demo takes, ``simulate`` the simulator that recognises the scenario.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import sys
-import tomllib
 from pathlib import Path
 
-from fsr_core.simulation.registry import get_adapter
-from fsr_core.simulators.planar_arm.demos import write_demos
-from fsr_core.simulators.planar_arm.recorder import record_run
-from fsr_core.simulators.planar_arm.scenario import load_scenario
+from fsr_core.simulation.registry import (
+    DEFAULT_SIMULATOR,
+    get_adapter,
+    scenario_simulator,
+)
+from fsr_core.simulation.scenario_document import read_scenario_document
 
 __all__ = ["add_parsers", "run_demo", "run_simulate"]
 
@@ -56,9 +61,10 @@ def run_demo(args: argparse.Namespace) -> int:
     def announce(name: str) -> None:
         sys.stderr.write(f"recording {name}...\n")
 
-    files = write_demos(args.out, progress=announce)
+    simulator = get_adapter(DEFAULT_SIMULATOR)
+    files = simulator.write_demos(args.out, progress=announce)
     for item in files:
-        state = "written" if item.result is not None else "kept (already there)"
+        state = "written" if item.written else "kept (already there)"
         _out(f"{item.recording}  ({state}; scenario {item.scenario.name})")
     if args.no_gui:
         return 0
@@ -73,34 +79,9 @@ def run_demo(args: argparse.Namespace) -> int:
     return int(open_player([item.recording for item in files]))
 
 
-def _simulator_of(path: Path) -> str:
-    """Return the scenario's ``simulator`` key (``planar_arm`` when absent)."""
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return "planar_arm"  # the planar-arm loader reports the problem
-    return str(document.get("simulator", "planar_arm"))
-
-
 def run_simulate(args: argparse.Namespace) -> int:
-    """Run one scenario file with the simulator it names and record it."""
-    simulator = _simulator_of(args.scenario)
-    if simulator != "planar_arm":
-        adapter = get_adapter(simulator)
-        run = adapter.simulate({"scenario_path": str(args.scenario)}, args.output)
-        _out(
-            f"{run.published.path}: {run.ticks} steps with {simulator}, "
-            f"{run.published.records} records, {run.published.size_bytes} bytes, "
-            f"{run.wall_s:.2f} s"
-        )
-        return 0
-    scenario = load_scenario(args.scenario)
-    result = record_run(scenario, args.output)
-    published = result.published
-    _out(
-        f"{published.path}: {result.ticks} ticks in "
-        f"{result.generations} generation(s), "
-        f"{published.records} records, {published.size_bytes} bytes, "
-        f"{result.wall_s:.2f} s"
-    )
+    """Run one scenario file with the simulator that recognises it and record it."""
+    simulator = scenario_simulator(read_scenario_document(args.scenario))
+    run = simulator.record(args.scenario, args.output)
+    _out(f"{run.output}: {run.summary}")
     return 0

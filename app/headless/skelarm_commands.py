@@ -1,8 +1,8 @@
-"""Handlers of the skelarm subcommands: ``convert``.
+"""Handlers of the subcommands that take a skelarm log: ``convert``, ``resimulate``.
 
-``fsr-viewer convert LOG.sklog.npz -o LOG.fsr [--overwrite]`` writes a skelarm
-state log as an FSR file (channels with units and labels, the arm, the task,
-the embedded config and provenance) that opens in the player like the log.
+``convert`` is generic (:mod:`app.headless.convert_commands`: any kind of
+recording whose source converts, skelarm logs today); it is added here with
+``resimulate``, which re-runs a log through skelarm itself.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from app.headless.convert_commands import add_convert_parser, run_convert
 from fsr_core.errors import FsrError
-from fsr_core.simulation.protocol import ReplayOutcome
-from fsr_core.simulators.skelarm.replay import plan_for, resimulate_log
-from fsr_core.sources.skelarm.convert import convert_log
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
+from fsr_core.simulation.registry import get_adapter
 
 __all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_convert", "run_resimulate"]
 
@@ -25,24 +25,7 @@ COMMANDS = frozenset({"convert", "resimulate"})
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``convert`` and ``resimulate`` to the command line."""
-    convert = commands.add_parser(
-        "convert",
-        help="write a skelarm .sklog.npz log as an FSR file",
-        description=(
-            "Write a skelarm state log as FSR: every channel with its unit, label "
-            "and columns, the arm, the task and its overlay, the embedded scenario "
-            "config and provenance. The FSR file opens with the same channels, "
-            "overlays and readouts as the log. The output appears only when "
-            "complete and an existing file is kept unless --overwrite."
-        ),
-    )
-    convert.add_argument("log", type=Path, help="a skelarm .sklog.npz log")
-    convert.add_argument(
-        "-o", "--output", type=Path, default=None, help="FSR file (default LOG.fsr)"
-    )
-    convert.add_argument(
-        "--overwrite", action="store_true", help="replace an existing output"
-    )
+    add_convert_parser(commands)
     _add_resimulate(commands)
 
 
@@ -79,44 +62,24 @@ def _add_resimulate(
     )
 
 
-def _default_output(log: Path) -> Path:
-    name = log.name
-    for suffix in (".sklog.npz", ".npz"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return log.with_name(name[: -len(suffix)] + ".fsr")
-    return log.with_name(name + ".fsr")
-
-
-def run_convert(args: argparse.Namespace) -> int:
-    """Convert one log; print what was written."""
-    output = args.output if args.output is not None else _default_output(args.log)
-    result = convert_log(args.log, output, overwrite=args.overwrite)
-    published = result.published
-    sys.stdout.write(
-        f"{published.path}: {result.frames} frames, "
-        f"{len(result.channels)} channels ({', '.join(result.channels)}), "
-        f"{published.records} records, {published.size_bytes} bytes\n"
-    )
-    return 0
-
-
 def run_resimulate(args: argparse.Namespace) -> int:
     """Say what the re-run will be, run it, and print where it went."""
+    options = ReplayOptions(
+        ReplayMode.RESIMULATE,
+        with_recorded_force=args.with_recorded_inputs,
+        overwrite=args.overwrite,
+    )
     try:
-        plan = plan_for(args.log)
+        simulator = get_adapter("skelarm", require_available=False)
+        plan = simulator.plan_replay(args.log, options)
         replayed = (
             " (its recorded inputs replayed)" if args.with_recorded_inputs else ""
         )
-        sys.stdout.write(f"{args.log}: {plan.tier.value}{replayed}\n")
-        for note in plan.notes_for(args.with_recorded_inputs):
+        sys.stdout.write(f"{args.log}: {plan.fidelity}{replayed}\n")
+        for note in plan.notes:
             sys.stdout.write(f"  - {note}\n")
         sys.stdout.flush()
-        result = resimulate_log(
-            args.log,
-            args.output,
-            with_recorded_force=args.with_recorded_inputs,
-            overwrite=args.overwrite,
-        )
+        result = simulator.replay(args.log, args.output, options)
     except FsrError as exc:
         sys.stderr.write(f"fsr-viewer resimulate: {exc}\n")
         return 1

@@ -1,7 +1,11 @@
 """The player window: composition only. Builds the views and docks, connects signals.
 
 Logic lives in :mod:`app.window.state` (session, clock, playlist, options), the
-views in :mod:`app.window.widgets`, :mod:`app.window.camera` and :mod:`app.window.plots`.
+views in :mod:`app.window.widgets`, :mod:`app.window.camera` and
+:mod:`app.window.plots`; File → Export… and the Replay menu in their controllers,
+which get the pieces of the window they use (:mod:`app.window.ports`).
+:func:`open_player` runs the window under the last-resort exception hook
+(:mod:`app.window.last_resort`).
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ from PySide6.QtWidgets import (
 from app.canvas.qt_app import ensure_app
 from app.window.camera import CameraArea
 from app.window.dock_fit import DockWidthFitter
+from app.window.export.window_export import WindowExport
+from app.window.last_resort import LastResort
 from app.window.menus import build_menus
 from app.window.plots import ChannelPickerDialog, ChannelPlots
+from app.window.replay.presenter import ComparisonPresenter
+from app.window.replay.window_replay import WindowReplay
 from app.window.settings import WindowSettings, default_settings
 from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
@@ -83,7 +91,13 @@ class MainWindow(QMainWindow):
         self.inspector_dock.hide()
         self.statusBar().addWidget(self.status_label, 1)
         self.dock_fit = DockWidthFitter(self, self.playlist_dock)
-        self.menus = build_menus(self)
+        self.menus = build_menus(
+            self,
+            self,
+            export=self._build_export(),
+            replay=self._build_replay(),
+            recent=self.settings.recent_files(),
+        )
         self._connect()
         self._restore()
 
@@ -117,6 +131,27 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         dock.hide()
         return dock
+
+    def _build_export(self) -> WindowExport:
+        session = self.session
+        return WindowExport(
+            self, clock=session.clock, options=session.options, status=self
+        )
+
+    def _build_replay(self) -> WindowReplay:
+        session = self.session
+        presenter = ComparisonPresenter(
+            self,
+            clock=session.clock,
+            timeline=self.timeline,
+            inspector=self.inspector_dock.panel,
+            plots=self.plots,
+            status=self,
+        )
+        comparison_plots = presenter.dock.plots
+        session.clock.position_changed.connect(comparison_plots.set_position)
+        comparison_plots.seek_requested.connect(session.clock.seek)
+        return WindowReplay(self, presenter, playlist=session, status=self)
 
     def _connect(self) -> None:
         session, clock = self.session, self.session.clock
@@ -302,18 +337,27 @@ def open_player(
     """Open the player window on ``paths`` and run until it closes; return 0.
 
     ``plots`` (one tuple of channel keys per plot) replaces the remembered
-    plot selection; ``inspector`` opens the inspector dock.
+    plot selection; ``inspector`` opens the inspector dock. While the window
+    runs, an exception nobody catches is logged and shown in a non-modal box
+    (:class:`~app.window.last_resort.LastResort`).
     """
     app = ensure_app()
-    window = MainWindow()
-    if speed is not None:
-        window.session.clock.set_speed(speed)
-    if show_com:
-        window.session.options.update(show_com=True)
-    if plots:
-        window.session.options.update(plots=plots)
-    if inspector:
-        window.inspector_dock.show()
-    window.show()
-    window.open_files(list(paths))
-    return int(app.exec())
+    last_resort = LastResort(parent=app)
+    last_resort.install()
+    try:
+        window = MainWindow()
+        last_resort.watch(window)
+        if speed is not None:
+            window.session.clock.set_speed(speed)
+        if show_com:
+            window.session.options.update(show_com=True)
+        if plots:
+            window.session.options.update(plots=plots)
+        if inspector:
+            window.inspector_dock.show()
+        window.show()
+        window.open_files(list(paths))
+        return int(app.exec())
+    finally:
+        last_resort.uninstall()
+        last_resort.watch(None)

@@ -1,7 +1,10 @@
 """The player's menus and keys: File, View, Playback, Replay, Help, transport keys.
 
 File → Export… (Ctrl+E) renders the playing recording to a video in the
-background (:class:`app.window.export.window_export.WindowExport`).
+background (:class:`app.window.export.window_export.WindowExport`); the
+Replay menu's entries come from
+:class:`app.window.replay.window_replay.WindowReplay`. The menus take the
+``QMainWindow`` they sit in and a :class:`MenuHost` for the player's intents.
 
 Keys are application-wide shortcuts, so they work while the playlist (even
 floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
@@ -9,24 +12,28 @@ floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+)
 
 from app.window.export.window_export import WindowExport
 from app.window.replay.window_replay import WindowReplay
 from app.window.state import ViewOptions
+from app.window.state.session import PlayerSession
 from fsr_core.recording import RecordingModel
 
-if TYPE_CHECKING:
-    from app.window.main_window import MainWindow
-
-__all__ = ["FILE_FILTER", "KEYS", "Menus", "build_menus"]
+__all__ = ["FILE_FILTER", "KEYS", "MenuHost", "Menus", "build_menus"]
 
 FILE_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
 
@@ -54,11 +61,36 @@ _TOGGLE_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 
+class MenuHost(Protocol):
+    """What the menus ask of the player window besides its ``QMainWindow``."""
+
+    @property
+    def session(self) -> PlayerSession:
+        """The playlist, clock and view options the menus drive."""
+
+    @property
+    def inspector_dock(self) -> QDockWidget:
+        """The inspector dock (View → Inspector)."""
+
+    @property
+    def plots_dock(self) -> QDockWidget:
+        """The channel plots dock (View → Plots)."""
+
+    def open_files(self, paths: Sequence[Path], *, play: bool = False) -> None:
+        """Add files to the playlist (File → Open…, Open Recent)."""
+
+    def show_playlist(self, visible: bool) -> None:
+        """Show or hide the playlist dock (View → Playlist)."""
+
+    def pick_channels(self) -> None:
+        """Ask which channels to plot (View → Plot channels…)."""
+
+
 @dataclass
 class Menus:
     """The actions other parts of the window update."""
 
-    window: MainWindow
+    host: MenuHost
     recent_menu: QMenu
     camera_menu: QMenu
     playlist_action: QAction
@@ -73,7 +105,7 @@ class Menus:
         for path in paths:
             action = self.recent_menu.addAction(str(path))
             action.triggered.connect(
-                lambda _=False, chosen=path: self.window.open_files([chosen], play=True)
+                lambda _=False, chosen=path: self.host.open_files([chosen], play=True)
             )
         self.recent_menu.setEnabled(bool(paths))
 
@@ -83,7 +115,7 @@ class Menus:
         self.replay.set_model(model)
         self.camera_menu.clear()
         names = [] if model is None else [track.name for track in model.cameras]
-        options = self.window.session.options
+        options = self.host.session.options
         chosen = set(options.options.cameras) & set(names) or set(names)
         for name in names:
             action = self.camera_menu.addAction(name)
@@ -96,7 +128,7 @@ class Menus:
         chosen = tuple(
             action.text() for action in self.camera_menu.actions() if action.isChecked()
         )
-        self.window.session.options.update(cameras=chosen)
+        self.host.session.options.update(cameras=chosen)
 
     def sync_options(self, options: ViewOptions) -> None:
         """Tick the toggle actions to match ``options``."""
@@ -107,7 +139,7 @@ class Menus:
 
 
 def _key_action(
-    window: MainWindow, text: str, keys: list[str], slot: Callable[[], object]
+    window: QMainWindow, text: str, keys: list[str], slot: Callable[[], object]
 ) -> QAction:
     action = QAction(text, window)
     action.setShortcuts([QKeySequence(key) for key in keys])
@@ -117,12 +149,12 @@ def _key_action(
     return action
 
 
-def _open_dialog(window: MainWindow) -> None:
+def _open_dialog(window: QMainWindow, host: MenuHost) -> None:
     names, _ = QFileDialog.getOpenFileNames(window, "Open recordings", "", FILE_FILTER)
-    window.open_files([Path(name) for name in names], play=True)
+    host.open_files([Path(name) for name in names], play=True)
 
 
-def _keys_help(window: MainWindow) -> None:
+def _keys_help(window: QMainWindow) -> None:
     text = "\n".join(f"{key:<12} {what}" for key, what in KEYS)
     box = QMessageBox(QMessageBox.Icon.Information, "Keys", text, parent=window)
     box.setTextFormat(Qt.TextFormat.PlainText)
@@ -130,16 +162,27 @@ def _keys_help(window: MainWindow) -> None:
     box.show()
 
 
-def build_menus(window: MainWindow) -> Menus:
-    """Create the menu bar and the player keys of ``window``."""
+def build_menus(
+    window: QMainWindow,
+    host: MenuHost,
+    *,
+    export: WindowExport,
+    replay: WindowReplay,
+    recent: list[Path],
+) -> Menus:
+    """Create the menu bar and the player keys of ``window``.
+
+    ``host`` carries out the player's intents; ``export`` and ``replay``
+    give File → Export… and the Replay menu; ``recent`` fills Open Recent.
+    """
+    session = host.session
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
     open_action = file_menu.addAction("&Open…")
     open_action.setShortcut(QKeySequence.StandardKey.Open)
-    open_action.triggered.connect(lambda _=False: _open_dialog(window))
+    open_action.triggered.connect(lambda _=False: _open_dialog(window, host))
     recent_menu = file_menu.addMenu("Open &Recent")
     file_menu.addSeparator()
-    export = WindowExport(window)
     file_menu.addAction(export.action)
     file_menu.addSeparator()
     quit_action = file_menu.addAction("&Quit")
@@ -153,21 +196,20 @@ def build_menus(window: MainWindow) -> Menus:
     playlist_action = view_menu.addAction("&Playlist")
     playlist_action.setCheckable(True)
     playlist_action.setShortcut(QKeySequence("Ctrl+L"))
-    playlist_action.toggled.connect(window.show_playlist)
-    inspector_action = window.inspector_dock.toggleViewAction()
+    playlist_action.toggled.connect(host.show_playlist)
+    inspector_action = host.inspector_dock.toggleViewAction()
     inspector_action.setText("&Inspector")
     inspector_action.setShortcut(QKeySequence("Ctrl+I"))
     view_menu.addAction(inspector_action)
-    plots_action = window.plots_dock.toggleViewAction()
+    plots_action = host.plots_dock.toggleViewAction()
     plots_action.setText("P&lots")
     view_menu.addAction(plots_action)
     plot_pick = view_menu.addAction("Plot &channels…")
-    plot_pick.triggered.connect(lambda _=False: window.pick_channels())
+    plot_pick.triggered.connect(lambda _=False: host.pick_channels())
     view_menu.addSeparator()
     camera_menu = view_menu.addMenu("&Cameras")
-    replay = WindowReplay(window)
     menus = Menus(
-        window,
+        host,
         recent_menu,
         camera_menu,
         playlist_action,
@@ -178,13 +220,13 @@ def build_menus(window: MainWindow) -> Menus:
     for name, label in _TOGGLE_LABELS:
         action = view_menu.addAction(label)
         action.setCheckable(True)
-        action.setChecked(bool(getattr(window.session.options.options, name)))
+        action.setChecked(bool(getattr(session.options.options, name)))
         action.toggled.connect(
-            lambda checked, key=name: window.session.options.update(**{key: checked})
+            lambda checked, key=name: session.options.update(**{key: checked})
         )
         menus.toggles[name] = action
 
-    _playback_menu(window, bar.addMenu("&Playback"))
+    _playback_menu(window, session, bar.addMenu("&Playback"))
     replay_menu = bar.addMenu("&Replay")
     replay_menu.setToolTipsVisible(True)
     replay_menu.addActions(list(replay.actions))
@@ -192,13 +234,13 @@ def build_menus(window: MainWindow) -> Menus:
     replay_menu.addAction(replay.dock_action)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction("&Keys").triggered.connect(lambda _=False: _keys_help(window))
-    menus.set_recent(window.settings.recent_files())
+    menus.set_recent(recent)
     menus.set_model(None)
     return menus
 
 
-def _playback_menu(window: MainWindow, menu: QMenu) -> None:
-    clock, session = window.session.clock, window.session
+def _playback_menu(window: QMainWindow, session: PlayerSession, menu: QMenu) -> None:
+    clock = session.clock
     entries: list[tuple[str, list[str], Callable[[], object]]] = [
         ("Play / pause", ["Space"], clock.toggle),
         ("Previous frame", ["Left", "B"], lambda: clock.step(-1)),

@@ -2,12 +2,14 @@
 
 Builds the real window offscreen, loads the files as the window would,
 waits until every view shows the requested time (camera frames decoded),
-grabs the whole window and writes the PNG atomically.
+grabs the whole window and writes the PNG atomically. An exception a Qt slot
+raises meanwhile is raised again here (:class:`~app.window.last_resort.LastResort`,
+headless), so the command ends with one line and exit status 1, not a dialog.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.canvas.qt_app import ensure_app
 from app.headless.export.atomic import atomic_output, write_failed
+from app.window.last_resort import LastResort
 from fsr_core.errors import FsrError
 
 __all__ = ["Screenshot", "take_screenshot"]
@@ -39,12 +42,15 @@ class ScreenshotError(FsrError):
     """The window could not be drawn for a screenshot."""
 
 
-def _wait(app: QApplication, ready: object, what: str) -> None:
+def _wait(
+    app: QApplication, last_resort: LastResort, ready: Callable[[], bool], what: str
+) -> None:
     deadline = QDeadlineTimer(WAIT_MS)
-    while not ready():  # type: ignore[operator]
+    while not ready():
         if deadline.hasExpired():
             raise ScreenshotError(f"screenshot: timed out waiting for {what}")
         app.processEvents()
+        last_resort.raise_pending()
 
 
 def take_screenshot(
@@ -58,9 +64,31 @@ def take_screenshot(
     inspector: bool = False,
 ) -> Screenshot:
     """Draw the player window on ``paths`` at play time ``at_s`` into ``output``."""
+    app = ensure_app(headless=True)
+    last_resort = LastResort(headless=True)
+    last_resort.install()
+    try:
+        return _draw(
+            app, last_resort, paths, output, at_s, size, overwrite, plots, inspector
+        )
+    finally:
+        last_resort.uninstall()
+        last_resort.deleteLater()
+
+
+def _draw(
+    app: QApplication,
+    last_resort: LastResort,
+    paths: Sequence[Path],
+    output: Path,
+    at_s: float | None,
+    size: tuple[int, int],
+    overwrite: bool,
+    plots: tuple[tuple[str, ...], ...],
+    inspector: bool,
+) -> Screenshot:
     from app.window.main_window import MainWindow
 
-    app = ensure_app(headless=True)
     settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "x")
     settings.clear()
     window = MainWindow(settings=settings)
@@ -69,12 +97,17 @@ def take_screenshot(
         window.show()
         window.open_files(list(paths))
         session = window.session
-        _wait(app, lambda: session.model is not None or not session.loading, "loading")
+        _wait(
+            app,
+            last_resort,
+            lambda: session.model is not None or not session.loading,
+            "loading",
+        )
         if session.model is None:
             raise ScreenshotError(
                 f"screenshot: no playable file among {', '.join(map(str, paths))}"
             )
-        _wait(app, lambda: not session.loading, "the playlist checks")
+        _wait(app, last_resort, lambda: not session.loading, "the playlist checks")
         if plots:
             session.options.update(plots=plots)
         if inspector:
@@ -84,11 +117,13 @@ def take_screenshot(
         views = window.camera_area.views
         _wait(
             app,
+            last_resort,
             lambda: all(view.settled for view in views),
             "camera frames",
         )
         window.resize(*size)
         app.processEvents()
+        last_resort.raise_pending()
         image = window.grab().toImage()
         data = QByteArray()
         buffer = QBuffer(data)

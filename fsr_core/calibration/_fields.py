@@ -9,9 +9,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import CalibrationError
-
-FloatArray = npt.NDArray[np.float64]
 
 #: ``section`` of the errors about a camera pose.
 POSE_SECTION: Final = "camera pose"

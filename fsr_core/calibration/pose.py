@@ -8,6 +8,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration._fields import POSE_SECTION, points_array, vector_field
 from fsr_core.calibration.rotations import (
     matrix_from_quaternion,
@@ -17,7 +18,6 @@ from fsr_core.errors import CalibrationError
 
 __all__ = ["QUATERNION_NORM_TOLERANCE", "CameraPose", "look_at"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Largest accepted deviation of a stored quaternion's norm from 1.
 QUATERNION_NORM_TOLERANCE: Final = 1e-6

@@ -9,8 +9,8 @@ from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration._fields import (
     choice_field,
     describe,
@@ -29,7 +29,6 @@ __all__ = [
     "calibration_digest",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Number of coefficients each supported distortion model takes.
 DISTORTION_LENGTHS: Final[Mapping[str, int]] = MappingProxyType(

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import BoolArray, FloatArray
 from fsr_core.calibration._fields import points_array
 from fsr_core.calibration.pose import CameraPose
 from fsr_core.calibration.profile import CalibrationProfile
 
 __all__ = ["project_points"]
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def _distort(xy: FloatArray, profile: CalibrationProfile) -> FloatArray:

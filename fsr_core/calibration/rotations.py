@@ -7,12 +7,11 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.calibration._fields import POSE_SECTION
 from fsr_core.errors import CalibrationError
 
 __all__ = ["matrix_from_quaternion", "quaternion_from_matrix"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def matrix_from_quaternion(quaternion_xyzw: npt.ArrayLike) -> FloatArray:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.compare.result import CameraComparison, CameraStatus, Divergence
 from fsr_core.compare.time_base import pair_samples
 from fsr_core.media import RGBFrame
@@ -23,7 +24,6 @@ from fsr_core.recording import CameraTrack
 
 __all__ = ["FrameError", "compare_camera", "frame_error"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _PEAK_LEVEL = 255.0
 _LEVELS = np.arange(256, dtype=np.float64)

@@ -5,15 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.compare.result import ChannelComparison, ChannelStatus, Divergence
 from fsr_core.compare.time_base import pair_samples
 from fsr_core.recording import Channel
 
 __all__ = ["compare_channel"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _table(channel: Channel) -> FloatArray:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
+
+from fsr_core.arrays import FloatArray
 
 __all__ = [
     "CameraComparison",
@@ -23,8 +24,6 @@ __all__ = [
     "Divergence",
     "RecordingSummary",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _no_series() -> FloatArray:
@@ -86,8 +85,37 @@ class Divergence:
         }
 
 
+class _Verdict:
+    """What a channel and a camera comparison say alike: the first divergence.
+
+    Subclasses are dataclasses with these four fields.
+    """
+
+    status: ChannelStatus | CameraStatus
+    exact: bool
+    within_tolerance: bool
+    first_exceed: Divergence | None
+
+    @property
+    def first_exceed_s(self) -> float | None:
+        """Play time at which the error first exceeds the tolerance, if it does.
+
+        For a camera, the time of the first frame whose error exceeds it.
+        """
+        return None if self.first_exceed is None else self.first_exceed.time_s
+
+    @property
+    def verdict(self) -> str:
+        """One word for a table: exact, within, diverges, or why not compared."""
+        if self.status.value != "compared":
+            return str(self.status.value).replace("_", " ")
+        if self.exact:
+            return "exact"
+        return "within" if self.within_tolerance else "diverges"
+
+
 @dataclass(frozen=True, eq=False)
-class ChannelComparison:
+class ChannelComparison(_Verdict):
     """One channel of the reference against the same-named channel of the candidate.
 
     ``max_abs_error`` and ``rms_error`` are taken over every column of every
@@ -114,20 +142,6 @@ class ChannelComparison:
     error_times_s: FloatArray = field(default_factory=_no_series, repr=False)
     errors: FloatArray = field(default_factory=_no_series, repr=False)
 
-    @property
-    def first_exceed_s(self) -> float | None:
-        """Play time at which the error first exceeds the tolerance, if it does."""
-        return None if self.first_exceed is None else self.first_exceed.time_s
-
-    @property
-    def verdict(self) -> str:
-        """One word for a table: exact, within, diverges, or the mismatch."""
-        if self.status is not ChannelStatus.COMPARED:
-            return str(self.status.value).replace("_", " ")
-        if self.exact:
-            return "exact"
-        return "within" if self.within_tolerance else "diverges"
-
     def to_json(self) -> dict[str, Any]:
         """Return the channel's figures as JSON-ready values (no series)."""
         return {
@@ -153,7 +167,7 @@ class ChannelComparison:
 
 
 @dataclass(frozen=True, eq=False)
-class CameraComparison:
+class CameraComparison(_Verdict):
     """One camera of the reference against the same-named camera of the candidate.
 
     Frames are compared at the reference's frame times; the candidate's frame
@@ -183,20 +197,6 @@ class CameraComparison:
     error_times_s: FloatArray = field(default_factory=_no_series, repr=False)
     errors: FloatArray = field(default_factory=_no_series, repr=False)
     mean_errors: FloatArray = field(default_factory=_no_series, repr=False)
-
-    @property
-    def first_exceed_s(self) -> float | None:
-        """Play time of the first frame whose error exceeds the tolerance, if any."""
-        return None if self.first_exceed is None else self.first_exceed.time_s
-
-    @property
-    def verdict(self) -> str:
-        """One word for a table: exact, within, diverges, or why not compared."""
-        if self.status is not CameraStatus.COMPARED:
-            return str(self.status.value).replace("_", " ")
-        if self.exact:
-            return "exact"
-        return "within" if self.within_tolerance else "diverges"
 
     def to_json(self) -> dict[str, Any]:
         """Return the camera's figures as JSON-ready values (no series)."""

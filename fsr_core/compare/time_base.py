@@ -17,12 +17,10 @@ sample at that instant to both.
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
+
+from fsr_core.arrays import FloatArray, IndexArray
 
 __all__ = ["pair_samples"]
-
-IndexArray = npt.NDArray[np.intp]
-FloatArray = npt.NDArray[np.float64]
 
 
 def _rank_among_equal(times_s: FloatArray) -> IndexArray:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-FloatArray = npt.NDArray[np.float64]
 _E = TypeVar("_E", bound=StrEnum)
 
 
@@ -158,3 +157,59 @@ def identity(value: DataclassInstance) -> tuple[object, ...]:
             item = (item.shape, item.tobytes())
         items.append(item)
     return tuple(items)
+
+
+class StrictJson:
+    """Base of the control values: :meth:`from_json` takes exactly their keys.
+
+    A subclass is a dataclass whose fields are ``json_keys`` and whose
+    ``__post_init__`` checks them; ``json_section`` names it in errors.
+    """
+
+    json_keys: ClassVar[tuple[str, ...]]
+    json_section: ClassVar[str]
+
+    @classmethod
+    def from_json(cls, obj: object, *, where: str = "") -> Self:
+        """Build a value from a parsed JSON object, strictly.
+
+        Parameters
+        ----------
+        obj
+            The value produced by ``to_json`` (after a JSON round trip);
+            every key is required and no other is accepted.
+        where
+            JSON pointer of ``obj`` in a larger document, prefixed to error
+            locations.
+
+        Returns
+        -------
+        Self
+            The validated value.
+
+        Raises
+        ------
+        SchemaError
+            Not an object, a missing or unknown key, or an invalid field.
+        """
+        fields = json_object_field(obj, cls.json_keys, where, cls.json_section)
+        try:
+            return cls(**{key: fields[key] for key in cls.json_keys})
+        except SchemaError as exc:
+            raise with_prefix(exc, where) from exc
+
+
+class ArrayEquality:
+    """Equality and hash of a frozen dataclass (``eq=False``) holding arrays."""
+
+    def __eq__(self, other: object) -> bool:
+        """Compare every field, arrays element-wise."""
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return identity(cast("DataclassInstance", self)) == identity(
+            cast("DataclassInstance", other)
+        )
+
+    def __hash__(self) -> int:
+        """Hash consistently with ``__eq__``."""
+        return hash(identity(cast("DataclassInstance", self)))

@@ -5,26 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-import numpy as np
-import numpy.typing as npt
-
+from fsr_core.arrays import FloatArray
 from fsr_core.control._fields import (
+    ArrayEquality,
+    StrictJson,
     enum_field,
     float_array_field,
-    identity,
     integer_field,
-    json_object_field,
     names_field,
     text_field,
     time_field,
-    with_prefix,
 )
 from fsr_core.control.enums import CommandSpace
-from fsr_core.errors import SchemaError
 
 __all__ = ["AppliedControl"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _APPLIED: Final = "applied control"
 _APPLIED_KEYS: Final = (
@@ -39,7 +34,7 @@ _APPLIED_KEYS: Final = (
 
 
 @dataclass(frozen=True, eq=False)
-class AppliedControl:
+class AppliedControl(StrictJson, ArrayEquality):
     """Evidence of the command a backend received at one tick.
 
     This documents what happened; it is never converted into a command (a
@@ -76,6 +71,9 @@ class AppliedControl:
     values: FloatArray
     chunk_id: str | None = None
 
+    json_keys = _APPLIED_KEYS
+    json_section = _APPLIED
+
     def __post_init__(self) -> None:
         """Check every field; store enums, tuples and a read-only array."""
         integer_field(self.tick, "/tick", _APPLIED)
@@ -105,40 +103,3 @@ class AppliedControl:
             "tick": self.tick,
             "values": self.values.tolist(),
         }
-
-    @classmethod
-    def from_json(cls, obj: object, *, where: str = "") -> AppliedControl:
-        """Build the evidence from a parsed JSON object, strictly.
-
-        Parameters
-        ----------
-        obj
-            The value produced by :meth:`to_json`; every key is required.
-        where
-            JSON pointer of ``obj`` in a larger document.
-
-        Returns
-        -------
-        AppliedControl
-            The validated evidence.
-
-        Raises
-        ------
-        SchemaError
-            Not an object, a missing or unknown key, or an invalid field.
-        """
-        fields = json_object_field(obj, _APPLIED_KEYS, where, _APPLIED)
-        try:
-            return cls(**{key: fields[key] for key in _APPLIED_KEYS})
-        except SchemaError as exc:
-            raise with_prefix(exc, where) from exc
-
-    def __eq__(self, other: object) -> bool:
-        """Compare every field, arrays element-wise."""
-        if not isinstance(other, AppliedControl):
-            return NotImplemented
-        return identity(self) == identity(other)
-
-    def __hash__(self) -> int:
-        """Hash consistently with ``__eq__``."""
-        return hash(identity(self))

@@ -8,19 +8,18 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control._fields import (
+    ArrayEquality,
+    StrictJson,
     enum_field,
     fail,
     float_array_field,
-    identity,
     integer_field,
-    json_object_field,
     names_field,
     text_field,
     time_field,
-    with_prefix,
 )
 from fsr_core.control.enums import (
     UNITS_BY_COMMAND_SPACE,
@@ -28,11 +27,9 @@ from fsr_core.control.enums import (
     Interpolation,
     TerminalPolicy,
 )
-from fsr_core.errors import SchemaError
 
 __all__ = ["AuthoredChunk", "validate_authored_chunks"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _CHUNK: Final = "authored chunk"
 _SEQUENCE: Final = "authored control"
@@ -53,7 +50,7 @@ _CHUNK_KEYS: Final = (
 
 
 @dataclass(frozen=True, eq=False)
-class AuthoredChunk:
+class AuthoredChunk(StrictJson, ArrayEquality):
     """A command trajectory as its producer authored it.
 
     Point ``k`` takes effect at ``start_sim_time_s + times_s[k]``.
@@ -106,6 +103,9 @@ class AuthoredChunk:
     values: FloatArray
     controller: str
     generation: int
+
+    json_keys = _CHUNK_KEYS
+    json_section = _CHUNK
 
     def __post_init__(self) -> None:
         """Check every field; store enums, tuples and read-only float64 arrays."""
@@ -228,44 +228,6 @@ class AuthoredChunk:
             "units": list(self.units),
             "values": self.values.tolist(),
         }
-
-    @classmethod
-    def from_json(cls, obj: object, *, where: str = "") -> AuthoredChunk:
-        """Build a chunk from a parsed JSON object, strictly.
-
-        Parameters
-        ----------
-        obj
-            The value produced by :meth:`to_json` (after a JSON round trip).
-        where
-            JSON pointer of ``obj`` in a larger document, prefixed to error
-            locations.
-
-        Returns
-        -------
-        AuthoredChunk
-            The validated chunk.
-
-        Raises
-        ------
-        SchemaError
-            Not an object, a missing or unknown key, or an invalid field.
-        """
-        fields = json_object_field(obj, _CHUNK_KEYS, where, _CHUNK)
-        try:
-            return cls(**{key: fields[key] for key in _CHUNK_KEYS})
-        except SchemaError as exc:
-            raise with_prefix(exc, where) from exc
-
-    def __eq__(self, other: object) -> bool:
-        """Compare every field, arrays element-wise."""
-        if not isinstance(other, AuthoredChunk):
-            return NotImplemented
-        return identity(self) == identity(other)
-
-    def __hash__(self) -> int:
-        """Hash consistently with ``__eq__``."""
-        return hash(identity(self))
 
 
 def _check_times(times: FloatArray) -> None:

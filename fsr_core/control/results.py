@@ -7,15 +7,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fsr_core.control._fields import (
+    StrictJson,
     describe,
     enum_field,
     fail,
-    json_object_field,
     text_field,
-    with_prefix,
 )
 from fsr_core.control.enums import ChunkStatus
-from fsr_core.errors import SchemaError
 
 __all__ = ["ChunkResult"]
 
@@ -25,7 +23,7 @@ _RESULT_KEYS: Final = ("chunk_id", "reason_code", "status")
 
 
 @dataclass(frozen=True)
-class ChunkResult:
+class ChunkResult(StrictJson):
     """How a submitted chunk ended.
 
     Parameters
@@ -48,6 +46,9 @@ class ChunkResult:
     status: ChunkStatus
     reason_code: str
 
+    json_keys = _RESULT_KEYS
+    json_section = _RESULT
+
     def __post_init__(self) -> None:
         """Check every field and store ``status`` as a :class:`ChunkStatus`."""
         text_field(self.chunk_id, "/chunk_id", _RESULT)
@@ -68,30 +69,3 @@ class ChunkResult:
             "reason_code": self.reason_code,
             "status": self.status.value,
         }
-
-    @classmethod
-    def from_json(cls, obj: object, *, where: str = "") -> ChunkResult:
-        """Build a result from a parsed JSON object, strictly.
-
-        Parameters
-        ----------
-        obj
-            The value produced by :meth:`to_json`.
-        where
-            JSON pointer of ``obj`` in a larger document.
-
-        Returns
-        -------
-        ChunkResult
-            The validated result.
-
-        Raises
-        ------
-        SchemaError
-            Not an object, a missing or unknown key, or an invalid field.
-        """
-        fields = json_object_field(obj, _RESULT_KEYS, where, _RESULT)
-        try:
-            return cls(**{key: fields[key] for key in _RESULT_KEYS})
-        except SchemaError as exc:
-            raise with_prefix(exc, where) from exc

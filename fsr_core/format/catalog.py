@@ -8,7 +8,15 @@ from typing import Any
 from fsr_core.format.streams import StreamKind, StreamSpec
 
 __all__ = [
+    "APPLIED_CONTROL_STREAM",
+    "AUTHORED_CONTROL_STREAM",
+    "EVENTS_STREAM",
+    "GEOMETRY_MESHES_STREAM",
+    "GEOMETRY_PREFIX",
+    "GEOMETRY_TRANSFORMS_STREAM",
     "LIFECYCLE_STREAM",
+    "RENDER_STATE_STREAM",
+    "TASK_STREAM",
     "camera_streams",
     "geometry_streams",
     "geometry_transform_stream",
@@ -18,7 +26,26 @@ __all__ = [
     "render_state_stream",
 ]
 
+# The stream names every simulator writes alike; define a name here once and
+# import it wherever a recorder, a replay or a reader needs it.
 LIFECYCLE_STREAM = "run.lifecycle"
+"""Start, generation resets, the terminal cut and completion."""
+AUTHORED_CONTROL_STREAM = "control.authored"
+"""The control chunks a run was given (what a resimulation submits again)."""
+APPLIED_CONTROL_STREAM = "control.applied"
+"""What the actuators received (evidence only, never replayed)."""
+EVENTS_STREAM = "events"
+"""Named events (pushes, switches, calibration changes)."""
+TASK_STREAM = "task.context"
+"""The task and the overlay drawn over the scene."""
+RENDER_STATE_STREAM = "render.state"
+"""The visual state a re-render applies frame by frame."""
+GEOMETRY_PREFIX = "scene.geometry"
+"""The prefix of the scene geometry streams."""
+GEOMETRY_MESHES_STREAM = f"{GEOMETRY_PREFIX}.meshes"
+"""Meshes of the scene geometry, stored once."""
+GEOMETRY_TRANSFORMS_STREAM = f"{GEOMETRY_PREFIX}.transforms"
+"""Body poses of the scene geometry over time."""
 
 
 def numeric_stream(
@@ -112,13 +139,13 @@ def json_stream(
 
 
 def render_state_stream(
-    name: str = "render.state", *, required: bool = False
+    name: str = RENDER_STATE_STREAM, *, required: bool = False
 ) -> StreamSpec:
     """Poses, velocities and packed float32 particles, zlib level 1."""
     return StreamSpec(name, StreamKind.RENDER_STATE, "arrays+zlib", required=required)
 
 
-def geometry_streams(prefix: str = "scene.geometry") -> list[StreamSpec]:
+def geometry_streams(prefix: str = GEOMETRY_PREFIX) -> list[StreamSpec]:
     """Define the mesh stream of scene geometry (meshes are stored once).
 
     One record per mesh: ``vertices`` float32 (N, 3) and ``faces`` uint32
@@ -133,7 +160,7 @@ def geometry_streams(prefix: str = "scene.geometry") -> list[StreamSpec]:
 
 
 def geometry_transform_stream(
-    bodies: list[str], prefix: str = "scene.geometry"
+    bodies: list[str], prefix: str = GEOMETRY_PREFIX
 ) -> StreamSpec:
     """Dynamic body transforms: float64 ``(len(bodies), 7)`` per sample."""
     return StreamSpec(

@@ -37,6 +37,7 @@ from fsr_core.format.streams import CAMERA_KINDS, StreamSpec
 
 __all__ = [
     "Layout",
+    "batch_of_rows",
     "batch_tables_size",
     "check_entries",
     "check_header_digest_field",
@@ -68,6 +69,12 @@ def batch_tables_size(count: int, profile: IntegrityProfile) -> int:
     return count * ENTRY_SIZE + digests
 
 
+def batch_of_rows(directory: np.ndarray) -> np.ndarray:
+    """Return the batch of each index row (the rows are in batch order)."""
+    counts = directory["record_count"].astype(np.int64)
+    return np.repeat(np.arange(len(directory), dtype=np.int64), counts)
+
+
 def record_offsets_for(
     entries: np.ndarray, directory: np.ndarray, profile: IntegrityProfile
 ) -> np.ndarray:
@@ -78,8 +85,8 @@ def record_offsets_for(
     )
     if profile is IntegrityProfile.STRONG:
         body_start = body_start + counts * DIGEST_SIZE
-    batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
-    return body_start[batch_of_row] + entries["body_offset"].astype(np.int64)
+    offsets: np.ndarray = body_start[batch_of_rows(directory)]
+    return offsets + entries["body_offset"].astype(np.int64)
 
 
 def check_entries(
@@ -100,7 +107,7 @@ def check_entries(
         Sequences or clocks are not continuous within a stream.
     """
     counts = directory["record_count"].astype(np.int64)
-    batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
+    batch_of_row = batch_of_rows(directory)
     if len(entries) != int(counts.sum()):
         raise IndexCorruptionError(
             f"index has {len(entries)} entries, the batches hold {int(counts.sum())}",

@@ -15,7 +15,7 @@ MAX_RECORD_METADATA_BYTES = 64 << 10
 
 @dataclass(frozen=True)
 class ReaderLimits:
-    """Configurable reader limits (HOSTILE.md §4.1 defaults).
+    """Configurable reader limits (docs/robustness.md, Budgets and limits).
 
     Parameters
     ----------

@@ -25,6 +25,7 @@ from fsr_core.format.calibration_refs import check_calibration_refs
 from fsr_core.format.footer import check_inventory, inventory_for
 from fsr_core.format.layout import (
     Layout,
+    batch_of_rows,
     check_directory,
     check_entries,
     read_directory_and_index,
@@ -159,10 +160,7 @@ def layout_from_footer(
         entries=entries,
         directory=directory,
         record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=np.repeat(
-            np.arange(len(directory), dtype=np.int64),
-            directory["record_count"].astype(np.int64),
-        ),
+        batch_of_row=batch_of_rows(directory),
         stream_rows=stream_rows,
         record_digests=record_digests,
         batch_digests=body_digests,
@@ -214,10 +212,7 @@ def layout_from_scan(
         entries=entries,
         directory=directory,
         record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=np.repeat(
-            np.arange(len(directory), dtype=np.int64),
-            directory["record_count"].astype(np.int64),
-        ),
+        batch_of_row=batch_of_rows(directory),
         stream_rows=stream_rows,
         record_digests=record_digests,
         batch_digests=[b.header.body_sha256 for b in scan.batches],

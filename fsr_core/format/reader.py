@@ -123,7 +123,7 @@ class FsrReader:
             Accept a file whose tail is missing or damaged and expose exactly
             its complete, intact batches (see :attr:`recovered`).
         limits
-            Reader limits; defaults follow HOSTILE.md §4.1.
+            Reader limits; the defaults are listed in docs/format.md, section 17.
         check
             Called between the chunks of the ``expected_sha256`` pass; raise
             from it to stop (a cancelled replay does).

@@ -7,12 +7,17 @@ call it):
 2. open the source within the input byte limit and, when pinned, with its
    digest;
 3. pick the simulator: ``simulator`` when given, else the recording's
-   ``simulation_contract.simulator``, through the adapter registry; it must be
-   available, able to replay, and support the mode;
+   ``simulation_contract.simulator``, through the simulator registry; it must
+   be available, able to replay, and support the mode;
 4. run the preflight of :mod:`fsr_core.simulation.preflight` for the mode (full
    validation, then render state, or every authored-control and target check);
 5. hand over to the adapter with the digest it checked pinned, so the adapter
    reads exactly the bytes the preflight passed.
+
+A file a simulator claims (a log of another tool, or an FSR file converted
+from one: :meth:`~fsr_core.simulation.protocol.Simulator.claims_source`) skips
+steps 2-4: the engine checks the mode, the simulator's availability and its
+``can_replay``, and the simulator checks the rest itself.
 
 Preflight failures raise :class:`~fsr_core.errors.ReplayError` before any
 command is submitted or frame rendered. Once the adapter runs, the outcome is
@@ -26,7 +31,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from fsr_core.errors import FsrError, ReplayError
+from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.simulation.lifecycle import ReplayCancelledError, cancel_check
@@ -48,13 +53,23 @@ from fsr_core.simulation.protocol import (
     ReplayOptions,
     ReplayOutcome,
     ReplayResult,
+    Simulator,
     Timing,
 )
-from fsr_core.simulation.registry import get_adapter
+from fsr_core.simulation.registry import (
+    check_available,
+    claiming_simulator,
+    get_adapter,
+)
 from fsr_core.simulation.target_checks import check_chunks_fit, check_contract
-from fsr_core.simulators.skelarm.replay import is_skelarm_source
 
 __all__ = ["PASSIVE_NOTE", "replay_adapter", "replay_file"]
+
+#: What a file replayed in each mode is, as a refusal says it.
+_REPLAYED: dict[ReplayMode, str] = {
+    ReplayMode.RENDER: "re-rendered",
+    ReplayMode.RESIMULATE: "re-simulated",
+}
 
 #: What a re-simulation of a run that authored no command says it did.
 PASSIVE_NOTE = (
@@ -108,8 +123,11 @@ def replay_file(
     """
     source_path, output_path = Path(source), Path(output)
     check_output(source_path, output_path, overwrite=options.overwrite)
-    if simulator in (None, "skelarm") and is_skelarm_source(source_path):
-        return _replay_skelarm(source_path, output_path, options, progress, cancel)
+    claimant = claiming_simulator(source_path)
+    if claimant is not None and simulator in (None, claimant.name):
+        return _replay_claimed(
+            claimant, source_path, output_path, options, progress, cancel
+        )
     try:
         adapter, digest, passive = _preflight(source_path, options, simulator, cancel)
     except ReplayCancelledError as exc:
@@ -220,32 +238,37 @@ def replay_adapter(
     return adapter
 
 
-def _replay_skelarm(
+def _replay_claimed(
+    simulator: Simulator,
     source: Path,
     output: Path,
     options: ReplayOptions,
     progress: ProgressFn | None,
     cancel: CancelToken | None,
 ) -> ReplayResult:
-    """Re-simulate a skelarm log (or its converted FSR) through skelarm itself.
+    """Hand a file ``simulator`` claims (not an FSR recording of its own) to it.
 
-    Such a log holds the run's config, not authored control or render state:
-    the skelarm adapter checks it (config present, skelarm available) and
-    writes the re-run as a ``.sklog.npz`` that ``compare`` reads.
+    Such a file (a skelarm log) holds what its own simulator needs, not the
+    authored control or render state the FSR preflight checks: the simulator
+    checks it (:meth:`can_replay`, then in :meth:`replay`).
     """
-    if options.mode is not ReplayMode.RESIMULATE:
-        raise preflight_error(
-            source,
-            "a skelarm log can only be re-simulated (--mode resimulate): "
-            "it holds no render state",
+    modes = simulator.capabilities()
+    if options.mode not in modes:
+        only = " or ".join(_REPLAYED[mode] for mode in ReplayMode if mode in modes)
+        flags = " or ".join(
+            f"--mode {mode.value}" for mode in ReplayMode if mode in modes
         )
-    adapter = get_adapter("skelarm")
-    if not isinstance(adapter, ReplayingAdapter):
-        raise ReplayError("simulator 'skelarm' cannot replay recordings")
-    reason = adapter.can_replay(source)
+        said = f"can only be {only} ({flags})" if modes else "cannot be replayed"
+        raise preflight_error(
+            source, f"this file is replayed by simulator {simulator.name!r} and {said}"
+        )
+    check_available(simulator)
+    reason = simulator.can_replay(source)
     if reason is not None:
-        raise preflight_error(source, f"simulator 'skelarm' cannot replay it: {reason}")
-    return adapter.replay(source, output, options, progress=progress, cancel=cancel)
+        raise preflight_error(
+            source, f"simulator {simulator.name!r} cannot replay it: {reason}"
+        )
+    return simulator.replay(source, output, options, progress=progress, cancel=cancel)
 
 
 def _check_resimulation(

@@ -1,6 +1,12 @@
-"""What the replay engine and every simulator adapter agree on.
+"""What the command line, the replay engine and every simulator agree on.
 
-A replay reads one source recording and writes one new FSR file. The two modes:
+A simulator is one object behind the registry (:mod:`fsr_core.simulation.registry`)
+that implements :class:`Simulator`: its name and why it cannot run here; which
+recordings, scenarios and other files it recognises; recording a scenario; its
+demos; the :class:`~fsr_core.simulation.profile.RecordingProfile` that shapes
+the model of its FSR recordings; and replaying.
+
+A replay reads one source recording and writes one new file. The two modes:
 
 ``render``
     Apply the recorded visual state frame by frame on a paused clock and
@@ -10,36 +16,43 @@ A replay reads one source recording and writes one new FSR file. The two modes:
     run the physics again. Applied-control records are evidence and are never
     replayed.
 
-Adapters that can replay implement :class:`ReplayingAdapter` on top of the
-registry's :class:`~fsr_core.simulation.registry.SimulatorAdapter`. The engine
-(:mod:`fsr_core.replay.engine`) runs the shared preflight, then calls the
-adapter, and the adapter writes through :class:`~fsr_core.format.writer.FsrWriter`
-with footer provenance naming the source file's SHA-256 and the mode.
+The engine (:mod:`fsr_core.replay.engine`) runs the shared preflight, then
+calls the simulator, which writes through
+:class:`~fsr_core.format.writer.FsrWriter` with footer provenance naming the
+source file's SHA-256 and the mode. A simulator that replays files that are not
+FSR (skelarm's ``.sklog.npz`` logs) claims them (:meth:`Simulator.claims_source`)
+and checks them itself.
 """
 
 from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
+from fsr_core.simulation.profile import RecordingProfile
 
 __all__ = [
     "CancelToken",
     "ContractingAdapter",
     "Execution",
     "ProgressFn",
+    "RecordedRun",
     "ReplayMode",
     "ReplayOptions",
     "ReplayOutcome",
+    "ReplayPlan",
     "ReplayResult",
     "ReplayingAdapter",
+    "ScenarioInput",
+    "Simulator",
     "TargetContract",
     "Timing",
+    "WrittenDemo",
 ]
 
 
@@ -160,11 +173,11 @@ class ReplayResult:
 
 @runtime_checkable
 class ReplayingAdapter(Protocol):
-    """A simulator adapter that can replay recordings."""
+    """The replay half of :class:`Simulator` (an empty :meth:`capabilities`: none)."""
 
     @property
     def name(self) -> str:
-        """Registry name."""
+        """Registry name, as recordings' ``simulation_contract.simulator`` gives it."""
         ...
 
     def unavailable_reason(self) -> str | None:
@@ -189,6 +202,118 @@ class ReplayingAdapter(Protocol):
         cancel: CancelToken | None = None,
     ) -> ReplayResult:
         """Run the replay and publish ``output`` atomically (nothing on failure)."""
+        ...
+
+
+ScenarioInput: TypeAlias = Path | Mapping[str, Any]
+"""A scenario file, or a parsed scenario (the ``config`` metadata of a recording)."""
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """What a simulator recorded from one scenario."""
+
+    output: Path
+    """The published recording."""
+    summary: str
+    """What the run made, for people: ``2400 ticks in 1 generation(s), ...``."""
+    result: Any = None
+    """The simulator's own result object (its ticks, timings, publish result)."""
+
+
+@dataclass(frozen=True)
+class WrittenDemo:
+    """One demo take on disk."""
+
+    recording: Path
+    scenario: Path
+    """The take's scenario file, to edit and run again."""
+    written: bool
+    """``False`` when the recording was there already and was kept."""
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """What a replay of one source will give, said before it runs."""
+
+    fidelity: str
+    """How close the replay comes to the source, e.g. ``exact``."""
+    notes: tuple[str, ...] = ()
+    """What the user should know before it runs."""
+
+
+@runtime_checkable
+class Simulator(ReplayingAdapter, Protocol):
+    """Everything the registry, the engine and the command line ask a simulator.
+
+    :class:`~fsr_core.simulation.simulator_defaults.SimulatorDefaults` gives the
+    answers of a simulator that does not do something (no demos, no profile,
+    claims no file that is not FSR), so a simulator implements what it does.
+    """
+
+    def recognises_recording(self, metadata: Mapping[str, Any]) -> bool:
+        """Say whether an FSR recording with ``metadata`` is one of this simulator's."""
+        ...
+
+    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
+        """Say whether the parsed scenario file ``document`` is for this simulator."""
+        ...
+
+    def claims_source(self, source: Path) -> bool:
+        """Say whether it replays ``source`` itself, outside the FSR preflight.
+
+        For files that are not FSR recordings (skelarm's logs) and FSR files
+        converted from them; it may read the file.
+        """
+        ...
+
+    def source_kinds(self) -> frozenset[str]:
+        """Return the ``RecordingModel.source`` kinds (besides ``fsr``) it replays."""
+        ...
+
+    def recording_profile(self) -> RecordingProfile | None:
+        """Return what shapes the model of the recordings it recognises, if anything."""
+        ...
+
+    def record(
+        self, scenario: ScenarioInput, output: Path, **options: Any
+    ) -> RecordedRun:
+        """Run ``scenario`` and record it to ``output`` (published atomically).
+
+        Raises
+        ------
+        FsrError
+            The scenario is invalid (the message names the file and the
+            problem), the simulator cannot run here, or writing failed.
+        """
+        ...
+
+    def demos(self) -> tuple[str, ...]:
+        """Return the names of the built-in demo takes (none for most simulators)."""
+        ...
+
+    def write_demos(
+        self,
+        folder: Path,
+        *,
+        names: Sequence[str] | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> tuple[WrittenDemo, ...]:
+        """Record the demo takes ``names`` (all by default) into ``folder``.
+
+        A take already there is kept; ``progress`` is called with each name
+        before its recording starts.
+        """
+        ...
+
+    def plan_replay(self, source: Path, options: ReplayOptions) -> ReplayPlan:
+        """Say what replaying ``source`` with ``options`` will give, before it runs.
+
+        Raises
+        ------
+        FsrError
+            ``source`` cannot be read.
+        """
         ...
 
 

@@ -44,6 +44,7 @@ from fsr_core.simulation.protocol import (
     ReplayOutcome,
     ReplayResult,
 )
+from fsr_core.simulation.replay_call import ReplayCall
 
 __all__ = ["FinalClock", "ReplayContext", "ReplayOutput", "run_replay"]
 
@@ -104,20 +105,18 @@ Body = Callable[[FsrWriter, ReplayContext], FinalClock]
 
 
 def run_replay(
-    output: Path,
+    call: ReplayCall,
     described: ReplayOutput,
     body: Body,
     *,
-    options: ReplayOptions,
     source_sha256: str,
     simulator: str,
-    progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None,
 ) -> ReplayResult:
-    """Run ``body`` into ``output`` and return the outcome (see module docstring)."""
+    """Run ``body`` into ``call.output``; return the outcome (see module docstring)."""
+    output, options = call.output, call.options
     started = time.perf_counter()
     completion = Completion()
-    context = ReplayContext(str(output), options, progress, cancel)
+    context = ReplayContext(str(output), options, call.progress, call.cancel)
 
     def result(outcome: ReplayOutcome, message: str, **fields: Any) -> ReplayResult:
         completion.complete(outcome)

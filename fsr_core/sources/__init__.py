@@ -1,42 +1,118 @@
 """Recording sources: each turns one file format into a RecordingModel.
 
-:func:`open_recording` picks the source by the file's first bytes, so a file's
-name never decides how it is parsed.
+The registry (:mod:`fsr_core.sources.registry`) picks the source by the file's
+first bytes, so a file's name never decides how it is parsed. Every command
+opens, inspects and converts its inputs through the functions below, so each
+accepts every registered source (FSR, skelarm logs, plugins).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
-from fsr_core.errors import OpenFailedError
+from fsr_core.errors import SourceUnavailableError
+from fsr_core.format.safe_open import open_source
 from fsr_core.recording import RecordingModel
+from fsr_core.sources.inspection import model_report
+from fsr_core.sources.registry import (
+    ConvertingSource,
+    FsrConversion,
+    InspectingSource,
+    Source,
+    source_for,
+    source_names,
+)
 
-__all__ = ["open_recording"]
+__all__ = [
+    "FsrConversion",
+    "Source",
+    "convert_recording",
+    "inspect_recording",
+    "open_recording",
+    "source_for",
+    "source_names",
+]
 
-_ZIP_MAGIC = b"PK\x03\x04"
+
+def _usable_source(path: Path) -> Source:
+    """Return the source of ``path``, refusing one that cannot run here."""
+    source = source_for(path)
+    reason = source.unavailable_reason()
+    if reason is not None:
+        raise SourceUnavailableError(
+            f"reading a {source.description} needs what is missing here: {reason}",
+            path=path,
+        )
+    return source
 
 
 def open_recording(path: str | Path) -> RecordingModel:
-    """Open an FSR file or a skelarm ``.sklog.npz`` log as a recording model.
+    """Open a recording of any registered kind as a recording model.
 
     Raises
     ------
     FsrError
         The file cannot be read or is not a recording this viewer knows; the
-        message names the file and the problem.
+        message names the file and the problem (for an unknown file, the kinds
+        known).
     """
-    source = Path(path)
+    target = Path(path)
+    return _usable_source(target).open(target)
+
+
+def inspect_recording(
+    path: str | os.PathLike[str], *, verify: bool = False
+) -> dict[str, Any]:
+    """Return the inspection report of a recording of any registered kind.
+
+    The shape is the same for every source (:mod:`fsr_core.sources.inspection`);
+    a source without its own report gets one built from its model.
+
+    Raises
+    ------
+    FsrError
+        As :func:`open_recording`.
+    """
+    target = Path(path)
+    source = _usable_source(target)
+    if isinstance(source, InspectingSource):
+        return source.inspect(target, verify=verify)
+    byte_source = open_source(target)
     try:
-        with source.open("rb") as handle:
-            head = handle.read(8)
-    except OSError as exc:
-        raise OpenFailedError(
-            f"cannot open: {exc.strerror}", errno=exc.errno, path=source
-        ) from exc
-    if head.startswith(_ZIP_MAGIC):
-        from fsr_core.sources.skelarm import load_skelarm
+        size_bytes = byte_source.size
+    finally:
+        byte_source.close()
+    return model_report(
+        source.open(target),
+        description=source.description,
+        size_bytes=size_bytes,
+        verify=verify,
+    )
 
-        return load_skelarm(source)
-    from fsr_core.sources.fsr import load_fsr
 
-    return load_fsr(source)
+def convert_recording(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+) -> FsrConversion:
+    """Write a recording of any kind that converts as the FSR file ``output``.
+
+    Raises
+    ------
+    SourceUnavailableError
+        The file's source cannot convert (FSR is FSR already).
+    FsrError
+        As :func:`open_recording`, or ``output`` exists without ``overwrite``.
+    """
+    target = Path(path)
+    source = _usable_source(target)
+    if not isinstance(source, ConvertingSource):
+        raise SourceUnavailableError(
+            f"a {source.description} cannot be written as FSR (the "
+            f"{source.name!r} source has no conversion)",
+            path=target,
+        )
+    return source.to_fsr(target, Path(output), overwrite=overwrite)

@@ -1,10 +1,16 @@
-"""Build the viewer's :class:`~fsr_core.recording.RecordingModel` from an FSR file."""
+"""Build the viewer's :class:`~fsr_core.recording.RecordingModel` from an FSR file.
+
+Every FSR file gets the same model (timeline, numeric channels, cameras,
+geometry, overlays, markers, integrity); the simulator that recognises the
+file's metadata then shapes it through its
+:class:`~fsr_core.simulation.profile.RecordingProfile`, found through the
+simulator registry, so no simulator is named here.
+"""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -19,16 +25,16 @@ from fsr_core.recording import (
     Integrity,
     Marker,
     MarkerKind,
-    PlanarKinematics,
     RecordingModel,
     Segment,
     TaskOverlay,
     Timeline,
 )
+from fsr_core.simulation.profile import FsrOpening
+from fsr_core.simulation.registry import recording_profile
 from fsr_core.sources.fsr_geometry import load_geometry
 from fsr_core.sources.fsr_joints import contract_joint_channel
 from fsr_core.sources.fsr_tail import lost_tail_markers, recovered_copy_reason
-from fsr_core.sources.skelarm.converted import is_converted_log, load_converted
 
 __all__ = ["load_fsr"]
 
@@ -83,51 +89,6 @@ def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
             columns=spec.channels or tuple(str(i) for i in range(flat.shape[1])),
         )
     return channels
-
-
-def _derived(
-    channels: dict[str, Channel], stream: str, prefix: str, name: str
-) -> str | None:
-    """Add a channel made of ``stream``'s columns starting with ``prefix``."""
-    source = channels.get(stream)
-    if source is None:
-        return None
-    picks = [i for i, column in enumerate(source.columns) if column.startswith(prefix)]
-    if not picks:
-        return None
-    channels[name] = Channel(
-        name=name,
-        times_s=source.times_s,
-        values=source.values[:, picks],
-        columns=tuple(source.columns[i] for i in picks),
-    )
-    return name
-
-
-def _kinematics(metadata: dict[str, Any]) -> PlanarKinematics | None:
-    arm = (
-        metadata.get("config", {}).get("arm")
-        if isinstance(metadata.get("config"), dict)
-        else None
-    )
-    if not isinstance(arm, dict) or not isinstance(arm.get("links"), list):
-        return None
-    links = arm["links"]
-    limits_low = [
-        np.nan if link.get("q_min_rad") is None else link["q_min_rad"] for link in links
-    ]
-    limits_high = [
-        np.nan if link.get("q_max_rad") is None else link["q_max_rad"] for link in links
-    ]
-    return PlanarKinematics(
-        lengths_m=np.array([float(link["length_m"]) for link in links]),
-        base_m=(float(arm["base_m"][0]), float(arm["base_m"][1])),
-        com_m=np.array(
-            [float(link.get("com_m", link["length_m"] / 2)) for link in links]
-        ),
-        q_min_rad=np.array(limits_low, dtype=np.float64),
-        q_max_rad=np.array(limits_high, dtype=np.float64),
-    )
 
 
 def _overlays(reader: FsrReader) -> dict[int, TaskOverlay]:
@@ -285,74 +246,49 @@ def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
     """
     source = Path(path)
     with FsrReader.open(source, recover=recover) as reader:
-        if is_converted_log(reader.metadata):  # opens as the skelarm log did
-            return load_converted(reader, source, *_integrity(reader))
-        timeline = _timeline(reader)
-        channels = _channels(reader, timeline)
-        planar = (
-            reader.metadata.get("simulation_contract", {}).get("simulator")
-            == "planar_arm"
-        )
-        stream = "observations.arm"
-        joint = _derived(channels, stream, "q", "q") if planar else None
-        if joint is not None:
-            columns = channels[joint].columns
-            picks = [i for i, c in enumerate(columns) if c[1:].isdigit()]
-            channels[joint] = Channel(
-                "q",
-                channels[joint].times_s,
-                channels[joint].values[:, picks],
-                "rad",
-                "joint angle",
-                tuple(columns[i] for i in picks),
-            )
-        if not planar:
-            joint = contract_joint_channel(channels, reader.metadata)
-        force = _derived(channels, stream, "ext_f", "ext_force") if planar else None
-        active = (
-            _derived(channels, stream, "active_target", "active_target")
-            if planar
-            else None
-        )
-        readouts = {}
-        if planar:
-            readouts = {
-                "friction": f"{stream}:friction",
-                "tip speed": f"{stream}:tip_speed",
-            }
         integrity, reason = _integrity(reader)
-        streams = {
-            info.spec.kind for info in reader.streams.values() if info.record_count
-        }
-        config_ok = (
-            "config" in reader.metadata and "simulation_contract" in reader.metadata
-        )
-        return RecordingModel(
+        opening = FsrOpening(
+            reader=reader,
             path=source,
-            source="fsr",
-            title=str(reader.metadata.get("run", {}).get("name", source.stem)),
-            timeline=timeline,
-            channels=channels,
-            cameras=_camera_tracks(reader, source, timeline),
-            kinematics=_kinematics(reader.metadata) if planar else None,
-            geometry=load_geometry(reader, timeline),
-            joint_channel=joint,
-            overlays=_overlays(reader),
-            active_target_channel=active,
-            external_force_channel=force,
-            readouts=readouts,
-            markers=_markers(reader, timeline),
-            provenance=dict(reader.footer.provenance) if reader.footer else {},
-            metadata=reader.metadata,
             integrity=integrity,
             integrity_reason=reason,
-            report=inspection_report(reader),
-            can_rerender=None
-            if StreamKind.RENDER_STATE in streams
-            else "no render state recorded",
-            can_resimulate=(
-                None
-                if config_ok and StreamKind.CONTROL_AUTHORED in streams
-                else "no resolved config and authored control recorded"
-            ),
+            generic_model=lambda: _generic_model(reader, source, integrity, reason),
         )
+        profile = recording_profile(reader.metadata)
+        return opening.generic_model() if profile is None else profile.build(opening)
+
+
+def _generic_model(
+    reader: FsrReader, source: Path, integrity: Integrity, reason: str
+) -> RecordingModel:
+    """Build the model every FSR file gets, whatever its simulator."""
+    timeline = _timeline(reader)
+    channels = _channels(reader, timeline)
+    joint = contract_joint_channel(channels, reader.metadata)
+    streams = {info.spec.kind for info in reader.streams.values() if info.record_count}
+    config_ok = "config" in reader.metadata and "simulation_contract" in reader.metadata
+    return RecordingModel(
+        path=source,
+        source="fsr",
+        title=str(reader.metadata.get("run", {}).get("name", source.stem)),
+        timeline=timeline,
+        channels=channels,
+        cameras=_camera_tracks(reader, source, timeline),
+        geometry=load_geometry(reader, timeline),
+        joint_channel=joint,
+        overlays=_overlays(reader),
+        markers=_markers(reader, timeline),
+        provenance=dict(reader.footer.provenance) if reader.footer else {},
+        metadata=reader.metadata,
+        integrity=integrity,
+        integrity_reason=reason,
+        report=inspection_report(reader),
+        can_rerender=None
+        if StreamKind.RENDER_STATE in streams
+        else "no render state recorded",
+        can_resimulate=(
+            None
+            if config_ok and StreamKind.CONTROL_AUTHORED in streams
+            else "no resolved config and authored control recorded"
+        ),
+    )

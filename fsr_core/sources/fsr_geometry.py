@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.arrays import FloatArray
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.recording import GeometryMesh, SceneGeometry, SceneTarget, Timeline
@@ -28,8 +29,6 @@ from fsr_core.recording import GeometryMesh, SceneGeometry, SceneTarget, Timelin
 __all__ = ["load_geometry"]
 
 logger = logging.getLogger(__name__)
-
-FloatArray = np.ndarray
 
 
 def _stream(reader: FsrReader, kind: StreamKind) -> str | None:

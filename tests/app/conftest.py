@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QThreadPool
+from PySide6.QtCore import QSettings, QThreadPool
+from pytestqt.qtbot import QtBot
+from shown_widgets import ini_settings, new_main_window, show_widget
 
+from app.window.main_window import MainWindow
 from fsr_core.simulators.planar_arm.demos import _take_documents
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
@@ -71,6 +74,28 @@ def broken_file(tmp_path: Path) -> Path:
 def skelarm_logs() -> list[Path]:
     """Return the real skelarm logs shipped in tests/data/skelarm."""
     return sorted(SKELARM_DATA.glob("*.sklog.npz"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """Return window settings of this test alone (``tmp_path/settings.ini``)."""
+    return ini_settings(tmp_path)
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, settings: QSettings, request: pytest.FixtureRequest
+) -> Iterator[MainWindow]:
+    """Show a player window, sized by the module's ``WINDOW_SIZE`` (1200x800).
+
+    When the test ends the window closes and its export and replay are done.
+    """
+    size = getattr(request.module, "WINDOW_SIZE", (1200, 800))
+    made = show_widget(qtbot, new_main_window(settings), size)
+    yield made
+    made.close()
+    assert made.menus.export.wait_done(10_000), "the export is still running"
+    assert made.menus.replay.wait_done(10_000), "the replay is still running"
 
 
 @pytest.fixture(autouse=True)

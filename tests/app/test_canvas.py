@@ -13,17 +13,14 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
 from app.canvas import ReadoutPanel, SceneCanvas, SceneOptions, qimage_to_rgb
-from app.canvas.scene_canvas import COM_COLOR
+from app.canvas.scene_canvas import COM_COLOR, REFERENCE_COLOR, TIP_COLOR
+from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, FORCE_COLOR
 from fsr_core.recording import RecordingModel
 from fsr_core.simulators.planar_arm.demos import _take_documents
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.simulators.planar_arm.render import (
-    ACTIVE_TARGET_COLOR,
-    FORCE_COLOR,
-    TIP_COLOR,
-)
 from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
+from tests.app.conftest import record_short_take
 
 pytestmark = pytest.mark.gui
 
@@ -33,27 +30,15 @@ SKELARM_REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.np
 Pixels = npt.NDArray[np.uint8]
 
 
-def _record(
-    folder: Path, name: str, pushes: tuple[ExternalPush, ...] = (), **changes: Any
-) -> Path:
-    document = _take_documents()[name]
-    document.update(duration_s=0.5, cameras=[])
-    document["task"].update(changes)
-    path = folder / f"{name}.fsr"
-    record_run(Scenario.from_json(document), path, external_pushes=pushes)
-    return path
-
-
 @pytest.fixture(scope="module")
 def takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Short demo takes: a reach, a push at 0.2-0.35 s, a target switch at 0.25 s."""
     folder = tmp_path_factory.mktemp("takes")
+    push = ExternalPush(0.2, 0.35, (-18.0, 6.0))
     return {
-        "reach": _record(folder, "01_reach"),
-        "pushed": _record(
-            folder, "05_pushed", (ExternalPush(0.2, 0.35, (-18.0, 6.0)),)
-        ),
-        "multi": _record(folder, "02_multi_target", switches=[[0.25, 1]]),
+        "reach": record_short_take(folder, "01_reach"),
+        "pushed": record_short_take(folder, "05_pushed", pushes=(push,)),
+        "multi": record_short_take(folder, "02_multi_target", switches=[[0.25, 1]]),
     }
 
 
@@ -375,4 +360,4 @@ def test_the_backdrop_copy_matches_drawing_it_directly(
     plain = QImage(2 * WIDTH, 2 * HEIGHT, QImage.Format.Format_ARGB32_Premultiplied)
     copied, drawn = paint(hidpi, 1.0), paint(plain, 2.0)
     assert np.array_equal(copied, drawn)
-    assert (_near(copied, (120, 128, 142), 30)).sum() > 100  # the reference path
+    assert (_near(copied, REFERENCE_COLOR, 30)).sum() > 100  # the reference path

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,36 @@ def _decode(path: Path) -> tuple[list[av.VideoFrame], Any]:
 
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".partial"))
+
+
+def _occupied(path: Path, content: bytes = b"old") -> Path:
+    """Write ``content`` at ``path``: a target that already exists."""
+    path.write_bytes(content)
+    return path
+
+
+@dataclasses.dataclass(frozen=True)
+class CliRun:
+    """What one ``fsr-viewer`` command did: its exit code and what it printed."""
+
+    code: int
+    out: str
+    err: str
+
+
+Cli = Callable[..., CliRun]
+
+
+@pytest.fixture
+def cli(qapp: Any, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """Return a function that runs ``fsr-viewer`` with its arguments as strings."""
+
+    def run(*args: object) -> CliRun:
+        code = main([str(arg) for arg in args])
+        captured = capsys.readouterr()
+        return CliRun(code, captured.out, captured.err)
+
+    return run
 
 
 def test_frame_count_follows_span_speed_and_fps() -> None:
@@ -176,12 +207,15 @@ def test_output_appears_only_when_complete(
     assert _leftovers(tmp_path) == []
 
 
-def test_existing_target_is_never_overwritten(
-    reach_model: RecordingModel, tmp_path: Path
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("reach.mp4", "already exists"), ("reach.webm", "--overwrite")],
+)
+def test_existing_target_is_never_overwritten_and_the_flag_is_named(
+    reach_model: RecordingModel, tmp_path: Path, name: str, message: str
 ) -> None:
-    out = tmp_path / "reach.mp4"
-    out.write_bytes(b"keep me")
-    with pytest.raises(TargetExistsError, match="already exists"):
+    out = _occupied(tmp_path / name, b"keep me")
+    with pytest.raises(TargetExistsError, match=message):
         export_video(reach_model, out)
     assert out.read_bytes() == b"keep me"
     assert _leftovers(tmp_path) == []
@@ -227,46 +261,39 @@ def test_ensure_gui_app_reuses_the_running_application(qapp: Any) -> None:
 
 
 def test_cli_export_prints_progress_and_the_result(
-    reach_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
     out = tmp_path / "reach.mp4"
-    code = main([str(reach_take), "--export", str(out), "--panel", "--fps", "24"])
-    captured = capsys.readouterr()
-    assert code == 0
+    run = cli(reach_take, "--export", out, "--panel", "--fps", "24")
+    assert run.code == 0
     expected = frame_count(open_recording(reach_take).duration_s, fps=24.0, speed=1.0)
-    assert f"{expected}/{expected} frames" in captured.err
-    assert "[" + "#" * 30 + "]" in captured.err
-    assert f"{out}: {expected} frames, 1104x800" in captured.out
+    assert f"{expected}/{expected} frames" in run.err
+    assert "[" + "#" * 30 + "]" in run.err
+    assert f"{out}: {expected} frames, 1104x800" in run.out
     frames, info = _decode(out)
     assert len(frames) == expected
     assert info["rate"] == Fraction(24)
 
 
 def test_cli_existing_target_exits_1_and_keeps_it(
-    reach_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    out = tmp_path / "reach.gif"
-    out.write_bytes(b"keep me")
-    assert main([str(reach_take), "--export", str(out)]) == 1
-    err = capsys.readouterr().err
-    assert "already exists" in err
-    assert len(err.strip().splitlines()) == 1
+    out = _occupied(tmp_path / "reach.gif", b"keep me")
+    run = cli(reach_take, "--export", out)
+    assert run.code == 1
+    assert "already exists" in run.err
+    assert len(run.err.strip().splitlines()) == 1
     assert out.read_bytes() == b"keep me"
 
 
 def test_cli_output_equal_to_input_exits_1(
-    reach_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
     source = tmp_path / "take.gif"
     shutil.copyfile(reach_take, source)
-    assert main([str(source), "--export", str(source)]) == 1
-    assert "is the input" in capsys.readouterr().err
+    run = cli(source, "--export", source)
+    assert run.code == 1
+    assert "is the input" in run.err
 
 
 @pytest.mark.parametrize(
@@ -278,9 +305,16 @@ def test_cli_output_equal_to_input_exits_1(
         (["--export", "out.mp4", "--start", "0.4", "--end", "0.2"], "is after"),
         (["second.fsr", "--export", "out.mp4"], "--export takes a single recording"),
         (["--export", "out.mp4", "--fps", "0"], "must be positive"),
+        (["--export-frame", "x", "a.png"], "T must be a time"),
+        (["--export-frame", "0.1", "a.jpg"], "written as .png"),
+        (["--export-channels", "a.txt"], "use a .csv name"),
+        (["b.fsr", "--export-channels", "a.csv"], "single recording"),
+        (["b.fsr", "--export", "a.mp4"], "single recording"),
+        (["--export-dir", "d", "--export", "a.mp4"], "cannot be combined"),
+        (["--export-dir", "d", "--format", "avi"], "invalid choice"),
     ],
 )
-def test_cli_export_usage_errors_exit_2(
+def test_cli_usage_errors_exit_2(
     reach_take: Path,
     extra: list[str],
     message: str,
@@ -491,8 +525,7 @@ def test_play_window_defaults_to_the_whole_recording() -> None:
 def test_overwrite_replaces_the_existing_file_atomically(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    out = tmp_path / "reach.mp4"
-    out.write_bytes(b"old")
+    out = _occupied(tmp_path / "reach.mp4")
     old_inode = out.stat().st_ino
     seen: list[bytes] = []
 
@@ -512,8 +545,7 @@ def test_overwrite_replaces_the_existing_file_atomically(
 def test_cancelled_overwrite_keeps_the_old_file(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    out = tmp_path / "reach.gif"
-    out.write_bytes(b"old")
+    out = _occupied(tmp_path / "reach.gif")
     with pytest.raises(ExportCancelled):
         export_video(
             reach_model, out, size=(96, 96), overwrite=True, cancelled=lambda: True
@@ -529,15 +561,6 @@ def test_overwrite_never_replaces_the_source(reach_take: Path, tmp_path: Path) -
     with pytest.raises(WriteFailedError, match="is the input"):
         export_video(open_recording(source), source, overwrite=True)
     assert source.read_bytes() == before
-
-
-def test_existing_target_message_names_the_flag(
-    reach_model: RecordingModel, tmp_path: Path
-) -> None:
-    out = tmp_path / "reach.webm"
-    out.write_bytes(b"keep")
-    with pytest.raises(TargetExistsError, match="--overwrite"):
-        export_video(reach_model, out)
 
 
 def test_webm_is_vp9_yuv420p(reach_model: RecordingModel, tmp_path: Path) -> None:
@@ -557,32 +580,29 @@ def test_webm_is_vp9_yuv420p(reach_model: RecordingModel, tmp_path: Path) -> Non
 
 
 def test_cli_size_window_and_overwrite(
-    reach_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    out = tmp_path / "clip.webm"
-    out.write_bytes(b"old")
-    args = [str(reach_take), "--export", str(out), "--size", "200x120", "--panel"]
+    out = _occupied(tmp_path / "clip.webm")
+    args = [reach_take, "--export", out, "--size", "200x120", "--panel"]
     window = ["--start", "0.1", "--end", "0.3"]
-    assert main([*args, *window]) == 1
-    assert "--overwrite" in capsys.readouterr().err
+    refused = cli(*args, *window)
+    assert refused.code == 1
+    assert "--overwrite" in refused.err
     assert out.read_bytes() == b"old"
-    assert main([*args, *window, "--overwrite"]) == 0
-    captured = capsys.readouterr()
-    assert f"{out}: 7 frames, 504x120" in captured.out
+    written = cli(*args, *window, "--overwrite")
+    assert written.code == 0
+    assert f"{out}: 7 frames, 504x120" in written.out
     frames, _ = _decode(out)
     assert len(frames) == 7
     assert (frames[0].width, frames[0].height) == (504, 120)
 
 
 def test_cli_end_past_the_recording_exits_1_before_any_work(
-    reach_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    out = tmp_path / "clip.mp4"
-    assert main([str(reach_take), "--export", str(out), "--end", "60"]) == 1
-    assert "past the end of the recording" in capsys.readouterr().err
+    run = cli(reach_take, "--export", tmp_path / "clip.mp4", "--end", "60")
+    assert run.code == 1
+    assert "past the end of the recording" in run.err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -618,8 +638,7 @@ def test_still_is_the_video_frame_drawn_with_the_same_options(
 def test_still_never_overwrites_unless_asked(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    out = tmp_path / "still.png"
-    out.write_bytes(b"old")
+    out = _occupied(tmp_path / "still.png")
     with pytest.raises(TargetExistsError):
         export_frame(reach_model, 0.0, out, size=(64, 64))
     assert out.read_bytes() == b"old"
@@ -705,53 +724,19 @@ def test_channels_csv_never_overwrites_unless_asked(
 
 
 def test_cli_exports_a_still_and_the_channels(
-    reach_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
     png = tmp_path / "at.png"
     table = tmp_path / "data.csv"
-    code = main(
-        [
-            str(reach_take),
-            "--export-frame",
-            "0.2",
-            str(png),
-            "--export-channels",
-            str(table),
-            "--panel",
-            "--size",
-            "120x100",
-        ]
+    run = cli(
+        *(reach_take, "--export-frame", "0.2", png, "--export-channels", table),
+        *("--panel", "--size", "120x100"),
     )
-    out = capsys.readouterr().out
-    assert code == 0
-    assert f"{png}: 424x100 at t = 0.2 s" in out
-    assert f"{table}: " in out
+    assert run.code == 0
+    assert f"{png}: 424x100 at t = 0.2 s" in run.out
+    assert f"{table}: " in run.out
     assert _read_png(png).shape == (100, 424, 3)
     assert table.read_text().startswith("play_time_s,")
-
-
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        (["--export-frame", "x", "a.png"], "T must be a time"),
-        (["--export-frame", "0.1", "a.jpg"], "written as .png"),
-        (["--export-channels", "a.txt"], "use a .csv name"),
-        (["b.fsr", "--export-channels", "a.csv"], "single recording"),
-    ],
-)
-def test_cli_still_and_channel_usage_errors_exit_2(
-    reach_take: Path,
-    extra: list[str],
-    message: str,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with pytest.raises(SystemExit) as info:
-        main([str(reach_take), *extra])
-    assert info.value.code == 2
-    assert message in capsys.readouterr().err
 
 
 def test_cli_still_outside_the_recording_exits_1(
@@ -906,15 +891,11 @@ def test_camera_view_differs_from_the_scene_and_both_holds_each(
 
 @pytest.mark.parametrize("view", ["camera", "both"])
 def test_cli_camera_view_of_a_recording_without_cameras_exits_1(
-    reach_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
-    view: str,
+    reach_take: Path, tmp_path: Path, cli: Cli, view: str
 ) -> None:
-    out = tmp_path / "c.mp4"
-    assert main([str(reach_take), "--export", str(out), "--view", view]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    run = cli(reach_take, "--export", tmp_path / "c.mp4", "--view", view)
+    assert run.code == 1
+    err = run.err.strip().splitlines()
     assert len(err) == 1
     assert str(reach_take) in err[0]
     assert "has no cameras" in err[0]
@@ -922,29 +903,24 @@ def test_cli_camera_view_of_a_recording_without_cameras_exits_1(
 
 
 def test_cli_unknown_camera_exits_1_listing_the_known_ones(
-    camera_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
+    camera_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    out = tmp_path / "c.png"
-    code = main(
-        [
-            *(str(camera_take), "--export-frame", "0.1", str(out)),
-            *("--view", "camera", "--camera", "top"),
-        ]
+    run = cli(
+        *(camera_take, "--export-frame", "0.1", tmp_path / "c.png"),
+        *("--view", "camera", "--camera", "top"),
     )
-    assert code == 1
-    err = capsys.readouterr().err
-    assert "'top'" in err
-    assert "known cameras: front, oblique" in err
+    assert run.code == 1
+    assert "'top'" in run.err
+    assert "known cameras: front, oblique" in run.err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_both_view_with_panel(
-    camera_take: Path, tmp_path: Path, qapp: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_both_view_with_panel(camera_take: Path, tmp_path: Path, cli: Cli) -> None:
     out = tmp_path / "both.gif"
-    args = [str(camera_take), "--export", str(out), "--size", "100x80"]
-    assert main([*args, "--view", "both", "--panel", "--camera", "front"]) == 0
-    assert f"{out}: " in capsys.readouterr().out
+    args = [camera_take, "--export", out, "--size", "100x80"]
+    run = cli(*args, "--view", "both", "--panel", "--camera", "front")
+    assert run.code == 0
+    assert f"{out}: " in run.out
     frames, _ = _decode(out)
     assert (frames[0].width, frames[0].height) == (200 + 304, 80)
 
@@ -953,68 +929,33 @@ def test_cli_both_view_with_panel(
 
 
 def test_cli_export_dir_exports_each_file_and_reports_a_failure(
-    reach_take: Path,
-    camera_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, camera_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    broken = tmp_path / "broken.fsr"
-    broken.write_bytes(b"not a recording")
+    broken = _occupied(tmp_path / "broken.fsr", b"not a recording")
     out_dir = tmp_path / "out"
-    files = [str(reach_take), str(broken), str(camera_take)]
-    args = ["--export-dir", str(out_dir), "--format", "gif", "--size", "64x48"]
-    assert main([*files, *args]) == 1
-    captured = capsys.readouterr()
+    args = ["--export-dir", out_dir, "--format", "gif", "--size", "64x48"]
+    run = cli(reach_take, broken, camera_take, *args)
+    assert run.code == 1
     assert sorted(p.name for p in out_dir.iterdir()) == ["reach.gif", "reach_cam.gif"]
-    assert captured.out.count(": 15 frames, 64x48") == 2
-    errors = [line for line in captured.err.splitlines() if "broken.fsr" in line]
+    assert run.out.count(": 15 frames, 64x48") == 2
+    errors = [line for line in run.err.splitlines() if "broken.fsr" in line]
     assert len(errors) == 1
-    assert captured.err.count(" frames\n") == 2  # one progress line per export
+    assert run.err.count(" frames\n") == 2  # one progress line per export
     for name in ("reach.gif", "reach_cam.gif"):
         frames, _ = _decode(out_dir / name)
         assert (frames[0].width, frames[0].height) == (64, 48)
 
 
 def test_cli_export_dir_defaults_to_mp4_and_exits_0(
-    reach_take: Path,
-    camera_take: Path,
-    tmp_path: Path,
-    qapp: Any,
-    capsys: pytest.CaptureFixture[str],
+    reach_take: Path, camera_take: Path, tmp_path: Path, cli: Cli
 ) -> None:
-    code = main(
-        [
-            str(reach_take),
-            str(camera_take),
-            "--export-dir",
-            str(tmp_path),
-            "--size",
-            "64x48",
-            "--end",
-            "0.1",
-        ]
+    run = cli(
+        *(reach_take, camera_take, "--export-dir", tmp_path),
+        *("--size", "64x48", "--end", "0.1"),
     )
-    assert code == 0
-    assert capsys.readouterr().err.count("frames\n") == 2
+    assert run.code == 0
+    assert run.err.count("frames\n") == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reach.mp4", "reach_cam.mp4"]
-
-
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        (["b.fsr", "--export", "a.mp4"], "single recording"),
-        (["--export-dir", "d", "--export", "a.mp4"], "cannot be combined"),
-        (["--export-dir", "d", "--format", "avi"], "invalid choice"),
-    ],
-)
-def test_cli_export_dir_usage_errors_exit_2(
-    reach_take: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as info:
-        main([str(reach_take), *extra])
-    assert info.value.code == 2
-    assert message in capsys.readouterr().err
 
 
 def test_stem_drops_the_recording_suffixes() -> None:

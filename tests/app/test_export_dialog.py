@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import av
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
@@ -18,25 +17,13 @@ from app.headless.export.atomic import partial_name
 from app.window.export.dialog import ExportDialog
 from app.window.export.window_export import WindowExport
 from app.window.main_window import MainWindow
-from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    made = MainWindow(session=session, settings=settings)
-    qtbot.addWidget(made)
-    made.resize(1100, 700)
-    made.show()
-    qtbot.waitExposed(made)
-    yield made
-    made.close()
-    assert made.menus.export.wait_done(10_000), "the export is still running"
+#: The size of the conftest's ``window``.
+WINDOW_SIZE = (1100, 700)
 
 
 def _export(window: MainWindow) -> WindowExport:
@@ -64,6 +51,21 @@ def _type_output(qtbot: QtBot, dialog: ExportDialog, path: Path) -> None:
     dialog.output_edit.selectAll()
     qtbot.keyClick(dialog.output_edit, Qt.Key.Key_Delete)
     qtbot.keyClicks(dialog.output_edit, str(path))
+
+
+def _fill(
+    qtbot: QtBot,
+    dialog: ExportDialog,
+    out: Path,
+    size: tuple[int, int],
+    speed: float | None = None,
+) -> None:
+    """Type ``out`` as the output, then set the frame size (and the speed)."""
+    _type_output(qtbot, dialog, out)
+    dialog.width_spin.setValue(size[0])
+    dialog.height_spin.setValue(size[1])
+    if speed is not None:
+        dialog.speed_spin.setValue(speed)
 
 
 def _click(qtbot: QtBot, button: QAbstractButton) -> None:
@@ -163,10 +165,7 @@ def test_cancel_half_way_leaves_nothing_under_the_final_name(
 ) -> None:
     dialog = _open_dialog(qtbot, window, short_takes["multi"])
     out = tmp_path / "long.mp4"
-    _type_output(qtbot, dialog, out)
-    dialog.width_spin.setValue(64)
-    dialog.height_spin.setValue(64)
-    dialog.speed_spin.setValue(0.01)  # about 1500 frames
+    _fill(qtbot, dialog, out, (64, 64), speed=0.01)  # about 1500 frames
     duration_s = open_recording(short_takes["multi"]).duration_s
     _click(qtbot, dialog.export_button)
     export = _export(window)
@@ -198,9 +197,7 @@ def test_an_existing_file_is_kept_until_replace_is_ticked(
     out = tmp_path / "kept.gif"
     out.write_bytes(b"old")
     dialog = _open_dialog(qtbot, window, short_takes["pushed"])
-    _type_output(qtbot, dialog, out)
-    dialog.width_spin.setValue(64)
-    dialog.height_spin.setValue(48)
+    _fill(qtbot, dialog, out, (64, 48))
 
     _click(qtbot, dialog.export_button)
     assert dialog.isVisible()
@@ -241,10 +238,7 @@ def test_closing_the_window_cancels_a_running_export(
 ) -> None:
     dialog = _open_dialog(qtbot, window, short_takes["multi"])
     out = tmp_path / "closed.webm"
-    _type_output(qtbot, dialog, out)
-    dialog.width_spin.setValue(64)
-    dialog.height_spin.setValue(64)
-    dialog.speed_spin.setValue(0.01)
+    _fill(qtbot, dialog, out, (64, 64), speed=0.01)
     _click(qtbot, dialog.export_button)
     progress = _export(window).progress
     assert progress is not None

@@ -1,6 +1,6 @@
 """A write that fails mid-export (full disk, file-size limit) is told as such.
 
-HOSTILE.md W14 and U12: the export ends with a ``WriteFailedError`` naming the
+docs/robustness.md, W14 and U12: the export ends with a ``WriteFailedError`` naming the
 file and the cause (for a full disk, the free space and the size the export
 needs), nothing is left under the final or the partial name, and the command
 line prints one line and exits 1 instead of an "internal error".

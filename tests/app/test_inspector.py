@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidgetItem
+from shown_widgets import show_widget
 
 from app.window.widgets.inspector import BIG_SECTION_ROWS, InspectorDock, InspectorPanel
 from app.window.widgets.playlist_dock import BADGE_COLORS
@@ -24,11 +25,7 @@ HOSTILE = "<b>bold</b>\u202e\u200b"
 
 @pytest.fixture
 def panel(qtbot: Any) -> InspectorPanel:
-    widget = InspectorPanel()
-    qtbot.addWidget(widget)
-    widget.resize(500, 700)
-    widget.show()
-    return widget
+    return show_widget(qtbot, InspectorPanel(), (500, 700), exposed=False)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,23 +17,16 @@ from app.window.workers import run_inline
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+#: The size of the conftest's ``window``.
+WINDOW_SIZE = (1100, 700)
 
 
 @pytest.fixture
-def window(qtbot: QtBot, settings: QSettings) -> Iterator[MainWindow]:
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    made = MainWindow(session=session, settings=settings)
-    qtbot.addWidget(made)
-    made.resize(1100, 700)
-    made.show()
-    qtbot.waitExposed(made)
-    made.activateWindow()
-    qtbot.waitActive(made)
-    yield made
-    made.close()
+def window(qtbot: QtBot, window: MainWindow) -> MainWindow:
+    """Make the conftest's window the active one: the keys go to it."""
+    window.activateWindow()
+    qtbot.waitActive(window)
+    return window
 
 
 def _playlist(

@@ -1,4 +1,4 @@
-"""Untrusted strings made visible on one line (HOSTILE.md U14); no Qt needed."""
+"""Untrusted strings made visible on one line (docs/robustness.md, U14); no Qt."""
 
 from __future__ import annotations
 

@@ -13,9 +13,11 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QPalette, QWheelEvent
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
+from recording_models import channels_model
+from shown_widgets import show_widget
 
 from app.window.plots import ChannelPickerDialog, ChannelPlots, series_keys
-from fsr_core.recording import Channel, RecordingModel, Timeline
+from fsr_core.recording import Channel, RecordingModel
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
@@ -33,32 +35,18 @@ def multi(short_takes: dict[str, Path]) -> RecordingModel:
     return open_recording(short_takes["multi"])
 
 
-def _synthetic(*channels: Channel) -> RecordingModel:
-    return RecordingModel(
-        path=Path("x.fsr"),
-        source="test",
-        title="x",
-        timeline=Timeline(()),
-        channels={channel.name: channel for channel in channels},
-    )
-
-
 @pytest.fixture(scope="module")
 def big() -> RecordingModel:
     """One 100k-point channel over 100 s with a spike at 31.234 s."""
     times = np.linspace(0.0, 100.0, BIG_POINTS)
     values = np.sin(times * 3.0)
     values[31_234] = 25.0
-    return _synthetic(Channel("big", times, values, unit="m", columns=("wave",)))
+    return channels_model(Channel("big", times, values, unit="m", columns=("wave",)))
 
 
 @pytest.fixture
 def plots(qtbot: QtBot) -> Iterator[ChannelPlots]:
-    widget = ChannelPlots()
-    qtbot.addWidget(widget)
-    widget.resize(800, 600)
-    widget.show()
-    qtbot.waitExposed(widget)
+    widget = show_widget(qtbot, ChannelPlots(), (800, 600))
     yield widget
     widget.close()
 
@@ -481,7 +469,7 @@ def test_every_key_the_picker_can_produce_is_a_listed_series_key(
 def test_a_legend_shows_a_hostile_column_name_as_written(plots: ChannelPlots) -> None:
     times = np.linspace(0.0, 1.0, 50)
     hostile = '<img src="x"><b>bold</b>\u202eevil'
-    model = _synthetic(Channel("c", times, np.sin(times), columns=(hostile,)))
+    model = channels_model(Channel("c", times, np.sin(times), columns=(hostile,)))
     plots.set_model(model)
     plots.set_plots((("c",),))
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from shown_widgets import show_widget
 
 from app.window.replay import ComparisonReport
 from app.window.replay.comparison_plots import ComparisonPlots
@@ -57,12 +58,7 @@ def _report(tmp_path: Path, name: str, *, step_at_s: float | None) -> Comparison
 
 @pytest.fixture
 def plots(qtbot: QtBot) -> ComparisonPlots:
-    widget = ComparisonPlots()
-    qtbot.addWidget(widget)
-    widget.resize(800, 400)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return show_widget(qtbot, ComparisonPlots(), (800, 400))
 
 
 def test_a_step_in_one_column_is_drawn_and_marked_where_it_starts(

@@ -8,12 +8,11 @@ status bar, the comparison dock, the inspector and on the timeline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
@@ -21,8 +20,6 @@ from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport
 from app.window.replay.comparison_plots import CAMERA, CAMERA_SUFFIX, ComparisonPlots
 from app.window.replay.window_replay import WindowReplay
-from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
@@ -36,20 +33,6 @@ pytestmark = pytest.mark.gui
 _TIMEOUT_MS = 60_000
 _RGB = "sensors.front.camera.rgb"
 _ALTERED_TICK, _ALTERED_BY = 6, 40
-
-
-@pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    made = MainWindow(session=session, settings=settings)
-    qtbot.addWidget(made)
-    made.resize(1200, 800)
-    made.show()
-    qtbot.waitExposed(made)
-    yield made
-    made.close()
-    assert made.menus.replay.wait_done(10_000), "the replay is still running"
 
 
 def _replay(window: MainWindow) -> WindowReplay:

@@ -7,11 +7,10 @@ folder, since a replay is written beside its source).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QAction, QMouseEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -26,9 +25,7 @@ from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport, ReplayRequest
 from app.window.replay.dialog import ReplayDialog
 from app.window.replay.window_replay import WindowReplay
-from app.window.state.session import PlayerSession
 from app.window.widgets.plain_text import tooltip_html
-from app.window.workers import run_inline
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 from fsr_core.simulators.skelarm.availability import (
     unavailable_reason as skelarm_unavailable_reason,
@@ -40,20 +37,6 @@ pytestmark = pytest.mark.gui
 _REPLAY_TIMEOUT_MS = 60_000
 #: When the short pushed take is pushed (conftest: 0.2 s to 0.35 s).
 _PUSH_START_S = 0.2
-
-
-@pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    made = MainWindow(session=session, settings=settings)
-    qtbot.addWidget(made)
-    made.resize(1200, 800)
-    made.show()
-    qtbot.waitExposed(made)
-    yield made
-    made.close()
-    assert made.menus.replay.wait_done(10_000), "the replay is still running"
 
 
 @pytest.fixture
@@ -125,6 +108,19 @@ def _comparison_rows(window: MainWindow) -> dict[str, str]:
 
 def _names(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
+
+
+def _resimulating(
+    qtbot: QtBot, window: MainWindow, source: Path
+) -> tuple[list[str], ReplayDialog, WindowReplay]:
+    """Open ``source`` and its Re-simulate dialog, not run yet.
+
+    Return the names beside ``source`` before the replay, the dialog and the
+    window's replay.
+    """
+    before = _names(source.parent)
+    _open(qtbot, window, source)
+    return before, _dialog(qtbot, window, "Re-simulate…"), _replay(window)
 
 
 def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges(
@@ -214,11 +210,7 @@ def test_the_comparison_follows_the_playing_file_to_the_replay_and_away(
 def test_cancel_stops_the_replay_and_leaves_nothing_beside_the_source(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    folder = takes["pushed"].parent
-    before = _names(folder)
-    _open(qtbot, window, takes["pushed"])
-    dialog = _dialog(qtbot, window, "Re-simulate…")
-    replay = _replay(window)
+    before, dialog, replay = _resimulating(qtbot, window, takes["pushed"])
 
     with qtbot.waitSignal(replay.cancelled, timeout=_REPLAY_TIMEOUT_MS) as cancelled:
         qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
@@ -230,7 +222,7 @@ def test_cancel_stops_the_replay_and_leaves_nothing_beside_the_source(
 
     assert "nothing was written" in str(cancelled.args[0])
     assert replay.wait_done(10_000)
-    assert _names(folder) == before
+    assert _names(takes["pushed"].parent) == before
     assert "nothing was written" in window.status_label.text()
     assert len(window.session.playlist.entries) == 1
     assert _action(window, "Re-simulate…").isEnabled()
@@ -239,18 +231,14 @@ def test_cancel_stops_the_replay_and_leaves_nothing_beside_the_source(
 def test_closing_the_window_cancels_a_running_replay_and_leaves_nothing(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    folder = takes["pushed"].parent
-    before = _names(folder)
-    _open(qtbot, window, takes["pushed"])
-    dialog = _dialog(qtbot, window, "Re-simulate…")
-    replay = _replay(window)
+    before, dialog, replay = _resimulating(qtbot, window, takes["pushed"])
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
     assert replay.running
 
     window.close()
 
     assert replay.wait_done(0)
-    assert _names(folder) == before
+    assert _names(takes["pushed"].parent) == before
 
 
 def test_a_skelarm_log_greys_both_replays_and_says_why(

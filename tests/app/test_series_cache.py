@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from recording_models import channels_model
 
 from app.window.plots.series_cache import (
     decimate,
@@ -19,24 +17,13 @@ from app.window.plots.series_cache import (
     series_keys,
     view_points,
 )
-from fsr_core.recording import Channel, RecordingModel, Timeline
-
-FloatArray = npt.NDArray[np.float64]
-
-
-def _model(*channels: Channel) -> RecordingModel:
-    return RecordingModel(
-        path=Path("x.fsr"),
-        source="test",
-        title="x",
-        timeline=Timeline(()),
-        channels={channel.name: channel for channel in channels},
-    )
+from fsr_core.arrays import FloatArray
+from fsr_core.recording import Channel, RecordingModel
 
 
 def _joint_model() -> RecordingModel:
     times = np.linspace(0.0, 1.0, 5)
-    return _model(
+    return channels_model(
         Channel(
             "q",
             times,
@@ -90,7 +77,7 @@ def test_keys_naming_nothing_resolve_to_no_series(key: str) -> None:
 
 def test_a_channel_named_with_brackets_wins_over_a_column_key() -> None:
     times = np.zeros(1)
-    model = _model(
+    model = channels_model(
         Channel("a[b]", times, np.zeros(1)), Channel("a", times, np.zeros(1))
     )
 
@@ -223,7 +210,7 @@ def test_extent_indices_give_first_last_lowest_and_highest_ignoring_nan() -> Non
 def test_view_points_span_the_whole_series_for_any_zoom() -> None:
     x = np.linspace(0.0, 100.0, 100_000)
     y = np.sin(x) * x
-    (series,) = resolve_key(_model(Channel("s", x, y)), "s")
+    (series,) = resolve_key(channels_model(Channel("s", x, y)), "s")
 
     x_out, y_out = view_points(series, extent_indices(y), 45.0, 55.0, buckets=100)
 

@@ -63,6 +63,16 @@ def short_take(name: str, **changes: Any) -> Scenario:
     return Scenario.from_json(document)
 
 
+def series_pair(
+    folder: Path, reference: dict[str, Series], candidate: dict[str, Series]
+) -> list[RecordingModel]:
+    """Write ``a.fsr`` and ``b.fsr`` in ``folder`` and return them opened."""
+    return opened(
+        write_series(folder / "a.fsr", reference),
+        write_series(folder / "b.fsr", candidate),
+    )
+
+
 def opened(*paths: Path) -> list[RecordingModel]:
     return [open_recording(path) for path in paths]
 
@@ -217,15 +227,13 @@ def test_different_columns_are_reported_and_not_compared(tmp_path: Path) -> None
 
 def test_channels_on_one_side_only_are_listed(tmp_path: Path) -> None:
     values = ramp(10)
-    reference = write_series(
-        tmp_path / "a.fsr",
-        {"arm": (values, "", ("x", "y")), "left": (values, "", ("x", "y"))},
+    comparison = compare_recordings(
+        *series_pair(
+            tmp_path,
+            {"arm": (values, "", ("x", "y")), "left": (values, "", ("x", "y"))},
+            {"arm": (values, "", ("x", "y")), "right": (values, "", ("x", "y"))},
+        )
     )
-    candidate = write_series(
-        tmp_path / "b.fsr",
-        {"arm": (values, "", ("x", "y")), "right": (values, "", ("x", "y"))},
-    )
-    comparison = compare_recordings(*opened(reference, candidate))
     assert [c.name for c in comparison.channels] == ["arm"]
     assert comparison.only_in_reference == ("left",)
     assert comparison.only_in_candidate == ("right",)
@@ -280,15 +288,11 @@ def test_a_channel_with_no_sample_in_the_common_time_is_reported(
 
 def test_only_the_requested_channels_are_compared(tmp_path: Path) -> None:
     values = ramp(10)
-    reference = write_series(
-        tmp_path / "a.fsr",
+    models = series_pair(
+        tmp_path,
         {"arm": (values, "", ("x", "y")), "cam": (values, "", ("u", "v"))},
-    )
-    candidate = write_series(
-        tmp_path / "b.fsr",
         {"arm": (values, "", ("x", "y")), "cam": (values + 1, "", ("u", "v"))},
     )
-    models = opened(reference, candidate)
     assert compare_recordings(*models, channels=["arm"]).within_tolerance
     assert not compare_recordings(*models).within_tolerance
     with pytest.raises(CompareError, match="no channel named wrist"):
@@ -438,6 +442,15 @@ def write_camera_take(
     return path
 
 
+def take_and_doctored(folder: Path, tick: int, *, by: int) -> tuple[Path, Path]:
+    """Write a camera take and a copy whose frame at ``tick`` is one pixel off."""
+    take = write_camera_take(folder / "take.fsr")
+    doctored = write_camera_take(
+        folder / "doctored.fsr", doctor={tick: one_pixel_off(tick, by)}
+    )
+    return take, doctored
+
+
 def one_pixel_off(tick: int, by: int) -> npt.NDArray[np.uint8]:
     pixels = frame_at(tick).copy()
     pixels[5, 7, 1] += by
@@ -465,10 +478,7 @@ def test_a_copy_with_a_camera_compares_exact_frame_by_frame(tmp_path: Path) -> N
 def test_an_altered_frame_is_the_first_divergence_with_its_time_and_levels(
     tmp_path: Path,
 ) -> None:
-    take = write_camera_take(tmp_path / "take.fsr")
-    doctored = write_camera_take(
-        tmp_path / "doctored.fsr", doctor={6: one_pixel_off(6, 9)}
-    )
+    take, doctored = take_and_doctored(tmp_path, 6, by=9)
 
     comparison = compare_recordings(*opened(take, doctored))
 
@@ -493,10 +503,7 @@ def test_an_altered_frame_is_the_first_divergence_with_its_time_and_levels(
 def test_a_frame_error_up_to_the_pixel_tolerance_is_within_it(
     tmp_path: Path, pixel_tolerance: int, within: bool
 ) -> None:
-    take = write_camera_take(tmp_path / "take.fsr")
-    doctored = write_camera_take(
-        tmp_path / "doctored.fsr", doctor={2: one_pixel_off(2, 9)}
-    )
+    take, doctored = take_and_doctored(tmp_path, 2, by=9)
 
     comparison = compare_recordings(
         *opened(take, doctored), pixel_tolerance=pixel_tolerance
@@ -627,10 +634,7 @@ def test_a_pixel_tolerance_outside_0_to_255_is_refused(tmp_path: Path) -> None:
 def test_the_json_form_lists_cameras_with_an_infinite_psnr_as_text(
     tmp_path: Path,
 ) -> None:
-    take = write_camera_take(tmp_path / "take.fsr")
-    doctored = write_camera_take(
-        tmp_path / "doctored.fsr", doctor={8: one_pixel_off(8, 4)}
-    )
+    take, doctored = take_and_doctored(tmp_path, 8, by=4)
 
     encoded = json.loads(
         json.dumps(compare_recordings(*opened(take, take)).to_json(), allow_nan=False)

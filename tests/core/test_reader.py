@@ -55,21 +55,18 @@ def write_known_clocks(path: Path) -> None:
         json_stream("never.written", required=False),
     ]
     with FsrWriter(path, streams) as writer:
-        for (gen_a, tick_a), (gen_b, tick_b) in zip(STEADY, RESTARTING, strict=True):
-            writer.write(
-                "steady",
-                [float(tick_a)],
-                tick=tick_a,
-                sim_time_s=sim_time(tick_a),
-                generation=gen_a,
-            )
-            writer.write(
-                "restarting",
-                [float(tick_b)],
-                tick=tick_b,
-                sim_time_s=sim_time(tick_b),
-                generation=gen_b,
-            )
+        for steady, restarting in zip(STEADY, RESTARTING, strict=True):
+            for name, (generation, tick) in (
+                ("steady", steady),
+                ("restarting", restarting),
+            ):
+                writer.write(
+                    name,
+                    [float(tick)],
+                    tick=tick,
+                    sim_time_s=sim_time(tick),
+                    generation=generation,
+                )
 
 
 def cut_at_footer(source: Path, target: Path) -> None:

@@ -1,4 +1,4 @@
-"""Crash recovery: SIGKILLed writers (HOSTILE.md W1, W2; goal G5) and recover_file.
+"""Crash recovery: SIGKILLed writers (docs/robustness.md, W1, W2, G5), recover_file.
 
 The child writer and the oracle live in ``tools/kill_trials.py`` (which runs 200
 trials); here ten kill points spread over the whole write keep the suite fast.
@@ -10,36 +10,19 @@ batches whose last byte is inside the staging file.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import signal
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from tool_scripts import load_tool
 
 from fsr_core.errors import FsrError, TargetExistsError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.recovery import recover_file
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_kill_trials() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "kill_trials", REPO_ROOT / "tools" / "kill_trials.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-kill_trials = load_kill_trials()
+kill_trials = load_tool("kill_trials")
 KILL_FRACTIONS = [0.0, 0.05, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 0.97, 1.0]
 
 

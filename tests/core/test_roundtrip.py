@@ -1,4 +1,4 @@
-"""Writer/reader symmetry (HOSTILE.md W13, goal G8).
+"""Writer/reader symmetry (docs/robustness.md, W13 and goal G8).
 
 Property: for random stream tables, records, batch limits and integrity
 profiles, the written file opens strictly, every record comes back exactly,

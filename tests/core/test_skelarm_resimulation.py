@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from skelarm_meta import first_link_meta
 
 from fsr_core.errors import AdapterUnavailableError, ReplayError, TargetExistsError
 from fsr_core.simulation.registry import get_adapter
@@ -21,21 +22,7 @@ from fsr_core.simulators.skelarm.reproducibility import Reproducibility
 
 DATA = Path(__file__).parents[1] / "data" / "skelarm"
 
-_NO_CONFIG_META = """schema_version = 1
-producer = "ComputedTorque"
-
-[skeleton]
-base_length = 0.0
-
-[[skeleton.links]]
-length = 1.0
-m = 1.0
-i = 0.1
-rgx = 0.5
-rgy = 0.0
-qmin = -3.0
-qmax = 3.0
-"""
+_NO_CONFIG_META = first_link_meta()
 
 
 def _programmatic_log(path: Path) -> Path:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from skelarm_meta import first_link_meta
 
 from fsr_core.errors import (
     BadMagicError,
@@ -180,22 +181,9 @@ def test_open_recording_picks_the_skelarm_source_by_content() -> None:
 # Logs built here, valid and hostile
 # --------------------------------------------------------------------------
 
-_META = """\
-schema_version = {version}
-producer = "ComputedTorque"
-
-[skeleton]
-base_length = 0.0
-
-[[skeleton.links]]
-length = 1.0
-m = 1.0
-i = 0.1
-rgx = 0.5
-rgy = {rgy}
-qmin = -3.0
-qmax = 3.0
-
+_META = (
+    first_link_meta("{version}", "{rgy}")
+    + """
 [[skeleton.links]]
 length = 0.8
 m = 0.8
@@ -212,6 +200,7 @@ qmax = 3.0
 [extra.run]
 dt = 0.01
 """
+)
 
 
 def _meta(version: int = 1, rgy: float = 0.0, task: str = 'type = "none"') -> str:

@@ -1,4 +1,4 @@
-"""Writer crash consistency under injected faults (HOSTILE.md W4-W13, goal G7).
+"""Writer crash consistency under injected faults (docs/robustness.md, W4-W13, G7).
 
 A ``FileOps`` shim fails the Nth I/O call for every N over a small recording;
 other tests race the target name, interrupt the block, fail ``fsync``, hit a

@@ -4,34 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tool_scripts import load_tool
 
 pytestmark = pytest.mark.gui
-
-
-def load_bench_export() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_export", REPO_ROOT / "tools" / "bench_export.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_short_run_prints_every_figure_as_json(
     qapp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bench = load_bench_export()
+    bench = load_tool("bench_export")
     assert bench.main(["--seconds", "0.2", "--repeat", "2", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert set(figures) >= {
@@ -57,7 +41,7 @@ def test_short_run_prints_every_figure_as_json(
 def test_table_names_the_reference_when_skelarm_is_missing(
     qapp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bench = load_bench_export()
+    bench = load_tool("bench_export")
     assert bench.main(["--seconds", "0.1", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "encoder alone" in out

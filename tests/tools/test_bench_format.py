@@ -3,32 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import pytest
+from tool_scripts import load_tool
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_bench_format() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_format", REPO_ROOT / "tools" / "bench_format.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_format = load_bench_format()
+bench_format = load_tool("bench_format")
 
 FORMAT_FIGURES = [
     ("write_encoded", "mb_per_s"),

@@ -2,39 +2,23 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from tool_scripts import load_tool
 
 from fsr_core import FsrReader
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
 pytestmark = pytest.mark.gui
-
-
-def load_bench_gui() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_gui", REPO_ROOT / "tools" / "bench_gui.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_short_run_reports_every_seek_at_the_issue_window_size(
     qapp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bench = load_bench_gui()
+    bench = load_tool("bench_gui")
     assert bench.main(["--quick", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
 
@@ -48,7 +32,7 @@ def test_short_run_reports_every_seek_at_the_issue_window_size(
 def test_bench_recording_plays_the_take_back_and_forth_with_its_camera(
     tmp_path: Path,
 ) -> None:
-    bench = load_bench_gui()
+    bench = load_tool("bench_gui")
     path, frames = bench.write_bench_recording(tmp_path, samples=1200, camera_every=50)
 
     with FsrReader.open(path) as reader:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
+from tool_scripts import TOOLS, load_tool
 
 
 def test_player_script_exports_like_fsr_viewer(tmp_path: Path) -> None:
@@ -34,11 +33,7 @@ def test_player_script_exports_like_fsr_viewer(tmp_path: Path) -> None:
 
 
 def test_player_script_main_returns_usage_errors_as_exit_2() -> None:
-    spec = importlib.util.spec_from_file_location("player_script", TOOLS / "player.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_tool("player", "player_script")
     try:
         code = module.main(["a.fsr", "b.fsr", "--export", "x.mp4"])
     except SystemExit as exit_:

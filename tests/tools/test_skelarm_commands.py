@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from tool_scripts import load_tool
 
 from app.headless import skelarm_commands
 from fsr_core.errors import TargetExistsError
@@ -118,21 +117,10 @@ def test_resimulate_without_skelarm_says_what_to_install(
 def test_check_step_says_skelarm_tests_did_not_run_without_python_312(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    check = _load_tool("check")
+    check = load_tool("check", "tool_check")
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no python3.12/3.13, no pyenv
     monkeypatch.delenv("SKELARM_PYTHON", raising=False)
 
     assert check._skelarm_tests() == 0
 
     assert "skelarm tests NOT RUN" in capfd.readouterr().out
-
-
-def _load_tool(name: str) -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "tools" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"tool_{name}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module

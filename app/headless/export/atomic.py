@@ -1,4 +1,4 @@
-"""Atomic export output (HOSTILE.md W14, U11, U12).
+"""Atomic export output (docs/robustness.md, faults W14, U11, U12).
 
 The encoder writes into ``.<name>.partial`` in the target folder. Only a
 complete file is published: ``fsync`` → hard link to the final name (never

@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 from app.headless.export.channels import export_channels
+from app.headless.export.request import VideoRequest, export_request
 from app.headless.export.still import STILL_FORMATS, check_play_time, export_frame
 from app.headless.export.video import (
     CHOICES,
     EXPORT_FORMATS,
     check_view,
     ensure_gui_app,
-    export_video,
     play_window,
 )
 from fsr_core.errors import FsrError
@@ -226,23 +226,23 @@ def _export_video(
     args: argparse.Namespace, model: RecordingModel, output: Path
 ) -> None:
     ensure_gui_app()
+    request = VideoRequest(
+        source=model.path,
+        output=output,
+        fps=args.fps,
+        speed=args.speed,
+        size=args.size,
+        view=args.view,
+        camera=args.camera,
+        panel=args.panel,
+        show_com=args.show_com,
+        start_s=args.start,
+        end_s=args.end,
+        overwrite=args.overwrite,
+    )
     bar = TerminalProgress()
-    try:
-        result = export_video(
-            model,
-            output,
-            fps=args.fps,
-            speed=args.speed,
-            panel=args.panel,
-            show_com=args.show_com,
-            size=args.size,
-            view=args.view,
-            camera=args.camera,
-            start_s=args.start,
-            end_s=args.end,
-            overwrite=args.overwrite,
-            progress=bar,
-        )
+    try:  # the export File → Export… runs too
+        result = export_request(model, request, progress=bar)
     finally:
         bar.close()
     _out(

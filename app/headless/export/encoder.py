@@ -5,7 +5,7 @@ an even frame size, so frames are padded by repeating their right and bottom
 edge pixels (:meth:`~app.headless.export.canvas_frame.CanvasFrame.pad`). GIF goes
 through FFmpeg's ``gif`` encoder on a palette fitted to a few sample frames
 (:class:`Palette`), mapped by a lookup table: about 25x faster than Pillow's
-default quantizer (PERFORMANCE.md section 2).
+default quantizer (docs/performance.md, "What this machine class can do").
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""A video export asked for by the window: every option of ``--export``, as a value.
+"""A video export as a value: every option of ``--export``, and its one entry point.
 
-:class:`VideoRequest` is what File → Export… fills in and hands to a worker;
-:func:`run_request` opens the recording (its own reader, on the worker's
-thread) and exports it. :func:`output_size` says the frame size the options
-give, without drawing anything, so the dialog can show it.
+:class:`VideoRequest` is what File → Export… fills in and what ``--export``
+and ``--export-dir`` build from the command line. :func:`export_request` is
+the export both of them run: it hands the request's options to
+:func:`~app.headless.export.video.export_video`. :func:`run_request` first
+opens the recording (the window's worker, with its own reader on its own
+thread). :func:`output_size` says the frame size the options give, without
+drawing anything, so the dialog can show it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from app.headless.export.video import (
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
 
-__all__ = ["VideoRequest", "output_size", "run_request"]
+__all__ = ["VideoRequest", "export_request", "output_size", "run_request"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def run_request(
     cancelled: Callable[[], bool] | None = None,
     opener: Callable[[Path], RecordingModel] = open_recording,
 ) -> ExportResult:
-    """Open ``request.source`` and export it as asked (see :func:`export_video`).
+    """Open ``request.source`` and export it as asked (see :func:`export_request`).
 
     Raises
     ------
@@ -91,6 +94,22 @@ def run_request(
     """
     export_format(request.output)
     model = opener(request.source)
+    return export_request(model, request, progress=progress, cancelled=cancelled)
+
+
+def export_request(
+    model: RecordingModel,
+    request: VideoRequest,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ExportResult:
+    """Export ``model`` (opened from ``request.source``) as ``request`` asks.
+
+    The one export of the window and of ``--export``: ``progress(done,
+    total)`` after every frame, ``cancelled()`` before every frame (see
+    :func:`~app.headless.export.video.export_video`, which raises the same).
+    """
     return export_video(
         model,
         request.output,

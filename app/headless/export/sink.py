@@ -5,7 +5,8 @@ code; when one of them raises (a full disk, a file-size limit, an I/O error)
 FFmpeg only hears a failed callback, and the export would end with a bare
 "Error in PyAV callback". :class:`WriteSink` passes every call through to the
 real file and remembers the first :class:`OSError`, so the export can say what
-happened (HOSTILE.md U12: ENOSPC with the free space and the size needed).
+happened (docs/robustness.md, U12: ENOSPC with the free space and the size
+needed).
 """
 
 from __future__ import annotations

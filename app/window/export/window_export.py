@@ -1,35 +1,36 @@
 """The window's File → Export…: the dialog, the background job, its progress.
 
-One export runs at a time, on a thread of its own (a pool of one, so frame
-decoding keeps the global pool). A progress dialog counts the frames and its
-Cancel stops the job before the next frame; the outcome is reported without
-blocking the window: a message box saying where the file is, or what went
-wrong, and the status bar. Closing the window cancels a running export and
-waits for it, so nothing is left under the final name.
+One export runs at a time, on a thread of its own (so frame decoding keeps
+the global pool). A progress dialog counts the frames and its Cancel stops
+the job before the next frame; the outcome is reported without blocking the
+window: a message box saying where the file is, or what went wrong, and the
+status bar. Closing the window cancels a running export and waits for it, so
+nothing is left under the final name.
+
+The controller takes what it uses, not the window: a parent widget (dialogs,
+the close it watches), the playback speed and view options a new export
+starts from, and the status line.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from app.headless.export.command import stem
 from app.headless.export.request import VideoRequest
 from app.headless.export.video import ExportResult
 from app.window.export.dialog import ExportDialog
 from app.window.export.job import ExportJob
+from app.window.ports import PlaybackSpeed, StatusLine, ViewChoices
 from app.window.widgets.message_slot import MessageSlot
 from app.window.widgets.progress import close_progress, open_progress
-from app.window.workers import Runner
+from app.window.workers.background_job import JobRunner
 from app.window.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
-
-if TYPE_CHECKING:
-    from app.window.main_window import MainWindow
 
 __all__ = ["WindowExport"]
 
@@ -38,7 +39,11 @@ _SHUTDOWN_WAIT_MS = 10_000
 
 
 class WindowExport(QObject):
-    """Runs File → Export… for ``window``; ``action`` is its menu entry."""
+    """Runs File → Export… over ``parent``; ``action`` is its menu entry.
+
+    A new export starts from the ``clock``'s speed and the view ``options``;
+    ``status`` shows where it stands.
+    """
 
     #: The export was published: its :class:`~app.headless.export.ExportResult`.
     finished = Signal(object)
@@ -47,22 +52,33 @@ class WindowExport(QObject):
     #: The export was cancelled: the message shown.
     cancelled = Signal(str)
 
-    def __init__(self, window: MainWindow, runner: Runner | None = None) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(
+        self,
+        parent: QWidget,
+        *,
+        clock: PlaybackSpeed,
+        options: ViewChoices,
+        status: StatusLine,
+        runner: JobRunner | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._parent = parent
+        self._clock = clock
+        self._options = options
+        self._status = status
         self._thread = JobThread("fsr-export")
-        self._runner: Runner = runner if runner is not None else self._thread
+        self._runner: JobRunner = runner if runner is not None else self._thread
         self._model: RecordingModel | None = None
         self._folder: Path | None = None
         self.job: ExportJob | None = None
         self.dialog: ExportDialog | None = None
         self.progress: QProgressDialog | None = None
-        self._messages = MessageSlot(window, "Export")
-        self.action = QAction("&Export…", window)
+        self._messages = MessageSlot(parent, "Export")
+        self.action = QAction("&Export…", parent)
         self.action.setShortcut(QKeySequence("Ctrl+E"))
         self.action.triggered.connect(lambda _=False: self.open_dialog())
         self.action.setEnabled(False)
-        window.installEventFilter(self)
+        parent.installEventFilter(self)
 
     @property
     def running(self) -> bool:
@@ -79,7 +95,7 @@ class WindowExport(QObject):
         model = self._model
         if model is None or self.running:
             return None
-        dialog = ExportDialog(model, self._defaults(model), self._window)
+        dialog = ExportDialog(model, self._defaults(model), self._parent)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.accepted.connect(lambda: self.start(dialog.request()))
         dialog.finished.connect(lambda _: self._forget_dialog(dialog))
@@ -98,7 +114,7 @@ class WindowExport(QObject):
         self._folder = request.output.parent
         self.progress = self._progress_dialog(request)
         self._update_action()
-        self._window.show_message(f"exporting {request.output} …")
+        self._status.show_message(f"exporting {request.output} …")
         self._runner(job)
         return job
 
@@ -106,7 +122,7 @@ class WindowExport(QObject):
         """Ask the running export to stop (nothing is left on disk)."""
         if self.job is not None:
             self.job.cancel()
-            self._window.show_message("cancelling the export …")
+            self._status.show_message("cancelling the export …")
 
     def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
         """Wait for the export thread to be idle; say whether it is."""
@@ -120,22 +136,21 @@ class WindowExport(QObject):
     # -- building ---------------------------------------------------------
 
     def _defaults(self, model: RecordingModel) -> VideoRequest:
-        session = self._window.session
-        options = session.options.options
+        options = self._options.options
         cameras = [track.name for track in model.cameras]
         chosen = [name for name in options.cameras if name in cameras]
         folder = self._folder or model.path.parent
         return VideoRequest(
             source=model.path,
             output=folder / f"{stem(model.path)}.mp4",
-            speed=session.clock.speed,
+            speed=self._clock.speed,
             show_com=options.show_com,
             camera=next(iter(chosen or cameras), None),
         )
 
     def _progress_dialog(self, request: VideoRequest) -> QProgressDialog:
         return open_progress(
-            self._window,
+            self._parent,
             f"Exporting {request.output.name} …",
             "Export",
             self.cancel,
@@ -174,7 +189,7 @@ class WindowExport(QObject):
         close_progress(self.progress, self.cancel)
         self.progress = None
         self._update_action()
-        self._window.show_message(text)
+        self._status.show_message(text)
         if icon is not None:
             self._messages.show(text, icon)
 
@@ -195,6 +210,6 @@ class WindowExport(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """Cancel and wait for a running export when the window closes."""
-        if watched is self._window and event.type() == QEvent.Type.Close:
+        if watched is self._parent and event.type() == QEvent.Type.Close:
             self.shutdown()
         return False

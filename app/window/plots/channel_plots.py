@@ -25,13 +25,13 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from app.window.plots.series_cache import (
-    IndexArray,
     Series,
     extent_indices,
     resolve_key,
     view_points,
 )
 from app.window.widgets.plain_text import visible_text
+from fsr_core.arrays import IndexArray
 from fsr_core.recording import RecordingModel
 
 __all__ = ["ChannelPlots", "series_label"]

@@ -1,7 +1,7 @@
 """Series of a recording for the plots: key resolution and min/max decimation.
 
-Plain numpy, no Qt (STYLE.md section 3: data transformation is separate from
-painting). A *series key* names what a plot shows: ``"channel"`` is every
+Plain numpy, no Qt (docs/style.md, Module and function size: data shaping is
+separate from painting). A *series key* names what a plot shows: ``"channel"`` is every
 column of a channel, ``"channel[col]"`` one column by name, ``"channel[3]"``
 one column by index. :func:`decimate` cuts a series to the visible range and
 keeps each bucket's minimum and maximum, so a 100k-point series draws as a
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.recording import Channel, RecordingModel
 
 __all__ = [
@@ -28,9 +28,6 @@ __all__ = [
     "series_keys",
     "view_points",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-IndexArray = npt.NDArray[np.intp]
 
 
 @dataclass(frozen=True, eq=False)

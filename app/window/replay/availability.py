@@ -2,9 +2,11 @@
 
 The Replay menu asks this for every recording that loads, on the GUI thread,
 so it reads only what the model already holds (its ``can_rerender`` /
-``can_resimulate`` reasons and its metadata) and what the adapter registry
-says about the simulator: no file I/O. The engine checks everything again,
-and more, before it runs.
+``can_resimulate`` reasons, its source kind and its metadata) and what the
+simulator registry says: no file I/O. An FSR recording replays on the
+simulator its metadata names (or one chosen); a recording of another kind (a
+skelarm log) replays only on the simulator that claims that kind. The engine
+checks everything again, and more, before it runs.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from typing import Any
 from fsr_core.errors import AdapterUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.protocol import ReplayingAdapter, ReplayMode
-from fsr_core.simulation.registry import adapter_names, get_adapter
-from fsr_core.simulators.skelarm.availability import (
-    unavailable_reason as skelarm_unavailable_reason,
+from fsr_core.simulation.registry import (
+    adapter_names,
+    get_adapter,
+    source_simulator,
 )
+from fsr_core.simulation.simulator_defaults import contract_simulator
 
 __all__ = [
     "MODE_VERBS",
@@ -34,16 +38,10 @@ MODE_VERBS: dict[ReplayMode, str] = {
     ReplayMode.RESIMULATE: "Re-simulate",
 }
 
-_SKELARM = "skelarm"
-
 
 def recorded_simulator(metadata: Mapping[str, Any]) -> str | None:
     """Return the simulator a recording names (``simulation_contract.simulator``)."""
-    contract = metadata.get("simulation_contract")
-    if not isinstance(contract, Mapping):
-        return None
-    name = contract.get("simulator")
-    return name if isinstance(name, str) and name else None
+    return contract_simulator(metadata)
 
 
 def simulator_block_reason(name: str, mode: ReplayMode) -> str | None:
@@ -51,10 +49,6 @@ def simulator_block_reason(name: str, mode: ReplayMode) -> str | None:
 
     An unavailable simulator's reason names the extra to install.
     """
-    if name == _SKELARM:
-        reason = skelarm_unavailable_reason()
-        if reason is not None:
-            return reason
     try:
         adapter = get_adapter(name, require_available=False)
     except AdapterUnavailableError as exc:
@@ -83,32 +77,25 @@ def replay_block_reason(
     simulator
         The simulator to replay on; by default the one the recording names.
     """
-    if model.source == _SKELARM:
-        return _skelarm_log_reason(model, mode)
     own = model.can_rerender if mode is ReplayMode.RENDER else model.can_resimulate
     if own is not None:
         return own
-    name = simulator or recorded_simulator(model.metadata)
+    owner = source_simulator(model.source)
+    name = owner or simulator or recorded_simulator(model.metadata)
     if name is None:
         return "the recording names no simulator (no simulation_contract.simulator)"
     return simulator_block_reason(name, mode)
 
 
-def _skelarm_log_reason(model: RecordingModel, mode: ReplayMode) -> str | None:
-    """Return a skelarm log's own reason, else the skelarm adapter's."""
-    own = model.can_rerender if mode is ReplayMode.RENDER else model.can_resimulate
-    if own is not None:
-        return own
-    return simulator_block_reason(_SKELARM, mode)
-
-
 def simulator_choices(model: RecordingModel) -> list[str]:
     """Return the simulators the dialog offers: the recorded one first.
 
-    A skelarm log re-runs through skelarm alone (it holds a skelarm config).
+    A recording of a kind a simulator claims (a skelarm log) re-runs through
+    that simulator alone.
     """
-    if model.source == _SKELARM:
-        return [_SKELARM]
+    owner = source_simulator(model.source)
+    if owner is not None:
+        return [owner]
     names = list(adapter_names())
     recorded = recorded_simulator(model.metadata)
     if recorded is not None:

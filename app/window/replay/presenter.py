@@ -5,23 +5,32 @@ comparison made. While one of its two files plays, the timeline marks the
 first divergence (hover: channel or camera, time, error), the inspector
 lists the verdict, the files, the replay, every channel and every camera, and
 the channel plots draw the other file's series dashed over the playing one's.
+
+The presenter is handed those views as small protocols, with the main
+window only as the ``QMainWindow`` that holds the dock; the window connects
+the dock's plots to its playback clock.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QMainWindow
 
+from app.window.ports import PlaybackPosition, StatusLine
 from app.window.replay.comparison_plots import ComparisonDock
 from app.window.replay.report import ComparisonReport, inspector_lines, status_text
 from app.window.widgets.plain_text import visible_text
 from fsr_core.recording import RecordingModel
 
-if TYPE_CHECKING:
-    from app.window.main_window import MainWindow
-
-__all__ = ["ComparisonPresenter", "divergence_label"]
+__all__ = [
+    "CompanionSeries",
+    "ComparisonPresenter",
+    "ComparisonSection",
+    "DivergenceMarker",
+    "divergence_label",
+]
 
 #: The least height the comparison dock opens with (two readable plots).
 _DOCK_HEIGHT_PX = 320
@@ -56,19 +65,57 @@ def _other_side(
     return report.reference, "recorded" if report.replay else report.reference.path.name
 
 
-class ComparisonPresenter(QObject):
-    """Shows comparisons in ``window``: dock, timeline, inspector, status bar."""
+class DivergenceMarker(Protocol):
+    """Marks the first divergence on the play-time axis (the timeline)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    def set_divergence(self, play_time_s: float | None, label: str = "") -> None:
+        """Mark ``play_time_s`` (None: no mark); hover shows ``label``."""
+
+
+class ComparisonSection(Protocol):
+    """Lists a comparison as key/value rows (the inspector panel)."""
+
+    def set_comparison(self, lines: list[tuple[str, str]] | None) -> None:
+        """Show ``lines`` (None: hide the section)."""
+
+
+class CompanionSeries(Protocol):
+    """Draws the other file's series over the playing one's (the channel plots)."""
+
+    def set_companion(self, model: RecordingModel | None, label: str = "") -> None:
+        """Draw ``model``'s series dashed, named ``label`` (None: none)."""
+
+
+class ComparisonPresenter(QObject):
+    """Shows comparisons: its dock in ``host``, the timeline, inspector, status.
+
+    ``clock`` says where playback stands when a comparison arrives; the
+    caller connects ``dock.plots`` (``set_position``, ``seek_requested``) to
+    the playback clock.
+    """
+
+    def __init__(
+        self,
+        host: QMainWindow,
+        *,
+        clock: PlaybackPosition,
+        timeline: DivergenceMarker,
+        inspector: ComparisonSection,
+        plots: CompanionSeries,
+        status: StatusLine,
+    ) -> None:
+        super().__init__(host)
+        self._host = host
+        self._clock = clock
+        self._timeline = timeline
+        self._inspector = inspector
+        self._plots = plots
+        self._status = status
         self._report: ComparisonReport | None = None
-        self.dock = ComparisonDock(window)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        self._model: RecordingModel | None = None
+        self.dock = ComparisonDock(host)
+        host.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
-        clock = window.session.clock
-        clock.position_changed.connect(self.dock.plots.set_position)
-        self.dock.plots.seek_requested.connect(clock.seek)
 
     @property
     def report(self) -> ComparisonReport | None:
@@ -81,28 +128,31 @@ class ComparisonPresenter(QObject):
         plots = self.dock.plots
         plots.set_report(report)
         plots.verdict_label.setText(status_text(report))
-        plots.set_position(self._window.session.clock.position_s)
+        plots.set_position(self._clock.position_s)
         self.dock.show()
         self.dock.raise_()
-        self._window.resizeDocks(
+        self._host.resizeDocks(
             [self.dock],
             [max(self.dock.height(), _DOCK_HEIGHT_PX)],
             Qt.Orientation.Vertical,
         )
-        self.set_model(self._window.session.model)
-        self._window.show_message(status_text(report))
+        self.set_model(self._model)
+        self._status.show_message(status_text(report))
 
     def set_model(self, model: RecordingModel | None) -> None:
-        """Mark the comparison on the timeline and inspector while a side plays."""
+        """Mark the comparison on the timeline and inspector while a side plays.
+
+        ``model`` is the recording now playing (None: none).
+        """
+        self._model = model
         report = self._report
-        timeline = self._window.timeline
-        inspector = self._window.inspector_dock.panel
+        timeline, inspector = self._timeline, self._inspector
         if report is None or model is None or not report.involves(model.path):
             timeline.set_divergence(None)
             inspector.set_comparison(None)
-            self._window.plots.set_companion(None)
+            self._plots.set_companion(None)
             return
-        self._window.plots.set_companion(*_other_side(report, model))
+        self._plots.set_companion(*_other_side(report, model))
         label = divergence_label(report)
         comparison = report.comparison
         divergence = None if comparison is None else comparison.first_divergence

@@ -1,7 +1,7 @@
 """The window's Replay menu: Re-render…, Re-simulate…, Compare with….
 
-Like File → Export…: one job at a time on a thread of its own (a pool of
-one), a progress dialog whose Cancel stops the replay at its next step, and
+Like File → Export…: one job at a time on a thread of its own, a progress
+dialog whose Cancel stops the replay at its next step, and
 outcomes reported without blocking the window (a message box for errors, the
 status bar always). An entry that cannot run for the playing file is disabled
 and says why (tooltip and status tip): no render state, a simulator that is
@@ -9,17 +9,22 @@ not installed (naming the extra), a skelarm log. When a replay succeeds its
 file joins the playlist and the comparison with the source shows. Closing
 the window cancels a running replay and waits for it, so nothing is left
 under the final name.
+
+The controller takes what it uses, not the window: a parent widget (dialogs,
+the close it watches), the comparison presenter, the playlist a replay joins
+and the status line.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
+from app.window.ports import StatusLine
 from app.window.replay.availability import MODE_VERBS, replay_block_reason
 from app.window.replay.dialog import ReplayDialog
 from app.window.replay.job import CompareJob, ReplayJob
@@ -28,23 +33,31 @@ from app.window.replay.report import ComparisonReport
 from app.window.replay.request import ReplayRequest, default_output, output_suffix
 from app.window.widgets.message_slot import MessageSlot
 from app.window.widgets.progress import close_progress, open_progress
-from app.window.workers import Runner
+from app.window.workers.background_job import JobRunner
 from app.window.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 
-if TYPE_CHECKING:
-    from app.window.main_window import MainWindow
-
-__all__ = ["WindowReplay"]
+__all__ = ["PlaylistInsertion", "WindowReplay"]
 
 #: How long closing the window waits for a cancelled replay to stop.
 _SHUTDOWN_WAIT_MS = 30_000
 _OPEN_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
 
 
+class PlaylistInsertion(Protocol):
+    """Adds files to the playlist beside another (the player session)."""
+
+    def insert_paths_after(self, anchor: Path, paths: list[Path]) -> None:
+        """Add ``paths`` right after ``anchor`` (else at the end)."""
+
+
 class WindowReplay(QObject):
-    """Runs the Replay menu of ``window``; ``actions`` are its entries."""
+    """Runs the Replay menu over ``parent``; ``actions`` are its entries.
+
+    A finished replay joins the ``playlist`` and shows through ``presenter``;
+    ``status`` shows where a job stands.
+    """
 
     #: A replay or comparison finished: its :class:`ComparisonReport`.
     finished = Signal(object)
@@ -53,29 +66,39 @@ class WindowReplay(QObject):
     #: A replay was cancelled: the message shown.
     cancelled = Signal(str)
 
-    def __init__(self, window: MainWindow, runner: Runner | None = None) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(
+        self,
+        parent: QWidget,
+        presenter: ComparisonPresenter,
+        *,
+        playlist: PlaylistInsertion,
+        status: StatusLine,
+        runner: JobRunner | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._parent = parent
+        self._playlist = playlist
+        self._status = status
         self._thread = JobThread("fsr-replay")
-        self._runner: Runner = runner if runner is not None else self._thread
+        self._runner: JobRunner = runner if runner is not None else self._thread
         self._model: RecordingModel | None = None
-        self.presenter = ComparisonPresenter(window)
+        self.presenter = presenter
         self.job: ReplayJob | CompareJob | None = None
         self.dialog: ReplayDialog | None = None
         self.progress: QProgressDialog | None = None
-        self._messages = MessageSlot(window, "Replay")
+        self._messages = MessageSlot(parent, "Replay")
         self._closing = False
         self.render_action = self._action(ReplayMode.RENDER)
         self.resimulate_action = self._action(ReplayMode.RESIMULATE)
-        self.compare_action = QAction("&Compare with…", window)
+        self.compare_action = QAction("&Compare with…", parent)
         self.compare_action.triggered.connect(lambda _=False: self.choose_other())
         self.dock_action = self.presenter.dock.toggleViewAction()
         self.dock_action.setText("Show c&omparison")
-        window.installEventFilter(self)
+        parent.installEventFilter(self)
         self._update_actions()
 
     def _action(self, mode: ReplayMode) -> QAction:
-        action = QAction(f"{MODE_VERBS[mode]}…", self._window)
+        action = QAction(f"{MODE_VERBS[mode]}…", self._parent)
         action.triggered.connect(lambda _=False: self.open_dialog(mode))
         return action
 
@@ -107,7 +130,7 @@ class WindowReplay(QObject):
             output=default_output(model.path, mode, output_suffix(model.source)),
             options=ReplayOptions(mode=mode),
         )
-        dialog = ReplayDialog(model, defaults, self._window)
+        dialog = ReplayDialog(model, defaults, self._parent)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.accepted.connect(lambda: self.start(dialog.request()))
         dialog.finished.connect(lambda _: self._forget_dialog(dialog))
@@ -128,7 +151,7 @@ class WindowReplay(QObject):
         if model is None or self.running:
             return
         name, _ = QFileDialog.getOpenFileName(
-            self._window, "Compare with", str(model.path.parent), _OPEN_FILTER
+            self._parent, "Compare with", str(model.path.parent), _OPEN_FILTER
         )
         if name:
             self.compare_with(Path(name))
@@ -157,7 +180,7 @@ class WindowReplay(QObject):
         """Ask the running replay to stop (nothing is published)."""
         if self.job is not None:
             self.job.cancel()
-            self._window.show_message("cancelling the replay …")
+            self._status.show_message("cancelling the replay …")
 
     def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
         """Wait for the replay thread to be idle; say whether it is."""
@@ -180,11 +203,11 @@ class WindowReplay(QObject):
         self.job = job
         self.progress = self._progress_dialog(text, title)
         self._update_actions()
-        self._window.show_message(text)
+        self._status.show_message(text)
         self._runner(job)
 
     def _progress_dialog(self, text: str, title: str) -> QProgressDialog:
-        return open_progress(self._window, text, title, self.cancel)
+        return open_progress(self._parent, text, title, self.cancel)
 
     # -- reactions --------------------------------------------------------
 
@@ -210,7 +233,7 @@ class WindowReplay(QObject):
         assert isinstance(report, ComparisonReport)
         self._end()
         if not self._closing:  # a closed window loads and checks no more files
-            self._window.session.insert_paths_after(
+            self._playlist.insert_paths_after(
                 report.reference.path, [report.candidate.path]
             )
             self.presenter.show_report(report)
@@ -222,11 +245,11 @@ class WindowReplay(QObject):
 
     def _on_job_cancelled(self, message: str) -> None:
         self._end()
-        self._window.show_message(message)
+        self._status.show_message(message)
         self.cancelled.emit(message)
 
     def _fail(self, message: str) -> None:
-        self._window.show_message(message)
+        self._status.show_message(message)
         self._messages.show(message, QMessageBox.Icon.Warning)
         self.failed.emit(message)
 
@@ -270,6 +293,6 @@ class WindowReplay(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """Cancel and wait for a running replay when the window closes."""
-        if watched is self._window and event.type() == QEvent.Type.Close:
+        if watched is self._parent and event.type() == QEvent.Type.Close:
             self.shutdown()
         return False

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
 
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import TIME_EPSILON_S
 
 __all__ = ["MAX_SPEED", "MIN_SPEED", "PlaybackClock"]
@@ -27,8 +28,6 @@ TICK_MS: Final = 16
 _MAX_STEP_S: Final = 0.25
 #: Times closer than this are the same frame (float round-off of recorded times).
 _SAME_TIME_S: Final = TIME_EPSILON_S
-
-FloatArray = npt.NDArray[np.float64]
 
 
 class PlaybackClock(QObject):

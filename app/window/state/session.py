@@ -29,7 +29,7 @@ __all__ = ["PlayerSession", "frame_times"]
 
 logger = logging.getLogger(__name__)
 
-#: Files checked at once in the background (HOSTILE U13).
+#: Files checked at once in the background (docs/robustness.md, U13).
 CHECK_THREADS: Final = 2
 #: How often the playing file is looked at on disk, in milliseconds.
 WATCH_MS: Final = 2000

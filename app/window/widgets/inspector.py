@@ -5,7 +5,7 @@ a filterable tree: file, metadata, stream inventory, calibration epochs,
 lifecycle and events, gaps, provenance and what was degraded or recovered.
 Every string from the file passes through
 :func:`~app.window.widgets.plain_text.visible_text` and is shown in plain-text item
-cells or labels (HOSTILE.md U14); tooltips are HTML-escaped.
+cells or labels (docs/robustness.md, U14); tooltips are HTML-escaped.
 """
 
 from __future__ import annotations

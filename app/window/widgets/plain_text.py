@@ -1,4 +1,4 @@
-"""Untrusted text made safe to show on one line (HOSTILE.md U14).
+"""Untrusted text made safe to show on one line (docs/robustness.md, U14).
 
 Names and metadata come from the file, so whoever wrote the file chooses them.
 :func:`visible_text` turns any such value into a single line in which nothing

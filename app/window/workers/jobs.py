@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
-from fsr_core.errors import FsrError
+from app.window.workers.error_message import error_message
 from fsr_core.recording import CameraTrack, Integrity, RecordingModel
 from fsr_core.sources import open_recording
 
@@ -39,11 +39,6 @@ class JobSignals(QObject):
     failed = Signal(int, str)
 
 
-def _message(path: Path, exc: BaseException) -> str:
-    text = str(exc)
-    return text if path.name in text else f"{path.name}: {text}"
-
-
 class _Job(QRunnable):
     """Runs ``work`` and turns its result or exception into one signal."""
 
@@ -61,15 +56,9 @@ class _Job(QRunnable):
         """Run the job (QRunnable override); report the outcome once."""
         try:
             result = self.work()
-        except FsrError as exc:
-            self._report(self.signals.failed, _message(self.path, exc))
-        except MemoryError:
-            self._report(self.signals.failed, f"{self.path.name}: out of memory")
-        except Exception as exc:  # a worker boundary: report, never crash the UI
-            logger.exception("job on %s failed", self.path)
-            self._report(
-                self.signals.failed, f"{self.path.name}: {type(exc).__name__}: {exc}"
-            )
+        except Exception as exc:  # noqa: BLE001 - a worker boundary: report, never crash the UI
+            message = error_message(exc, files=(self.path,))
+            self._report(self.signals.failed, message)
         else:
             self._report(self.signals.finished, result)
 

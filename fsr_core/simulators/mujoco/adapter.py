@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fsr_core.simulation.protocol import (
-    CancelToken,
-    ProgressFn,
+    RecordedRun,
     ReplayMode,
-    ReplayOptions,
     ReplayResult,
+    ScenarioInput,
 )
+from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
+from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.mujoco.model_files import ModelFiles
 from fsr_core.simulators.mujoco.recorder import MujocoRunResult, record_mujoco_run
 from fsr_core.simulators.mujoco.replay import can_replay, replay_recording
@@ -22,7 +24,7 @@ from fsr_core.simulators.mujoco.scenario import MujocoScenario, load_mujoco_scen
 __all__ = ["MujocoAdapter"]
 
 
-class MujocoAdapter:
+class MujocoAdapter(ReplayCallAdapter, SimulatorDefaults):
     """Available when the ``mujoco`` package imports (the ``mujoco`` extra)."""
 
     @property
@@ -34,6 +36,32 @@ class MujocoAdapter:
         """Return ``None`` when MuJoCo is installed, else what to install."""
         return unavailable_reason()
 
+    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
+        """Recognise a scenario with ``simulator = "mujoco"``."""
+        return document.get("simulator") == SIMULATOR_NAME
+
+    def record(
+        self, scenario: ScenarioInput, output: Path, **options: Any
+    ) -> RecordedRun:
+        """Record a scenario file, or a resolved config with its model files.
+
+        A resolved config (the ``config`` metadata of a recording) needs the
+        model files too, passed as ``model_files=ModelFiles(...)``.
+        """
+        if isinstance(scenario, Path):
+            loaded = load_mujoco_scenario(scenario)
+            run = record_mujoco_run(loaded, output, where=scenario)
+        else:
+            files: ModelFiles = options.pop("model_files")
+            loaded = MujocoScenario.from_json(dict(scenario), files)
+            run = record_mujoco_run(loaded, output)
+        published = run.published
+        summary = (
+            f"{run.ticks} steps with {SIMULATOR_NAME}, {published.records} records, "
+            f"{published.size_bytes} bytes, {run.wall_s:.2f} s"
+        )
+        return RecordedRun(Path(published.path), summary, run)
+
     def simulate(
         self, config: dict[str, Any], output: str | os.PathLike[str], **options: Any
     ) -> MujocoRunResult:
@@ -43,11 +71,9 @@ class MujocoAdapter:
         model files too, passed as ``model_files=ModelFiles(...)``.
         """
         path = config.get("scenario_path")
-        if path is not None:
-            scenario = load_mujoco_scenario(path)
-            return record_mujoco_run(scenario, output, where=Path(path))
-        files: ModelFiles = options.pop("model_files")
-        return record_mujoco_run(MujocoScenario.from_json(config, files), output)
+        scenario: ScenarioInput = config if path is None else Path(path)
+        run: MujocoRunResult = self.record(scenario, Path(output), **options).result
+        return run
 
     def capabilities(self) -> frozenset[ReplayMode]:
         """Both modes: render and resimulate."""
@@ -57,16 +83,6 @@ class MujocoAdapter:
         """``None`` when ``source`` is a MuJoCo recording this adapter can replay."""
         return can_replay(source)
 
-    def replay(
-        self,
-        source: Path,
-        output: Path,
-        options: ReplayOptions,
-        *,
-        progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None,
-    ) -> ReplayResult:
-        """Re-render or re-simulate ``source`` into ``output``, published atomically."""
-        return replay_recording(
-            source, output, options, progress=progress, cancel=cancel
-        )
+    def _replay(self, call: ReplayCall) -> ReplayResult:
+        """Re-render or re-simulate, as ``call.options.mode`` asks."""
+        return replay_recording(call)

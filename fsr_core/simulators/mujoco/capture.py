@@ -17,17 +17,12 @@ import numpy as np
 import numpy.typing as npt
 
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulation.recorded_streams import MESHES, RENDER_STATE, TRANSFORMS
 from fsr_core.simulators.mujoco.cameras import CameraRig
 from fsr_core.simulators.mujoco.geometry import body_poses, geom_meshes
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
-from fsr_core.simulators.mujoco.streams import (
-    MESHES,
-    MODEL_FILES,
-    RENDER_STATE,
-    TRANSFORMS,
-    camera_prefix,
-)
+from fsr_core.simulators.mujoco.streams import MODEL_FILES, camera_prefix
 
 __all__ = ["RateSchedule", "SceneCapture", "Stamp", "render_state"]
 

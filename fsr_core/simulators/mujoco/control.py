@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control import (
     AppliedControl,
     AuthoredChunk,
@@ -35,7 +36,6 @@ from fsr_core.simulators.mujoco.scenario import ControlSpec
 
 __all__ = ["CONTROLLER", "TARGET", "ControlPlayback", "authored_chunks"]
 
-FloatArray = npt.NDArray[np.float64]
 CONTROLLER = "mujoco_actuators"
 TARGET = "actuators"
 _EPSILON_S = 1e-12

@@ -21,11 +21,11 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 
 __all__ = ["GeomMesh", "body_names", "body_poses", "geom_meshes"]
 
-FloatArray = npt.NDArray[np.float64]
 _SEGMENTS: Final = 16
 _RINGS: Final = 8
 _VISIBLE_GROUPS: Final = 3

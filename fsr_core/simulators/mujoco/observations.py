@@ -14,13 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 
 __all__ = ["observation_channels", "observation_row"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _SENSOR_UNITS = {
     "TOUCH": "N", "ACCELEROMETER": "m/s^2", "VELOCIMETER": "m/s", "GYRO": "rad/s",

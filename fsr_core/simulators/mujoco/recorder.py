@@ -23,21 +23,15 @@ import numpy as np
 
 from fsr_core.control import AuthoredChunk
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.format.catalog import LIFECYCLE_STREAM
 from fsr_core.format.writer import FsrWriter, PublishResult
+from fsr_core.simulation.recorded_streams import APPLIED, AUTHORED, EVENTS, TASK
 from fsr_core.simulators.mujoco.capture import SceneCapture, Stamp, write_scene_once
 from fsr_core.simulators.mujoco.control import ControlPlayback, authored_chunks
 from fsr_core.simulators.mujoco.model_session import LoadedModel, load_model
 from fsr_core.simulators.mujoco.observations import observation_row
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
-from fsr_core.simulators.mujoco.streams import (
-    APPLIED,
-    AUTHORED,
-    EVENTS,
-    OBSERVATIONS,
-    TASK,
-    run_metadata,
-    stream_table,
-)
+from fsr_core.simulators.mujoco.streams import OBSERVATIONS, run_metadata, stream_table
 
 __all__ = ["MujocoRunResult", "record_mujoco_run", "simulate_into"]
 
@@ -125,7 +119,7 @@ class _Loop:
     def run(self, progress: ProgressFn | None, cancelled: CancelFn | None) -> int:
         """Run every step; return how many ran (fewer when cancelled)."""
         start = Stamp(0, 0.0)
-        start.write(self.writer, "run.lifecycle", {"event": "start"})
+        start.write(self.writer, LIFECYCLE_STREAM, {"event": "start"})
         write_scene_once(self.writer, self.loaded)
         start.write(self.writer, TASK, _targets(self.loaded, self.scenario))
         done = 0
@@ -142,7 +136,7 @@ class _Loop:
         finally:
             self.capture.close()
         last = Stamp(max(done - 1, 0), max(done - 1, 0) * self.dt_s)
-        last.write(self.writer, "run.lifecycle", {"event": "terminal_semantic_cut"})
+        last.write(self.writer, LIFECYCLE_STREAM, {"event": "terminal_semantic_cut"})
         return done
 
 
@@ -184,7 +178,7 @@ def completion(
     last = Stamp(max(ticks - 1, 0), max(ticks - 1, 0) * dt_s)
     last.write(
         writer,
-        "run.lifecycle",
+        LIFECYCLE_STREAM,
         {"event": "completion", "status": status, "reason_code": code},
     )
 

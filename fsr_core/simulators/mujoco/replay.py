@@ -31,13 +31,12 @@ from typing import Any
 
 from fsr_core.control import AuthoredChunk
 from fsr_core.errors import ReplayError, TargetExistsError
-from fsr_core.format.catalog import json_stream, lifecycle_stream
+from fsr_core.format.catalog import LIFECYCLE_STREAM, json_stream, lifecycle_stream
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.writer import FsrWriter
 from fsr_core.simulation.lifecycle import cancel_check
 from fsr_core.simulation.protocol import (
-    CancelToken,
     Execution,
     ProgressFn,
     ReplayMode,
@@ -46,6 +45,13 @@ from fsr_core.simulation.protocol import (
     ReplayResult,
     Timing,
 )
+from fsr_core.simulation.recorded_streams import (
+    RENDER_STATE,
+    TASK,
+    TRANSFORMS,
+    camera_table,
+)
+from fsr_core.simulation.replay_call import ReplayCall
 from fsr_core.simulators.mujoco.capture import (
     SceneCapture,
     Stamp,
@@ -62,14 +68,7 @@ from fsr_core.simulators.mujoco.model_session import (
 from fsr_core.simulators.mujoco.recorder import completion, simulate_into
 from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME
 from fsr_core.simulators.mujoco.source import RecordedRun, can_replay, read_recorded_run
-from fsr_core.simulators.mujoco.streams import (
-    RENDER_STATE,
-    TASK,
-    TRANSFORMS,
-    camera_table,
-    scene_table,
-    stream_table,
-)
+from fsr_core.simulators.mujoco.streams import scene_table, stream_table
 
 __all__ = ["can_replay", "replay_recording"]
 
@@ -209,7 +208,7 @@ def _render(
     loaded = load_model(run.scenario, where=run.path)
     streams = [
         lifecycle_stream(),
-        *camera_table(run.scenario),
+        *camera_table(run.scenario.cameras),
         json_stream(TASK, StreamKind.TASK, schema="fsr.task/1"),
         *scene_table(loaded),
     ]
@@ -218,7 +217,7 @@ def _render(
         _writer(path, run, ReplayMode.RENDER, streams) as writer,
     ):
         start = Stamp(0, 0.0)
-        start.write(writer, "run.lifecycle", {"event": "start"})
+        start.write(writer, LIFECYCLE_STREAM, {"event": "start"})
         write_scene_once(writer, loaded)
         for record in reader.iter_records(TASK):
             start.write(writer, TASK, record.decoded)
@@ -234,11 +233,11 @@ def _render(
             return 0, False
         last = reader.rows(RENDER_STATE)[-1]
         end = Stamp(int(last["tick"]), float(last["sim_time_s"]))
-        end.write(writer, "run.lifecycle", {"event": "terminal_semantic_cut"})
+        end.write(writer, LIFECYCLE_STREAM, {"event": "terminal_semantic_cut"})
         code = ReplayOutcome.SUCCEEDED.reason_code
         end.write(
             writer,
-            "run.lifecycle",
+            LIFECYCLE_STREAM,
             {"event": "completion", "status": "succeeded", "reason_code": code},
         )
     return frames, True
@@ -256,14 +255,7 @@ def _staging(output: Path, overwrite: bool) -> Path:
     return output.with_name(f".{output.name}.{secrets.token_hex(6)}.replaced")
 
 
-def replay_recording(
-    source: Path,
-    output: Path,
-    options: ReplayOptions,
-    *,
-    progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None,
-) -> ReplayResult:
+def replay_recording(call: ReplayCall) -> ReplayResult:
     """Re-render or re-simulate a MuJoCo recording into a new FSR file.
 
     Raises
@@ -276,10 +268,11 @@ def replay_recording(
     TargetExistsError
         ``output`` exists and ``options.overwrite`` is false.
     """
+    options, progress, cancel = call.options, call.progress, call.cancel
     started = time.perf_counter()
-    check = cancel_check(cancel, source, "while reading the source")
-    run = read_recorded_run(Path(source), options.pinned_sha256, check)
-    target = Path(output)
+    check = cancel_check(cancel, call.source, "while reading the source")
+    run = read_recorded_run(Path(call.source), options.pinned_sha256, check)
+    target = Path(call.output)
     staging = _staging(target, options.overwrite)
 
     def cancelled() -> bool:

@@ -49,13 +49,13 @@ recording alone.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.control import Interpolation, TerminalPolicy
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.simulation.scenario_document import read_scenario_document
 from fsr_core.simulators.mujoco.model_files import ModelFiles, collect_model_files
 
 __all__ = [
@@ -387,14 +387,7 @@ def load_mujoco_scenario(path: str | Path) -> MujocoScenario:
         the message names the file and the problem.
     """
     source = Path(path)
-    try:
-        document = tomllib.loads(source.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SchemaError(
-            f"cannot read the scenario: {exc.strerror}", path=source
-        ) from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"not a valid TOML file: {exc}", path=source) from exc
+    document = read_scenario_document(source)
     try:
         model_name = document.get("model")
         if not isinstance(model_name, str) or not model_name:

@@ -1,6 +1,9 @@
 """The built-in planar-arm simulator as a registry adapter that can replay.
 
-It simulates scenarios, and replays its own recordings in both modes:
+It is the default simulator: it records scenario files that name no other
+simulator, writes the demo takes, and shapes the model of its recordings
+(:mod:`~fsr_core.simulators.planar_arm.profile`). It replays its own
+recordings in both modes:
 *render* (:mod:`~fsr_core.simulators.planar_arm.rerender`) and *resimulate*
 (:mod:`~fsr_core.simulators.planar_arm.resimulation`). Its target contract is
 the arm the recording's config describes: the resource ``arm``, the joints
@@ -13,24 +16,29 @@ resets make.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
 from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
+from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
-    CancelToken,
-    ProgressFn,
+    RecordedRun,
     ReplayMode,
-    ReplayOptions,
     ReplayResult,
+    ScenarioInput,
     TargetContract,
+    WrittenDemo,
 )
+from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
+from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.planar_arm.chunk_playback import REVOLUTE_UNITS
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
+from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, write_demos
 from fsr_core.simulators.planar_arm.planning import CHUNK_TARGET
+from fsr_core.simulators.planar_arm.profile import PlanarArmProfile
 from fsr_core.simulators.planar_arm.recorder import (
     ExternalPush,
     RunResult,
@@ -40,12 +48,12 @@ from fsr_core.simulators.planar_arm.recorder import (
 from fsr_core.simulators.planar_arm.recording_streams import SIMULATOR_NAME
 from fsr_core.simulators.planar_arm.rerender import rerender
 from fsr_core.simulators.planar_arm.resimulation import resimulate, source_scenario
-from fsr_core.simulators.planar_arm.scenario import Scenario
+from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario
 
 __all__ = ["PlanarArmAdapter"]
 
 
-class PlanarArmAdapter:
+class PlanarArmAdapter(ReplayCallAdapter, SimulatorDefaults):
     """numpy only, so always available."""
 
     @property
@@ -57,13 +65,61 @@ class PlanarArmAdapter:
         """Return ``None``: the simulator needs nothing beyond numpy."""
         return None
 
+    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
+        """Recognise a scenario that names no simulator, or this one."""
+        return bool(document.get("simulator", SIMULATOR_NAME) == SIMULATOR_NAME)
+
+    def record(
+        self, scenario: ScenarioInput, output: Path, **options: Any
+    ) -> RecordedRun:
+        """Run a scenario file or config and record it (see :func:`record_run`).
+
+        ``external_pushes`` (a sequence of :class:`ExternalPush`) and the
+        other options of :func:`record_run` are passed on.
+        """
+        loaded = (
+            load_scenario(scenario)
+            if isinstance(scenario, Path)
+            else Scenario.from_json(dict(scenario))
+        )
+        pushes: tuple[ExternalPush, ...] = tuple(options.pop("external_pushes", ()))
+        result = record_run(loaded, output, external_pushes=pushes, **options)
+        published = result.published
+        summary = (
+            f"{result.ticks} ticks in {result.generations} generation(s), "
+            f"{published.records} records, {published.size_bytes} bytes, "
+            f"{result.wall_s:.2f} s"
+        )
+        return RecordedRun(Path(published.path), summary, result)
+
     def simulate(
         self, config: dict[str, Any], output: str | os.PathLike[str], **options: Any
     ) -> RunResult:
         """Run a resolved (or hand-written) scenario config and record it."""
-        pushes: tuple[ExternalPush, ...] = tuple(options.pop("external_pushes", ()))
-        return record_run(
-            Scenario.from_json(config), output, external_pushes=pushes, **options
+        run: RunResult = self.record(config, Path(output), **options).result
+        return run
+
+    def recording_profile(self) -> RecordingProfile:
+        """Add the arm's joint angles, readouts and kinematics to the model."""
+        return PlanarArmProfile()
+
+    def demos(self) -> tuple[str, ...]:
+        """Return the names of the demo takes."""
+        return DEMO_NAMES
+
+    def write_demos(
+        self,
+        folder: Path,
+        *,
+        names: Sequence[str] | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> tuple[WrittenDemo, ...]:
+        """Record the demo takes (each with its scenario TOML) into ``folder``."""
+        wanted = DEMO_NAMES if names is None else tuple(names)
+        files = write_demos(folder, names=wanted, progress=progress)
+        return tuple(
+            WrittenDemo(item.recording, item.scenario, item.result is not None)
+            for item in files
         )
 
     def capabilities(self) -> frozenset[ReplayMode]:
@@ -110,20 +166,8 @@ class PlanarArmAdapter:
             generation_ticks=tuple(ticks for ticks, _ in _generation_plan(scenario)),
         )
 
-    def replay(
-        self,
-        source: Path,
-        output: Path,
-        options: ReplayOptions,
-        *,
-        progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None,
-    ) -> ReplayResult:
-        """Replay ``source`` into ``output`` in ``options.mode``.
-
-        Call it through :func:`fsr_core.replay.engine.replay_file`, which runs
-        the preflight first and pins the digest it checked.
-        """
-        if options.mode is ReplayMode.RENDER:
-            return rerender(source, output, options, progress=progress, cancel=cancel)
-        return resimulate(source, output, options, progress=progress, cancel=cancel)
+    def _replay(self, call: ReplayCall) -> ReplayResult:
+        """Re-render or resimulate, as ``call.options.mode`` asks."""
+        if call.options.mode is ReplayMode.RENDER:
+            return rerender(call)
+        return resimulate(call)

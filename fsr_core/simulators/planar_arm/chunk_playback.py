@@ -18,13 +18,14 @@ the chunk starts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control import (
     AuthoredChunk,
     ChunkResult,
@@ -46,7 +47,6 @@ __all__ = [
     "check_chunk_fits",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Unit of every axis of a chunk for the arm's revolute joints.
 REVOLUTE_UNITS: Final[Mapping[CommandSpace, str]] = {
@@ -271,6 +271,19 @@ class ChunkDriven:
         if self._model is None:
             raise RuntimeError(f"{type(self).__name__}: call reset() first")
         return self._model
+
+    def _advance(self, t_s: float) -> tuple[ArmModel, float]:
+        """Start a command at ``t_s``: record the chunks that ended by then.
+
+        Returns the arm and the time as a float; raises ValueError for a time
+        that is not finite and RuntimeError before :meth:`reset`.
+        """
+        model = self._require_model()
+        if not math.isfinite(t_s):
+            raise ValueError(f"t_s must be finite, got {t_s}")
+        when = float(t_s)
+        self._update_results(when)
+        return model, when
 
     def submit(self, chunk: AuthoredChunk) -> None:
         """Accept a chunk for this run.

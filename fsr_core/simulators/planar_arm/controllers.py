@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control import AuthoredChunk, ChunkResult, CommandSpace
 from fsr_core.errors import SchemaError
 from fsr_core.simulators.planar_arm.chunk_playback import ChunkDriven, Reference
@@ -74,7 +74,6 @@ __all__ = [
     "hold_torque",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 Gain: TypeAlias = float | tuple[float, ...]
 
 
@@ -184,13 +183,74 @@ def hold_torque(model: ArmModel, q: FloatArray) -> FloatArray:
     return result
 
 
-def _time(t_s: float) -> float:
-    if not math.isfinite(t_s):
-        raise ValueError(f"t_s must be finite, got {t_s}")
-    return float(t_s)
+@dataclass(frozen=True)
+class _Step:
+    """What a reference-following law sees at one time.
+
+    Parameters
+    ----------
+    model
+        The arm.
+    reference
+        The joint reference in effect.
+    q, dq
+        The measured posture and joint velocities, ``(n,)``.
+    """
+
+    model: ArmModel
+    reference: Reference
+    q: FloatArray
+    dq: FloatArray
 
 
-class _JointTracking(ChunkDriven):
+class _ChunkController(ChunkDriven):
+    """A controller: the chunk bookkeeping of each command, then its own law."""
+
+    def torque(self, t_s: float, state: ArmState) -> ControlOutput:
+        """Return the command at simulation time ``t_s`` for ``state``.
+
+        Parameters
+        ----------
+        t_s
+            Simulation time, seconds.
+        state
+            The arm's current state.
+
+        Returns
+        -------
+        ControlOutput
+            Torques; a tracking controller adds the joint reference and its
+            error, a task-space one its tip reference (``endpoint_ref``).
+
+        Raises
+        ------
+        RuntimeError
+            :meth:`reset` was not called.
+        """
+        model, when = self._advance(t_s)
+        return self._command(model, when, state)
+
+    def _command(self, model: ArmModel, when: float, state: ArmState) -> ControlOutput:
+        raise NotImplementedError
+
+
+class _ReferenceFollowing(_ChunkController):
+    """A controller that follows the joint reference of its chunks."""
+
+    def _command(self, model: ArmModel, when: float, state: ArmState) -> ControlOutput:
+        step = _Step(
+            model,
+            self._reference(when),
+            as_joint_vector(state.q, model.dof, "state.q"),
+            as_joint_vector(state.dq, model.dof, "state.dq"),
+        )
+        return self._follow(step)
+
+    def _follow(self, step: _Step) -> ControlOutput:
+        raise NotImplementedError
+
+
+class _JointTracking(_ReferenceFollowing):
     """A controller that tracks a joint reference with gains ``kp``, ``kd``."""
 
     spaces: ClassVar[tuple[CommandSpace, ...]] = (
@@ -207,37 +267,13 @@ class _JointTracking(ChunkDriven):
         _per_joint(self.kp, model.dof, "kp")
         _per_joint(self.kd, model.dof, "kd")
 
-    def torque(self, t_s: float, state: ArmState) -> ControlOutput:
-        """Return the command at simulation time ``t_s`` for ``state``.
-
-        Parameters
-        ----------
-        t_s
-            Simulation time, seconds.
-        state
-            The arm's current state.
-
-        Returns
-        -------
-        ControlOutput
-            Torques, the joint reference and its error.
-
-        Raises
-        ------
-        RuntimeError
-            :meth:`reset` was not called.
-        """
-        model = self._require_model()
-        when = _time(t_s)
-        self._update_results(when)
-        reference = self._reference(when)
-        q = as_joint_vector(state.q, model.dof, "state.q")
-        dq = as_joint_vector(state.dq, model.dof, "state.dq")
-        error = reference.q - q
-        feedback = _per_joint(self.kp, model.dof, "kp") * error + _per_joint(
-            self.kd, model.dof, "kd"
-        ) * (reference.dq - dq)
-        tau = self._law(model, reference, q, dq, feedback)
+    def _follow(self, step: _Step) -> ControlOutput:
+        reference, dof = step.reference, step.model.dof
+        error = reference.q - step.q
+        feedback = _per_joint(self.kp, dof, "kp") * error + _per_joint(
+            self.kd, dof, "kd"
+        ) * (reference.dq - step.dq)
+        tau = self._law(step, feedback)
         return ControlOutput(
             tau=tau + 0.0,
             q_ref=reference.q,
@@ -246,14 +282,8 @@ class _JointTracking(ChunkDriven):
             chunk_id=reference.chunk_id,
         )
 
-    def _law(
-        self,
-        model: ArmModel,
-        reference: Reference,
-        q: FloatArray,
-        dq: FloatArray,
-        feedback: FloatArray,
-    ) -> FloatArray:
+    def _law(self, step: _Step, feedback: FloatArray) -> FloatArray:
+        """Return the torques of the law, given the PD feedback term."""
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
@@ -300,17 +330,10 @@ class PDController(_JointTracking):
         super().__init__(kp, kd)
         self.gravity_compensation = bool(gravity_compensation)
 
-    def _law(
-        self,
-        model: ArmModel,
-        reference: Reference,
-        q: FloatArray,
-        dq: FloatArray,
-        feedback: FloatArray,
-    ) -> FloatArray:
+    def _law(self, step: _Step, feedback: FloatArray) -> FloatArray:
         if not self.gravity_compensation:
             return feedback
-        result: FloatArray = feedback + hold_torque(model, q)
+        result: FloatArray = feedback + hold_torque(step.model, step.q)
         return result
 
     def to_json(self) -> dict[str, Any]:
@@ -333,10 +356,7 @@ class ComputedTorqueController(_JointTracking):
     kd
         Damping, 1/s; one value or per joint.
 
-    Raises
-    ------
-    SchemaError
-        A gain is negative, not finite or an empty list.
+    The gains are checked as :class:`PDController`'s are.
     """
 
     name: ClassVar[str] = "computed_torque"
@@ -344,15 +364,9 @@ class ComputedTorqueController(_JointTracking):
     def __init__(self, kp: Gain = 100.0, kd: Gain = 20.0) -> None:
         super().__init__(kp, kd)
 
-    def _law(
-        self,
-        model: ArmModel,
-        reference: Reference,
-        q: FloatArray,
-        dq: FloatArray,
-        feedback: FloatArray,
-    ) -> FloatArray:
-        acceleration = reference.qdd + feedback
+    def _law(self, step: _Step, feedback: FloatArray) -> FloatArray:
+        model, q, dq = step.model, step.q, step.dq
+        acceleration = step.reference.qdd + feedback
         friction = model.friction_nms_per_rad * dq
         result: FloatArray = (
             mass_matrix(model, q) @ acceleration + bias_forces(model, q, dq) + friction
@@ -374,10 +388,7 @@ class InverseDynamicsFeedforward(_JointTracking):
     kd
         Damping, N m s/rad; one value or per joint.
 
-    Raises
-    ------
-    SchemaError
-        A gain is negative, not finite or an empty list.
+    The gains are checked as :class:`PDController`'s are.
     """
 
     name: ClassVar[str] = "inverse_dynamics_feedforward"
@@ -385,20 +396,16 @@ class InverseDynamicsFeedforward(_JointTracking):
     def __init__(self, kp: Gain = 40.0, kd: Gain = 4.0) -> None:
         super().__init__(kp, kd)
 
-    def _law(
-        self,
-        model: ArmModel,
-        reference: Reference,
-        q: FloatArray,
-        dq: FloatArray,
-        feedback: FloatArray,
-    ) -> FloatArray:
-        feedforward = inverse_dynamics(model, reference.q, reference.dq, reference.qdd)
+    def _law(self, step: _Step, feedback: FloatArray) -> FloatArray:
+        reference = step.reference
+        feedforward = inverse_dynamics(
+            step.model, reference.q, reference.dq, reference.qdd
+        )
         result: FloatArray = feedforward + feedback
         return result
 
 
-class ReachingController(ChunkDriven):
+class ReachingController(_ReferenceFollowing):
     """Task-space virtual spring-damper pulling the tip to a moving equilibrium.
 
     Joint-position chunks give an equilibrium posture trajectory ``q_eq(t)``;
@@ -441,33 +448,9 @@ class ReachingController(ChunkDriven):
             joint_damping_nms_per_rad, "joint_damping_nms_per_rad"
         )
 
-    def torque(self, t_s: float, state: ArmState) -> ControlOutput:
-        """Return the command at simulation time ``t_s`` for ``state``.
-
-        Parameters
-        ----------
-        t_s
-            Simulation time, seconds.
-        state
-            The arm's current state.
-
-        Returns
-        -------
-        ControlOutput
-            Torques, the equilibrium posture (as ``q_ref``) and its tip
-            position (``endpoint_ref``).
-
-        Raises
-        ------
-        RuntimeError
-            :meth:`reset` was not called.
-        """
-        model = self._require_model()
-        when = _time(t_s)
-        self._update_results(when)
-        reference = self._reference(when)
-        q = as_joint_vector(state.q, model.dof, "state.q")
-        dq = as_joint_vector(state.dq, model.dof, "state.dq")
+    def _follow(self, step: _Step) -> ControlOutput:
+        """Pull the tip to the equilibrium posture's tip (``q_ref`` is ``q_eq``)."""
+        model, reference, q, dq = step.model, step.reference, step.q, step.dq
         endpoint_ref = tip_position(model, reference.q)
         jacobian = tip_jacobian(model, q)
         force = self.stiffness_npm * (
@@ -497,7 +480,7 @@ class ReachingController(ChunkDriven):
         }
 
 
-class TorqueController(ChunkDriven):
+class TorqueController(_ChunkController):
     """Applies joint-torque chunks as they are.
 
     Zero torque before any chunk starts; gravity compensation under a
@@ -507,29 +490,8 @@ class TorqueController(ChunkDriven):
     name: ClassVar[str] = "torque"
     spaces: ClassVar[tuple[CommandSpace, ...]] = (CommandSpace.JOINT_TORQUE,)
 
-    def torque(self, t_s: float, state: ArmState) -> ControlOutput:
-        """Return the command at simulation time ``t_s`` for ``state``.
-
-        Parameters
-        ----------
-        t_s
-            Simulation time, seconds.
-        state
-            The arm's current state (used by gravity compensation only).
-
-        Returns
-        -------
-        ControlOutput
-            Torques; no reference.
-
-        Raises
-        ------
-        RuntimeError
-            :meth:`reset` was not called.
-        """
-        model = self._require_model()
-        when = _time(t_s)
-        self._update_results(when)
+    def _command(self, model: ArmModel, when: float, state: ArmState) -> ControlOutput:
+        """Apply the active chunk; the state is used by gravity compensation only."""
         index = self._active(when)
         if index is None:
             return ControlOutput(tau=np.zeros(model.dof))

@@ -57,29 +57,37 @@ def _arm() -> dict[str, Any]:
     }
 
 
-def _cameras(*, zoom_at_s: float | None = None) -> list[dict[str, Any]]:
-    front: dict[str, Any] = {
-        "name": "front",
-        "width": 640,
-        "height": 480,
-        "fov_deg": 60.0,
-        "eye_m": [0.1, -2.9, 1.15],
-        "look_at_m": [0.1, 0.0, 1.05],
-        "rate_hz": 30.0,
+def _camera(
+    name: str,
+    size: tuple[int, int],
+    fov_deg: float,
+    eye_m: list[float],
+    look_at_m: list[float],
+    rate_hz: float,
+) -> dict[str, Any]:
+    """Return a JPEG camera's table."""
+    width, height = size
+    return {
+        "name": name,
+        "width": width,
+        "height": height,
+        "fov_deg": fov_deg,
+        "eye_m": eye_m,
+        "look_at_m": look_at_m,
+        "rate_hz": rate_hz,
         "codec": "jpeg",
     }
+
+
+def _cameras(*, zoom_at_s: float | None = None) -> list[dict[str, Any]]:
+    front = _camera(
+        "front", (640, 480), 60.0, [0.1, -2.9, 1.15], [0.1, 0.0, 1.05], 30.0
+    )
     if zoom_at_s is not None:
         front["calibration_changes"] = [{"time_s": zoom_at_s, "fov_deg": 42.0}]
-    oblique = {
-        "name": "oblique",
-        "width": 480,
-        "height": 360,
-        "fov_deg": 55.0,
-        "eye_m": [1.9, -1.7, 1.9],
-        "look_at_m": [0.2, 0.0, 0.7],
-        "rate_hz": 15.0,
-        "codec": "jpeg",
-    }
+    oblique = _camera(
+        "oblique", (480, 360), 55.0, [1.9, -1.7, 1.9], [0.2, 0.0, 0.7], 15.0
+    )
     return [front, oblique]
 
 

@@ -42,6 +42,10 @@ gravity ``(0, -9.81)`` gets a negative (clockwise) torque ``-m g c``. The
 torque that holds the arm still is ``-tau_g``, which is also what
 :func:`bias_forces` returns at ``dq = 0``.
 
+Parameters follow :mod:`~fsr_core.simulators.planar_arm.kinematics`: ``model``
+is the arm, ``q`` its joint angles (radians, shape ``(n,)``) and ``dq`` its
+joint velocities (rad/s, shape ``(n,)``); each function documents the others.
+
 Everything is deterministic: no randomness and a fixed order of operations,
 so the same inputs give bit-identical outputs.
 """
@@ -51,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.simulators.planar_arm.kinematics import (
     Frames,
     as_joint_vector,
@@ -69,8 +74,6 @@ __all__ = [
     "mass_matrix",
     "potential_energy",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _mass_matrix_of(model: ArmModel, pose: Frames) -> FloatArray:
@@ -158,13 +161,6 @@ def _tip_generalized_force(
 def mass_matrix(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     """Return the joint-space mass matrix (composite-rigid-body algorithm).
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-
     Returns
     -------
     numpy.ndarray
@@ -179,15 +175,6 @@ def bias_forces(model: ArmModel, q: npt.ArrayLike, dq: npt.ArrayLike) -> FloatAr
 
     Friction and tip forces are not included.
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-    dq
-        Joint velocities, rad/s, shape ``(n,)``.
-
     Returns
     -------
     numpy.ndarray
@@ -200,13 +187,6 @@ def bias_forces(model: ArmModel, q: npt.ArrayLike, dq: npt.ArrayLike) -> FloatAr
 
 def gravity_torques(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     """Return the joint torques that gravity applies, ``tau_g = -dV/dq``.
-
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
 
     Returns
     -------
@@ -247,12 +227,6 @@ def inverse_dynamics(
 
     Parameters
     ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-    dq
-        Joint velocities, rad/s, shape ``(n,)``.
     qdd
         Joint accelerations, rad/s^2, shape ``(n,)``.
     tip_force
@@ -285,12 +259,6 @@ def forward_dynamics(
 
     Parameters
     ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-    dq
-        Joint velocities, rad/s, shape ``(n,)``.
     tau
         Applied joint torques, N m, shape ``(n,)``.
     tip_force
@@ -321,15 +289,6 @@ def kinetic_energy(model: ArmModel, q: npt.ArrayLike, dq: npt.ArrayLike) -> floa
     ``T = sum_i (m_i |v_ci|^2 + I_i omega_i^2) / 2`` with ``v_ci = J_ci dq``
     and ``omega_i = dq_0 + ... + dq_i`` (independent of :func:`mass_matrix`).
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-    dq
-        Joint velocities, rad/s, shape ``(n,)``.
-
     Returns
     -------
     float
@@ -350,13 +309,6 @@ def potential_energy(model: ArmModel, q: npt.ArrayLike) -> float:
 
     The zero is the plane's origin (``V = 0`` for centres of mass on the line
     through the origin perpendicular to gravity).
-
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
 
     Returns
     -------

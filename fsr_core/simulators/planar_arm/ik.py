@@ -13,6 +13,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.simulators.planar_arm.kinematics import (
     as_joint_vector,
@@ -23,7 +24,6 @@ from fsr_core.simulators.planar_arm.model import ArmModel
 
 __all__ = ["solve_ik"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _INITIAL_DAMPING_M = 1e-2  # lambda of the first step, metres
 _MIN_DAMPING_M = 1e-6

@@ -41,6 +41,15 @@ reports those joints in :attr:`StepResult.limited`.
 ``(q, dq)``, without joint limits. It is there for accuracy comparisons
 (tests, diagnostics): its error is fourth order in ``dt`` and its energy drift
 is tiny at small ``dt``, but it is not symplectic and costs four evaluations.
+
+Both steppers take the same parameters: ``model`` (the arm), ``state`` (joint
+positions and velocities; ``q`` and ``dq`` are replaced by new arrays, so
+arrays read from the state before the call keep their values), ``tau`` (joint
+torques held over the step, N m, shape ``(n,)``), ``dt_s`` (the step length in
+seconds) and ``tip_force`` (an external force on the tip held over the step,
+plane coordinates, newtons, shape ``(2,)``; None for none). Both raise
+:class:`~fsr_core.errors.SchemaError` when ``dt_s`` is not positive or a shape
+does not match the arm.
 """
 
 from __future__ import annotations
@@ -48,17 +57,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.simulators.planar_arm.dynamics import forward_dynamics
 from fsr_core.simulators.planar_arm.kinematics import as_joint_vector
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState
 
 __all__ = ["StepResult", "rk4_step", "step"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,34 +135,12 @@ def step(
     dt_s: float,
     tip_force: npt.ArrayLike | None = None,
 ) -> StepResult:
-    """Advance ``state`` by one semi-implicit Euler step.
-
-    ``state.q`` and ``state.dq`` are replaced by new arrays; arrays read from
-    the state before the call keep their values.
-
-    Parameters
-    ----------
-    model
-        The arm.
-    state
-        Joint positions and velocities; updated.
-    tau
-        Joint torques held over the step, N m, shape ``(n,)``.
-    dt_s
-        Step length in seconds.
-    tip_force
-        External force on the tip held over the step, plane coordinates,
-        newtons, shape ``(2,)``.
+    """Advance ``state`` by one semi-implicit Euler step (parameters above).
 
     Returns
     -------
     StepResult
         The acceleration and friction torque used, and the joints clamped.
-
-    Raises
-    ------
-    SchemaError
-        When ``dt_s`` is not positive or a shape does not match the arm.
     """
     torques = _check_inputs(model, state, tau, dt_s)
     qdd = forward_dynamics(model, state.q, state.dq, torques, tip_force)
@@ -176,30 +161,11 @@ def rk4_step(
 ) -> StepResult:
     """Advance ``state`` by one classic fourth-order Runge-Kutta step (no limits).
 
-    Parameters
-    ----------
-    model
-        The arm.
-    state
-        Joint positions and velocities; ``q`` and ``dq`` are replaced.
-    tau
-        Joint torques held over the step, N m, shape ``(n,)``.
-    dt_s
-        Step length in seconds.
-    tip_force
-        External force on the tip held over the step, plane coordinates,
-        newtons, shape ``(2,)``.
-
     Returns
     -------
     StepResult
         The acceleration and friction torque at the start of the step;
         ``limited`` is always empty.
-
-    Raises
-    ------
-    SchemaError
-        When ``dt_s`` is not positive or a shape does not match the arm.
     """
     torques = _check_inputs(model, state, tau, dt_s)
     q0, v0 = state.q, state.dq

@@ -3,7 +3,11 @@
 All functions follow the conventions of
 :mod:`fsr_core.simulators.planar_arm.model`: plane coordinates ``(x, y)`` in
 metres with ``y`` up, joint angles measured counter-clockwise from the
-previous link, link ``i`` spanning joint ``i`` to joint ``i + 1``.
+previous link, link ``i`` spanning joint ``i`` to joint ``i + 1``. Their
+common parameters are documented here once: ``model`` is the arm
+(:class:`~fsr_core.simulators.planar_arm.model.ArmModel`), ``q`` its joint
+angles (radians, shape ``(n,)``) and ``dq`` its joint velocities (rad/s,
+shape ``(n,)``).
 
 For a revolute joint ``j`` at ``p_j`` turning at unit rate, a point ``r``
 carried by the links beyond it moves with velocity ``perp(r - p_j)``, where
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.simulators.planar_arm.model import ArmModel
 
@@ -42,8 +47,6 @@ __all__ = [
     "tip_position",
     "tip_velocity",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def as_joint_vector(values: npt.ArrayLike, dof: int, name: str) -> FloatArray:
@@ -116,13 +119,6 @@ class Frames:
 def frames(model: ArmModel, q: npt.ArrayLike) -> Frames:
     """Compute the link angles, axes, joint and centre-of-mass positions.
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-
     Returns
     -------
     Frames
@@ -168,13 +164,6 @@ def link_angles(q: npt.ArrayLike) -> FloatArray:
 def joint_positions(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     """Return the positions of joint 0 (the base), joint 1, ..., and the tip.
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-
     Returns
     -------
     numpy.ndarray
@@ -185,13 +174,6 @@ def joint_positions(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
 
 def tip_position(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     """Return the tip position (the end of the last link).
-
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
 
     Returns
     -------
@@ -204,13 +186,6 @@ def tip_position(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
 
 def com_positions(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     """Return the centre of mass of every link.
-
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
 
     Returns
     -------
@@ -240,13 +215,6 @@ def tip_jacobian(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     Column ``j`` is ``perp(tip - p_j)``: the tip's velocity when joint ``j``
     turns at 1 rad/s.
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-
     Returns
     -------
     numpy.ndarray
@@ -261,13 +229,6 @@ def com_jacobians(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
     Entry ``[i, :, j]`` is ``perp(c_i - p_j)`` for ``j <= i`` and zero for
     ``j > i`` (link ``i`` does not move with the joints beyond it).
 
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-
     Returns
     -------
     numpy.ndarray
@@ -278,15 +239,6 @@ def com_jacobians(model: ArmModel, q: npt.ArrayLike) -> FloatArray:
 
 def tip_velocity(model: ArmModel, q: npt.ArrayLike, dq: npt.ArrayLike) -> FloatArray:
     """Return the tip's linear velocity ``J_tip(q) dq``.
-
-    Parameters
-    ----------
-    model
-        The arm.
-    q
-        Joint angles, radians, shape ``(n,)``.
-    dq
-        Joint velocities, rad/s, shape ``(n,)``.
 
     Returns
     -------

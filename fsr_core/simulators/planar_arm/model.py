@@ -22,13 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 
 __all__ = ["ArmModel", "ArmState", "Link"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _positive(value: float, name: str) -> float:

@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control import (
     AuthoredChunk,
     CommandSpace,
@@ -40,7 +41,6 @@ from fsr_core.simulators.planar_arm.tasks import (
 
 __all__ = ["CHUNK_TARGET", "plan_chunks"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: ``target`` of the chunks :func:`plan_chunks` authors.
 CHUNK_TARGET: Final = "arm"

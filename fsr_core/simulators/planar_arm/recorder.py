@@ -27,17 +27,15 @@ import numpy as np
 
 from fsr_core.control import AppliedControl, AuthoredChunk, CommandSpace
 from fsr_core.format.batching import BatchLimits
+from fsr_core.format.catalog import LIFECYCLE_STREAM
 from fsr_core.format.writer import FsrWriter, PublishResult
+from fsr_core.simulation.recorded_streams import APPLIED, AUTHORED, EVENTS, TASK
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
 from fsr_core.simulators.planar_arm.integrator import step
 from fsr_core.simulators.planar_arm.model import ArmState
 from fsr_core.simulators.planar_arm.planning import plan_chunks
 from fsr_core.simulators.planar_arm.recording_streams import (
-    APPLIED,
-    AUTHORED,
-    EVENTS,
     OBSERVATIONS,
-    TASK,
     run_metadata,
     stream_table,
 )
@@ -317,24 +315,24 @@ def record_run(
     dt = scenario.dt_s
     total = 0
     with writer:
-        run.write("run.lifecycle", {"event": "start"}, 0, 0, dt)
+        run.write(LIFECYCLE_STREAM, {"event": "start"}, 0, 0, dt)
         run.capture.write_meshes()
         last_ticks = 0
         for generation, (ticks, initial) in enumerate(plan):
             if generation:
                 reset = {"event": "generation_reset", "generation": generation}
-                run.write("run.lifecycle", reset, generation, 0, dt)
+                run.write(LIFECYCLE_STREAM, reset, generation, 0, dt)
             last_ticks = run.run_generation(generation, ticks, initial)
             total += last_ticks
         final = len(plan) - 1
         cut = {"event": "terminal_semantic_cut"}
-        run.write("run.lifecycle", cut, final, last_ticks - 1, dt)
+        run.write(LIFECYCLE_STREAM, cut, final, last_ticks - 1, dt)
         done = {
             "event": "completion",
             "status": "succeeded",
             "reason_code": "RUN_COMPLETED",
         }
-        run.write("run.lifecycle", done, final, last_ticks - 1, dt)
+        run.write(LIFECYCLE_STREAM, done, final, last_ticks - 1, dt)
     if progress is not None:
         progress(1.0)
     return RunResult(writer.finish(), total, len(plan), time.perf_counter() - started)

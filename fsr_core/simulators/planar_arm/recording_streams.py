@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-import platform
-from importlib import metadata as package_metadata
 from typing import Any
 
-import numpy as np
-
-from fsr_core.format.catalog import (
-    camera_streams,
-    geometry_streams,
-    geometry_transform_stream,
-    json_stream,
-    lifecycle_stream,
-    numeric_stream,
-    render_state_stream,
+from fsr_core.format.streams import StreamSpec
+from fsr_core.simulation.recorded_streams import (
+    observation_stream,
+    run_versions,
+    scene_streams,
+    simulator_streams,
 )
-from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
 __all__ = [
-    "APPLIED",
-    "AUTHORED",
-    "EVENTS",
-    "MESHES",
     "OBSERVATIONS",
-    "RENDER_STATE",
     "SIMULATOR_NAME",
-    "TASK",
-    "TRANSFORMS",
     "observation_channels",
     "run_metadata",
     "stream_table",
@@ -37,13 +23,7 @@ __all__ = [
 
 SIMULATOR_NAME = "planar_arm"
 OBSERVATIONS = "observations.arm"
-AUTHORED = "control.authored"
-APPLIED = "control.applied"
-EVENTS = "events"
-TASK = "task.context"
-RENDER_STATE = "render.state"
-MESHES = "scene.geometry.meshes"
-TRANSFORMS = "scene.geometry.transforms"
+"""The arm's atomic per-tick record (:func:`observation_channels`)."""
 
 
 def observation_channels(dof: int) -> list[tuple[str, str]]:
@@ -62,45 +42,12 @@ def observation_channels(dof: int) -> list[tuple[str, str]]:
 
 def stream_table(scenario: Scenario) -> list[StreamSpec]:
     """Every stream a run of ``scenario`` records."""
-    channels = observation_channels(scenario.model.dof)
-    specs = [
-        lifecycle_stream(),
-        numeric_stream(
-            OBSERVATIONS,
-            [name for name, _ in channels],
-            [unit for _, unit in channels],
-            attributes={"rate_hz": 1.0 / scenario.dt_s, "source": SIMULATOR_NAME},
-        ),
-    ]
-    for camera in scenario.cameras:
-        specs += camera_streams(
-            camera.name,
-            width=camera.width,
-            height=camera.height,
-            codec=camera.codec,
-            rate_hz=camera.rate_hz,
-        )
-    specs += [
-        json_stream(
-            AUTHORED, StreamKind.CONTROL_AUTHORED, schema="fsr.control.authored/1"
-        ),
-        json_stream(
-            APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"
-        ),
-        json_stream(EVENTS, StreamKind.EVENT, schema="fsr.event/1"),
-        json_stream(TASK, StreamKind.TASK, schema="fsr.task/1"),
-        render_state_stream(RENDER_STATE),
-        *geometry_streams(),
-        geometry_transform_stream([f"link{i}" for i in range(scenario.model.dof)]),
-    ]
-    return specs
-
-
-def _version(package: str) -> str:
-    try:
-        return package_metadata.version(package)
-    except package_metadata.PackageNotFoundError:
-        return "unknown"
+    dof, rate_hz = scenario.model.dof, 1.0 / scenario.dt_s
+    observations = observation_stream(
+        OBSERVATIONS, observation_channels(dof), rate_hz=rate_hz, source=SIMULATOR_NAME
+    )
+    scene = scene_streams([f"link{i}" for i in range(dof)])
+    return simulator_streams(observations, scenario.cameras, scene)
 
 
 def reproducibility(*, interactive: bool) -> str:
@@ -144,9 +91,5 @@ def run_metadata(scenario: Scenario, *, interactive: bool) -> dict[str, Any]:
                 "joint_torque": "N*m",
             },
         },
-        "versions": {
-            "fsr_viewer": _version("fsr-viewer"),
-            "numpy": np.__version__,
-            "python": platform.python_version(),
-        },
+        "versions": run_versions(),
     }

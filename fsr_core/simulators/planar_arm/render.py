@@ -1,13 +1,16 @@
 """A software pinhole camera for the built-in simulator (numpy and Pillow only).
 
-:func:`render_rgb` draws a :class:`SceneGeometry` (world coordinates, metres)
+:func:`render_rgb` draws an :class:`ArmScene` (world coordinates, metres)
 as a camera with a :class:`~fsr_core.calibration.CalibrationProfile` at a
 :class:`~fsr_core.calibration.CameraPose` would see it: a sky gradient, a floor
 patch with a grid, the arm's links as perspective-width ribbons with discs at
 the joints and the tip, centres of mass, targets with tolerance rings, a curve
 and the tip force as an arrow. Every pixel position comes from
 :func:`~fsr_core.calibration.project_points`, so lens distortion applies and an
-overlay drawn from the same calibration lines up with the frame.
+overlay drawn from the same calibration lines up with the frame. Colours are
+the project palette's (:func:`resources.palette`): the arm and the task as the
+viewer's scene draws them, and the ``render`` entries for what only recorded
+frames show.
 Clipping, lens tracing and sampling live in
 :mod:`~fsr_core.simulators.planar_arm.render_geometry`. The floor is drawn first
 as a backdrop; everything else is painted far to near. Output is deterministic.
@@ -24,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw
 
+from fsr_core.arrays import BoolArray, FloatArray
 from fsr_core.calibration import CalibrationProfile, CameraPose, project_points
 from fsr_core.simulators.planar_arm.render_geometry import (
     Lens,
@@ -34,27 +38,27 @@ from fsr_core.simulators.planar_arm.render_geometry import (
     trace,
     visible_points,
 )
+from resources import palette
 
-__all__ = ["SceneGeometry", "project", "render_rgb"]
+__all__ = ["ArmScene", "project", "render_rgb"]
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 Color = tuple[int, int, int]
 
-BACKGROUND_TOP: Final[Color] = (176, 198, 224)
-BACKGROUND_BOTTOM: Final[Color] = (228, 233, 240)
-FLOOR_COLOR: Final[Color] = (208, 210, 204)
-GRID_COLOR: Final[Color] = (150, 154, 150)
+_PALETTE: Final = palette()
+BACKGROUND_TOP: Final[Color] = _PALETTE.rgb("render.sky_top")
+BACKGROUND_BOTTOM: Final[Color] = _PALETTE.rgb("render.sky_bottom")
+FLOOR_COLOR: Final[Color] = _PALETTE.rgb("render.floor")
+GRID_COLOR: Final[Color] = _PALETTE.rgb("render.grid")
 #: Links cycle through these, so neighbouring links are told apart.
-LINK_COLORS: Final[tuple[Color, ...]] = ((46, 92, 156), (38, 140, 150), (96, 84, 176))
-BASE_COLOR: Final[Color] = (36, 36, 40)
-JOINT_COLOR: Final[Color] = (64, 68, 78)
-TIP_COLOR: Final[Color] = (220, 40, 40)
-COM_COLOR: Final[Color] = (250, 250, 250)
-TARGET_COLOR: Final[Color] = (226, 132, 16)
-ACTIVE_TARGET_COLOR: Final[Color] = (255, 176, 0)
-CURVE_COLOR: Final[Color] = (134, 62, 168)
-FORCE_COLOR: Final[Color] = (200, 16, 16)  # red, as skelarm draws it
+LINK_COLORS: Final[tuple[Color, ...]] = _PALETTE.cycle("arm.links")
+BASE_COLOR: Final[Color] = _PALETTE.rgb("arm.base")
+JOINT_COLOR: Final[Color] = _PALETTE.rgb("arm.joint")
+TIP_COLOR: Final[Color] = _PALETTE.rgb("arm.tip")
+COM_COLOR: Final[Color] = _PALETTE.rgb("render.com")
+TARGET_COLOR: Final[Color] = _PALETTE.rgb("task.target")
+ACTIVE_TARGET_COLOR: Final[Color] = _PALETTE.rgb("task.active_target")
+CURVE_COLOR: Final[Color] = _PALETTE.rgb("render.curve")
+FORCE_COLOR: Final[Color] = _PALETTE.rgb("task.force")
 
 _CHUNK: Final = 8  # polyline samples per depth-sorted piece
 _RING_SEGMENTS: Final = 64
@@ -85,7 +89,7 @@ def _positive(value: float, name: str) -> None:
 
 
 @dataclass(frozen=True, eq=False)
-class SceneGeometry:
+class ArmScene:
     """Everything :func:`render_rgb` draws, in world coordinates (metres, z up).
 
     Parameters
@@ -241,7 +245,7 @@ def _floor_outline(
 
 def _draw_floor(
     draw: ImageDraw.ImageDraw,
-    scene: SceneGeometry,
+    scene: ArmScene,
     pose: CameraPose,
     lens: Lens,
     profile: CalibrationProfile,
@@ -305,7 +309,7 @@ def _polyline_items(runs: list[Run], color: Color, width: int) -> list[_Item]:
 
 
 def _arm_items(
-    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
+    scene: ArmScene, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     radius, fx = scene.link_radius_m, profile.fx
     joints = pose.world_to_camera(scene.joints_m)
@@ -354,7 +358,7 @@ def _discs(
 
 
 def _target_items(
-    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
+    scene: ArmScene, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     targets_m, tolerance_m = scene.targets_m, scene.target_tolerance_m
     if targets_m is None or len(targets_m) == 0:
@@ -403,7 +407,7 @@ def _tolerance_items(
 
 
 def _force_items(
-    scene: SceneGeometry, pose: CameraPose, lens: Lens, profile: CalibrationProfile
+    scene: ArmScene, pose: CameraPose, lens: Lens, profile: CalibrationProfile
 ) -> list[_Item]:
     force = scene.tip_force_n
     if force is None or not float(np.linalg.norm(force)) > 1e-12:
@@ -437,7 +441,7 @@ def _force_items(
 
 
 def render_rgb(
-    scene: SceneGeometry, profile: CalibrationProfile, pose: CameraPose
+    scene: ArmScene, profile: CalibrationProfile, pose: CameraPose
 ) -> npt.NDArray[np.uint8]:
     """Draw ``scene`` as seen by the camera ``profile`` at ``pose``.
 

@@ -19,6 +19,7 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.arrays import BoolArray, FloatArray
 from fsr_core.calibration import CalibrationProfile, project_points
 
 __all__ = [
@@ -32,8 +33,6 @@ __all__ = [
     "visible_points",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: Near clipping plane, metres in front of the camera.
 NEAR_M: Final = 0.01

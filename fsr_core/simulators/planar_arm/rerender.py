@@ -15,7 +15,6 @@ with their calibration, and a footer naming ``mode: render`` and the source.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Final
 
 import numpy as np
@@ -26,29 +25,21 @@ from fsr_core.format.streams import StreamKind
 from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
 from fsr_core.simulation.lifecycle import cancel_check, fresh_run_id
-from fsr_core.simulation.protocol import (
-    CancelToken,
-    ProgressFn,
-    ReplayMode,
-    ReplayOptions,
-    ReplayResult,
-)
-from fsr_core.simulation.provenance import replay_metadata, replay_provenance
-from fsr_core.simulation.runner import (
-    FinalClock,
-    ReplayContext,
-    ReplayOutput,
-    run_replay,
-)
+from fsr_core.simulation.protocol import ReplayMode, ReplayResult
+from fsr_core.simulation.provenance import replay_metadata
+from fsr_core.simulation.recorded_streams import RENDER_STATE, TASK
+from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.runner import FinalClock, ReplayContext, ReplayOutput
 from fsr_core.simulators.planar_arm.model import ArmState
 from fsr_core.simulators.planar_arm.recording_streams import (
     OBSERVATIONS,
-    RENDER_STATE,
-    SIMULATOR_NAME,
-    TASK,
     stream_table,
 )
-from fsr_core.simulators.planar_arm.resimulation import PRODUCER, source_scenario
+from fsr_core.simulators.planar_arm.resimulation import (
+    planar_provenance,
+    run_planar_replay,
+    source_scenario,
+)
 from fsr_core.simulators.planar_arm.scene_capture import SceneCapture
 from fsr_core.simulators.planar_arm.tasks import task_from_json
 
@@ -160,32 +151,18 @@ _KEPT_KINDS: Final = frozenset(
 )
 
 
-def rerender(
-    source: Path,
-    output: Path,
-    options: ReplayOptions,
-    *,
-    progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None,
-) -> ReplayResult:
-    """Re-render ``source`` into ``output`` (see the module docstring)."""
+def rerender(call: ReplayCall) -> ReplayResult:
+    """Re-render ``call.source`` into ``call.output`` (see the module docstring)."""
+    source, options = call.source, call.options
     with FsrReader.open(
         source,
         max_bytes=options.max_input_bytes,
         expected_sha256=options.pinned_sha256,
-        check=cancel_check(cancel, source, "while reading the source"),
+        check=cancel_check(call.cancel, source, "while reading the source"),
     ) as reader:
         scenario = source_scenario(reader)
         digest = reader.file_sha256
-        provenance = replay_provenance(
-            producer=PRODUCER,
-            mode=ReplayMode.RENDER,
-            source=source,
-            source_sha256=digest,
-            simulator=SIMULATOR_NAME,
-            run_id=fresh_run_id(),
-            options=options,
-        )
+        provenance = planar_provenance(call, ReplayMode.RENDER, digest, fresh_run_id())
         described = ReplayOutput(
             streams=[
                 spec for spec in stream_table(scenario) if spec.kind in _KEPT_KINDS
@@ -198,13 +175,4 @@ def rerender(
         def body(writer: FsrWriter, context: ReplayContext) -> FinalClock:
             return _write_frames(reader, writer, context)
 
-        return run_replay(
-            output,
-            described,
-            body,
-            options=options,
-            source_sha256=digest,
-            simulator=SIMULATOR_NAME,
-            progress=progress,
-            cancel=cancel,
-        )
+        return run_planar_replay(call, described, body, digest)

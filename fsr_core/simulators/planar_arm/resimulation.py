@@ -41,14 +41,16 @@ from fsr_core.simulation.lifecycle import cancel_check, fresh_run_id
 from fsr_core.simulation.preflight import SourceChunk, authored_chunks
 from fsr_core.simulation.protocol import (
     CancelToken,
-    ProgressFn,
     ReplayMode,
     ReplayOptions,
     ReplayResult,
     Timing,
 )
 from fsr_core.simulation.provenance import replay_metadata, replay_provenance
+from fsr_core.simulation.recorded_streams import AUTHORED
+from fsr_core.simulation.replay_call import ReplayCall
 from fsr_core.simulation.runner import (
+    Body,
     FinalClock,
     ReplayContext,
     ReplayOutput,
@@ -58,7 +60,6 @@ from fsr_core.simulators.planar_arm.admission import ChunkAdmission, PendingChun
 from fsr_core.simulators.planar_arm.model import ArmState
 from fsr_core.simulators.planar_arm.recorder import _generation_plan, _Run
 from fsr_core.simulators.planar_arm.recording_streams import (
-    AUTHORED,
     OBSERVATIONS,
     SIMULATOR_NAME,
     reproducibility,
@@ -66,7 +67,12 @@ from fsr_core.simulators.planar_arm.recording_streams import (
 )
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
-__all__ = ["resimulate", "source_scenario"]
+__all__ = [
+    "planar_provenance",
+    "resimulate",
+    "run_planar_replay",
+    "source_scenario",
+]
 
 PRODUCER: Final = "fsr_core.simulators.planar_arm"
 SESSION_CLOSED: Final = "SESSION_CLOSED"
@@ -301,26 +307,36 @@ def _fresh(
     )
 
 
-def resimulate(
-    source: Path,
-    output: Path,
-    options: ReplayOptions,
-    *,
-    progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None,
-) -> ReplayResult:
-    """Resimulate ``source`` into ``output`` (see the module docstring)."""
-    read, digest = _read_source(source, options, cancel)
-    run_id = fresh_run_id()
-    provenance = replay_provenance(
+def planar_provenance(
+    call: ReplayCall, mode: ReplayMode, digest: str, run_id: str
+) -> dict[str, Any]:
+    """Return the footer provenance of a planar-arm replay of ``call.source``."""
+    return replay_provenance(
         producer=PRODUCER,
-        mode=ReplayMode.RESIMULATE,
-        source=source,
+        mode=mode,
+        source=call.source,
         source_sha256=digest,
         simulator=SIMULATOR_NAME,
         run_id=run_id,
-        options=options,
+        options=call.options,
     )
+
+
+def run_planar_replay(
+    call: ReplayCall, described: ReplayOutput, body: Body, digest: str
+) -> ReplayResult:
+    """Run ``body`` into ``call.output`` as a planar-arm replay of ``digest``."""
+    return run_replay(
+        call, described, body, source_sha256=digest, simulator=SIMULATOR_NAME
+    )
+
+
+def resimulate(call: ReplayCall) -> ReplayResult:
+    """Resimulate ``call.source`` into ``call.output`` (see the module docstring)."""
+    options = call.options
+    read, digest = _read_source(call.source, options, call.cancel)
+    run_id = fresh_run_id()
+    provenance = planar_provenance(call, ReplayMode.RESIMULATE, digest, run_id)
     described = ReplayOutput(
         streams=stream_table(read.scenario),
         metadata=_metadata(read, provenance),
@@ -332,16 +348,7 @@ def resimulate(
         run = _Resimulation(read, writer, options, context, run_id)
         return _run_generations(run, writer)
 
-    return run_replay(
-        output,
-        described,
-        body,
-        options=options,
-        source_sha256=digest,
-        simulator=SIMULATOR_NAME,
-        progress=progress,
-        cancel=cancel,
-    )
+    return run_planar_replay(call, described, body, digest)
 
 
 def _run_generations(run: _Resimulation, writer: FsrWriter) -> FinalClock:

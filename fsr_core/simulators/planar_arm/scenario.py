@@ -27,7 +27,6 @@ A scenario is a TOML document (see ``docs/scenarios.md``) with these tables:
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, CameraPose, look_at
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.simulation.scenario_document import read_scenario_document
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
 from fsr_core.simulators.planar_arm.tasks import task_from_json
@@ -499,14 +499,7 @@ def load_scenario(path: str | Path) -> Scenario:
         the file and the problem.
     """
     source = Path(path)
-    try:
-        document = tomllib.loads(source.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SchemaError(
-            f"cannot read the scenario: {exc.strerror}", path=source
-        ) from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"not a valid TOML file: {exc}", path=source) from exc
+    document = read_scenario_document(source)
     try:
         return Scenario.from_json(document)
     except FsrError as exc:

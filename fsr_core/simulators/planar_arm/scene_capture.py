@@ -18,6 +18,7 @@ import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, CameraPose
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulation.recorded_streams import MESHES, RENDER_STATE, TRANSFORMS
 from fsr_core.simulators.planar_arm.kinematics import (
     com_positions,
     frames,
@@ -27,12 +28,7 @@ from fsr_core.simulators.planar_arm.kinematics import (
     tip_jacobian_of,
 )
 from fsr_core.simulators.planar_arm.model import ArmState
-from fsr_core.simulators.planar_arm.recording_streams import (
-    MESHES,
-    RENDER_STATE,
-    TRANSFORMS,
-)
-from fsr_core.simulators.planar_arm.render import SceneGeometry, render_rgb
+from fsr_core.simulators.planar_arm.render import ArmScene, render_rgb
 from fsr_core.simulators.planar_arm.scenario import CameraConfig, Scenario
 
 __all__ = ["RateSchedule", "SceneCapture"]
@@ -199,9 +195,7 @@ class SceneCapture:
         for camera in due:
             self._camera(camera, scene, stamp)
 
-    def _camera(
-        self, camera: _CameraTrack, scene: SceneGeometry, stamp: _Stamp
-    ) -> None:
+    def _camera(self, camera: _CameraTrack, scene: ArmScene, stamp: _Stamp) -> None:
         if stamp.tick == 0:
             camera.restart()
         profile, changed = camera.profile_at(stamp.sim_time_s)
@@ -221,11 +215,11 @@ class SceneCapture:
 
     def scene(
         self, state: ArmState, task: Any, active: int | None, force: np.ndarray
-    ) -> SceneGeometry:
+    ) -> ArmScene:
         """Return the world-space drawing of the arm and its task at this state."""
         model = self.scenario.model
         targets, tolerance, curve = self._overlay(task)
-        return SceneGeometry(
+        return ArmScene(
             joints_m=plane_to_world(joint_positions(model, state.q)),
             link_radius_m=LINK_RADIUS_M,
             coms_m=plane_to_world(com_positions(model, state.q)),

@@ -4,43 +4,51 @@ skelarm runs in a child interpreter (:mod:`.worker`), never in the viewer's
 process. The adapter re-simulates a ``.sklog.npz`` log, or an FSR file
 converted from one, from the log's embedded ``extra.source_config`` and
 ``extra.run`` through skelarm's own ``rerun_log`` (:mod:`.replay`), and runs a
-scenario config through ``run_scenario`` (:meth:`SkelarmAdapter.simulate`).
-It has no render mode: a skelarm log holds no render state.
+scenario config through ``run_scenario`` (:mod:`.scenario_run`). It claims
+those files from the replay engine (they are not FSR recordings of its own),
+opens converted logs as the log opens (:mod:`.profile`), and has no render
+mode: a skelarm log holds no render state.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from fsr_core.errors import (
-    AdapterUnavailableError,
-    FsrError,
-    ReplayError,
-    TargetExistsError,
-)
+from fsr_core.errors import FsrError, ReplayError
+from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
-    CancelToken,
-    ProgressFn,
+    RecordedRun,
     ReplayMode,
     ReplayOptions,
+    ReplayPlan,
     ReplayResult,
+    ScenarioInput,
 )
+from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
+from fsr_core.simulation.scenario_document import read_scenario_document
+from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.skelarm.availability import unavailable_reason
-from fsr_core.simulators.skelarm.replay import plan_for, publish, resimulate_log
+from fsr_core.simulators.skelarm.profile import ConvertedLogProfile
+from fsr_core.simulators.skelarm.replay import (
+    is_skelarm_source,
+    plan_for,
+    resimulate_log,
+)
 from fsr_core.simulators.skelarm.reproducibility import Reproducibility
-from fsr_core.simulators.skelarm.runner import run_child, write_request
+from fsr_core.simulators.skelarm.scenario_run import run_scenario
 from fsr_core.sources.skelarm.convert import SIMULATOR_NAME
-from fsr_core.sources.skelarm.log import check_log
+from fsr_core.sources.skelarm.converted import is_converted_log
 
-__all__ = ["SkelarmAdapter"]
+__all__ = ["LOG_SOURCE", "SkelarmAdapter"]
+
+LOG_SOURCE: Final = "skelarm"
+"""The ``RecordingModel.source`` of a ``.sklog.npz`` log (``fsr_core.sources``)."""
 
 
-class SkelarmAdapter:
+class SkelarmAdapter(ReplayCallAdapter, SimulatorDefaults):
     """Re-simulation through skelarm; available where skelarm imports."""
 
     @property
@@ -66,81 +74,86 @@ class SkelarmAdapter:
             return plan.refusal
         return None
 
-    def replay(
-        self,
-        source: Path,
-        output: Path,
-        options: ReplayOptions,
-        *,
-        progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None,
-    ) -> ReplayResult:
-        """Re-simulate ``source`` into the ``.sklog.npz`` ``output``.
+    def _replay(self, call: ReplayCall) -> ReplayResult:
+        """Re-simulate ``call.source`` into the ``.sklog.npz`` ``call.output``.
 
         Raises
         ------
         ReplayError
             Render mode was asked for, or the log cannot be re-simulated.
         """
+        options = call.options
         if options.mode is not ReplayMode.RESIMULATE:
             raise ReplayError(
                 "skelarm logs can only be re-simulated (they hold no render state)",
-                path=source,
+                path=call.source,
             )
         return resimulate_log(
-            source,
-            output,
+            call.source,
+            call.output,
             with_recorded_force=options.with_recorded_force,
             overwrite=options.overwrite,
             pinned_sha256=options.pinned_sha256,
-            progress=progress,
-            cancel=cancel,
+            progress=call.progress,
+            cancel=call.cancel,
         )
+
+    def recognises_recording(self, metadata: Mapping[str, Any]) -> bool:
+        """Recognise an FSR file converted from a skelarm log."""
+        return is_converted_log(metadata)
+
+    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
+        """Recognise skelarm's scenario: a ``[skeleton]`` table, no simulator name."""
+        named = isinstance(document.get("simulator"), str)
+        return isinstance(document.get("skeleton"), Mapping) and not named
+
+    def claims_source(self, source: Path) -> bool:
+        """Claim a skelarm log, or an FSR file converted from one (it reads it)."""
+        return is_skelarm_source(source)
+
+    def source_kinds(self) -> frozenset[str]:
+        """Return the skelarm log's kind: a log opened in the player re-runs here."""
+        return frozenset({LOG_SOURCE})
+
+    def recording_profile(self) -> RecordingProfile:
+        """Open a converted log as the log opens."""
+        return ConvertedLogProfile()
+
+    def plan_replay(self, source: Path, options: ReplayOptions) -> ReplayPlan:
+        """Say how faithful the re-run will be (skelarm's reproducibility tiers).
+
+        Raises
+        ------
+        FsrError
+            ``source`` is not a readable skelarm log.
+        """
+        plan = plan_for(source)
+        return ReplayPlan(plan.tier.value, plan.notes_for(options.with_recorded_force))
+
+    def record(
+        self, scenario: ScenarioInput, output: Path, **options: Any
+    ) -> RecordedRun:
+        """Run a skelarm scenario file or config and save its ``.sklog.npz`` log.
+
+        ``duration`` (seconds) overrides the task's; ``overwrite`` replaces an
+        existing ``output`` (see :func:`.scenario_run.run_scenario`).
+        """
+        config = (
+            read_scenario_document(scenario) if isinstance(scenario, Path) else scenario
+        )
+        written = run_scenario(
+            config,
+            output,
+            duration=options.get("duration"),
+            overwrite=bool(options.get("overwrite", False)),
+        )
+        return RecordedRun(written, f"a log run by {SIMULATOR_NAME}", written)
 
     def simulate(
         self, config: dict[str, Any], output: str | os.PathLike[str], **options: Any
     ) -> Path:
         """Run a skelarm scenario config (its TOML tables) and save the log.
 
-        ``duration`` (seconds) overrides the task's; ``overwrite`` replaces an
-        existing ``output``. Returns the written ``.sklog.npz``.
-
-        Raises
-        ------
-        AdapterUnavailableError
-            skelarm cannot run here.
-        ReplayError
-            skelarm refused the config (its message is kept).
-        TargetExistsError
-            ``output`` exists (or is a folder) and ``overwrite`` is not given.
+        Returns the written ``.sklog.npz``; the options are :meth:`record`'s.
         """
-        reason = unavailable_reason()
-        if reason is not None:
-            raise AdapterUnavailableError(
-                f"simulator 'skelarm' is unavailable: {reason}"
-            )
-        target = Path(output)
-        overwrite = bool(options.get("overwrite", False))
-        if target.is_dir() or (not overwrite and os.path.lexists(target)):
-            raise TargetExistsError(
-                "file already exists; a run never overwrites it unless asked",
-                path=target,
-            )
-        duration = options.get("duration")
-        folder = Path(tempfile.mkdtemp(prefix=".fsr-skelarm-", dir=target.parent))
-        try:
-            request = write_request(
-                folder / "request.npz",
-                "scenario",
-                {"duration": duration},
-                config=json.dumps(config),
-            )
-            written = folder / "run.sklog.npz"
-            outcome = run_child(request, written)
-            if outcome.status != 0:
-                raise ReplayError(f"skelarm could not run it: {outcome.message}")
-            check_log(written)
-            publish(written, target, overwrite=overwrite)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        return target
+        return self.record(config, Path(output), **options).output

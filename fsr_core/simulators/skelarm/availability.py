@@ -27,6 +27,9 @@ def unavailable_reason() -> str | None:
             f"skelarm needs Python >= 3.12 and this is Python {here}: in a Python "
             f"3.12+ environment, {INSTALL_HINT}"
         )
-    if importlib.util.find_spec("skelarm") is None:
+    spec = importlib.util.find_spec("skelarm")
+    # A folder named skelarm on sys.path (the tests' own, say) is a namespace
+    # package with no origin: only an installed package counts.
+    if spec is None or spec.origin is None:
         return f"skelarm is not installed: {INSTALL_HINT} (Python >= 3.12)"
     return None

@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
+
+from fsr_core.arrays import FloatArray
 
 __all__ = ["EXIT_BAD_REQUEST", "EXIT_REFUSED", "KINDS", "main"]
 
@@ -55,8 +56,6 @@ EXIT_REFUSED = 3
 """skelarm raised on the request (e.g. a config it cannot rebuild)."""
 EXIT_BAD_REQUEST = 2
 """The request archive is not one this module writes."""
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _text(request: Any, key: str) -> str:

@@ -37,7 +37,12 @@ from typing import Any
 
 from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import SchemaError, TargetExistsError, WriteFailedError
-from fsr_core.format.catalog import json_stream, lifecycle_stream
+from fsr_core.format.catalog import (
+    LIFECYCLE_STREAM,
+    TASK_STREAM,
+    json_stream,
+    lifecycle_stream,
+)
 from fsr_core.format.streams import StreamKind, StreamSpec, check_stream_name
 from fsr_core.format.writer import FsrWriter, PublishResult
 from fsr_core.sources.skelarm.log import CheckedLog, check_log
@@ -56,7 +61,6 @@ SIMULATOR_NAME = "skelarm"
 """``simulation_contract.simulator`` of a converted log."""
 CHANNEL_PREFIX = "skelarm."
 """Each log channel ``name`` becomes the numeric stream ``skelarm.<name>``."""
-TASK_STREAM = "task.context"
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ def _write(
     times = log.times_s
     last = len(times) - 1
     with FsrWriter(target, streams, metadata=metadata, **kw) as writer:
-        writer.write("run.lifecycle", {"event": "start"}, tick=0, sim_time_s=times[0])
+        writer.write(LIFECYCLE_STREAM, {"event": "start"}, tick=0, sim_time_s=times[0])
         writer.write(
             TASK_STREAM, _overlay_json(log, source), tick=0, sim_time_s=times[0]
         )
@@ -243,10 +247,10 @@ def _write(
                 writer.write(stream, values[frame], tick=frame, sim_time_s=time_s)
         end = float(times[-1])
         cut = {"event": "terminal_semantic_cut"}
-        writer.write("run.lifecycle", cut, tick=last, sim_time_s=end)
+        writer.write(LIFECYCLE_STREAM, cut, tick=last, sim_time_s=end)
         done = {"event": "completion", "status": "succeeded"}
         done["reason_code"] = "RUN_COMPLETED"
-        writer.write("run.lifecycle", done, tick=last, sim_time_s=end)
+        writer.write(LIFECYCLE_STREAM, done, tick=last, sim_time_s=end)
     return writer.finish()
 
 

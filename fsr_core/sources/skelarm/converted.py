@@ -1,16 +1,15 @@
-"""Open an FSR file converted from a skelarm log exactly as the log opens.
+"""Read back the skelarm log an FSR file converted from one holds.
 
 :mod:`fsr_core.sources.skelarm.convert` keeps the log's ``__meta__`` TOML
 verbatim in the metadata and each channel in a ``skelarm.<name>`` stream; this
-module reads them back into a :class:`~fsr_core.sources.skelarm.log.CheckedLog`
-and builds the model with the same code as a ``.sklog.npz`` log, so channels,
-overlays, markers and readouts are the same. What belongs to the FSR file
-(integrity, footer provenance, inspection report) comes from the FSR reader.
+module reads them back into a :class:`~fsr_core.sources.skelarm.log.CheckedLog`,
+so the skelarm simulator opens such a file as the log opens (its recording
+profile) and re-runs it as it re-runs the log.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +17,14 @@ import numpy as np
 
 from fsr_core.errors import SchemaError
 from fsr_core.format.reader import FsrReader
-from fsr_core.format.report import inspection_report
-from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
 from fsr_core.sources.skelarm.log import CheckedLog, check_arrays
 from fsr_core.sources.skelarm.meta import parse_meta_text
-from fsr_core.sources.skelarm.model import build_model
 
-__all__ = ["is_converted_log", "load_converted", "read_converted"]
+__all__ = ["is_converted_log", "read_converted"]
 
 
-def is_converted_log(metadata: dict[str, Any]) -> bool:
+def is_converted_log(metadata: Mapping[str, Any]) -> bool:
     """Whether FSR ``metadata`` is that of a converted skelarm log."""
     contract = metadata.get("simulation_contract")
     holder = metadata.get("skelarm")
@@ -70,31 +66,3 @@ def read_converted(reader: FsrReader, path: Path) -> CheckedLog:
         raise SchemaError("no skelarm.<channel> streams", path=name)
     arrays["time"] = times
     return check_arrays(arrays, meta, text, name)
-
-
-def load_converted(
-    reader: FsrReader, path: Path, integrity: Integrity, reason: str
-) -> RecordingModel:
-    """Build the model of a converted log from its open FSR ``reader``.
-
-    Raises
-    ------
-    SchemaError
-        The kept TOML or the channel streams are not a valid skelarm log.
-    """
-    model = build_model(read_converted(reader, path), path)
-    provenance = dict(model.provenance)
-    if reader.footer is not None:
-        provenance.update(reader.footer.provenance)
-    run = reader.metadata.get("run")
-    title = run.get("name") if isinstance(run, dict) else None
-    return replace(
-        model,
-        source="fsr",
-        title=title if isinstance(title, str) and title else model.title,
-        metadata=reader.metadata,
-        provenance=provenance,
-        integrity=integrity,
-        integrity_reason=reason,
-        report={**inspection_report(reader), "skelarm": model.report},
-    )

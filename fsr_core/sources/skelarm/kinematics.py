@@ -1,4 +1,4 @@
-"""The arm's planar kinematics from ``[skeleton]``, and tip positions and speed.
+"""The arm's planar kinematics from ``[skeleton]``, and tip positions.
 
 skelarm mounts the arm at the plane origin, where a fixed base link of
 ``base_length`` runs along +x to the first joint (``(base_length, 0)``, as its
@@ -14,15 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.recording import PlanarKinematics
 from fsr_core.sources.skelarm.meta import number
 
-__all__ = ["skeleton_kinematics", "tip_points", "tip_speed"]
-
-FloatArray = npt.NDArray[np.float64]
+__all__ = ["skeleton_kinematics", "tip_points"]
 
 
 def _limit(link: Mapping[str, Any], key: str) -> float:
@@ -89,16 +87,3 @@ def tip_points(kinematics: PlanarKinematics, q: FloatArray) -> FloatArray:
         y = (kinematics.lengths_m * np.sin(angles)).sum(axis=1)
     points: FloatArray = np.stack([x, y], axis=1) + np.asarray(kinematics.base_m)
     return points
-
-
-def tip_speed(
-    kinematics: PlanarKinematics, q: FloatArray, dq: FloatArray
-) -> FloatArray:
-    """``|J(q) dq|``: the tip's speed from joint angles and rates."""
-    angles = np.cumsum(q, axis=1)
-    rates = np.cumsum(dq, axis=1)
-    with np.errstate(all="ignore"):
-        vx = -(kinematics.lengths_m * np.sin(angles) * rates).sum(axis=1)
-        vy = (kinematics.lengths_m * np.cos(angles) * rates).sum(axis=1)
-        speed: FloatArray = np.hypot(vx, vy)
-    return speed

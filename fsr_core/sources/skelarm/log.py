@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.sources.skelarm.archive import META_MEMBER, read_file
 from fsr_core.sources.skelarm.meta import parse_meta
 
 __all__ = ["CheckedLog", "check_log"]
 
-FloatArray = npt.NDArray[np.float64]
 
 _TIME = "time"
 

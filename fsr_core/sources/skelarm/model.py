@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import (
     Channel,
     Integrity,
@@ -24,13 +24,12 @@ from fsr_core.recording import (
     TaskOverlay,
     Timeline,
 )
-from fsr_core.sources.skelarm.kinematics import skeleton_kinematics, tip_speed
+from fsr_core.sources.skelarm.kinematics import skeleton_kinematics
 from fsr_core.sources.skelarm.log import CheckedLog, check_log
 from fsr_core.sources.skelarm.overlays import follow_active, task_overlay
 
 __all__ = ["DERIVED_CHANNELS", "GUI_PRODUCER", "build_model", "load_skelarm"]
 
-FloatArray = npt.NDArray[np.float64]
 
 GUI_PRODUCER = "skelarm_simulator"
 """The ``producer`` skelarm's interactive simulators write."""
@@ -78,7 +77,7 @@ def _channels(
         and dq is not None
         and dq.shape == q.shape
     ):
-        speed = tip_speed(kinematics, q, dq)
+        speed = kinematics.tip_speeds(q, dq)
         speed.flags.writeable = False
         channels["tip_speed"] = Channel(
             "tip_speed", play_times, speed, "m/s", "tip speed (derived)", ("tip_speed",)

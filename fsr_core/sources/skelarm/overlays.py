@@ -12,8 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.recording import PlanarKinematics, TaskOverlay
 from fsr_core.sources.skelarm.kinematics import tip_points
@@ -21,7 +21,6 @@ from fsr_core.sources.skelarm.meta import number
 
 __all__ = ["CURVE_SAMPLES", "SUPPORTED_CURVES", "follow_active", "task_overlay"]
 
-FloatArray = npt.NDArray[np.float64]
 
 CURVE_SAMPLES = 256
 """Points of a periodic-curve overlay, over ``0..2*pi`` with both ends included."""

@@ -1,4 +1,4 @@
-"""The classification harness of the hostile-input suite (HOSTILE.md §4, G1-G3, G6).
+"""The hostile-input suite's classifier (docs/robustness.md, goals G1-G3, G6).
 
 :func:`full_read` opens a file the way the player does and then reads all of
 it: ``verify()`` (every record's CRC, digests and decoding), every camera frame

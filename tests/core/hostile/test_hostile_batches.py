@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 E: batches and records (cases 38, 44-57, 69).
+"""Hostile input E (docs/robustness.md): batches and records (cases 38, 44-57, 69).
 
 A batch is FSR's chunk: an 80-byte header (CRC over every field, a sequence
 number), the records' entry table, (``strong``) their digests, then the body.

@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 B: magic, version, header, footer and trailer (cases 11-20).
+"""Hostile cases 11-20 (docs/robustness.md): magic, version, header, footer, trailer.
 
 Each defect is put into an otherwise valid recording with
 :class:`hostile_surgery.FsrFile`, which recomputes every other CRC, so the

@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 F and G: the footer's index, its CRCs, integrity profiles (59-72).
+"""Hostile cases 59-72 (docs/robustness.md): index, footer CRCs, integrity profiles.
 
 The footer holds its JSON, the batch directory and the record index, each with
 its own CRC in the footer header, which has a CRC of its own; the trailer

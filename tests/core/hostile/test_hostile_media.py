@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 H: media and other payloads inside a valid container (73-79).
+"""Hostile input H (docs/robustness.md): payloads inside a valid container (73-79).
 
 The container is valid in every structural respect (the writer built it and
 read it back); only a payload is hostile. Each bad frame sits between two good

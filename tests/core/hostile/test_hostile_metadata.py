@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 C: the JSON metadata block (cases 22-36).
+"""Hostile input C (docs/robustness.md): the JSON metadata block (cases 22-36).
 
 Every variant replaces the metadata of a valid recording and rewrites the
 header with the right length and metadata CRC (and the rest of the file with

@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 A: opening and the filesystem (cases 1-10), plus open options.
+"""Hostile input A (docs/robustness.md): opening, the filesystem (1-10), open options.
 
 Every case goes through :func:`hostile_harness.full_read` (2 s watchdog), so a
 FIFO that blocked or a device that streamed forever would be a ``hang``, not a

@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 I: scale limits (case 81); case 82 is in ``test_hostile_streams.py``.
+"""Hostile case 81 (docs/robustness.md): scale limits; 82 is in test_hostile_streams.py.
 
 A million tiny batches would take minutes to write, so the batch and record
 limits are tested at N and N - 1 on the sweep recording instead: the strict

@@ -1,4 +1,4 @@
-"""HOSTILE.md §2 D and case 82: the stream table and names (cases 37-43, 82).
+"""Hostile input D and 82 (docs/robustness.md): stream table and names (37-43, 82).
 
 The stream table lives in the metadata, so each defect is a canonical metadata
 document with correct CRCs; where a stream is renamed, the footer that names

@@ -171,7 +171,7 @@ def test_every_prefix_is_truncated_strictly_and_recovers_exactly_its_complete_ba
     sweep_fixtures: dict[str, bytes],
     sweep_report: list[str],
 ) -> None:
-    """HOSTILE #21 and G5 for every prefix length 0..N of the recording.
+    """Hostile case 21 and goal G5 for every prefix length 0..N of the recording.
 
     Strict: ``TruncatedFileError`` (``'empty file'`` for 0 bytes) in section
     ``header``, ``metadata`` or ``trailer`` by where the cut falls. With

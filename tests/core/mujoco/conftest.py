@@ -78,7 +78,8 @@ def commands_only_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("mujoco")
     from fsr_core.format.catalog import json_stream
     from fsr_core.format.streams import StreamKind
-    from fsr_core.simulators.mujoco import capture, recorder, streams
+    from fsr_core.simulation import recorded_streams
+    from fsr_core.simulators.mujoco import capture, recorder
 
     def no_render_state(name: str = "render.state", **_: Any) -> StreamSpec:
         return json_stream(name, StreamKind.EVENT, schema="fsr.event/1")
@@ -86,7 +87,7 @@ def commands_only_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     scenario = short_scenario("contacts", duration_s=0.02, cameras=False)
     path = tmp_path_factory.mktemp("mujoco_commands") / "commands.fsr"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(streams, "render_state_stream", no_render_state)
+        patch.setattr(recorded_streams, "render_state_stream", no_render_state)
         patch.setattr(capture.SceneCapture, "capture", lambda self, stamp: None)
         recorder.record_mujoco_run(scenario, path)
     return path

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from fsr_core.arrays import FloatArray
 from fsr_core.control import (
     AuthoredChunk,
     ChunkResult,
@@ -45,7 +46,6 @@ from fsr_core.simulators.planar_arm.tasks import (
     Task,
 )
 
-FloatArray = npt.NDArray[np.float64]
 ARM = ArmModel(
     (Link.uniform_rod(0.5, 1.0), Link.uniform_rod(0.4, 0.8)),
     friction_nms_per_rad=0.05,

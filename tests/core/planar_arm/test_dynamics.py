@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 from fsr_core.simulators.planar_arm.dynamics import (
     bias_forces,
@@ -42,7 +43,6 @@ from fsr_core.simulators.planar_arm.kinematics import (
 )
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
 
-FloatArray = npt.NDArray[np.float64]
 Stepper = Callable[[ArmModel, ArmState, npt.ArrayLike, float], StepResult]
 G_MPS2 = 9.81
 FAST = settings(max_examples=40, deadline=None)

@@ -29,7 +29,7 @@ from fsr_core.simulators.planar_arm.render import (
     LINK_COLORS,
     TARGET_COLOR,
     TIP_COLOR,
-    SceneGeometry,
+    ArmScene,
     project,
     render_rgb,
 )
@@ -81,9 +81,9 @@ def _arm_joints(
     return np.column_stack([xy[:, 0], np.zeros(len(xy)), xy[:, 1]])
 
 
-def _arm_scene() -> SceneGeometry:
+def _arm_scene() -> ArmScene:
     joints = _arm_joints()
-    return SceneGeometry(
+    return ArmScene(
         joints_m=joints,
         coms_m=0.5 * (joints[:-1] + joints[1:]),
         targets_m=np.array([[-0.3, 0.0, 1.0], [0.1, 0.0, 0.2]]),
@@ -92,13 +92,13 @@ def _arm_scene() -> SceneGeometry:
     )
 
 
-def _full_scene() -> SceneGeometry:
+def _full_scene() -> ArmScene:
     joints = _arm_joints()
     angles = np.linspace(0.0, 2.0 * math.pi, 90)
     curve = np.column_stack(
         [0.4 + 0.2 * np.cos(angles), np.zeros_like(angles), 0.6 + 0.1 * np.sin(angles)]
     )
-    return SceneGeometry(
+    return ArmScene(
         joints_m=joints,
         coms_m=0.5 * (joints[:-1] + joints[1:]),
         targets_m=np.array([[0.7, 0.0, 0.9], [0.1, 0.0, 0.2]]),
@@ -165,7 +165,7 @@ def _looking_along_x() -> CameraPose:
 
 
 def test_target_behind_the_camera_is_not_drawn() -> None:
-    scene = SceneGeometry(
+    scene = ArmScene(
         joints_m=np.array([[1.0, 0.0, 0.2], [1.5, 0.0, 0.4]]),
         targets_m=np.array([[-1.0, 0.0, 0.5]]),
         active_target=0,
@@ -181,7 +181,7 @@ def test_target_behind_the_camera_is_not_drawn() -> None:
 @pytest.mark.parametrize("lens", list(_LENSES))
 def test_link_crossing_the_near_plane_is_clipped_not_mirrored(lens: str) -> None:
     # From behind the camera to 1 m ahead, 0.3 m to the camera's left.
-    scene = SceneGeometry(joints_m=np.array([[-1.0, 0.3, 0.5], [1.0, 0.3, 0.5]]))
+    scene = ArmScene(joints_m=np.array([[-1.0, 0.3, 0.5], [1.0, 0.3, 0.5]]))
     profile = _profile(lens)
 
     link = _mask(render_rgb(scene, profile, _looking_along_x()), LINK_COLORS[0])
@@ -194,7 +194,7 @@ def test_link_crossing_the_near_plane_is_clipped_not_mirrored(lens: str) -> None
 
 
 def test_scene_entirely_behind_the_camera_leaves_only_floor_and_sky() -> None:
-    scene = SceneGeometry(
+    scene = ArmScene(
         joints_m=-np.abs(_arm_joints()) - np.array([0.5, 0.0, 0.0]),
         coms_m=np.full((3, 3), [-1.0, 0.0, 0.5]),
         targets_m=np.array([[-0.5, 0.0, 0.5], [-2.0, 0.3, 0.9]]),
@@ -217,7 +217,7 @@ def test_nearer_link_covers_the_farther_one(eye_y: float, front_link: int) -> No
     joints = np.array(
         [[-0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.0, -0.5, 1.0], [0.0, -0.5, 0.0]]
     )
-    scene = SceneGeometry(joints_m=joints, link_radius_m=0.03)
+    scene = ArmScene(joints_m=joints, link_radius_m=0.03)
     profile, pose = _profile(), look_at((0.0, eye_y, 0.5), (0.0, 0.0, 0.5))
     u, v = _pixel([[0.0, 0.0, 0.5]], profile, pose)[0]
 
@@ -229,7 +229,7 @@ def test_nearer_link_covers_the_farther_one(eye_y: float, front_link: int) -> No
 @pytest.mark.parametrize("depth_m", [1.0, 2.0, 4.0])
 def test_link_width_follows_perspective(depth_m: float) -> None:
     radius_m = 0.03
-    scene = SceneGeometry(
+    scene = ArmScene(
         joints_m=np.array([[-0.4, 0.0, 0.5], [0.4, 0.0, 0.5]]), link_radius_m=radius_m
     )
     profile, pose = _profile(), look_at((0.0, -depth_m, 0.5), (0.0, 0.0, 0.5))
@@ -244,7 +244,7 @@ def test_link_width_follows_perspective(depth_m: float) -> None:
 def test_active_target_is_filled_others_hollow_with_tolerance_rings() -> None:
     tolerance_m = 0.15
     targets_m = np.array([[-0.3, 0.0, 0.5], [0.4, 0.0, 0.5]])
-    scene = SceneGeometry(
+    scene = ArmScene(
         joints_m=np.array([[-0.8, 0.0, 0.1], [-0.7, 0.0, 0.1]]),
         targets_m=targets_m,
         active_target=0,
@@ -319,7 +319,7 @@ def test_scene_rejects_malformed_geometry(changes: dict[str, Any]) -> None:
     arguments: dict[str, Any] = {"joints_m": np.zeros((3, 3)), **changes}
 
     with pytest.raises(ValueError, match=r"must|needs|not in"):
-        SceneGeometry(**arguments)
+        ArmScene(**arguments)
 
 
 if __name__ == "__main__":

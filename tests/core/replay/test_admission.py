@@ -44,42 +44,50 @@ def _three_chunks_submitted_ahead() -> list[PendingChunk]:
     return [_pending(f"c{n}", n / 10, 0) for n in range(3)]
 
 
-def test_full_window_holds_the_next_chunk_until_the_oldest_ends() -> None:
-    admission = ChunkAdmission(
-        _three_chunks_submitted_ahead(),
+def _admission(
+    chunks: list[PendingChunk],
+    timing: Timing,
+    execution: Execution,
+    max_in_flight: int = 4,
+) -> ChunkAdmission:
+    return ChunkAdmission(
+        chunks,
         dt_s=DT_S,
-        timing=Timing.AS_FAST_AS_VALID,
-        execution=Execution.RECORDED_PREEMPTION,
-        max_in_flight=2,
+        timing=timing,
+        execution=execution,
+        max_in_flight=max_in_flight,
     )
 
-    admitted = _run(admission, 200)
 
-    # c0 and c1 fill the window at once; c2 waits for c0's terminal result, which
-    # c1 starting at 0.1 s (tick 50) gives. Its recorded start still holds.
-    assert admitted == {"c0": (0, 0.0), "c1": (0, 0.1), "c2": (50, 0.2)}
-
-
-def test_wide_window_admits_every_chunk_at_once() -> None:
-    admission = ChunkAdmission(
+@pytest.mark.parametrize(
+    ("max_in_flight", "ticks", "expected"),
+    [
+        # c0 and c1 fill the window at once; c2 waits for c0's terminal result,
+        # which c1 starting at 0.1 s (tick 50) gives. Its recorded start holds.
+        (2, 200, {"c0": (0, 0.0), "c1": (0, 0.1), "c2": (50, 0.2)}),
+        (3, 5, {"c0": (0, 0.0), "c1": (0, 0.1), "c2": (0, 0.2)}),
+    ],
+    ids=[
+        "full_window_holds_the_next_chunk_until_the_oldest_ends",
+        "wide_window_admits_every_chunk_at_once",
+    ],
+)
+def test_the_window_of_chunks_in_flight_paces_admission(
+    max_in_flight: int, ticks: int, expected: dict[str, tuple[int, float]]
+) -> None:
+    admission = _admission(
         _three_chunks_submitted_ahead(),
-        dt_s=DT_S,
-        timing=Timing.AS_FAST_AS_VALID,
-        execution=Execution.RECORDED_PREEMPTION,
-        max_in_flight=3,
+        Timing.AS_FAST_AS_VALID,
+        Execution.RECORDED_PREEMPTION,
+        max_in_flight,
     )
 
-    assert _run(admission, 5) == {"c0": (0, 0.0), "c1": (0, 0.1), "c2": (0, 0.2)}
+    assert _run(admission, ticks) == expected
 
 
 def test_sequential_admission_retimes_a_chunk_held_past_its_start() -> None:
-    admission = ChunkAdmission(
-        [_pending("c0", 0.0, 0), _pending("c1", 0.1, 50)],
-        dt_s=DT_S,
-        timing=Timing.RECORDED_SIM_TIME,
-        execution=Execution.SEQUENTIAL,
-        max_in_flight=4,
-    )
+    chunks = [_pending("c0", 0.0, 0), _pending("c1", 0.1, 50)]
+    admission = _admission(chunks, Timing.RECORDED_SIM_TIME, Execution.SEQUENTIAL)
 
     admitted = _run(admission, 600)
 
@@ -90,12 +98,9 @@ def test_sequential_admission_retimes_a_chunk_held_past_its_start() -> None:
 
 
 def test_recorded_sim_time_waits_for_the_recorded_tick() -> None:
-    admission = ChunkAdmission(
-        [_pending("c0", 0.0, 0), _pending("c1", 0.3, 150)],
-        dt_s=DT_S,
-        timing=Timing.RECORDED_SIM_TIME,
-        execution=Execution.RECORDED_PREEMPTION,
-        max_in_flight=4,
+    chunks = [_pending("c0", 0.0, 0), _pending("c1", 0.3, 150)]
+    admission = _admission(
+        chunks, Timing.RECORDED_SIM_TIME, Execution.RECORDED_PREEMPTION
     )
 
     assert _run(admission, 200) == {"c0": (0, 0.0), "c1": (150, 0.3)}
@@ -103,10 +108,4 @@ def test_recorded_sim_time_waits_for_the_recorded_tick() -> None:
 
 def test_window_below_one_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="max_in_flight must be >= 1"):
-        ChunkAdmission(
-            [],
-            dt_s=DT_S,
-            timing=Timing.AS_FAST_AS_VALID,
-            execution=Execution.SEQUENTIAL,
-            max_in_flight=0,
-        )
+        _admission([], Timing.AS_FAST_AS_VALID, Execution.SEQUENTIAL, 0)

@@ -55,6 +55,33 @@ def _refused(
     return caught.value
 
 
+Refuse = Callable[..., ReplayError]
+
+
+@pytest.fixture
+def refuse(short_recording: Path, tmp_path: Path) -> Refuse:
+    """Return a function that copies a recording with edits and replays it.
+
+    ``refuse(name, options, *, simulator=None, recording=short_recording,
+    **edits)`` rewrites ``recording`` as ``tmp_path / name`` with ``edits``
+    (see ``replay_sources.rewrite``) and returns the :class:`ReplayError` the
+    replay of the copy raises (see :func:`_refused`).
+    """
+
+    def refused_copy(
+        name: str,
+        options: ReplayOptions = RESIMULATE,
+        *,
+        simulator: str | None = None,
+        recording: Path | None = None,
+        **edits: Any,
+    ) -> ReplayError:
+        source = rewrite(recording or short_recording, tmp_path / name, **edits)
+        return _refused(source, tmp_path, options, simulator=simulator)
+
+    return refused_copy
+
+
 def _chunk_edit(change: Callable[[dict[str, Any]], None]) -> ChunkEdit:
     def edit(index: int, item: Record) -> list[Written]:
         value = dict(item.decoded)
@@ -118,27 +145,16 @@ def test_source_with_a_damaged_record_fails_full_validation(
 # -- authored control -------------------------------------------------------------
 
 
-def test_applied_frames_without_an_authored_stream_are_refused(
-    short_recording: Path, tmp_path: Path
-) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "applied_only.fsr",
-        streams=_without(StreamKind.CONTROL_AUTHORED),
-    )
-
-    error = _refused(source, tmp_path)
+def test_applied_frames_without_an_authored_stream_are_refused(refuse: Refuse) -> None:
+    error = refuse("applied_only.fsr", streams=_without(StreamKind.CONTROL_AUTHORED))
 
     assert "applied-control frames but no authored control stream" in error.reason
     assert "never replayed" in error.reason
 
 
-def test_source_without_any_control_is_refused(
-    short_recording: Path, tmp_path: Path
-) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "no_control.fsr",
+def test_source_without_any_control_is_refused(refuse: Refuse) -> None:
+    error = refuse(
+        "no_control.fsr",
         streams=lambda specs: [
             spec
             for spec in specs
@@ -147,38 +163,26 @@ def test_source_without_any_control_is_refused(
         ],
     )
 
-    error = _refused(source, tmp_path)
-
     assert "no authored control stream to resimulate" in error.reason
 
 
-def test_authored_command_that_does_not_decode_is_refused(
-    short_recording: Path, tmp_path: Path
-) -> None:
+def test_authored_command_that_does_not_decode_is_refused(refuse: Refuse) -> None:
     def backwards(chunk: dict[str, Any]) -> None:
         chunk["times_s"] = [0.0, 0.1, 0.05]
         chunk["values"] = [chunk["values"][0]] * 3
 
-    source = rewrite(
-        short_recording,
-        tmp_path / "undecodable.fsr",
-        chunks=_chunk_edit(backwards),
-    )
-
-    error = _refused(source, tmp_path)
+    error = refuse("undecodable.fsr", chunks=_chunk_edit(backwards))
 
     assert "authored command at generation 0, tick 0 does not decode" in error.reason
     assert error.stream == AUTHORED
     assert error.record == 0
 
 
-def test_duplicate_chunk_ids_are_refused(short_recording: Path, tmp_path: Path) -> None:
+def test_duplicate_chunk_ids_are_refused(refuse: Refuse) -> None:
     def twice(index: int, item: Record) -> list[Written]:
         return [(dict(item.decoded), item.generation, item.tick)] * 2
 
-    source = rewrite(short_recording, tmp_path / "duplicate.fsr", chunks=twice)
-
-    error = _refused(source, tmp_path)
+    error = refuse("duplicate.fsr", chunks=twice)
 
     assert "duplicate chunk ID 'reach-0' in generation 0 (records 0 and 1)" in (
         error.reason
@@ -186,15 +190,12 @@ def test_duplicate_chunk_ids_are_refused(short_recording: Path, tmp_path: Path) 
 
 
 def test_chunk_naming_another_generation_than_its_own_is_refused(
-    short_recording: Path, tmp_path: Path
+    refuse: Refuse,
 ) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "other_generation.fsr",
+    error = refuse(
+        "other_generation.fsr",
         chunks=_chunk_edit(lambda chunk: chunk.update(generation=1)),
     )
-
-    error = _refused(source, tmp_path)
 
     assert (
         "chunk 'reach-0' was recorded in generation 0 but names generation 1; "
@@ -210,7 +211,7 @@ def reset_recording(replay_dir: Path) -> Path:
 
 
 def test_chunk_spanning_a_generation_reset_is_refused(
-    reset_recording: Path, tmp_path: Path
+    reset_recording: Path, refuse: Refuse
 ) -> None:
     def longer(index: int, item: Record) -> list[Written]:
         chunk = dict(item.decoded)
@@ -219,9 +220,7 @@ def test_chunk_spanning_a_generation_reset_is_refused(
             chunk["values"] = [chunk["values"][0], chunk["values"][-1]]
         return [(chunk, item.generation, item.tick)]
 
-    source = rewrite(reset_recording, tmp_path / "spanning.fsr", chunks=longer)
-
-    error = _refused(source, tmp_path)
+    error = refuse("spanning.fsr", recording=reset_recording, chunks=longer)
 
     assert "runs to 0.25 s, past the reset that ends generation 0 at 0.098 s" in (
         error.reason
@@ -230,7 +229,7 @@ def test_chunk_spanning_a_generation_reset_is_refused(
 
 
 def test_chunk_starting_before_the_one_recorded_before_it_is_refused(
-    short_recording: Path, tmp_path: Path
+    refuse: Refuse,
 ) -> None:
     def early_second(index: int, item: Record) -> list[Written]:
         first = dict(item.decoded)
@@ -238,9 +237,7 @@ def test_chunk_starting_before_the_one_recorded_before_it_is_refused(
         first["start_sim_time_s"] = 0.02
         return [(first, 0, 10), (second, 0, 10)]
 
-    source = rewrite(short_recording, tmp_path / "unordered.fsr", chunks=early_second)
-
-    error = _refused(source, tmp_path)
+    error = refuse("unordered.fsr", chunks=early_second)
 
     assert "chunk 'reach-1' starts at 0.0 s, before the chunk recorded before it" in (
         error.reason
@@ -248,16 +245,12 @@ def test_chunk_starting_before_the_one_recorded_before_it_is_refused(
 
 
 def test_reset_that_the_config_does_not_script_is_refused(
-    reset_recording: Path, tmp_path: Path
+    reset_recording: Path, refuse: Refuse
 ) -> None:
     def no_resets(metadata: dict[str, Any]) -> None:
         metadata["config"]["resets"] = []
 
-    source = rewrite(
-        reset_recording, tmp_path / "outside_reset.fsr", metadata=no_resets
-    )
-
-    error = _refused(source, tmp_path)
+    error = refuse("outside_reset.fsr", recording=reset_recording, metadata=no_resets)
 
     assert (
         "the source has generation(s) [0, 1] but the resets of its config make 1"
@@ -266,16 +259,12 @@ def test_reset_that_the_config_does_not_script_is_refused(
 
 
 def test_generation_of_another_length_than_its_config_plans_is_refused(
-    reset_recording: Path, tmp_path: Path
+    reset_recording: Path, refuse: Refuse
 ) -> None:
     def later_reset(metadata: dict[str, Any]) -> None:
         metadata["config"]["resets"][0]["after_s"] = 0.2
 
-    source = rewrite(
-        reset_recording, tmp_path / "moved_reset.fsr", metadata=later_reset
-    )
-
-    error = _refused(source, tmp_path)
+    error = refuse("moved_reset.fsr", recording=reset_recording, metadata=later_reset)
 
     assert "generation 0 of the source ran 50 ticks but its config plans 100" in (
         error.reason
@@ -334,44 +323,27 @@ def test_scripted_reset_replays_one_session_per_generation(
     ids=["simulator", "axes", "step", "unit", "frame"],
 )
 def test_source_contract_the_target_does_not_accept_is_refused(
-    short_recording: Path,
-    tmp_path: Path,
-    change: Callable[[dict[str, Any]], None],
-    expected: str,
+    change: Callable[[dict[str, Any]], None], expected: str, refuse: Refuse
 ) -> None:
-    source = rewrite(
-        short_recording, tmp_path / "contract.fsr", metadata=_contract(change)
-    )
-
-    error = _refused(source, tmp_path, simulator="planar_arm")
+    error = refuse("contract.fsr", simulator="planar_arm", metadata=_contract(change))
 
     assert expected in error.reason
 
 
-def test_source_without_a_simulation_contract_is_refused(
-    short_recording: Path, tmp_path: Path
-) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "no_contract.fsr",
+def test_source_without_a_simulation_contract_is_refused(refuse: Refuse) -> None:
+    error = refuse(
+        "no_contract.fsr",
+        simulator="planar_arm",
         metadata=lambda metadata: metadata.pop("simulation_contract"),
     )
-
-    error = _refused(source, tmp_path, simulator="planar_arm")
 
     assert "the source has no simulation_contract metadata" in error.reason
 
 
-def test_source_naming_no_simulator_asks_for_one(
-    short_recording: Path, tmp_path: Path
-) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "nameless.fsr",
-        metadata=lambda metadata: metadata.pop("simulation_contract"),
+def test_source_naming_no_simulator_asks_for_one(refuse: Refuse) -> None:
+    error = refuse(
+        "nameless.fsr", metadata=lambda metadata: metadata.pop("simulation_contract")
     )
-
-    error = _refused(source, tmp_path)
 
     assert "names no simulator" in error.reason
     assert "choose one explicitly" in error.reason
@@ -418,16 +390,9 @@ def test_unknown_simulator_is_named_with_the_known_ones(
     ids=["resource", "command_space", "axes", "unit", "controller"],
 )
 def test_chunk_the_target_does_not_accept_is_refused(
-    short_recording: Path,
-    tmp_path: Path,
-    change: Callable[[dict[str, Any]], None],
-    expected: str,
+    change: Callable[[dict[str, Any]], None], expected: str, refuse: Refuse
 ) -> None:
-    source = rewrite(
-        short_recording, tmp_path / "misfit.fsr", chunks=_chunk_edit(change)
-    )
-
-    error = _refused(source, tmp_path)
+    error = refuse("misfit.fsr", chunks=_chunk_edit(change))
 
     assert error.reason.startswith("chunk 'reach-0' (generation 0): ")
     assert expected in error.reason
@@ -475,9 +440,7 @@ def test_chunk_with_a_mode_a_narrower_target_lacks_is_refused(
 # -- recorded force, render state ---------------------------------------------------
 
 
-def test_recorded_force_without_a_force_channel_is_refused(
-    short_recording: Path, tmp_path: Path
-) -> None:
+def test_recorded_force_without_a_force_channel_is_refused(refuse: Refuse) -> None:
     def renamed(specs: list[StreamSpec]) -> list[StreamSpec]:
         return [
             dataclasses.replace(
@@ -491,26 +454,19 @@ def test_recorded_force_without_a_force_channel_is_refused(
             for spec in specs
         ]
 
-    source = rewrite(short_recording, tmp_path / "no_force.fsr", streams=renamed)
     options = dataclasses.replace(RESIMULATE, with_recorded_force=True)
 
-    error = _refused(source, tmp_path, options)
+    error = refuse("no_force.fsr", options, streams=renamed)
 
     assert "with_recorded_force needs a recorded external force channel" in (
         error.reason
     )
 
 
-def test_render_of_a_command_only_recording_says_to_resimulate(
-    short_recording: Path, tmp_path: Path
-) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "command_only.fsr",
-        streams=_without(StreamKind.RENDER_STATE),
+def test_render_of_a_command_only_recording_says_to_resimulate(refuse: Refuse) -> None:
+    error = refuse(
+        "command_only.fsr", RENDER, streams=_without(StreamKind.RENDER_STATE)
     )
-
-    error = _refused(source, tmp_path, RENDER)
 
     assert "render mode needs recorded render state" in error.reason
     assert "command-only recording" in error.reason
@@ -518,19 +474,17 @@ def test_render_of_a_command_only_recording_says_to_resimulate(
 
 
 def test_render_of_a_recording_without_render_state_or_control_is_refused(
-    short_recording: Path, tmp_path: Path
+    refuse: Refuse,
 ) -> None:
-    source = rewrite(
-        short_recording,
-        tmp_path / "bare.fsr",
+    error = refuse(
+        "bare.fsr",
+        RENDER,
         streams=lambda specs: [
             spec
             for spec in specs
             if spec.kind not in (StreamKind.RENDER_STATE, StreamKind.CONTROL_AUTHORED)
         ],
     )
-
-    error = _refused(source, tmp_path, RENDER)
 
     assert "render mode needs recorded render state; the source has none" in (
         error.reason

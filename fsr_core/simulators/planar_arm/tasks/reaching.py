@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.simulators.planar_arm.model import ArmModel
 from fsr_core.simulators.planar_arm.tasks._checks import (
     XY,
-    check_fields,
     check_index,
     check_number,
     check_positive,
@@ -22,14 +22,13 @@ from fsr_core.simulators.planar_arm.tasks._checks import (
     overlay,
     xy_pairs,
 )
+from fsr_core.simulators.planar_arm.tasks.base import TaskJson
 
 __all__ = ["MultiTargetTask", "ReachTask"]
 
-FloatArray = npt.NDArray[np.float64]
-
 
 @dataclass(frozen=True)
-class ReachTask:
+class ReachTask(TaskJson):
     """Bring the tip to one target and keep it there.
 
     Parameters
@@ -48,6 +47,8 @@ class ReachTask:
     """
 
     kind: ClassVar[str] = "reach"
+    required_keys: ClassVar[tuple[str, ...]] = ("target_xy",)
+    optional_keys: ClassVar[tuple[str, ...]] = ("tolerance_m", "label")
 
     target_xy: XY
     tolerance_m: float = 0.02
@@ -80,25 +81,15 @@ class ReachTask:
             active_index=0,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the task as JSON-ready values."""
+    def _json_fields(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
             "target_xy": list(self.target_xy),
             "tolerance_m": self.tolerance_m,
             "label": self.label,
         }
 
     @classmethod
-    def from_json(cls, obj: object) -> ReachTask:
-        """Inverse of :meth:`to_json`; ``tolerance_m`` and ``label`` optional.
-
-        Raises
-        ------
-        SchemaError
-            Wrong kind, a missing or unknown key, or an invalid value.
-        """
-        fields = check_fields(obj, cls.kind, ("target_xy",), ("tolerance_m", "label"))
+    def _from_fields(cls, fields: Mapping[str, Any]) -> ReachTask:
         return cls(
             target_xy=check_xy(fields["target_xy"], "target_xy"),
             tolerance_m=fields.get("tolerance_m", 0.02),
@@ -107,7 +98,7 @@ class ReachTask:
 
 
 @dataclass(frozen=True)
-class MultiTargetTask:
+class MultiTargetTask(TaskJson):
     """Several candidate targets; a script switches the active one over time.
 
     Target 0 is active from time 0 until the first switch. Each switch
@@ -132,6 +123,8 @@ class MultiTargetTask:
     """
 
     kind: ClassVar[str] = "multi_target"
+    required_keys: ClassVar[tuple[str, ...]] = ("targets",)
+    optional_keys: ClassVar[tuple[str, ...]] = ("switches", "tolerance_m", "labels")
 
     targets: tuple[XY, ...]
     switches: tuple[tuple[float, int], ...] = ()
@@ -198,10 +191,8 @@ class MultiTargetTask:
             switches=self.switches,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the task as JSON-ready values."""
+    def _json_fields(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
             "targets": xy_pairs(self.targets),
             "switches": [[time_s, index] for time_s, index in self.switches],
             "tolerance_m": self.tolerance_m,
@@ -209,17 +200,7 @@ class MultiTargetTask:
         }
 
     @classmethod
-    def from_json(cls, obj: object) -> MultiTargetTask:
-        """Inverse of :meth:`to_json`; all keys but ``targets`` optional.
-
-        Raises
-        ------
-        SchemaError
-            Wrong kind, a missing or unknown key, or an invalid value.
-        """
-        fields = check_fields(
-            obj, cls.kind, ("targets",), ("switches", "tolerance_m", "labels")
-        )
+    def _from_fields(cls, fields: Mapping[str, Any]) -> MultiTargetTask:
         switches = fields.get("switches", [])
         labels = fields.get("labels", [])
         if not isinstance(switches, list | tuple):

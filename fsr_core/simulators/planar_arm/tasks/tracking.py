@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
+from fsr_core.arrays import FloatArray
 from fsr_core.simulators.planar_arm.model import ArmModel
 from fsr_core.simulators.planar_arm.tasks._checks import (
     XY,
-    check_fields,
     check_number,
     check_positive,
     check_time,
@@ -24,10 +23,10 @@ from fsr_core.simulators.planar_arm.tasks._checks import (
     overlay,
     xy_pairs,
 )
+from fsr_core.simulators.planar_arm.tasks.base import TaskJson
 
 __all__ = ["CURVES", "CURVE_SAMPLES", "PeriodicCurveTask", "ReferenceTrajectoryTask"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Curve names :class:`PeriodicCurveTask` knows.
 CURVES: Final = ("circle", "ellipse", "lemniscate")
@@ -65,7 +64,7 @@ _CURVE_FUNCTIONS: Final[Mapping[str, _CurveFunction]] = {
 
 
 @dataclass(frozen=True)
-class PeriodicCurveTask:
+class PeriodicCurveTask(TaskJson):
     """Trace a closed curve with the tip, once per period.
 
     With ``angle = 2 pi t / period_s + phase_rad`` and ``c, s`` its cosine and
@@ -97,6 +96,13 @@ class PeriodicCurveTask:
     """
 
     kind: ClassVar[str] = "periodic_curve"
+    required_keys: ClassVar[tuple[str, ...]] = (
+        "curve",
+        "center_xy",
+        "radius_xy",
+        "period_s",
+    )
+    optional_keys: ClassVar[tuple[str, ...]] = ("phase_rad",)
 
     curve: str
     center_xy: XY
@@ -137,11 +143,6 @@ class PeriodicCurveTask:
         """Return :meth:`point` (the curve is the tip's reference)."""
         return self.point(t_s)
 
-    def active_target(self, t_s: float) -> int | None:
-        """Return None: a curve has no targets."""
-        check_time(t_s)
-        return None
-
     def polyline(self, samples: int = CURVE_SAMPLES) -> FloatArray:
         """Return one lap sampled evenly in time, closed, shape ``(samples, 2)``."""
         times = np.linspace(0.0, self.period_s, samples)
@@ -152,10 +153,8 @@ class PeriodicCurveTask:
         points = [(float(x), float(y)) for x, y in self.polyline()]
         return overlay(self.kind, curve_xy=points)
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the task as JSON-ready values."""
+    def _json_fields(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
             "curve": self.curve,
             "center_xy": list(self.center_xy),
             "radius_xy": list(self.radius_xy),
@@ -164,20 +163,7 @@ class PeriodicCurveTask:
         }
 
     @classmethod
-    def from_json(cls, obj: object) -> PeriodicCurveTask:
-        """Inverse of :meth:`to_json`; ``phase_rad`` optional.
-
-        Raises
-        ------
-        SchemaError
-            Wrong kind, a missing or unknown key, or an invalid value.
-        """
-        fields = check_fields(
-            obj,
-            cls.kind,
-            ("curve", "center_xy", "radius_xy", "period_s"),
-            ("phase_rad",),
-        )
+    def _from_fields(cls, fields: Mapping[str, Any]) -> PeriodicCurveTask:
         return cls(
             curve=fields["curve"],
             center_xy=check_xy(fields["center_xy"], "center_xy"),
@@ -188,7 +174,7 @@ class PeriodicCurveTask:
 
 
 @dataclass(frozen=True)
-class ReferenceTrajectoryTask:
+class ReferenceTrajectoryTask(TaskJson):
     """Follow sampled tip positions, linearly interpolated.
 
     Before the first sample the reference is the first point; after the last
@@ -208,6 +194,7 @@ class ReferenceTrajectoryTask:
     """
 
     kind: ClassVar[str] = "reference_trajectory"
+    required_keys: ClassVar[tuple[str, ...]] = ("times_s", "points_xy")
 
     times_s: tuple[float, ...]
     points_xy: tuple[XY, ...]
@@ -252,33 +239,18 @@ class ReferenceTrajectoryTask:
         span = times[k + 1] - times[k]
         return np.array(((x1 - x0) / span, (y1 - y0) / span))
 
-    def active_target(self, t_s: float) -> int | None:
-        """Return None: a trajectory has no targets."""
-        check_time(t_s)
-        return None
-
     def overlay_json(self, model: ArmModel) -> dict[str, Any]:
         """Return the overlay object (see the package docstring)."""
         return overlay(self.kind, reference_xy=self.points_xy)
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the task as JSON-ready values."""
+    def _json_fields(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
             "times_s": list(self.times_s),
             "points_xy": xy_pairs(self.points_xy),
         }
 
     @classmethod
-    def from_json(cls, obj: object) -> ReferenceTrajectoryTask:
-        """Inverse of :meth:`to_json`.
-
-        Raises
-        ------
-        SchemaError
-            Wrong kind, a missing or unknown key, or an invalid value.
-        """
-        fields = check_fields(obj, cls.kind, ("times_s", "points_xy"), ())
+    def _from_fields(cls, fields: Mapping[str, Any]) -> ReferenceTrajectoryTask:
         times = fields["times_s"]
         if not isinstance(times, list | tuple):
             raise fail("times_s must be a list of numbers")

@@ -1,0 +1,80 @@
+"""Handler of the ``convert`` subcommand: write a recording of another kind as FSR.
+
+``fsr-viewer convert FILE [-o OUT.fsr] [--overwrite]`` asks the source
+registry which kind FILE is and has that source write it as FSR (a skelarm log
+becomes channels with units and labels, the arm, the task, the embedded config
+and provenance, and opens in the player like the log). A kind that cannot
+convert, FSR included, is refused with one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fsr_core.sources import convert_recording, source_for
+
+__all__ = ["add_convert_parser", "default_output", "run_convert"]
+
+
+def add_convert_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    """Add ``convert`` to the command line."""
+    convert = commands.add_parser(
+        "convert",
+        help="write a recording (a skelarm .sklog.npz log) as an FSR file",
+        description=(
+            "Write a recording of another kind as FSR. A skelarm state log gives "
+            "every channel with its unit, label and columns, the arm, the task "
+            "and its overlay, the embedded scenario config and provenance; the "
+            "FSR file opens with the same channels, overlays and readouts as the "
+            "log. The output appears only when complete and an existing file is "
+            "kept unless --overwrite. An FSR file needs no conversion."
+        ),
+    )
+    convert.add_argument(
+        "log", type=Path, help="the recording to convert, e.g. a skelarm .sklog.npz"
+    )
+    convert.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="FSR file (default: the log's name with .fsr for its extension)",
+    )
+    convert.add_argument(
+        "--overwrite", action="store_true", help="replace an existing output"
+    )
+
+
+def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
+    """Return ``path`` with the longest matching ``*.ext`` pattern made ``.fsr``.
+
+    ``run.sklog.npz`` (patterns ``*.sklog.npz``, ``*.npz``) gives ``run.fsr``;
+    a name no pattern matches gets ``.fsr`` appended.
+    """
+    name = path.name
+    suffixes = sorted(
+        (pattern[1:] for pattern in patterns if pattern.startswith("*.")),
+        key=len,
+        reverse=True,
+    )
+    for suffix in suffixes:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return path.with_name(name[: -len(suffix)] + ".fsr")
+    return path.with_name(name + ".fsr")
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Convert one recording; print what was written."""
+    output = args.output
+    if output is None:
+        output = default_output(args.log, source_for(args.log).patterns)
+    result = convert_recording(args.log, output, overwrite=args.overwrite)
+    sys.stdout.write(
+        f"{result.output}: {result.summary}, {result.records} records, "
+        f"{result.size_bytes} bytes\n"
+    )
+    return 0

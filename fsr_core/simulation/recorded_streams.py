@@ -1,0 +1,200 @@
+"""The streams and metadata that every simulator's recording has alike.
+
+The stream names come from :mod:`fsr_core.format.catalog`, under the short
+names the recorders and replays use; the builders here define the streams a
+recorder declares in the same order whatever the simulator: the observation
+record, the cameras, control with events and task, then render state and
+scene geometry.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Iterable, Sequence
+from importlib import metadata as package_metadata
+from typing import Final, Protocol
+
+import numpy as np
+
+from fsr_core.format.catalog import (
+    APPLIED_CONTROL_STREAM,
+    AUTHORED_CONTROL_STREAM,
+    EVENTS_STREAM,
+    GEOMETRY_MESHES_STREAM,
+    GEOMETRY_TRANSFORMS_STREAM,
+    RENDER_STATE_STREAM,
+    TASK_STREAM,
+    camera_streams,
+    geometry_streams,
+    geometry_transform_stream,
+    json_stream,
+    lifecycle_stream,
+    numeric_stream,
+    render_state_stream,
+)
+from fsr_core.format.streams import StreamKind, StreamSpec
+
+__all__ = [
+    "APPLIED",
+    "AUTHORED",
+    "EVENTS",
+    "MESHES",
+    "RENDER_STATE",
+    "TASK",
+    "TRANSFORMS",
+    "CameraShape",
+    "camera_table",
+    "control_streams",
+    "observation_stream",
+    "run_versions",
+    "scene_streams",
+    "simulator_streams",
+]
+
+AUTHORED: Final = AUTHORED_CONTROL_STREAM
+APPLIED: Final = APPLIED_CONTROL_STREAM
+EVENTS: Final = EVENTS_STREAM
+TASK: Final = TASK_STREAM
+RENDER_STATE: Final = RENDER_STATE_STREAM
+MESHES: Final = GEOMETRY_MESHES_STREAM
+TRANSFORMS: Final = GEOMETRY_TRANSFORMS_STREAM
+
+
+class CameraShape(Protocol):
+    """What a simulator's camera configuration tells the stream table."""
+
+    @property
+    def name(self) -> str:
+        """The camera's name (its streams are ``sensors.<name>.camera.*``)."""
+        ...
+
+    @property
+    def width(self) -> int:
+        """Image width, pixels."""
+        ...
+
+    @property
+    def height(self) -> int:
+        """Image height, pixels."""
+        ...
+
+    @property
+    def codec(self) -> str:
+        """Codec of the RGB stream (``jpeg``, ``png`` ...)."""
+        ...
+
+    @property
+    def rate_hz(self) -> float:
+        """Frames per second of simulated time."""
+        ...
+
+
+def observation_stream(
+    name: str, channels: Sequence[tuple[str, str]], *, rate_hz: float, source: str
+) -> StreamSpec:
+    """Define a simulator's atomic per-tick observation record.
+
+    Parameters
+    ----------
+    name
+        The stream's name.
+    channels
+        ``(name, unit)`` of every channel, in record order.
+    rate_hz
+        Ticks per second of simulated time.
+    source
+        The simulator's name.
+
+    Returns
+    -------
+    StreamSpec
+        A numeric stream with ``rate_hz`` and ``source`` attributes.
+    """
+    return numeric_stream(
+        name,
+        [channel for channel, _ in channels],
+        [unit for _, unit in channels],
+        attributes={"rate_hz": rate_hz, "source": source},
+    )
+
+
+def camera_table(cameras: Iterable[CameraShape]) -> list[StreamSpec]:
+    """Return the four streams of every camera, in the cameras' order."""
+    specs: list[StreamSpec] = []
+    for camera in cameras:
+        specs += camera_streams(
+            camera.name,
+            width=camera.width,
+            height=camera.height,
+            codec=camera.codec,
+            rate_hz=camera.rate_hz,
+        )
+    return specs
+
+
+def control_streams() -> list[StreamSpec]:
+    """Return the authored and applied control, events and task streams."""
+    return [
+        json_stream(
+            AUTHORED, StreamKind.CONTROL_AUTHORED, schema="fsr.control.authored/1"
+        ),
+        json_stream(
+            APPLIED, StreamKind.CONTROL_APPLIED, schema="fsr.control.applied/1"
+        ),
+        json_stream(EVENTS, StreamKind.EVENT, schema="fsr.event/1"),
+        json_stream(TASK, StreamKind.TASK, schema="fsr.task/1"),
+    ]
+
+
+def scene_streams(bodies: list[str]) -> list[StreamSpec]:
+    """Return the render state, mesh and body-transform streams of ``bodies``."""
+    return [
+        render_state_stream(RENDER_STATE),
+        *geometry_streams(),
+        geometry_transform_stream(bodies),
+    ]
+
+
+def simulator_streams(
+    observations: StreamSpec, cameras: Iterable[CameraShape], scene: list[StreamSpec]
+) -> list[StreamSpec]:
+    """Return every stream of a simulator's recording, in the order declared.
+
+    Lifecycle, ``observations``, the cameras' streams, control with events and
+    task (:func:`control_streams`), then ``scene``.
+    """
+    return [
+        lifecycle_stream(),
+        observations,
+        *camera_table(cameras),
+        *control_streams(),
+        *scene,
+    ]
+
+
+def _version(package: str) -> str:
+    try:
+        return package_metadata.version(package)
+    except package_metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def run_versions(**simulators: str) -> dict[str, str]:
+    """Return the ``versions`` metadata of a run.
+
+    Parameters
+    ----------
+    **simulators
+        The versions of the simulator's own packages (``mujoco="3.1.6"``).
+
+    Returns
+    -------
+    dict
+        ``fsr_viewer``, then ``simulators``, then ``numpy`` and ``python``.
+    """
+    return {
+        "fsr_viewer": _version("fsr-viewer"),
+        **simulators,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+    }

@@ -1,0 +1,112 @@
+"""How a planar-arm recording opens: its joint angles, readouts and arm.
+
+On top of the model every FSR file gets, a planar-arm recording shows:
+
+- ``q``: the joint angles ``q0, q1, ...`` of :data:`OBSERVATIONS` (rad), the
+  channel the side panel and the arm drawing follow;
+- ``ext_force``: the external force columns ``ext_fx, ext_fy``;
+- ``active_target``: the index of the target being reached;
+- the friction and tip-speed readouts;
+- the arm's kinematics, from the recording's ``config.arm``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
+from fsr_core.simulation.profile import FsrOpening
+from fsr_core.simulators.planar_arm.recording_streams import OBSERVATIONS
+
+__all__ = ["JOINT_CHANNEL", "PlanarArmProfile", "planar_kinematics"]
+
+JOINT_CHANNEL = "q"
+EXTERNAL_FORCE_CHANNEL = "ext_force"
+ACTIVE_TARGET_CHANNEL = "active_target"
+
+
+def _columns_channel(
+    channels: dict[str, Channel], prefix: str, name: str
+) -> str | None:
+    """Add a channel of the :data:`OBSERVATIONS` columns starting with ``prefix``."""
+    source = channels.get(OBSERVATIONS)
+    if source is None:
+        return None
+    picks = [i for i, column in enumerate(source.columns) if column.startswith(prefix)]
+    if not picks:
+        return None
+    channels[name] = Channel(
+        name=name,
+        times_s=source.times_s,
+        values=source.values[:, picks],
+        columns=tuple(source.columns[i] for i in picks),
+    )
+    return name
+
+
+def _joint_channel(channels: dict[str, Channel]) -> str | None:
+    """Add ``q``: the ``q<i>`` columns alone (not ``q_ref<i>``), in radians."""
+    if _columns_channel(channels, "q", JOINT_CHANNEL) is None:
+        return None
+    found = channels[JOINT_CHANNEL]
+    picks = [i for i, column in enumerate(found.columns) if column[1:].isdigit()]
+    channels[JOINT_CHANNEL] = Channel(
+        JOINT_CHANNEL,
+        found.times_s,
+        found.values[:, picks],
+        "rad",
+        "joint angle",
+        tuple(found.columns[i] for i in picks),
+    )
+    return JOINT_CHANNEL
+
+
+def planar_kinematics(metadata: dict[str, Any]) -> PlanarKinematics | None:
+    """Return the arm of the recording's ``config.arm`` (``None`` without one)."""
+    config = metadata.get("config")
+    arm = config.get("arm") if isinstance(config, dict) else None
+    if not isinstance(arm, dict) or not isinstance(arm.get("links"), list):
+        return None
+    links = arm["links"]
+    limits_low = [
+        np.nan if link.get("q_min_rad") is None else link["q_min_rad"] for link in links
+    ]
+    limits_high = [
+        np.nan if link.get("q_max_rad") is None else link["q_max_rad"] for link in links
+    ]
+    return PlanarKinematics(
+        lengths_m=np.array([float(link["length_m"]) for link in links]),
+        base_m=(float(arm["base_m"][0]), float(arm["base_m"][1])),
+        com_m=np.array(
+            [float(link.get("com_m", link["length_m"] / 2)) for link in links]
+        ),
+        q_min_rad=np.array(limits_low, dtype=np.float64),
+        q_max_rad=np.array(limits_high, dtype=np.float64),
+    )
+
+
+class PlanarArmProfile:
+    """The recording profile of the planar arm."""
+
+    def build(self, opening: FsrOpening) -> RecordingModel:
+        """Return the generic model with the arm's channels, readouts and kinematics."""
+        model = opening.generic_model()
+        channels = dict(model.channels)
+        joint = _joint_channel(channels)
+        force = _columns_channel(channels, "ext_f", EXTERNAL_FORCE_CHANNEL)
+        active = _columns_channel(channels, "active_target", ACTIVE_TARGET_CHANNEL)
+        return replace(
+            model,
+            channels=channels,
+            joint_channel=joint,
+            external_force_channel=force,
+            active_target_channel=active,
+            readouts={
+                "friction": f"{OBSERVATIONS}:friction",
+                "tip speed": f"{OBSERVATIONS}:tip_speed",
+            },
+            kinematics=planar_kinematics(model.metadata),
+        )

@@ -1,0 +1,160 @@
+"""The inspection report of a recording, in one JSON shape for every source.
+
+``fsr-viewer inspect --json`` prints it. The top-level keys are the same for
+every source:
+
+``source``, ``description``
+    The registry name (``fsr``, ``skelarm``) and what the file is.
+``path``, ``size_bytes``
+    The file and its size.
+``valid``
+    Whether the file can be trusted (``inspect`` exits 0 when true, 1 when not).
+``integrity``
+    ``{"status", "reason"}``: the playlist badge (a
+    :class:`~fsr_core.recording.Integrity` value) and why.
+``duration_s``
+    Play-time length in seconds.
+``channels``
+    One entry per numeric channel: ``name``, ``unit``, ``label``, ``columns``
+    and ``samples``.
+``cameras``
+    One entry per camera: ``name`` and ``frames`` (FSR adds ``stream``,
+    ``codec``, ``width`` and ``height``).
+``metadata``, ``provenance``
+    What the file says about itself and where it came from.
+``notes``
+    What the source chose or left out while reading (plain sentences).
+``verification``
+    Only with ``verify``: ``checked_records``, ``problems`` (at most 100),
+    ``problem_count`` and ``payloads_digest_verified``.
+
+A source's own facts sit under a key named after it (``report["skelarm"]``),
+except FSR's, which stay at the top level where ``inspect --json`` has always
+printed them: ``version``, ``profile``, ``records``, ``streams``,
+``calibration_epochs``, ``lifecycle``, ``terminal_cut``, ``completion``,
+``degraded``, ``gaps`` and ``recovered``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any, Final
+
+from fsr_core.recording import Integrity, RecordingModel
+
+__all__ = ["COMMON_KEYS", "json_safe", "model_report", "verification_entry"]
+
+COMMON_KEYS: Final = (
+    "source",
+    "description",
+    "path",
+    "size_bytes",
+    "valid",
+    "integrity",
+    "duration_s",
+    "channels",
+    "cameras",
+    "metadata",
+    "provenance",
+    "notes",
+)
+"""The keys every source's report has (``verification`` only when verified)."""
+
+
+def json_safe(value: Any) -> Any:
+    """Return ``value`` as plain JSON data.
+
+    Mappings and sequences are copied, numbers become Python numbers (a
+    non-finite one ``None``) and anything else JSON cannot hold (TOML dates,
+    paths) becomes its text.
+    """
+    if isinstance(value, Mapping):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if isinstance(value, str | bool) or value is None:
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return str(value)
+
+
+def verification_entry(
+    checked_records: int, problems: list[str], *, digest_verified: bool
+) -> dict[str, Any]:
+    """Return the ``verification`` entry of a report."""
+    return {
+        "checked_records": checked_records,
+        "problems": problems[:100],
+        "problem_count": len(problems),
+        "payloads_digest_verified": digest_verified and not problems,
+    }
+
+
+def _channels(model: RecordingModel) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": channel.name,
+            "unit": channel.unit,
+            "label": channel.label or channel.name,
+            "columns": list(channel.columns),
+            "samples": len(channel.times_s),
+        }
+        for channel in model.channels.values()
+    ]
+
+
+def model_report(
+    model: RecordingModel,
+    *,
+    description: str,
+    size_bytes: int,
+    verify: bool = False,
+    checked_records: int | None = None,
+) -> dict[str, Any]:
+    """Return the report of a file opened as ``model`` (what any source can give).
+
+    The source's own section (``report[model.source]``) is ``model.report``
+    without its ``source`` and ``notes`` (``notes`` are top level). With
+    ``verify``, the ``verification`` entry counts ``checked_records`` (default:
+    every channel sample): opening the model read and checked them all.
+    """
+    own = {
+        key: value
+        for key, value in model.report.items()
+        if key not in ("source", "notes")
+    }
+    notes = model.report.get("notes")
+    report: dict[str, Any] = {
+        "source": model.source,
+        "description": description,
+        "path": str(model.path),
+        "size_bytes": size_bytes,
+        "valid": model.integrity is not Integrity.INVALID,
+        "integrity": {
+            "status": model.integrity.value,
+            "reason": model.integrity_reason,
+        },
+        "duration_s": model.duration_s,
+        "channels": _channels(model),
+        "cameras": [
+            {"name": camera.name, "frames": len(camera.times_s)}
+            for camera in model.cameras
+        ],
+        "metadata": json_safe(model.metadata),
+        "provenance": json_safe(model.provenance),
+        "notes": [str(note) for note in notes] if isinstance(notes, list) else [],
+        model.source: json_safe(own),
+    }
+    if verify:
+        if checked_records is None:
+            checked_records = sum(len(c.times_s) for c in model.channels.values())
+        report["verification"] = verification_entry(
+            checked_records, [], digest_verified=False
+        )
+    return report

@@ -1,0 +1,335 @@
+"""Recording sources: what each one offers, and the registry that finds them.
+
+A *source* turns one kind of file into a :class:`~fsr_core.recording.RecordingModel`.
+It gives its ``name`` (``"fsr"``, ``"skelarm"``), a human ``description``, the
+file ``patterns`` it reads (for file dialogs and default output names),
+``sniff(path)`` (a cheap look at the first bytes, through
+:func:`~fsr_core.sources.head.read_head`, that never blocks), ``open(path)`` and
+``unavailable_reason()`` (``None``, or what to install). A source may also
+``inspect`` a file (:class:`InspectingSource`, the report of
+:mod:`fsr_core.sources.inspection`) and write it as FSR
+(:class:`ConvertingSource`).
+
+The built-in sources are named below by module path and imported with
+:mod:`importlib` the first time the registry is used, so this module never
+imports a source package. An installed package adds a source through the entry
+point group ``fsr_viewer.sources``; the entry point names a source object, a
+source class or a function returning a source. A plugin that fails to load, is
+not a source or takes a name already used is logged and listed by
+:func:`plugin_problems`; every other source keeps working.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol, runtime_checkable
+
+from fsr_core.errors import FsrError, UnknownSourceError
+from fsr_core.format.records import describe_foreign_magic
+from fsr_core.recording import RecordingModel
+from fsr_core.sources.head import read_head
+
+__all__ = [
+    "BUILTIN_SOURCES",
+    "ENTRY_POINT_GROUP",
+    "ConvertingSource",
+    "FsrConversion",
+    "InspectingSource",
+    "Source",
+    "known_kinds",
+    "plugin_problems",
+    "refresh_sources",
+    "register_source",
+    "source_for",
+    "source_names",
+    "sources",
+    "unregister_source",
+]
+
+logger = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP: Final = "fsr_viewer.sources"
+"""The entry point group through which an installed package adds a source."""
+
+BUILTIN_SOURCES: Final = (
+    "fsr_core.sources.fsr_source:SOURCE",
+    "fsr_core.sources.skelarm.source:SOURCE",
+)
+"""``module:attribute`` of each built-in source, in sniffing order."""
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What every recording source offers."""
+
+    @property
+    def name(self) -> str:
+        """Registry name, e.g. ``"fsr"``; ``RecordingModel.source`` of its models."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What the files are, for people: ``"skelarm state log"``."""
+        ...
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """Glob patterns of the files it reads, most specific first (``*.fsr``)."""
+        ...
+
+    def sniff(self, path: Path) -> bool:
+        """Say whether ``path`` is this source's kind of file, from its first bytes.
+
+        Raises
+        ------
+        FsrError
+            ``path`` is not a regular file or cannot be opened (never blocks).
+        """
+        ...
+
+    def open(self, path: Path) -> RecordingModel:
+        """Read ``path`` into a recording model.
+
+        Raises
+        ------
+        FsrError
+            The file is unreadable or malformed; the message names it.
+        """
+        ...
+
+    def unavailable_reason(self) -> str | None:
+        """Return ``None`` when the source works here, else what to install."""
+        ...
+
+
+@runtime_checkable
+class InspectingSource(Source, Protocol):
+    """A source that writes its own inspection report."""
+
+    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+        """Return the report of :mod:`fsr_core.sources.inspection` for ``path``.
+
+        With ``verify``, every record is read and checked first.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class FsrConversion:
+    """An FSR file written from another source's file."""
+
+    output: Path
+    records: int
+    size_bytes: int
+    summary: str
+    """What was converted, e.g. ``1001 frames, 6 channels (q, dq, ...)``."""
+
+
+@runtime_checkable
+class ConvertingSource(Source, Protocol):
+    """A source whose files can be written as FSR."""
+
+    def to_fsr(
+        self, path: Path, output: Path, *, overwrite: bool = False
+    ) -> FsrConversion:
+        """Write ``path`` as the FSR file ``output``, published once complete.
+
+        Raises
+        ------
+        FsrError
+            ``path`` is unreadable, or ``output`` exists without ``overwrite``.
+        """
+        ...
+
+
+@dataclass
+class _Registry:
+    by_name: dict[str, Source] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    loaded: bool = False
+
+
+_STATE = _Registry()
+_LOCK = threading.RLock()
+
+
+def _import_target(target: str) -> object:
+    """Return the object ``module:attribute`` names."""
+    module_name, _, attribute = target.partition(":")
+    found: object = importlib.import_module(module_name)
+    for part in filter(None, attribute.split(".")):
+        found = getattr(found, part)
+    return found
+
+
+def _as_source(found: object, origin: str) -> Source:
+    """Return ``found`` as a source: itself, or what a class or factory makes."""
+    if isinstance(found, type) or (callable(found) and not isinstance(found, Source)):
+        found = found()
+    if not isinstance(found, Source):
+        raise TypeError(
+            f"{origin} gives {type(found).__name__}, not a recording source "
+            "(name, description, patterns, sniff, open, unavailable_reason)"
+        )
+    return found
+
+
+def _add(found: object, origin: str, state: _Registry) -> None:
+    """Register what ``origin`` gave, or note why it cannot be."""
+    try:
+        source = _as_source(found, origin)
+        name = source.name
+    except Exception as exc:  # noqa: BLE001 - a plugin's own code may raise anything
+        _note_problem(state, f"{origin}: {type(exc).__name__}: {exc}")
+        return
+    if name in state.by_name:
+        _note_problem(state, f"{origin}: the source name {name!r} is already taken")
+        return
+    state.by_name[name] = source
+
+
+def _note_problem(state: _Registry, problem: str) -> None:
+    logger.warning("recording source skipped: %s", problem)
+    state.problems.append(problem)
+
+
+def _load(state: _Registry) -> None:
+    """Import the built-in sources, then the plugins' entry points."""
+    for target in BUILTIN_SOURCES:
+        try:
+            found = _import_target(target)
+        except Exception as exc:  # noqa: BLE001 - reported, the rest still load
+            _note_problem(state, f"{target}: {type(exc).__name__}: {exc}")
+            continue
+        _add(found, target, state)
+    try:
+        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception as exc:  # noqa: BLE001 - broken installed metadata
+        _note_problem(state, f"entry points {ENTRY_POINT_GROUP!r}: {exc}")
+        return
+    for entry_point in entry_points:
+        origin = f"plugin {entry_point.name!r} ({entry_point.value})"
+        try:
+            found = entry_point.load()
+        except Exception as exc:  # noqa: BLE001 - a plugin's import may raise anything
+            _note_problem(state, f"{origin}: {type(exc).__name__}: {exc}")
+            continue
+        _add(found, origin, state)
+
+
+def _loaded() -> _Registry:
+    with _LOCK:
+        if not _STATE.loaded:
+            _STATE.loaded = True  # set first: a plugin may ask the registry back
+            _load(_STATE)
+        return _STATE
+
+
+def sources() -> tuple[Source, ...]:
+    """Return every registered source, in sniffing order (built-ins first)."""
+    with _LOCK:
+        return tuple(_loaded().by_name.values())
+
+
+def source_names() -> tuple[str, ...]:
+    """Return the names of every registered source, in sniffing order."""
+    return tuple(source.name for source in sources())
+
+
+def plugin_problems() -> tuple[str, ...]:
+    """Return why each source that could not be registered was skipped."""
+    with _LOCK:
+        return tuple(_loaded().problems)
+
+
+def register_source(source: Source) -> None:
+    """Add ``source`` after those already registered.
+
+    Raises
+    ------
+    ValueError
+        Its name is taken, or it is not a source (a programmer error).
+    """
+    if not isinstance(source, Source):
+        raise TypeError(f"{source!r} is not a recording source")
+    with _LOCK:
+        state = _loaded()
+        if source.name in state.by_name:
+            raise ValueError(f"a recording source named {source.name!r} exists")
+        state.by_name[source.name] = source
+
+
+def unregister_source(name: str) -> None:
+    """Remove the source called ``name`` (nothing happens if there is none)."""
+    with _LOCK:
+        _loaded().by_name.pop(name, None)
+
+
+def refresh_sources() -> None:
+    """Forget every source; the next use loads built-ins and entry points again."""
+    with _LOCK:
+        _STATE.by_name.clear()
+        _STATE.problems.clear()
+        _STATE.loaded = False
+
+
+def known_kinds() -> str:
+    """Describe the registered kinds: ``fsr (FSR recording: *.fsr), ...``."""
+    return ", ".join(
+        f"{source.name} ({source.description}: {', '.join(source.patterns)})"
+        for source in sources()
+    )
+
+
+def _sniffs(source: Source, path: Path) -> bool:
+    try:
+        return bool(source.sniff(path))
+    except FsrError:
+        raise
+    except Exception:  # a plugin's bug must not hide the other sources
+        logger.warning("source %r failed to sniff %s", source.name, path, exc_info=True)
+        return False
+
+
+def _unknown(path: Path, head: bytes) -> UnknownSourceError:
+    known = f"not a recording fsr-viewer knows; the kinds it reads: {known_kinds()}"
+    if not head:
+        reason = f"empty file, {known}"
+    else:
+        foreign = describe_foreign_magic(head)
+        seen = (
+            f"this is {foreign}"
+            if foreign
+            else "no FSR magic nor any other known signature"
+        )
+        reason = f"bad magic: {seen}, {known}"
+    problems = plugin_problems()
+    if problems:
+        reason += f"; {len(problems)} source plugin(s) failed: {problems[0]}"
+    return UnknownSourceError(reason, path=path)
+
+
+def source_for(path: str | os.PathLike[str]) -> Source:
+    """Return the first source whose ``sniff`` recognises the file at ``path``.
+
+    Raises
+    ------
+    OpenFailedError
+        ``path`` is missing, unreadable, or not a regular file (a FIFO, device,
+        socket, directory or symbolic link is refused before it is read).
+    UnknownSourceError
+        No source recognises the file; the message names the file, what it
+        looks like and every kind known.
+    """
+    target = Path(path)
+    head = read_head(target)
+    for source in sources():
+        if _sniffs(source, target):
+            return source
+    raise _unknown(target, head)
