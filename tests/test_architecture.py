@@ -5,8 +5,8 @@ subprocess test checks what importing really loads, in a fresh interpreter, so a
 dynamic import (``importlib.import_module``, a plugin hook) cannot slip past.
 
 TODO(GUI issue): once ``app.window.state`` exists, add a second subprocess case that
-imports ``fsr_core`` and ``app.window.state`` (and ``app.window.workers``) and asserts that
-``PySide6.QtWidgets``, ``PySide6.QtGui`` and ``pyqtgraph`` stay out of
+imports ``fsr_core`` and ``app.window.state`` (and ``app.window.workers``) and
+asserts that ``PySide6.QtWidgets``, ``PySide6.QtGui`` and ``pyqtgraph`` stay out of
 ``sys.modules``: those packages may use ``PySide6.QtCore`` only, a rule that
 import-linter cannot express for submodules of an external package.
 """

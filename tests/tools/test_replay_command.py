@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.headless import replay_commands
 from app.cli import main
+from app.headless import replay_commands
 from app.headless.export.command import TerminalProgress
 from fsr_core.format.reader import FsrReader
 from fsr_core.simulators.planar_arm.demos import demo_scenario

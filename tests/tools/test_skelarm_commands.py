@@ -1,4 +1,4 @@
-"""``fsr-viewer convert`` and ``resimulate`` (app/headless/skelarm_commands.py), check step."""
+"""``fsr-viewer convert`` and ``resimulate`` of skelarm logs, check step."""
 
 from __future__ import annotations
 

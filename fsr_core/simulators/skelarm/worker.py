@@ -1,4 +1,4 @@
-"""The child process that runs skelarm: ``python -m fsr_core.simulators.skelarm.worker``.
+"""The child process that runs skelarm (``python -m`` on this module).
 
 skelarm imports PyQt6 when its package is imported, so it never runs inside the
 viewer's process (which holds PySide6): :mod:`.runner` starts this module in a
