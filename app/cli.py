@@ -40,6 +40,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import sys
@@ -69,7 +70,8 @@ def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _base_parser() -> argparse.ArgumentParser:
+    """Return a parser with this module's help text and ``--verbose``."""
     parser = argparse.ArgumentParser(
         prog="fsr-viewer",
         description=__doc__,
@@ -78,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="show tracebacks and debug logs"
     )
+    return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _base_parser()
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser(
         "inspect",
@@ -169,14 +176,7 @@ def _split_keys(text: str) -> list[str]:
 
 def _player_parser() -> argparse.ArgumentParser:
     """Build the player/export form: ``fsr-viewer FILE... [--export OUT]``."""
-    parser = argparse.ArgumentParser(
-        prog="fsr-viewer",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--verbose", action="store_true", help="show tracebacks and debug logs"
-    )
+    parser = _base_parser()
     parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
     parser.add_argument(
         "--export",
@@ -337,6 +337,22 @@ def _window(args: argparse.Namespace) -> int:
     )
 
 
+def _demo(args: argparse.Namespace) -> int:
+    """Write the demo takes; open them in the player when it is installed."""
+    recordings = sim_commands.write_demo_takes(args)
+    if args.no_gui:
+        return 0
+    if importlib.util.find_spec("app.window.main_window") is None:
+        _out(
+            "the player window is not part of this build yet; open the takes with "
+            "'fsr-viewer inspect FILE' meanwhile"
+        )
+        return 0
+    from app.window.main_window import open_player
+
+    return int(open_player(list(recordings)))
+
+
 def _screenshot(args: argparse.Namespace) -> int:
     from app.window.screenshot import take_screenshot
 
@@ -415,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "inspect": _inspect,
         "recover": _recover,
         "sample": _sample,
-        "demo": sim_commands.run_demo,
+        "demo": _demo,
         "simulate": sim_commands.run_simulate,
         "compare": compare_commands.run_compare,
         **skelarm_commands.HANDLERS,

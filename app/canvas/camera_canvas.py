@@ -35,11 +35,17 @@ from PySide6.QtGui import (
     QPolygonF,
 )
 
-from app.canvas.drawing import palette_rgb, qcolor
+from app.canvas.drawing import painting_in, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.images import paint_to_image
-from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, TARGET_COLOR, target_rgb
+from app.canvas.recording_canvas import RecordingCanvas
+from app.canvas.scene_marks import (
+    ACTIVE_TARGET_COLOR,
+    TARGET_COLOR,
+    active_target,
+    cross,
+    target_rgb,
+)
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame
@@ -150,6 +156,11 @@ class _View:
         """Overlay size unit, display pixels: grows with the shown image."""
         return max(1.0, self.target.height() / _UNIT_HEIGHT_PX)
 
+    @property
+    def scale(self) -> float:
+        """Display pixels per image pixel."""
+        return self.target.width() / self.width
+
     def project(self, points_xy: npt.ArrayLike) -> FloatArray:
         """Project plane points to image pixels (NaN behind the camera)."""
         pixels, _ = project_points(
@@ -159,7 +170,7 @@ class _View:
 
     def display(self, pixels: FloatArray) -> FloatArray:
         """Map image pixels (pixel centres at integers) into ``target``."""
-        scale = self.target.width() / self.width
+        scale = self.scale
         shown: FloatArray = np.empty_like(pixels)
         shown[:, 0] = self.target.left() + (pixels[:, 0] + 0.5) * scale
         shown[:, 1] = self.target.top() + (pixels[:, 1] + 0.5) * scale
@@ -184,7 +195,7 @@ class _View:
         return [QPointF(x, y) for x, y in self.display(pixels[keep]).tolist()]
 
 
-class CameraCanvas:
+class CameraCanvas(RecordingCanvas[CameraOptions]):
     """Draws one camera's recorded frame at a play time.
 
     Overlays are projected through the frame's own calibration. No widgets:
@@ -206,27 +217,16 @@ class CameraCanvas:
             raise ValueError(
                 f"no camera {camera!r} in {model.path.name}; known cameras: {known}"
             )
-        self._model = model
+        super().__init__(model, options, LETTERBOX_COLOR)
         self._track: CameraTrack = tracks[camera]
-        self._options = options
         self._cached: _Frame | None = None
         self._fetch_on_paint = fetch_on_paint
         self._error: tuple[int, str] | None = None
 
     @property
-    def model(self) -> RecordingModel:
-        """The recording drawn."""
-        return self._model
-
-    @property
     def camera(self) -> str:
         """The camera's name."""
         return self._track.name
-
-    @property
-    def options(self) -> CameraOptions:
-        """What is drawn over the frame."""
-        return self._options
 
     # -- frames -----------------------------------------------------------
 
@@ -326,17 +326,6 @@ class CameraCanvas:
         )
         return pixels
 
-    def _active_target(self, frame_time_s: float, overlay: TaskOverlay) -> int | None:
-        """Return the target emphasized: the recorded channel's, else the overlay's."""
-        name = self._model.active_target_channel
-        channel = None if name is None else self._model.channels.get(name)
-        if channel is not None:
-            value = float(channel.value_at(frame_time_s)[0])
-            if math.isfinite(value):
-                index = round(value)
-                return index if 0 <= index < len(overlay.targets_xy) else None
-        return overlay.active_index
-
     # -- readout ----------------------------------------------------------
 
     def readout_lines(self, play_time_s: float) -> list[str]:
@@ -370,23 +359,9 @@ class CameraCanvas:
 
     # -- painting ---------------------------------------------------------
 
-    def render(self, play_time_s: float, width: int, height: int) -> QImage:
-        """Return the view at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
-        return paint_to_image(
-            lambda painter, rect: self.paint(painter, rect, play_time_s),
-            width,
-            height,
-            _color(LETTERBOX_COLOR),
-        )
-
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the frame shown at ``play_time_s``, letterboxed into ``rect``."""
-        painter.save()
-        try:
-            painter.setClipRect(rect)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        with painting_in(painter, rect, smooth_images=True):
             painter.fillRect(rect, _color(LETTERBOX_COLOR))
             frame = self._frame(play_time_s)
             error = self._error
@@ -403,8 +378,6 @@ class CameraCanvas:
                     self._paint_overlays(painter, target, frame)
                 if self._options.show_readout:
                     self._paint_readout(painter, target, play_time_s)
-        finally:
-            painter.restore()
 
     def _paint_placeholder(
         self, painter: QPainter, rect: QRectF, message: str = _NO_FRAME
@@ -427,10 +400,15 @@ class CameraCanvas:
             return None
         return cached.image.width(), cached.image.height()
 
-    def _paint_overlays(self, painter: QPainter, target: QRectF, frame: _Frame) -> None:
+    @staticmethod
+    def _view(target: QRectF, frame: _Frame) -> _View:
+        """Return where ``frame`` is shown in ``target``, through its calibration."""
         calibration = frame.calibration
         assert calibration is not None
-        view = _View(target, frame.image.width(), frame.image.height(), calibration)
+        return _View(target, frame.image.width(), frame.image.height(), calibration)
+
+    def _paint_overlays(self, painter: QPainter, target: QRectF, frame: _Frame) -> None:
+        view = self._view(target, frame)
         options = self._options
         points = self._plane_points(frame.play_time_s)
         if options.show_reference:
@@ -440,7 +418,7 @@ class CameraCanvas:
                     self._paint_polyline(painter, view.shown(path), view.unit)
         overlay = self._model.overlay_at(frame.play_time_s)
         if options.show_targets and overlay is not None and overlay.targets_xy:
-            active = self._active_target(frame.play_time_s, overlay)
+            active = active_target(self._model, overlay, frame.play_time_s)
             self._paint_targets(painter, view, overlay, active)
         if options.show_com and "coms" in points:
             painter.setPen(_pen(_COM_OUTLINE, 1.0 * view.unit))
@@ -509,9 +487,7 @@ class CameraCanvas:
             painter.drawPolygon(
                 QPolygonF([QPointF(float(x), float(y)) for x, y in ring])
             )
-        arm = (5.0 if active else 3.5) * unit
-        painter.drawLine(point - QPointF(arm, 0.0), point + QPointF(arm, 0.0))
-        painter.drawLine(point - QPointF(0.0, arm), point + QPointF(0.0, arm))
+        cross(painter, point, (5.0 if active else 3.5) * unit)
 
     @staticmethod
     def _paint_tip(painter: QPainter, tip: QPointF, unit: float) -> None:

@@ -1,4 +1,4 @@
-"""Small painting helpers every canvas uses: colours and pixel-sized fonts.
+"""Small painting helpers every canvas uses: colours, fonts, the painter state.
 
 Every colour a canvas draws with is a named entry of the project's palette
 (:func:`resources.palette`, ``resources/palette.toml``), looked up here, so
@@ -7,12 +7,17 @@ the window, the exports and the core's camera renderer share one palette.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QGuiApplication
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter
 
 from resources import Rgb, palette
 
 __all__ = [
     "Rgb",
+    "painting_in",
     "palette_cycle",
     "palette_rgb",
     "palette_table",
@@ -55,3 +60,34 @@ def ui_font(pixel_size: float, *, bold: bool = False) -> QFont:
     font.setPixelSize(max(round(pixel_size), 1))
     font.setBold(bold)
     return font
+
+
+@contextmanager
+def painting_in(
+    painter: QPainter, rect: QRectF, *, smooth_images: bool = False
+) -> Iterator[None]:
+    """Paint clipped to ``rect`` and antialiased; restore ``painter`` after.
+
+    Every canvas's ``paint`` starts from this state, so it leaves the painter
+    as it found it however the drawing ends.
+
+    Parameters
+    ----------
+    painter
+        The painter drawn with (a view's, an export image's).
+    rect
+        Where the canvas draws; nothing is drawn outside it.
+    smooth_images
+        Whether scaled images are filtered too (a camera frame letterboxed
+        into ``rect``).
+    """
+    painter.save()
+    try:
+        painter.setClipRect(rect)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        if smooth_images:
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        yield
+    finally:
+        painter.restore()

@@ -27,23 +27,20 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QFontMetricsF,
-    QImage,
-    QPainter,
-    QPen,
-    QPolygonF,
-)
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 
 from app.canvas.camera_canvas import CameraCanvas, CameraOptions
-from app.canvas.drawing import palette_cycle, palette_rgb, qcolor
+from app.canvas.drawing import painting_in, palette_cycle, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.images import paint_to_image
+from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_canvas import SceneCanvas, SceneOptions
-from app.canvas.scene_marks import TARGET_COLOR
+from app.canvas.scene_marks import (
+    TARGET_COLOR,
+    TEXT_COLOR,
+    cross,
+    paint_time_label,
+)
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import RecordingModel, SceneGeometry
@@ -58,10 +55,8 @@ __all__ = [
 BACKGROUND: Final = palette_rgb("geometry.background")
 FLOOR_COLOR: Final = palette_rgb("geometry.floor")
 GRID_COLOR: Final = palette_rgb("geometry.grid")
-TEXT_COLOR: Final = palette_rgb("label.text")
 #: The x, y and z axes (of the world gizmo and of each body's frame).
 AXIS_COLORS: Final = palette_cycle("geometry.axes")
-_LABEL_FILL: Final = qcolor("label.fill")
 _AXIS_SHADOW: Final = qcolor("geometry.axis_shadow")
 _AZIMUTH_DEG: Final = -55.0
 _ELEVATION_DEG: Final = 24.0
@@ -186,7 +181,7 @@ class SceneView3d:
         return result
 
 
-class GeometryCanvas:
+class GeometryCanvas(RecordingCanvas[SceneOptions]):
     """Draws a RecordingModel's recorded 3D scene at a play time with QPainter."""
 
     def __init__(
@@ -194,45 +189,23 @@ class GeometryCanvas:
     ) -> None:
         if model.geometry is None:
             raise ValueError(f"{model.path.name} has no recorded scene geometry")
-        self._model = model
+        super().__init__(
+            model, SceneOptions() if options is None else options, BACKGROUND
+        )
         self._geometry: SceneGeometry = model.geometry
-        self._options = SceneOptions() if options is None else options
         self._up = _up_axis(model)
         self.view = SceneView3d.fitted(model.geometry, self._up)
         light = -self.view.rotation[2] + 0.8 * self._up + 0.4 * self.view.rotation[0]
         self._light = light / np.linalg.norm(light)
-
-    @property
-    def model(self) -> RecordingModel:
-        """The recording drawn."""
-        return self._model
-
-    @property
-    def options(self) -> SceneOptions:
-        """What is drawn besides the geometry."""
-        return self._options
 
     def body_positions(self, rect: QRectF, play_time_s: float) -> FloatArray:
         """Return every body's origin at ``play_time_s`` in ``rect`` pixels."""
         poses = self._geometry.poses_at(play_time_s)
         return self.view.pixels(rect, self.view.camera(poses[:, :3]))
 
-    def render(self, play_time_s: float, width: int, height: int) -> QImage:
-        """Return the scene at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
-        return paint_to_image(
-            lambda painter, rect: self.paint(painter, rect, play_time_s),
-            width,
-            height,
-            _color(BACKGROUND),
-        )
-
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the scene at ``play_time_s`` into ``rect`` (fills it)."""
-        painter.save()
-        try:
-            painter.setClipRect(rect)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        with painting_in(painter, rect):
             painter.fillRect(rect, _color(BACKGROUND))
             poses = self._geometry.poses_at(play_time_s)
             self._paint_floors(painter, rect, poses)
@@ -240,9 +213,7 @@ class GeometryCanvas:
             if self._options.show_targets:
                 self._paint_targets(painter, rect)
             self._paint_axes(painter, rect)
-            self._paint_time(painter, rect, play_time_s)
-        finally:
-            painter.restore()
+            paint_time_label(painter, rect, play_time_s, QPen(_color(GRID_COLOR), 1.0))
 
     def _paint_floors(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> None:
         for mesh in self._geometry.meshes:
@@ -339,9 +310,7 @@ class GeometryCanvas:
             painter.setBrush(_color(TARGET_COLOR, 40))
             painter.drawEllipse(center, ring, ring)
             painter.setPen(QPen(_color(TARGET_COLOR), 1.6))
-            arm = 0.6 * ring
-            painter.drawLine(center - QPointF(arm, 0), center + QPointF(arm, 0))
-            painter.drawLine(center - QPointF(0, arm), center + QPointF(0, arm))
+            cross(painter, center, 0.6 * ring)
             if target.name:
                 painter.setFont(_font(max(11.0, 0.022 * rect.height())))
                 painter.setPen(_color(TEXT_COLOR))
@@ -362,24 +331,6 @@ class GeometryCanvas:
             painter.setPen(QPen(_color(rgb), 2.2))
             painter.drawLine(origin, end)
             painter.drawText(end + QPointF(3.0, 4.0), label)
-
-    def _paint_time(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
-        size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
-        painter.setFont(_font(size, bold=True))
-        metrics = QFontMetricsF(painter.font())
-        label = f"t = {play_time_s:.2f} s"
-        pad = 0.5 * size
-        box = QRectF(
-            rect.left() + pad,
-            rect.top() + pad,
-            metrics.horizontalAdvance(label) + 1.4 * pad,
-            metrics.height() + 0.6 * pad,
-        )
-        painter.setPen(QPen(_color(GRID_COLOR), 1.0))
-        painter.setBrush(QBrush(_LABEL_FILL))
-        painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
-        painter.setPen(_color(TEXT_COLOR))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
 
 
 def _point(xy: FloatArray) -> QPointF:
@@ -431,22 +382,12 @@ class GeometryCameraCanvas(CameraCanvas):
         return result
 
     def _paint_overlays(self, painter: QPainter, target: QRectF, frame: Any) -> None:
-        calibration: Calibration = frame.calibration
-        scale = target.width() / frame.image.width()
-        unit = max(1.0, target.height() / 120.0)
-
-        def shown(pixels: FloatArray) -> FloatArray:
-            return np.column_stack(
-                [
-                    target.left() + (pixels[:, 0] + 0.5) * scale,
-                    target.top() + (pixels[:, 1] + 0.5) * scale,
-                ]
-            )
-
+        view = self._view(target, frame)
+        calibration, unit = view.calibration, view.unit
         points = self._world_points(frame.play_time_s)
         if self.options.show_tip:
-            origins = shown(_project(calibration, points["bodies"]))
-            ends = shown(_project(calibration, points["axes"])).reshape(-1, 3, 2)
+            origins = view.display(_project(calibration, points["bodies"]))
+            ends = view.display(_project(calibration, points["axes"])).reshape(-1, 3, 2)
             for origin, tips in zip(origins, ends, strict=True):
                 for tip, rgb in zip(tips, AXIS_COLORS, strict=True):
                     if np.isfinite(origin).all() and np.isfinite(tip).all():
@@ -455,21 +396,19 @@ class GeometryCameraCanvas(CameraCanvas):
                         painter.setPen(QPen(_color(rgb), 1.3 * unit))
                         painter.drawLine(_point(origin), _point(tip))
         if self.options.show_targets and len(points["targets"]):
-            centers = shown(_project(calibration, points["targets"]))
+            centers = view.display(_project(calibration, points["targets"]))
             for center, spec in zip(centers, self._geometry.targets, strict=True):
                 if not np.isfinite(center).all():
                     continue
                 depth = _depth(calibration, spec.position_m)
                 ring = max(
-                    3.0 * unit, scale * calibration.profile.fy * spec.radius_m / depth
+                    3.0 * unit,
+                    view.scale * calibration.profile.fy * spec.radius_m / depth,
                 )
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.setPen(QPen(_color(TARGET_COLOR), 1.4 * unit))
                 painter.drawEllipse(_point(center), ring, ring)
-                arm = 0.5 * ring
-                c = _point(center)
-                painter.drawLine(c - QPointF(arm, 0), c + QPointF(arm, 0))
-                painter.drawLine(c - QPointF(0, arm), c + QPointF(0, arm))
+                cross(painter, _point(center), 0.5 * ring)
 
 
 def _project(calibration: Calibration, points_m: FloatArray) -> FloatArray:

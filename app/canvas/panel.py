@@ -21,10 +21,11 @@ from PySide6.QtGui import (
     QPen,
 )
 
-from app.canvas.drawing import palette_cycle, qcolor
+from app.canvas.drawing import painting_in, qcolor
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
 from app.canvas.panel_values import JointValue, PanelValues, panel_values
+from app.canvas.scene_canvas import LINK_COLORS
 from fsr_core.recording import RecordingModel
 
 __all__ = ["ReadoutPanel"]
@@ -35,8 +36,6 @@ TRACK_COLOR: Final = qcolor("panel.track")
 KNOB_OUTLINE_COLOR: Final = qcolor("panel.knob_outline")
 TEXT_COLOR: Final = qcolor("panel.text")
 MUTED_TEXT_COLOR: Final = qcolor("panel.muted_text")
-#: A joint's bar has its link's colour, as in the scene.
-LINK_COLORS: Final = palette_cycle("arm.links")
 
 _PAD_PX: Final = 16.0
 
@@ -85,11 +84,7 @@ class ReadoutPanel:
 
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the panel at ``play_time_s`` into ``rect`` (fills it)."""
-        painter.save()
-        try:
-            painter.setClipRect(rect)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        with painting_in(painter, rect):
             painter.fillRect(rect, PANEL_BACKGROUND)
             painter.setPen(QPen(DIVIDER_COLOR, 1.0))
             painter.drawLine(
@@ -97,8 +92,6 @@ class ReadoutPanel:
                 QPointF(rect.left() + 0.5, rect.bottom()),
             )
             self._paint_content(painter, rect, play_time_s)
-        finally:
-            painter.restore()
 
     def _paint_content(
         self, painter: QPainter, rect: QRectF, play_time_s: float
@@ -163,7 +156,7 @@ class ReadoutPanel:
             _Line(f"Joint {index + 1}: {joint.degrees_text}", 14),
         )
         y += 7.0
-        rgb = LINK_COLORS[index % len(LINK_COLORS)]
+        rgb = LINK_COLORS[index % len(LINK_COLORS)]  # the link's, as in the scene
         color = QColor(rgb[0], rgb[1], rgb[2])
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(TRACK_COLOR)

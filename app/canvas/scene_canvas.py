@@ -24,14 +24,15 @@ from PySide6.QtGui import (
     QPainterPath,
 )
 
-from app.canvas.drawing import palette_cycle, palette_rgb
+from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.images import paint_to_image
+from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_marks import (
     MIN_RING_PX,
     MUTED_TEXT_COLOR,
     WORKSPACE_COLOR,
+    active_target,
     darker,
     disc,
     paint_force_arrow,
@@ -89,6 +90,15 @@ class _Fit:
     center_y_m: float
     width_m: float
     height_m: float
+
+
+@dataclass(frozen=True, eq=False)
+class _Backdrop:
+    """What the still part of a frame is drawn from (see ``_paint_backdrop``)."""
+
+    kinematics: PlanarKinematics
+    link_width: float
+    overlay: TaskOverlay | None
 
 
 def _overlay_points(overlay: TaskOverlay) -> list[tuple[float, float]]:
@@ -157,7 +167,7 @@ def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
     return ratio
 
 
-class SceneCanvas:
+class SceneCanvas(RecordingCanvas[SceneOptions]):
     """Draws a RecordingModel's planar scene at a play time with QPainter.
 
     No widgets: :meth:`paint` serves the window's view and the export alike.
@@ -166,26 +176,15 @@ class SceneCanvas:
     def __init__(
         self, model: RecordingModel, options: SceneOptions = SceneOptions()
     ) -> None:
-        self._model = model
-        self._options = options
-        self._backdrop: tuple[tuple[float, ...], QImage, TaskOverlay | None] | None = (
-            None
-        )
+        super().__init__(model, options, BACKGROUND)
+        self._backdrop_cache: (
+            tuple[tuple[float, ...], QImage, TaskOverlay | None] | None
+        ) = None
         self._kinematics = model.kinematics
         self._fit = None if model.kinematics is None else _fit(model, model.kinematics)
         peak = _peak_force(model)
         reach = 0.0 if model.kinematics is None else model.kinematics.reach_m
         self._force_m_per_n = _FORCE_SPAN * reach / peak if peak > 0.0 else 0.0
-
-    @property
-    def model(self) -> RecordingModel:
-        """The recording drawn."""
-        return self._model
-
-    @property
-    def options(self) -> SceneOptions:
-        """What is drawn besides the arm."""
-        return self._options
 
     # -- geometry ---------------------------------------------------------
 
@@ -212,22 +211,9 @@ class SceneCanvas:
 
     # -- painting ---------------------------------------------------------
 
-    def render(self, play_time_s: float, width: int, height: int) -> QImage:
-        """Return the scene at ``play_time_s`` as a ``width`` x ``height`` RGB888."""
-        return paint_to_image(
-            lambda painter, rect: self.paint(painter, rect, play_time_s),
-            width,
-            height,
-            _color(BACKGROUND),
-        )
-
     def paint(self, painter: QPainter, rect: QRectF, play_time_s: float) -> None:
         """Paint the scene at ``play_time_s`` into ``rect`` (fills it)."""
-        painter.save()
-        try:
-            painter.setClipRect(rect)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        with painting_in(painter, rect):
             kinematics = self._kinematics
             q = self._model.joint_angles_at(play_time_s)
             if kinematics is None or q is None:
@@ -236,8 +222,6 @@ class SceneCanvas:
             else:
                 self._paint_scene(painter, rect, kinematics, q, play_time_s)
             paint_time_label(painter, rect, play_time_s)
-        finally:
-            painter.restore()
 
     def _link_width(self, rect: QRectF, kinematics: PlanarKinematics) -> float:
         reach_px = kinematics.reach_m * self._scale(rect)
@@ -253,7 +237,7 @@ class SceneCanvas:
     ) -> None:
         width = self._link_width(rect, kinematics)
         overlay = self._model.overlay_at(play_time_s)
-        self._paint_backdrop(painter, rect, kinematics, width, overlay)
+        self._paint_backdrop(painter, rect, _Backdrop(kinematics, width, overlay))
         if overlay is not None and self._options.show_targets and overlay.targets_xy:
             tolerance = overlay.tolerance_m
             paint_targets(
@@ -261,7 +245,7 @@ class SceneCanvas:
                 overlay,
                 self.to_pixel(rect, overlay.targets_xy),
                 MIN_RING_PX if tolerance is None else tolerance * self._scale(rect),
-                self._active_target(play_time_s, overlay),
+                active_target(self._model, overlay, play_time_s),
                 width,
             )
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
@@ -283,12 +267,7 @@ class SceneCanvas:
         self._paint_tip(painter, self._point(rect, joints[-1]), width)
 
     def _paint_backdrop(
-        self,
-        painter: QPainter,
-        rect: QRectF,
-        kinematics: PlanarKinematics,
-        width: float,
-        overlay: TaskOverlay | None,
+        self, painter: QPainter, rect: QRectF, backdrop: _Backdrop
     ) -> None:
         """Draw what does not move: background, reach disc, support, task paths.
 
@@ -301,10 +280,11 @@ class SceneCanvas:
         """
         ratio = _whole_pixel_ratio(painter, rect)
         if ratio is None:
-            self._paint_backdrop_layers(painter, rect, kinematics, width, overlay)
+            self._paint_backdrop_layers(painter, rect, backdrop)
             return
+        overlay = backdrop.overlay
         key = (ratio, rect.width(), rect.height(), id(overlay))
-        cached = self._backdrop
+        cached = self._backdrop_cache
         if cached is None or cached[0] != key or cached[2] is not overlay:
             image = QImage(
                 round(rect.width() * ratio),
@@ -315,26 +295,21 @@ class SceneCanvas:
             layer = QPainter(image)
             layer.setRenderHints(painter.renderHints())
             local = QRectF(0.0, 0.0, rect.width(), rect.height())
-            self._paint_backdrop_layers(layer, local, kinematics, width, overlay)
+            self._paint_backdrop_layers(layer, local, backdrop)
             layer.end()
-            cached = self._backdrop = (key, image, overlay)
+            cached = self._backdrop_cache = (key, image, overlay)
         painter.save()
         painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
         painter.drawImage(rect.topLeft(), cached[1])
         painter.restore()
 
     def _paint_backdrop_layers(
-        self,
-        painter: QPainter,
-        rect: QRectF,
-        kinematics: PlanarKinematics,
-        width: float,
-        overlay: TaskOverlay | None,
+        self, painter: QPainter, rect: QRectF, backdrop: _Backdrop
     ) -> None:
         painter.fillRect(rect, _color(BACKGROUND))
-        self._paint_workspace(painter, rect, kinematics, width)
-        if overlay is not None and self._options.show_reference:
-            self._paint_paths(painter, rect, overlay, width)
+        self._paint_workspace(painter, rect, backdrop.kinematics, backdrop.link_width)
+        if backdrop.overlay is not None and self._options.show_reference:
+            self._paint_paths(painter, rect, backdrop.overlay, backdrop.link_width)
 
     def _paint_workspace(
         self,
@@ -405,17 +380,6 @@ class SceneCanvas:
                 painter.setBrush(_color(REFERENCE_COLOR))
                 for x, y in pixels:
                     disc(painter, QPointF(float(x), float(y)), max(2.5, 0.25 * width))
-
-    def _active_target(self, play_time_s: float, overlay: TaskOverlay) -> int | None:
-        """Return the target emphasized: the recorded channel's, else the overlay's."""
-        name = self._model.active_target_channel
-        channel = None if name is None else self._model.channels.get(name)
-        if channel is not None:
-            value = float(channel.value_at(play_time_s)[0])
-            if math.isfinite(value):
-                index = round(value)
-                return index if 0 <= index < len(overlay.targets_xy) else None
-        return overlay.active_index
 
     def _paint_arm(
         self,

@@ -3,12 +3,15 @@
 Targets (dashed rings, the active one filled, labels), the external-force
 arrow with its magnitude, and the play-time label, each painted at pixel
 positions the :class:`~app.canvas.scene_canvas.SceneCanvas` has mapped from
-the plane; plus the pen and colour helpers the scene shares. ``target_rgb``
-is also what the camera overlay colours its projected targets by.
+the plane; plus the pen, colour and mark helpers the scene shares. The
+camera overlays emphasize the ``active_target``, colour their projected
+targets by ``target_rgb`` and mark them with ``cross``; the 3D scene frames
+its time with ``paint_time_label``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 import numpy as np
@@ -27,7 +30,7 @@ from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.panel_values import force_text
 from fsr_core.arrays import FloatArray
-from fsr_core.recording import TaskOverlay
+from fsr_core.recording import RecordingModel, TaskOverlay
 
 __all__ = [
     "ACTIVE_TARGET_COLOR",
@@ -37,6 +40,8 @@ __all__ = [
     "TARGET_COLOR",
     "TEXT_COLOR",
     "WORKSPACE_COLOR",
+    "active_target",
+    "cross",
     "darker",
     "disc",
     "paint_force_arrow",
@@ -66,6 +71,36 @@ _NAMED_TARGETS: Final = palette_table("task.named")
 def darker(rgb: Rgb, factor: float = 0.72) -> QColor:
     """Return ``rgb`` darkened by ``factor`` (an outline for a fill)."""
     return QColor(int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+def active_target(
+    model: RecordingModel, overlay: TaskOverlay, play_time_s: float
+) -> int | None:
+    """Return the target emphasized: the recorded channel's, else the overlay's.
+
+    Parameters
+    ----------
+    model
+        The recording, whose active-target channel (if any) names the target.
+    overlay
+        The task overlay shown at ``play_time_s``.
+    play_time_s
+        The time drawn.
+
+    Returns
+    -------
+    int or None
+        The 0-based index into ``overlay.targets_xy``; None when the channel
+        names no target of the overlay, or neither names one.
+    """
+    name = model.active_target_channel
+    channel = None if name is None else model.channels.get(name)
+    if channel is not None:
+        value = float(channel.value_at(play_time_s)[0])
+        if math.isfinite(value):
+            index = round(value)
+            return index if 0 <= index < len(overlay.targets_xy) else None
+    return overlay.active_index
 
 
 def target_rgb(overlay: TaskOverlay, index: int, default: Rgb) -> Rgb:
@@ -105,6 +140,12 @@ def polygon(points_px: FloatArray) -> QPolygonF:
 def disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
     """Draw a circle of ``radius_px`` around ``center``."""
     painter.drawEllipse(center, radius_px, radius_px)
+
+
+def cross(painter: QPainter, center: QPointF, arm_px: float) -> None:
+    """Draw a plus sign whose arms reach ``arm_px`` from ``center``."""
+    painter.drawLine(center - QPointF(arm_px, 0.0), center + QPointF(arm_px, 0.0))
+    painter.drawLine(center - QPointF(0.0, arm_px), center + QPointF(0.0, arm_px))
 
 
 def paint_targets(
@@ -196,8 +237,22 @@ def paint_force_arrow(
     )
 
 
-def paint_time_label(painter: QPainter, rect: QRectF, play_time_s: float) -> None:
-    """Draw ``t = …`` in a framed box at the top left of ``rect``."""
+def paint_time_label(
+    painter: QPainter, rect: QRectF, play_time_s: float, frame: QPen | None = None
+) -> None:
+    """Draw ``t = …`` in a framed box at the top left of ``rect``.
+
+    Parameters
+    ----------
+    painter
+        The painter drawn with.
+    rect
+        The view the label sits in (its size sets the label's).
+    play_time_s
+        The time written.
+    frame
+        The pen of the box's frame; by default the reach disc's outline.
+    """
     size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
     painter.setFont(_font(size, bold=True))
     metrics = QFontMetricsF(painter.font())
@@ -209,7 +264,7 @@ def paint_time_label(painter: QPainter, rect: QRectF, play_time_s: float) -> Non
         metrics.horizontalAdvance(label) + 1.4 * pad,
         metrics.height() + 0.6 * pad,
     )
-    painter.setPen(pen(_color(WORKSPACE_COLOR), 1.0))
+    painter.setPen(pen(_color(WORKSPACE_COLOR), 1.0) if frame is None else frame)
     painter.setBrush(QBrush(_LABEL_FILL))
     painter.drawRoundedRect(box, 0.4 * pad, 0.4 * pad)
     painter.setPen(_color(TEXT_COLOR))

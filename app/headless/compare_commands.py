@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from app.headless.compare_report import format_comparison
+from app.headless.options import checked_number
 from fsr_core.compare import compare_recordings
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
@@ -31,27 +32,21 @@ _MAX_LEVEL = 255
 
 
 def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a finite number >= 0, e.g. 1e-9"
-        )
-    return value
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and value >= 0,
+        "a finite number >= 0, e.g. 1e-9",
+    )
 
 
 def _pixel_tolerance(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= _MAX_LEVEL:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected whole levels from 0 to {_MAX_LEVEL}, e.g. 2"
-        )
-    return value
+    return checked_number(
+        text,
+        int,
+        lambda value: 0 <= value <= _MAX_LEVEL,
+        f"whole levels from 0 to {_MAX_LEVEL}, e.g. 2",
+    )
 
 
 def _names(text: str, what: str, example: str) -> list[str]:

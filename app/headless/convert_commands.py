@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.headless.options import add_output, add_overwrite
 from fsr_core.sources import convert_recording, source_for
 
 __all__ = ["add_convert_parser", "default_output", "run_convert"]
@@ -37,16 +38,12 @@ def add_convert_parser(
     convert.add_argument(
         "log", type=Path, help="the recording to convert, e.g. a skelarm .sklog.npz"
     )
-    convert.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=None,
-        help="FSR file (default: the log's name with .fsr for its extension)",
+    add_output(
+        convert,
+        "FSR file (default: the log's name with .fsr for its extension)",
+        required=False,
     )
-    convert.add_argument(
-        "--overwrite", action="store_true", help="replace an existing output"
-    )
+    add_overwrite(convert)
 
 
 def default_output(path: Path, patterns: tuple[str, ...]) -> Path:

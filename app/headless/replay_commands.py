@@ -19,7 +19,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from app.headless.export.command import TerminalProgress
+from app.headless.options import (
+    add_enum_option,
+    add_output,
+    add_overwrite,
+    checked_number,
+)
+from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError, TargetExistsError
 from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import (
@@ -45,13 +51,7 @@ EXIT_CANCELLED = 130
 
 
 def _window(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
-    return value
+    return checked_number(text, int, lambda value: value >= 1, "a whole number >= 1")
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,26 +77,24 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="render (needs recorded render state) or resimulate (needs authored "
         "control)",
     )
-    replay.add_argument(
-        "-o", "--output", type=Path, required=True, help="the new FSR file"
-    )
+    add_output(replay, "the new FSR file")
     replay.add_argument(
         "--simulator",
         metavar="NAME",
         help="simulator to replay on (default: the one the recording names)",
     )
-    replay.add_argument(
+    add_enum_option(
+        replay,
         "--timing",
-        choices=[timing.value for timing in Timing],
-        default=Timing.RECORDED_SIM_TIME.value,
-        help="resimulate: keep the recorded tail to the terminal cut (default), or "
+        Timing.RECORDED_SIM_TIME,
+        "resimulate: keep the recorded tail to the terminal cut (default), or "
         "stop once every chunk has its terminal result",
     )
-    replay.add_argument(
+    add_enum_option(
+        replay,
         "--execution",
-        choices=[execution.value for execution in Execution],
-        default=Execution.RECORDED_PREEMPTION.value,
-        help="resimulate: keep recorded starts so later chunks preempt earlier "
+        Execution.RECORDED_PREEMPTION,
+        "resimulate: keep recorded starts so later chunks preempt earlier "
         "ones (default), or wait for each chunk's terminal result",
     )
     replay.add_argument(
@@ -113,9 +111,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="resimulate: apply the recorded external force channel (pushes "
         "recorded only as evidence)",
     )
-    replay.add_argument(
-        "--overwrite", action="store_true", help="replace an existing output"
-    )
+    add_overwrite(replay)
 
 
 def _options(args: argparse.Namespace) -> ReplayOptions:

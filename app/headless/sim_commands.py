@@ -2,15 +2,17 @@
 
 Both go through the simulator registry: ``demo`` asks the default simulator
 for its demo takes, ``simulate`` the simulator that recognises the scenario.
+Opening the takes in the player is the dispatcher's part (:mod:`app.cli`):
+nothing here imports the window.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
+from app.headless.options import add_output
 from fsr_core.simulation.registry import (
     DEFAULT_SIMULATOR,
     get_adapter,
@@ -18,7 +20,7 @@ from fsr_core.simulation.registry import (
 )
 from fsr_core.simulation.scenario_document import read_scenario_document
 
-__all__ = ["add_parsers", "run_demo", "run_simulate"]
+__all__ = ["add_parsers", "run_simulate", "write_demo_takes"]
 
 DEFAULT_DEMO_DIR = Path("fsr-demo")
 
@@ -50,13 +52,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="run a scenario TOML (planar arm or MuJoCo) and record it",
     )
     simulate.add_argument("scenario", type=Path)
-    simulate.add_argument(
-        "-o", "--output", type=Path, required=True, help="new FSR file"
-    )
+    add_output(simulate, "new FSR file")
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    """Write the demo takes; open them in the player when it is installed."""
+def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
+    """Write the demo takes into ``args.out``, print them, return the recordings."""
 
     def announce(name: str) -> None:
         sys.stderr.write(f"recording {name}...\n")
@@ -66,17 +66,7 @@ def run_demo(args: argparse.Namespace) -> int:
     for item in files:
         state = "written" if item.written else "kept (already there)"
         _out(f"{item.recording}  ({state}; scenario {item.scenario.name})")
-    if args.no_gui:
-        return 0
-    if importlib.util.find_spec("app.window.main_window") is None:
-        _out(
-            "the player window is not part of this build yet; open the takes with "
-            "'fsr-viewer inspect FILE' meanwhile"
-        )
-        return 0
-    from app.window.main_window import open_player  # type: ignore[import-not-found, unused-ignore]
-
-    return int(open_player([item.recording for item in files]))
+    return tuple(item.recording for item in files)
 
 
 def run_simulate(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.headless.convert_commands import add_convert_parser, run_convert
+from app.headless.options import add_output, add_overwrite
 from fsr_core.errors import FsrError
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
 from fsr_core.simulation.registry import get_adapter
@@ -48,18 +49,14 @@ def _add_resimulate(
     resimulate.add_argument(
         "log", type=Path, help="a skelarm .sklog.npz log or its converted FSR file"
     )
-    resimulate.add_argument(
-        "-o", "--output", type=Path, required=True, help="the re-run (.sklog.npz)"
-    )
+    add_output(resimulate, "the re-run (.sklog.npz)")
     resimulate.add_argument(
         "--with-recorded-inputs",
         action="store_true",
         help="interactive logs: replay the recorded pushes (ext_force), friction "
         "and target switches",
     )
-    resimulate.add_argument(
-        "--overwrite", action="store_true", help="replace an existing output"
-    )
+    add_overwrite(resimulate)
 
 
 def run_resimulate(args: argparse.Namespace) -> int:

@@ -32,10 +32,10 @@ from app.window.replay.window_replay import WindowReplay
 from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
 from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_dialog_filter
 
-__all__ = ["FILE_FILTER", "KEYS", "MenuHost", "Menus", "build_menus"]
+__all__ = ["KEYS", "MenuHost", "Menus", "build_menus"]
 
-FILE_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
 
 #: The player keys and what they do (also the Help → Keys text).
 KEYS: tuple[tuple[str, str], ...] = (
@@ -150,7 +150,9 @@ def _key_action(
 
 
 def _open_dialog(window: QMainWindow, host: MenuHost) -> None:
-    names, _ = QFileDialog.getOpenFileNames(window, "Open recordings", "", FILE_FILTER)
+    names, _ = QFileDialog.getOpenFileNames(
+        window, "Open recordings", "", open_dialog_filter()
+    )
     host.open_files([Path(name) for name in names], play=True)
 
 

@@ -198,6 +198,24 @@ class StrictJson:
         except SchemaError as exc:
             raise with_prefix(exc, where) from exc
 
+    def to_json(self) -> dict[str, Any]:
+        """Return the value as a JSON object with exactly its ``json_keys``.
+
+        Enums become their values, tuples lists and arrays nested lists.
+        """
+        return {key: _json_value(getattr(self, key)) for key in self.json_keys}
+
+
+def _json_value(value: Any) -> Any:
+    """Return one field of a control value as JSON."""
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
 
 class ArrayEquality:
     """Equality and hash of a frozen dataclass (``eq=False``) holding arrays."""

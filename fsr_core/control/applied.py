@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from fsr_core.arrays import FloatArray
 from fsr_core.control._fields import (
@@ -91,15 +91,3 @@ class AppliedControl(StrictJson, ArrayEquality):
         }
         for name, value in normalised.items():
             object.__setattr__(self, name, value)
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the evidence as a JSON object (``chunk_id`` may be null)."""
-        return {
-            "axes": list(self.axes),
-            "chunk_id": self.chunk_id,
-            "command_space": self.command_space.value,
-            "sim_time_s": self.sim_time_s,
-            "target": self.target,
-            "tick": self.tick,
-            "values": self.values.tolist(),
-        }

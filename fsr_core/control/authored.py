@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -211,23 +211,6 @@ class AuthoredChunk(StrictJson, ArrayEquality):
         if self.terminal_policy is TerminalPolicy.ZERO:
             return np.zeros(len(self.axes), dtype=np.float64)
         return None
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the chunk as a JSON object (arrays as nested lists)."""
-        return {
-            "axes": list(self.axes),
-            "chunk_id": self.chunk_id,
-            "command_space": self.command_space.value,
-            "controller": self.controller,
-            "generation": self.generation,
-            "interpolation": self.interpolation.value,
-            "start_sim_time_s": self.start_sim_time_s,
-            "target": self.target,
-            "terminal_policy": self.terminal_policy.value,
-            "times_s": self.times_s.tolist(),
-            "units": list(self.units),
-            "values": self.values.tolist(),
-        }
 
 
 def _check_times(times: FloatArray) -> None:

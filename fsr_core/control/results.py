@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from fsr_core.control._fields import (
     StrictJson,
@@ -61,11 +61,3 @@ class ChunkResult(StrictJson):
                 _RESULT,
             )
         object.__setattr__(self, "status", status)
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the result as a JSON object."""
-        return {
-            "chunk_id": self.chunk_id,
-            "reason_code": self.reason_code,
-            "status": self.status.value,
-        }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,13 @@ from fsr_core.format.records import (
 )
 from fsr_core.format.streams import StreamKind, StreamSpec
 
-__all__ = ["MAX_BATCH_BODY_BYTES", "BatchLimits", "BatchSink", "EncodedRecord"]
+__all__ = [
+    "MAX_BATCH_BODY_BYTES",
+    "BatchLimits",
+    "BatchSink",
+    "EncodedRecord",
+    "RecordSlot",
+]
 
 # The largest batch body a writer produces: the reader's default batch limit
 # (64 MiB) less the header, one entry and one strong digest.
@@ -69,8 +75,11 @@ class BatchLimits:
 
 
 @dataclass(frozen=True)
-class EncodedRecord:
-    """A record ready to be stored."""
+class RecordSlot:
+    """Where a record goes: its stream, sequence numbers, clocks and metadata.
+
+    The writer's checks settle all of it before the payload is encoded.
+    """
 
     stream_id: int
     stream_seq: int
@@ -80,8 +89,23 @@ class EncodedRecord:
     sim_time_s: float
     calibration_ref: int
     metadata: bytes
+
+
+_SLOT_FIELDS = tuple(f.name for f in fields(RecordSlot))
+
+
+@dataclass(frozen=True)
+class EncodedRecord(RecordSlot):
+    """A record ready to be stored."""
+
     payload: bytes
     raw_length: int
+
+    @classmethod
+    def fill(cls, slot: RecordSlot, payload: bytes, raw_length: int) -> EncodedRecord:
+        """Return ``slot``'s fields (only those) with the encoded payload."""
+        placed = {name: getattr(slot, name) for name in _SLOT_FIELDS}
+        return cls(**placed, payload=payload, raw_length=raw_length)
 
 
 @dataclass

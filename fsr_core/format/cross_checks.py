@@ -156,21 +156,16 @@ def lifecycle_problems(
             status = decoded.get("status")
             reason = decoded.get("reason_code")
             completion = {"status": status, "reason_code": reason, **clocks}
-    found: list[FsrError] = []
-    if cut != footer.terminal_cut:
-        found.append(
-            CorruptRecordError(
-                "footer terminal cut differs from the lifecycle records",
-                path=path,
-                section="footer",
-            )
+    compared = (
+        ("terminal cut", cut, footer.terminal_cut),
+        ("completion", completion, footer.completion),
+    )
+    return [
+        CorruptRecordError(
+            f"footer {what} differs from the lifecycle records",
+            path=path,
+            section="footer",
         )
-    if completion != footer.completion:
-        found.append(
-            CorruptRecordError(
-                "footer completion differs from the lifecycle records",
-                path=path,
-                section="footer",
-            )
-        )
-    return found
+        for what, from_records, in_footer in compared
+        if from_records != in_footer
+    ]

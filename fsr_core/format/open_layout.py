@@ -35,7 +35,6 @@ from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.records import (
     DIRECTORY_DTYPE,
-    ENTRY_SIZE,
     FOOTER_HEADER_SIZE,
     TRAILER_SIZE,
     FooterHeader,
@@ -71,6 +70,14 @@ def locate_footer(source: ByteSource, meta: FileMetadata, size: int) -> tuple[in
     return trailer.footer_offset, trailer.footer_length
 
 
+def _read_footer_header(source: ByteSource, footer_offset: int) -> FooterHeader:
+    """Read and check the footer header at ``footer_offset``."""
+    return FooterHeader.decode(
+        source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
+        offset=footer_offset,
+    )
+
+
 def layout_from_footer(
     source: ByteSource, meta: FileMetadata, limits: ReaderLimits, *, size: int
 ) -> Layout:
@@ -82,23 +89,14 @@ def layout_from_footer(
             section="footer",
             offset=footer_offset,
         )
-    head = FooterHeader.decode(
-        source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
-        offset=footer_offset,
-    )
+    head = _read_footer_header(source, footer_offset)
     if head.batch_count > limits.max_batches or head.record_count > limits.max_records:
         raise LimitExceededError(
             "footer declares more batches or records than the limits allow",
             section="footer",
             offset=footer_offset,
         )
-    expected_length = (
-        FOOTER_HEADER_SIZE
-        + head.json_length
-        + head.batch_count * DIRECTORY_DTYPE.itemsize
-        + head.record_count * ENTRY_SIZE
-    )
-    if expected_length != footer_length or head.data_end != footer_offset:
+    if head.section_length != footer_length or head.data_end != footer_offset:
         raise IndexCorruptionError(
             "footer sizes do not add up to the length the trailer gives",
             section="footer",
@@ -299,19 +297,10 @@ def _footer_cut_short(source: ByteSource, footer_offset: int) -> bool:
     if footer_offset + FOOTER_HEADER_SIZE > source.size:
         return True
     try:
-        head = FooterHeader.decode(
-            source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
-            offset=footer_offset,
-        )
+        head = _read_footer_header(source, footer_offset)
     except FsrError:
         return False
-    length = (
-        FOOTER_HEADER_SIZE
-        + head.json_length
-        + head.batch_count * DIRECTORY_DTYPE.itemsize
-        + head.record_count * ENTRY_SIZE
-    )
-    return footer_offset + length + TRAILER_SIZE > source.size
+    return footer_offset + head.section_length + TRAILER_SIZE > source.size
 
 
 def _footer_end(
@@ -319,16 +308,8 @@ def _footer_end(
 ) -> int | None:
     """Return where a sealed file with its footer at ``footer_offset`` ends."""
     try:
-        head = FooterHeader.decode(
-            source.read_at(footer_offset, FOOTER_HEADER_SIZE, section="footer"),
-            offset=footer_offset,
-        )
-        length = (
-            FOOTER_HEADER_SIZE
-            + head.json_length
-            + head.batch_count * DIRECTORY_DTYPE.itemsize
-            + head.record_count * ENTRY_SIZE
-        )
+        head = _read_footer_header(source, footer_offset)
+        length = head.section_length
         end = footer_offset + length + TRAILER_SIZE
         if end > source.size:
             return None

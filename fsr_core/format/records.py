@@ -61,6 +61,32 @@ def crc32(data: bytes | memoryview) -> int:
     return zlib.crc32(data) & 0xFFFFFFFF
 
 
+def _seal(packed: bytes) -> bytes:
+    """Store the CRC-32 of bytes [8, end) of a packed section header at [4, 8)."""
+    return packed[:4] + struct.pack("<I", crc32(packed[8:])) + packed[8:]
+
+
+def _check_magic(data: bytes, magic: bytes, *, section: str, offset: int) -> None:
+    """Refuse a batch or footer header that does not start with its 4-byte magic."""
+    if data[:4] != magic:
+        raise CorruptRecordError(
+            f"expected {section} magic {magic.decode()}, found {data[:4]!r}",
+            section=section,
+            offset=offset,
+        )
+
+
+def _check_seal(data: bytes, crc: int, *, what: str, section: str, offset: int) -> None:
+    """Refuse a section header whose bytes [8, end) do not match its stored CRC."""
+    actual = crc32(data[8:])
+    if actual != crc:
+        raise CorruptRecordError(
+            f"{what} has CRC 0x{actual:08x}, expected 0x{crc:08x}",
+            section=section,
+            offset=offset,
+        )
+
+
 def describe_foreign_magic(head: bytes) -> str | None:
     """Name the format ``head`` starts with, when it is a well-known other format."""
     for magic, name in _FOREIGN_MAGIC:
@@ -151,40 +177,30 @@ class BatchHeader:
 
     def encode(self) -> bytes:
         """Return the header's 80 bytes."""
-        rest = _BATCH.pack(
-            BATCH_MAGIC,
-            0,
-            self.batch_seq,
-            self.total_length,
-            self.stream_id,
-            self.record_count,
-            self.generation,
-            self.body_length,
-            self.table_crc,
-            self.digests_crc,
-            self.body_sha256,
+        return _seal(
+            _BATCH.pack(
+                BATCH_MAGIC,
+                0,
+                self.batch_seq,
+                self.total_length,
+                self.stream_id,
+                self.record_count,
+                self.generation,
+                self.body_length,
+                self.table_crc,
+                self.digests_crc,
+                self.body_sha256,
+            )
         )
-        return rest[:4] + struct.pack("<I", crc32(rest[8:])) + rest[8:]
 
     @classmethod
     def decode(cls, data: bytes, *, offset: int) -> BatchHeader:
         """Parse and check one batch header read at ``offset``."""
-        if data[:4] != BATCH_MAGIC:
-            raise CorruptRecordError(
-                f"expected batch magic FSRB, found {data[:4]!r}",
-                section="batch",
-                offset=offset,
-            )
+        _check_magic(data, BATCH_MAGIC, section="batch", offset=offset)
         _, crc, seq, total, stream_id, count, gen, body, tcrc, dcrc, sha = (
             _BATCH.unpack(data)
         )
-        actual = crc32(data[8:])
-        if actual != crc:
-            raise CorruptRecordError(
-                f"batch header has CRC 0x{actual:08x}, expected 0x{crc:08x}",
-                section="batch",
-                offset=offset,
-            )
+        _check_seal(data, crc, what="batch header", section="batch", offset=offset)
         return cls(seq, total, stream_id, count, gen, body, tcrc, dcrc, sha)
 
 
@@ -209,40 +225,40 @@ class FooterHeader:
     index_crc: int
     data_end: int
 
+    @property
+    def section_length(self) -> int:
+        """Bytes of the whole footer section this header declares (itself included)."""
+        return (
+            FOOTER_HEADER_SIZE
+            + self.json_length
+            + self.batch_count * DIRECTORY_DTYPE.itemsize
+            + self.record_count * ENTRY_SIZE
+        )
+
     def encode(self) -> bytes:
         """Return the footer header's 48 bytes."""
-        rest = _FOOTER.pack(
-            FOOTER_MAGIC,
-            0,
-            self.batch_count,
-            self.record_count,
-            self.json_length,
-            self.json_crc,
-            self.directory_crc,
-            self.index_crc,
-            self.data_end,
+        return _seal(
+            _FOOTER.pack(
+                FOOTER_MAGIC,
+                0,
+                self.batch_count,
+                self.record_count,
+                self.json_length,
+                self.json_crc,
+                self.directory_crc,
+                self.index_crc,
+                self.data_end,
+            )
         )
-        return rest[:4] + struct.pack("<I", crc32(rest[8:])) + rest[8:]
 
     @classmethod
     def decode(cls, data: bytes, *, offset: int) -> FooterHeader:
         """Parse and check the footer header read at ``offset``."""
-        if data[:4] != FOOTER_MAGIC:
-            raise CorruptRecordError(
-                f"expected footer magic FSRF, found {data[:4]!r}",
-                section="footer",
-                offset=offset,
-            )
+        _check_magic(data, FOOTER_MAGIC, section="footer", offset=offset)
         _, crc, batches, records, jlen, jcrc, dcrc, icrc, data_end = _FOOTER.unpack(
             data
         )
-        actual = crc32(data[8:])
-        if actual != crc:
-            raise CorruptRecordError(
-                f"footer header has CRC 0x{actual:08x}, expected 0x{crc:08x}",
-                section="footer",
-                offset=offset,
-            )
+        _check_seal(data, crc, what="footer header", section="footer", offset=offset)
         return cls(batches, records, jlen, jcrc, dcrc, icrc, data_end)
 
 
@@ -259,10 +275,11 @@ class Trailer:
 
     def encode(self) -> bytes:
         """Return the trailer's 32 bytes."""
-        rest = _TRAILER.pack(
-            TRAILER_MAGIC, 0, self.footer_offset, self.footer_length, TRAILER_END
+        return _seal(
+            _TRAILER.pack(
+                TRAILER_MAGIC, 0, self.footer_offset, self.footer_length, TRAILER_END
+            )
         )
-        return rest[:4] + struct.pack("<I", crc32(rest[8:])) + rest[8:]
 
     @classmethod
     def decode(cls, data: bytes, *, offset: int) -> Trailer:
@@ -274,13 +291,7 @@ class Trailer:
                 section="trailer",
                 offset=offset,
             )
-        actual = crc32(data[8:])
-        if actual != crc:
-            raise CorruptRecordError(
-                f"trailer has CRC 0x{actual:08x}, expected 0x{crc:08x}",
-                section="trailer",
-                offset=offset,
-            )
+        _check_seal(data, crc, what="trailer", section="trailer", offset=offset)
         return cls(footer_offset, footer_length)
 
 

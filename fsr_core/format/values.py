@@ -21,51 +21,29 @@ __all__ = [
 ]
 
 
+_UNSET: Any = object()
+
+
+@dataclass(eq=False, repr=False, slots=True, kw_only=True)
 class Record:
-    """One record: its clocks, metadata, raw payload and (lazily) decoded value."""
+    """One record: its clocks, metadata, raw payload and (lazily) decoded value.
 
-    __slots__ = (
-        "_decode",
-        "_decoded",
-        "capture_seq",
-        "generation",
-        "metadata",
-        "offset",
-        "payload",
-        "sim_time_s",
-        "spec",
-        "stream_seq",
-        "tick",
-        "verified",
-    )
+    ``decode`` turns the record's payload into its value per its stream's codec;
+    :attr:`decoded` calls it once. Records compare by identity.
+    """
 
-    def __init__(
-        self,
-        *,
-        spec: StreamSpec,
-        stream_seq: int,
-        capture_seq: int,
-        generation: int,
-        tick: int,
-        sim_time_s: float,
-        metadata: dict[str, Any],
-        payload: bytes,
-        offset: int,
-        verified: bool,
-        decode: Callable[[Record], Any],
-    ) -> None:
-        self.spec = spec
-        self.stream_seq = stream_seq
-        self.capture_seq = capture_seq
-        self.generation = generation
-        self.tick = tick
-        self.sim_time_s = sim_time_s
-        self.metadata = metadata
-        self.payload = payload
-        self.offset = offset
-        self.verified = verified
-        self._decode = decode
-        self._decoded: Any = _UNSET
+    spec: StreamSpec
+    stream_seq: int
+    capture_seq: int
+    generation: int
+    tick: int
+    sim_time_s: float
+    metadata: dict[str, Any]
+    payload: bytes
+    offset: int
+    verified: bool
+    decode: Callable[[Record], Any]
+    _decoded: Any = field(default=_UNSET, init=False)
 
     @property
     def stream(self) -> str:
@@ -76,7 +54,7 @@ class Record:
     def decoded(self) -> Any:
         """The payload decoded per its stream's codec (computed once)."""
         if self._decoded is _UNSET:
-            self._decoded = self._decode(self)
+            self._decoded = self.decode(self)
         return self._decoded
 
     def __repr__(self) -> str:
@@ -86,9 +64,6 @@ class Record:
             f"generation={self.generation}, tick={self.tick}, "
             f"sim_time_s={self.sim_time_s})"
         )
-
-
-_UNSET: Any = object()
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,14 @@ from fsr_core.format.profiles import IntegrityProfile, minor_for, parse_profile
 from fsr_core.format.records import HEADER_SIZE as _HEADER_SIZE
 from fsr_core.format.records import FileHeader, crc32
 from fsr_core.format.streams import StreamSpec, check_stream_table
-from fsr_core.format.writer_checks import RecordChecks
+from fsr_core.format.writer_checks import PreparedRecord, RecordChecks
 
 __all__ = ["FsrWriter", "PublishResult"]
 
 _QUEUE_DEPTH = 64
 _STOP: Any = object()
+# Codecs encoded on a worker thread; other payloads are encoded by the caller.
+_THREADED_CODECS = ("jpeg", "png", "rgb24", "arrays+zlib")
 
 
 class PublishResult:
@@ -228,23 +230,9 @@ class FsrWriter:
         """
         self._ensure_open("write")
         prepared = self._checks.prepare(
-            stream,
-            value,
-            tick=tick,
-            sim_time_s=sim_time_s,
-            generation=generation,
-            metadata=metadata,
+            stream, value, tick, sim_time_s, generation, metadata
         )
-        spec = self._specs[prepared.stream_id]
-        if spec.codec in ("jpeg", "png", "rgb24", "arrays+zlib"):
-            assert self._encoder is not None
-            job: Future[tuple[bytes, int]] | tuple[bytes, int] = self._encoder.submit(
-                prepared.encode, self._quality
-            )
-        else:
-            job = prepared.encode(self._quality)
-        self._put((prepared, job))
-        return prepared.stream_seq
+        return self._queue_record(prepared)
 
     def write_encoded(
         self,
@@ -265,15 +253,24 @@ class FsrWriter:
         """
         self._ensure_open("write_encoded")
         prepared = self._checks.prepare(
-            stream,
-            value,
-            tick=tick,
-            sim_time_s=sim_time_s,
-            generation=generation,
-            metadata=metadata,
-            encoded=(payload, raw_length),
+            stream, value, tick, sim_time_s, generation, metadata, (payload, raw_length)
         )
-        self._put((prepared, (payload, raw_length)))
+        return self._queue_record(prepared)
+
+    def _queue_record(self, prepared: PreparedRecord) -> int:
+        """Queue a checked record with its payload or the job encoding it.
+
+        A payload already encoded (given to :meth:`write_encoded`, or JSON the
+        checks encoded) is queued as it is; images and packed arrays are encoded
+        on a worker thread, other payloads here.
+        """
+        job: Future[tuple[bytes, int]] | tuple[bytes, int]
+        if prepared.encoded is None and prepared.spec.codec in _THREADED_CODECS:
+            assert self._encoder is not None
+            job = self._encoder.submit(prepared.encode, self._quality)
+        else:
+            job = prepared.encode(self._quality)
+        self._put((prepared, job))
         return prepared.stream_seq
 
     def mark_recovered(

@@ -23,7 +23,7 @@ from fsr_core.errors import (
     SchemaError,
     StreamNotFoundError,
 )
-from fsr_core.format.batching import EncodedRecord
+from fsr_core.format.batching import EncodedRecord, RecordSlot
 from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES
 from fsr_core.format.payloads import (
     PAYLOAD_JSON_LIMITS,
@@ -46,18 +46,10 @@ _MAX_I64 = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
-class PreparedRecord:
+class PreparedRecord(RecordSlot):
     """A checked record whose payload may still need encoding."""
 
     spec: StreamSpec
-    stream_id: int
-    stream_seq: int
-    capture_seq: int
-    generation: int
-    tick: int
-    sim_time_s: float
-    calibration_ref: int
-    metadata: bytes
     value: Any
     encoded: tuple[bytes, int] | None = None
 
@@ -68,19 +60,8 @@ class PreparedRecord:
         return encode_payload(self.spec, self.value, quality=quality)
 
     def to_encoded(self, payload: bytes, raw_length: int) -> EncodedRecord:
-        """Combine with the encoded payload."""
-        return EncodedRecord(
-            stream_id=self.stream_id,
-            stream_seq=self.stream_seq,
-            capture_seq=self.capture_seq,
-            generation=self.generation,
-            tick=self.tick,
-            sim_time_s=self.sim_time_s,
-            calibration_ref=self.calibration_ref,
-            metadata=self.metadata,
-            payload=payload,
-            raw_length=raw_length,
-        )
+        """Combine with the encoded payload (``value`` is not kept)."""
+        return EncodedRecord.fill(self, payload, raw_length)
 
 
 class RecordChecks:
@@ -106,7 +87,6 @@ class RecordChecks:
         self,
         stream: str,
         value: Any,
-        *,
         tick: int,
         sim_time_s: float,
         generation: int,
@@ -146,7 +126,6 @@ class RecordChecks:
             encoded = (payload, len(payload))
         meta_bytes = canonical_dumps(meta, limits=_RECORD_META_LIMITS) if meta else b""
         prepared = PreparedRecord(
-            spec,
             stream_id,
             self._seq[stream_id],
             self._capture,
@@ -155,6 +134,7 @@ class RecordChecks:
             sim_time_s,
             ref,
             meta_bytes,
+            spec,
             value,
             encoded,
         )

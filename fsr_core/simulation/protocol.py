@@ -39,6 +39,7 @@ from fsr_core.simulation.profile import RecordingProfile
 __all__ = [
     "CancelToken",
     "ContractingAdapter",
+    "DemoProgress",
     "Execution",
     "ProgressFn",
     "RecordedRun",
@@ -100,6 +101,9 @@ class ReplayOutcome(enum.Enum):
 
 ProgressFn = Callable[[int, int], None]
 """Called with (done, total) steps; total may be 0 when unknown."""
+
+DemoProgress = Callable[[str], None]
+"""Called with each demo take's name before its recording starts."""
 
 
 class CancelToken:
@@ -275,6 +279,14 @@ class Simulator(ReplayingAdapter, Protocol):
         """Return what shapes the model of the recordings it recognises, if anything."""
         ...
 
+    def replay_suffix(self, source_kind: str) -> str:
+        """Return the file ending its replay of a ``source_kind`` recording gets.
+
+        ``".fsr"`` for an FSR output; a simulator that re-runs its own tool's
+        logs into new logs names their ending (``".sklog.npz"``).
+        """
+        ...
+
     def record(
         self, scenario: ScenarioInput, output: Path, **options: Any
     ) -> RecordedRun:
@@ -297,7 +309,7 @@ class Simulator(ReplayingAdapter, Protocol):
         folder: Path,
         *,
         names: Sequence[str] | None = None,
-        progress: Callable[[str], None] | None = None,
+        progress: DemoProgress | None = None,
     ) -> tuple[WrittenDemo, ...]:
         """Record the demo takes ``names`` (all by default) into ``folder``.
 

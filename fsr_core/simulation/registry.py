@@ -20,8 +20,6 @@ not a simulator or takes a name already used is logged and listed by
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -29,6 +27,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import AdapterUnavailableError
+from fsr_core.simulation.plugin_loading import (
+    PluginRefusedError,
+    import_target,
+    load_entry_points,
+)
 from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import Simulator
 
@@ -45,6 +48,7 @@ __all__ = [
     "recording_profile",
     "refresh_simulators",
     "register_adapter",
+    "replay_suffix",
     "scenario_simulator",
     "simulators",
     "source_simulator",
@@ -77,15 +81,6 @@ _PROBLEMS: list[str] = []
 _LOCK = threading.RLock()
 
 
-def _import_target(target: str) -> object:
-    """Return the object ``module:attribute`` names (the module may be relative)."""
-    module_name, _, attribute = target.partition(":")
-    found: object = importlib.import_module(module_name, package=__package__)
-    for part in filter(None, attribute.split(".")):
-        found = getattr(found, part)
-    return found
-
-
 def _as_factory(found: object, origin: str, name: str) -> Factory:
     """Return a factory of the simulator ``found`` is, or makes, checking it once."""
     makes = isinstance(found, type) or not isinstance(found, Simulator)
@@ -109,22 +104,12 @@ def _note_problem(problem: str) -> None:
 
 
 def _load_plugins(registry: dict[str, Factory]) -> None:
-    try:
-        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    except Exception as exc:  # noqa: BLE001 - broken installed metadata
-        _note_problem(f"entry points {ENTRY_POINT_GROUP!r}: {exc}")
-        return
-    for entry_point in entry_points:
-        origin = f"plugin {entry_point.name!r} ({entry_point.value})"
-        if entry_point.name in registry:
-            _note_problem(f"{origin}: the name {entry_point.name!r} is already taken")
-            continue
-        try:
-            factory = _as_factory(entry_point.load(), origin, entry_point.name)
-        except Exception as exc:  # noqa: BLE001 - a plugin's code may raise anything
-            _note_problem(f"{origin}: {type(exc).__name__}: {exc}")
-            continue
-        registry[entry_point.name] = factory
+    def register(name: str, origin: str, load: Callable[[], object]) -> None:
+        if name in registry:
+            raise PluginRefusedError(f"the name {name!r} is already taken")
+        registry[name] = _as_factory(load(), origin, name)
+
+    load_entry_points(ENTRY_POINT_GROUP, register, _note_problem)
 
 
 def _entries() -> dict[str, Factory]:
@@ -137,7 +122,8 @@ def _entries() -> dict[str, Factory]:
         registry = _REGISTRY
         if not all(name in registry for name in BUILTIN_SIMULATORS):
             for name, target in BUILTIN_SIMULATORS.items():
-                registry[name] = _as_factory(_import_target(target), target, name)
+                found = import_target(target, package=__package__)
+                registry[name] = _as_factory(found, target, name)
             _load_plugins(registry)
         return registry
 
@@ -245,6 +231,18 @@ def source_simulator(kind: str) -> str | None:
         if kind in simulator.source_kinds():
             return simulator.name
     return None
+
+
+def replay_suffix(kind: str) -> str:
+    """Return the file ending of a replay of a recording of source ``kind``.
+
+    The simulator that replays that kind (:func:`source_simulator`) says;
+    every other recording replays into FSR.
+    """
+    for simulator in simulators():
+        if kind in simulator.source_kinds():
+            return simulator.replay_suffix(kind)
+    return ".fsr"
 
 
 def scenario_simulator(document: Mapping[str, Any]) -> Simulator:

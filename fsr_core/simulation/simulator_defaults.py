@@ -7,13 +7,18 @@ files only, needs none of those methods.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fsr_core.format.reader import FsrReader
 from fsr_core.simulation.profile import RecordingProfile
-from fsr_core.simulation.protocol import ReplayOptions, ReplayPlan, WrittenDemo
+from fsr_core.simulation.protocol import (
+    DemoProgress,
+    ReplayOptions,
+    ReplayPlan,
+    WrittenDemo,
+)
 
 __all__ = ["SimulatorDefaults", "contract_simulator"]
 
@@ -49,6 +54,11 @@ class SimulatorDefaults:
         """Replay no recording kind but FSR."""
         return frozenset()
 
+    def replay_suffix(self, source_kind: str) -> str:
+        """Write every replay as FSR."""
+        del source_kind  # the same for every kind
+        return ".fsr"
+
     def recording_profile(self) -> RecordingProfile | None:
         """Keep the model every FSR file gets."""
         return None
@@ -62,7 +72,17 @@ class SimulatorDefaults:
         folder: Path,
         *,
         names: Sequence[str] | None = None,
-        progress: Callable[[str], None] | None = None,
+        progress: DemoProgress | None = None,
+    ) -> tuple[WrittenDemo, ...]:
+        """Record the takes ``names`` (all of :meth:`demos` by default) into ``folder``.
+
+        A simulator with demo takes overrides :meth:`record_demos`.
+        """
+        wanted = self.demos() if names is None else tuple(names)
+        return self.record_demos(folder, wanted, progress)
+
+    def record_demos(
+        self, folder: Path, names: tuple[str, ...], progress: DemoProgress | None
     ) -> tuple[WrittenDemo, ...]:
         """Write nothing: there are no demo takes."""
         return ()

@@ -15,6 +15,11 @@ from typing import Any
 from fsr_core.errors import SourceUnavailableError
 from fsr_core.format.safe_open import open_source
 from fsr_core.recording import RecordingModel
+from fsr_core.sources.file_names import (
+    open_dialog_filter,
+    recording_stem,
+    recording_suffixes,
+)
 from fsr_core.sources.inspection import model_report
 from fsr_core.sources.registry import (
     ConvertingSource,
@@ -30,7 +35,10 @@ __all__ = [
     "Source",
     "convert_recording",
     "inspect_recording",
+    "open_dialog_filter",
     "open_recording",
+    "recording_stem",
+    "recording_suffixes",
     "source_for",
     "source_names",
 ]

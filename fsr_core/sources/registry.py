@@ -21,11 +21,11 @@ not a source or takes a name already used is logged and listed by
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
+import functools
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
@@ -33,6 +33,12 @@ from typing import Any, Final, Protocol, runtime_checkable
 from fsr_core.errors import FsrError, UnknownSourceError
 from fsr_core.format.records import describe_foreign_magic
 from fsr_core.recording import RecordingModel
+from fsr_core.simulation.plugin_loading import (
+    PluginRefusedError,
+    admit,
+    import_target,
+    load_entry_points,
+)
 from fsr_core.sources.head import read_head
 
 __all__ = [
@@ -58,7 +64,7 @@ ENTRY_POINT_GROUP: Final = "fsr_viewer.sources"
 """The entry point group through which an installed package adds a source."""
 
 BUILTIN_SOURCES: Final = (
-    "fsr_core.sources.fsr_source:SOURCE",
+    "fsr_core.sources.fsr.source:SOURCE",
     "fsr_core.sources.skelarm.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
@@ -159,15 +165,6 @@ _STATE = _Registry()
 _LOCK = threading.RLock()
 
 
-def _import_target(target: str) -> object:
-    """Return the object ``module:attribute`` names."""
-    module_name, _, attribute = target.partition(":")
-    found: object = importlib.import_module(module_name)
-    for part in filter(None, attribute.split(".")):
-        found = getattr(found, part)
-    return found
-
-
 def _as_source(found: object, origin: str) -> Source:
     """Return ``found`` as a source: itself, or what a class or factory makes."""
     if isinstance(found, type) or (callable(found) and not isinstance(found, Source)):
@@ -181,16 +178,19 @@ def _as_source(found: object, origin: str) -> Source:
 
 
 def _add(found: object, origin: str, state: _Registry) -> None:
-    """Register what ``origin`` gave, or note why it cannot be."""
-    try:
-        source = _as_source(found, origin)
-        name = source.name
-    except Exception as exc:  # noqa: BLE001 - a plugin's own code may raise anything
-        _note_problem(state, f"{origin}: {type(exc).__name__}: {exc}")
-        return
+    """Register what ``origin`` gave.
+
+    Raises
+    ------
+    PluginRefusedError
+        Its name is taken.
+    TypeError
+        It is not a source (or anything a plugin's own code raises).
+    """
+    source = _as_source(found, origin)
+    name = source.name
     if name in state.by_name:
-        _note_problem(state, f"{origin}: the source name {name!r} is already taken")
-        return
+        raise PluginRefusedError(f"the source name {name!r} is already taken")
     state.by_name[name] = source
 
 
@@ -201,26 +201,15 @@ def _note_problem(state: _Registry, problem: str) -> None:
 
 def _load(state: _Registry) -> None:
     """Import the built-in sources, then the plugins' entry points."""
+    note = functools.partial(_note_problem, state)
+
+    def register(name: str, origin: str, load: Callable[[], object]) -> None:
+        _add(load(), origin, state)
+
     for target in BUILTIN_SOURCES:
-        try:
-            found = _import_target(target)
-        except Exception as exc:  # noqa: BLE001 - reported, the rest still load
-            _note_problem(state, f"{target}: {type(exc).__name__}: {exc}")
-            continue
-        _add(found, target, state)
-    try:
-        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    except Exception as exc:  # noqa: BLE001 - broken installed metadata
-        _note_problem(state, f"entry points {ENTRY_POINT_GROUP!r}: {exc}")
-        return
-    for entry_point in entry_points:
-        origin = f"plugin {entry_point.name!r} ({entry_point.value})"
-        try:
-            found = entry_point.load()
-        except Exception as exc:  # noqa: BLE001 - a plugin's import may raise anything
-            _note_problem(state, f"{origin}: {type(exc).__name__}: {exc}")
-            continue
-        _add(found, origin, state)
+        load = functools.partial(import_target, target)
+        admit(target, functools.partial(register, target, target, load), note)
+    load_entry_points(ENTRY_POINT_GROUP, register, note)
 
 
 def _loaded() -> _Registry:

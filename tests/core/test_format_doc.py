@@ -54,40 +54,42 @@ SCALARS = {"u16": "<H", "u32": "<I", "u64": "<Q", "i64": "<q", "f64": "<d"}
 BYTES_TYPE = re.compile(r"bytes\[(\d+)\]")
 CRC_RANGE = re.compile(r"CRC-32 of bytes \[(\d+), (\d+)\)")
 
+
+def _distinct(index: int, size: int) -> int:
+    """Return a ``size``-byte value with its top bit set, distinct per ``index``.
+
+    Field 0 gets the bytes ``81 02 03 ...``, field 1 ``91 12 13 ...`` and so on.
+    """
+    first = 0x81 + 0x10 * index
+    rest = bytes(0x02 + 0x10 * index + i for i in range(size - 1))
+    return int.from_bytes(bytes([first]) + rest, "big")
+
+
+def _sample(cls: type[Any], *sizes: int, **fixed: Any) -> Any:
+    """Return a ``cls`` whose integer fields all differ and have their top bit set.
+
+    ``sizes`` are the widths of those fields in declaration order; ``fixed``
+    gives the other fields.
+    """
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in fixed]
+    assert len(names) == len(sizes), cls.__name__
+    values = {
+        name: _distinct(i, size)
+        for i, (name, size) in enumerate(zip(names, sizes, strict=True))
+    }
+    return cls(**values, **fixed)
+
+
 # One instance of each fixed structure: every field a distinct value with its top
 # bit set, so a field documented at the wrong offset, width or signedness reads
 # back differently.
 SAMPLES: dict[str, Any] = {
-    "FileHeader": FileHeader(
-        minor=0x8102,
-        required_features=0x83040506,
-        optional_features=0x8708090A,
-        metadata_length=0x8B0C0D0E,
-        metadata_crc=0x90111213,
+    "FileHeader": _sample(FileHeader, 2, 4, 4, 4, 4),
+    "BatchHeader": _sample(
+        BatchHeader, 8, 8, 4, 4, 4, 4, 4, 4, body_sha256=bytes(range(0x80, 0xA0))
     ),
-    "BatchHeader": BatchHeader(
-        batch_seq=0x8102030405060708,
-        total_length=0x9112131415161718,
-        stream_id=0xA1222324,
-        record_count=0xB1323334,
-        generation=0xC1424344,
-        body_length=0xD1525354,
-        table_crc=0xE1626364,
-        digests_crc=0xF1727374,
-        body_sha256=bytes(range(0x80, 0xA0)),
-    ),
-    "FooterHeader": FooterHeader(
-        batch_count=0x8102030405060708,
-        record_count=0x9112131415161718,
-        json_length=0xA1222324,
-        json_crc=0xB1323334,
-        directory_crc=0xC1424344,
-        index_crc=0xD1525354,
-        data_end=0xE162636465666768,
-    ),
-    "Trailer": Trailer(
-        footer_offset=0x8102030405060708, footer_length=0x9112131415161718
-    ),
+    "FooterHeader": _sample(FooterHeader, 8, 8, 4, 4, 4, 4, 8),
+    "Trailer": _sample(Trailer, 8, 8),
 }
 SIZES = {
     "FileHeader": HEADER_SIZE,

@@ -256,13 +256,10 @@ def test_decode_with_unknown_codec_raises_schema_error() -> None:
         decode_frame("h264", b"", width=WIDTH, height=HEIGHT)
 
 
-class _BrokenCodec:
+class _BrokenCodec(media.Rgb24Codec):
     """A third-party codec that breaks the contract (raises KeyError)."""
 
     name = "broken"
-
-    def encode(self, frame: RGBFrame, **options: object) -> bytes:
-        return frame.to_bytes()
 
     def decode(
         self, payload: bytes | memoryview, *, width: int, height: int, max_pixels: int

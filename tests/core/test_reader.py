@@ -11,6 +11,7 @@ import hashlib
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ from fsr_core.format.open_layout import layout_from_footer, layout_from_scan
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.records import TRAILER_SIZE, Trailer
 from fsr_core.format.safe_open import FdSource, open_source
+from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame
 from fsr_core.synthetic import CAMERA, SyntheticRun
@@ -104,6 +106,19 @@ def clocks_reader(
         yield reader
 
 
+def _is_seq(record: Record | None, want: int | None) -> TypeGuard[Record]:
+    """Assert ``record`` is the one numbered ``want`` (``None``: no record).
+
+    Returns whether there is a record, for the caller's further checks.
+    """
+    if want is None:
+        assert record is None
+        return False
+    assert record is not None
+    assert record.stream_seq == want
+    return True
+
+
 def query(key: str, tick: int) -> dict[str, float]:
     return {"tick": tick} if key == "tick" else {"sim_time_s": sim_time(tick)}
 
@@ -124,28 +139,23 @@ TICK_CASES = [
 
 
 @pytest.mark.parametrize("key", ["tick", "sim_time_s"])
-@pytest.mark.parametrize(("mode_index", "mode"), list(enumerate(MODES)))
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("tick", "expected"), TICK_CASES)
 def test_seek_by_clock_returns_the_record_the_mode_selects(
     clocks_reader: FsrReader,
     key: str,
-    mode_index: int,
     mode: str,
     tick: int,
     expected: tuple[int | None, ...],
 ) -> None:
-    want = expected[mode_index]
+    want = expected[MODES.index(mode)]
 
     record = clocks_reader.seek("steady", mode=mode, **query(key, tick))
 
-    if want is None:
-        assert record is None
-    else:
-        assert record is not None
-        assert record.stream_seq == want
-        assert (record.generation, record.tick) == STEADY[want]
-        assert record.sim_time_s == sim_time(STEADY[want][1])
-        assert record.decoded.tolist() == [float(STEADY[want][1])]
+    if _is_seq(record, want):
+        assert (record.generation, record.tick) == STEADY[record.stream_seq]
+        assert record.sim_time_s == sim_time(STEADY[record.stream_seq][1])
+        assert record.decoded.tolist() == [float(STEADY[record.stream_seq][1])]
 
 
 # (generation, tick) queried on "steady" -> expected seq per mode
@@ -160,28 +170,23 @@ GENERATION_CASES = [
 
 
 @pytest.mark.parametrize("key", ["tick", "sim_time_s"])
-@pytest.mark.parametrize(("mode_index", "mode"), list(enumerate(MODES)))
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("generation", "tick", "expected"), GENERATION_CASES)
 def test_seek_within_a_generation_stays_inside_it(
     clocks_reader: FsrReader,
     key: str,
-    mode_index: int,
     mode: str,
     generation: int,
     tick: int,
     expected: tuple[int | None, ...],
 ) -> None:
-    want = expected[mode_index]
+    want = expected[MODES.index(mode)]
 
     record = clocks_reader.seek(
         "steady", generation=generation, mode=mode, **query(key, tick)
     )
 
-    if want is None:
-        assert record is None
-    else:
-        assert record is not None
-        assert record.stream_seq == want
+    if _is_seq(record, want):
         assert record.generation == generation
 
 

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import json
-import subprocess
-import sys
 import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -22,6 +19,7 @@ from importlib import resources as package_files
 from pathlib import Path
 
 import pytest
+from python_probe import probe_json
 
 import resources
 from fsr_core.errors import FsrError, ResourceError
@@ -248,17 +246,7 @@ def test_importing_resources_loads_no_qt() -> None:
         "print(json.dumps(sorted(n for n in sys.modules\n"
         "    if n.partition('.')[0] in banned)))\n"
     )
-    completed = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-    assert completed.returncode == 0, completed.stderr
-    assert json.loads(completed.stdout) == []
+    assert probe_json(probe) == []
 
 
 def test_no_app_module_imports_a_simulator() -> None:

@@ -203,15 +203,29 @@ def recordings(draw: st.DrawFn) -> tuple[list[StreamSpec], list[Written]]:
     return specs, records
 
 
-def write_all(
-    path: Path,
-    specs: list[StreamSpec],
-    records: list[Written],
-    limits: BatchLimits,
-    profile: IntegrityProfile,
-) -> int:
+@dataclass(frozen=True)
+class WriteCase:
+    """One input of the write properties: streams, records, batch bounds, profile."""
+
+    specs: list[StreamSpec]
+    records: list[Written]
+    limits: BatchLimits
+    profile: IntegrityProfile
+
+
+@st.composite
+def write_cases(draw: st.DrawFn) -> WriteCase:
+    specs, records = draw(recordings())
+    limits = draw(batch_limits)
+    return WriteCase(
+        specs, records, limits, draw(st.sampled_from(list(IntegrityProfile)))
+    )
+
+
+def write_all(path: Path, case: WriteCase) -> int:
+    specs, limits, profile = case.specs, case.limits, case.profile
     with FsrWriter(path, specs, integrity=profile, batch_limits=limits) as writer:
-        for record in records:
+        for record in case.records:
             writer.write(
                 record.stream,
                 record.value,
@@ -247,21 +261,15 @@ def assert_same_value(
 
 # ------------------------------------------------------------ round trip
 @PROPERTY
-@given(
-    recording=recordings(),
-    limits=batch_limits,
-    profile=st.sampled_from(list(IntegrityProfile)),
-)
+@given(case=write_cases())
 def test_every_written_record_reads_back_exactly_from_a_strictly_valid_file(
-    recording: tuple[list[StreamSpec], list[Written]],
-    limits: BatchLimits,
-    profile: IntegrityProfile,
+    case: WriteCase,
 ) -> None:
-    specs, records = recording
+    specs, records, profile = case.specs, case.records, case.profile
     with tempfile.TemporaryDirectory() as work:
         path = Path(work) / "prop.fsr"
 
-        size = write_all(path, specs, records, limits, profile)
+        size = write_all(path, case)
 
         assert path.stat().st_size == size
         with FsrReader.open(path) as reader:
@@ -284,22 +292,13 @@ def test_every_written_record_reads_back_exactly_from_a_strictly_valid_file(
 
 
 @settings(max_examples=25, deadline=None)
-@given(
-    recording=recordings(),
-    limits=batch_limits,
-    profile=st.sampled_from(list(IntegrityProfile)),
-)
-def test_the_same_input_is_written_as_the_same_bytes(
-    recording: tuple[list[StreamSpec], list[Written]],
-    limits: BatchLimits,
-    profile: IntegrityProfile,
-) -> None:
-    specs, records = recording
+@given(case=write_cases())
+def test_the_same_input_is_written_as_the_same_bytes(case: WriteCase) -> None:
     with tempfile.TemporaryDirectory() as work:
         first, second = Path(work) / "first.fsr", Path(work) / "second.fsr"
 
-        write_all(first, specs, records, limits, profile)
-        write_all(second, specs, records, limits, profile)
+        write_all(first, case)
+        write_all(second, case)
 
         assert first.read_bytes() == second.read_bytes()
 

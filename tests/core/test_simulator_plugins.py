@@ -187,7 +187,7 @@ _SIMULATOR_FREE = [
         for pattern in ("fsr_core/simulation/*.py", "fsr_core/replay/*.py")
         for path in REPO_ROOT.glob(pattern)
     ),
-    "fsr_core/sources/fsr.py",
+    "fsr_core/sources/fsr/load.py",
 ]
 
 

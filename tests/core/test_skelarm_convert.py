@@ -9,9 +9,9 @@ import pytest
 
 from fsr_core.errors import FsrError, SchemaError, TargetExistsError
 from fsr_core.format.reader import FsrReader
+from fsr_core.logs.skelarm.convert import convert_log, file_sha256
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
-from fsr_core.sources.skelarm.convert import convert_log, file_sha256
 
 SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"
 REAL_LOGS = sorted(path.name for path in SKELARM_DATA.glob("*.sklog.npz"))

@@ -21,10 +21,10 @@ from fsr_core.errors import (
     TruncatedFileError,
     UnsupportedVersionError,
 )
+from fsr_core.logs import skelarm as skelarm_source
+from fsr_core.logs.skelarm import CURVE_SAMPLES, DERIVED_CHANNELS, load_skelarm
 from fsr_core.recording import Integrity, MarkerKind
 from fsr_core.sources import open_recording
-from fsr_core.sources import skelarm as skelarm_source
-from fsr_core.sources.skelarm import CURVE_SAMPLES, DERIVED_CHANNELS, load_skelarm
 
 # Real logs written by skelarm itself, kept in the repository (tests/data/skelarm).
 SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"

@@ -269,7 +269,7 @@ def test_a_broken_plugin_is_reported_and_the_others_still_work(
     install_plugins(
         missing="fsr_no_such_plugin:Source",
         wrong="fsr_demo_plugin:NotASource",
-        twin="fsr_core.sources.fsr_source:FsrSource",
+        twin="fsr_core.sources.fsr.source:FsrSource",
         crashes="fsr_demo_plugin:Crashes",
     )
     unknown = tmp_path / "unknown.bin"

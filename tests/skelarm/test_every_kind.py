@@ -21,7 +21,7 @@ from app.cli import main
 from app.window.plots import ChannelPlots
 from app.window.state.session import PlayerSession
 from app.window.workers import run_inline
-from fsr_core.sources.skelarm import load_skelarm
+from fsr_core.logs.skelarm import load_skelarm
 
 pytestmark = pytest.mark.skelarm
 

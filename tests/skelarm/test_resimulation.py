@@ -11,6 +11,8 @@ from skelarm_kinds import SHARED_LOGS
 from app.cli import main
 from fsr_core.compare import compare_recordings
 from fsr_core.errors import ReplayError, TargetExistsError
+from fsr_core.logs.skelarm import load_skelarm
+from fsr_core.logs.skelarm.convert import convert_log
 from fsr_core.simulation.protocol import (
     CancelToken,
     ReplayingAdapter,
@@ -21,8 +23,6 @@ from fsr_core.simulation.protocol import (
 from fsr_core.simulation.registry import get_adapter
 from fsr_core.simulators.skelarm.replay import plan_for, resimulate_log
 from fsr_core.simulators.skelarm.reproducibility import Reproducibility
-from fsr_core.sources.skelarm import load_skelarm
-from fsr_core.sources.skelarm.convert import convert_log
 
 pytestmark = pytest.mark.skelarm
 

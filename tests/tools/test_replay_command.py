@@ -10,7 +10,7 @@ import pytest
 
 from app.cli import main
 from app.headless import replay_commands
-from app.headless.export.command import TerminalProgress
+from app.headless.terminal_progress import TerminalProgress
 from fsr_core.format.reader import FsrReader
 from fsr_core.simulators.planar_arm.demos import demo_scenario
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 
 from app.headless.export.channels import export_channels
@@ -25,15 +24,14 @@ from app.headless.export.video import (
     ensure_gui_app,
     play_window,
 )
+from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
-from fsr_core.sources import open_recording
+from fsr_core.sources import open_recording, recording_stem
 
 __all__ = ["TerminalProgress", "check_options", "run_export", "stem", "wants_export"]
 
 logger = logging.getLogger(__name__)
-
-_STEM_SUFFIXES = (".sklog.npz", ".fsr")
 
 
 def _out(text: str) -> None:
@@ -100,44 +98,9 @@ def _frame_request(
     return play_time_s, output
 
 
-class TerminalProgress:
-    """``[#####.....] 42/120 frames`` on stderr, rewritten in place (10 Hz).
-
-    ``unit`` names what is counted (``frames``, ``ticks``).
-    """
-
-    WIDTH = 30
-
-    def __init__(self, unit: str = "frames") -> None:
-        self._shown = False
-        self._last_s = -1.0
-        self._unit = unit
-
-    def __call__(self, done: int, total: int) -> None:
-        now_s = time.monotonic()
-        if done < total and now_s - self._last_s < 0.1:
-            return
-        self._last_s = now_s
-        filled = self.WIDTH * done // max(total, 1)
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        sys.stderr.write(f"\r[{bar}] {done}/{total} {self._unit}")
-        sys.stderr.flush()
-        self._shown = True
-
-    def close(self) -> None:
-        """End the bar's line (if one was drawn)."""
-        if self._shown:
-            sys.stderr.write("\n")
-            self._shown = False
-
-
 def stem(path: Path) -> str:
-    """Return ``path``'s name without ``.fsr`` or ``.sklog.npz`` (else its stem)."""
-    name = path.name
-    for suffix in _STEM_SUFFIXES:
-        if name.lower().endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return path.stem
+    """Return ``path``'s name without its recording ending (``run.fsr``: ``run``)."""
+    return recording_stem(path)
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Final
 
-from PySide6.QtCore import QRectF, QSize, Signal
-from PySide6.QtGui import QPainter, QPaintEvent
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtWidgets import QWidget
 
 from app.canvas import CameraCanvas, CameraOptions
 from app.canvas.geometry_canvas import camera_canvas_for
 from app.window.state import PlaybackClock, ViewOptions
+from app.window.widgets.canvas_view import CanvasView
 from app.window.workers import FrameJob, Runner, pool_runner
 from app.window.workers.jobs import FrameResult
 from fsr_core.recording import RecordingModel
@@ -40,7 +40,7 @@ def camera_options(options: ViewOptions) -> CameraOptions:
     )
 
 
-class FrameView(QWidget):
+class FrameView(CanvasView[CameraCanvas]):
     """Paints one camera with its overlays; decoding runs through ``runner``."""
 
     #: A decoded frame (its index) is now the one drawn.
@@ -54,20 +54,15 @@ class FrameView(QWidget):
         runner: Runner | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._clock = clock
+        super().__init__(clock, parent, minimum=QSize(200, 150))
         self._runner = runner if runner is not None else pool_runner()
         self._model: RecordingModel | None = None
-        self._canvas: CameraCanvas | None = None
         self._camera = ""
         self._options = ViewOptions()
         self._cache: OrderedDict[int, FrameResult] = OrderedDict()
         self._request_id = 0
         self._in_flight: dict[int, FrameJob] = {}
         self._painted_index: int | None = None
-        self.setMinimumSize(200, 150)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        clock.position_changed.connect(self._on_clock_position_changed)
 
     # -- state ------------------------------------------------------------
 
@@ -75,11 +70,6 @@ class FrameView(QWidget):
     def camera(self) -> str:
         """The camera shown."""
         return self._camera
-
-    @property
-    def canvas(self) -> CameraCanvas | None:
-        """The canvas drawn (None without a recording)."""
-        return self._canvas
 
     @property
     def shown_index(self) -> int | None:
@@ -199,20 +189,9 @@ class FrameView(QWidget):
 
     # -- painting ---------------------------------------------------------
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        """Paint the frame held, with its overlays (Qt override)."""
-        del event
-        painter = QPainter(self)
-        try:
-            rect = QRectF(self.rect())
-            if self._canvas is None:
-                painter.fillRect(rect, self.palette().window())
-                self._painted_index = None
-                return
-            self._canvas.paint(painter, rect, self._clock.position_s)
-            self._painted_index = self._canvas.shown_index
-        finally:
-            painter.end()
+    def _painted(self, play_time_s: float | None) -> None:
+        del play_time_s
+        self._painted_index = None if self._canvas is None else self._canvas.shown_index
 
     def _on_clock_position_changed(self, play_time_s: float) -> None:
         del play_time_s

@@ -15,23 +15,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.headless.export.request import VideoRequest, output_size
 from app.headless.export.video import CHOICES, EXPORT_FORMATS
-from app.window.widgets.output_check import output_problem
+from app.window.widgets.output_dialog import OutputDialog
+from app.window.widgets.output_row import SaveDialogOptions
 from fsr_core.recording import RecordingModel
 
 __all__ = ["FORMAT_LABELS", "ExportDialog"]
@@ -47,7 +42,11 @@ _VIEW_LABELS = {
     "camera": "Camera",
     "both": "Scene and camera side by side",
 }
-_SAVE_FILTER = "Videos (*.mp4 *.webm *.gif);;All files (*)"
+_SAVE_DIALOG = SaveDialogOptions(
+    "Export to",
+    "Videos (*.mp4 *.webm *.gif);;All files (*)",
+    confirm_overwrite=True,
+)
 # A spin box shows 3 decimals: an end this close to the duration is the end.
 _END_SLACK_S = 5e-4
 
@@ -82,7 +81,7 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
     return row
 
 
-class ExportDialog(QDialog):
+class ExportDialog(OutputDialog):
     """The export options for one recording; :meth:`request` reads them."""
 
     def __init__(
@@ -91,29 +90,22 @@ class ExportDialog(QDialog):
         defaults: VideoRequest,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Export {model.path.name}")
+        super().__init__(
+            parent,
+            title=f"Export {model.path.name}",
+            run_text="Export",
+            output=defaults.output,
+            replace=defaults.overwrite,
+            save_dialog=_SAVE_DIALOG,
+        )
+        #: The run button (named for what it does here).
+        self.export_button = self.run_button
         self._source = model.path
         self._duration_s = model.duration_s
         self._build_fields(model, defaults)
         self.summary_label = QLabel()
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem_label = QLabel()
-        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("color: #b00020;")
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = self.buttons.addButton(
-            "Export", QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        self.export_button.setDefault(True)
-        self.buttons.accepted.connect(self._on_buttons_accepted)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(self._form())
-        layout.addWidget(self.summary_label)
-        layout.addWidget(self.problem_label)
-        layout.addWidget(self.buttons)
+        self._lay_out(self._form(), self.summary_label)
         self._connect()
         self._on_output_edited(self.output_edit.text())
         self._on_view_changed()
@@ -121,9 +113,6 @@ class ExportDialog(QDialog):
     # -- building ---------------------------------------------------------
 
     def _build_fields(self, model: RecordingModel, defaults: VideoRequest) -> None:
-        self.output_edit = QLineEdit(str(defaults.output))
-        self.output_edit.setMinimumWidth(380)
-        self.browse_button = QPushButton("Browse…")
         self.format_combo = QComboBox()
         for suffix, label in FORMAT_LABELS.items():
             self.format_combo.addItem(label, suffix)
@@ -150,15 +139,10 @@ class ExportDialog(QDialog):
         self.panel_check.setChecked(defaults.panel)
         self.show_com_check = QCheckBox("Centres of mass")
         self.show_com_check.setChecked(defaults.show_com)
-        self.overwrite_check = QCheckBox("Replace an existing file")
-        self.overwrite_check.setChecked(defaults.overwrite)
 
     def _form(self) -> QFormLayout:
         form = QFormLayout()
-        output_row = QHBoxLayout()
-        output_row.addWidget(self.output_edit, 1)
-        output_row.addWidget(self.browse_button)
-        form.addRow("File:", output_row)
+        form.addRow("File:", self.output_row)
         form.addRow("Format:", self.format_combo)
         form.addRow("View:", self.view_combo)
         form.addRow("Camera:", self.camera_combo)
@@ -178,8 +162,6 @@ class ExportDialog(QDialog):
         return form
 
     def _connect(self) -> None:
-        self.output_edit.textChanged.connect(self._on_output_edited)
-        self.browse_button.clicked.connect(self._on_browse_clicked)
         self.format_combo.currentIndexChanged.connect(self._on_format_changed)
         self.view_combo.currentIndexChanged.connect(self._on_view_changed)
         for spin in (
@@ -191,7 +173,7 @@ class ExportDialog(QDialog):
             self.end_spin,
         ):
             spin.valueChanged.connect(self._update)
-        for check in (self.panel_check, self.show_com_check, self.overwrite_check):
+        for check in (self.panel_check, self.show_com_check):
             check.toggled.connect(self._update)
 
     # -- reading ----------------------------------------------------------
@@ -203,7 +185,7 @@ class ExportDialog(QDialog):
         view = str(self.view_combo.currentData())
         return VideoRequest(
             source=self._source,
-            output=Path(self.output_edit.text().strip()).expanduser(),
+            output=self.output_row.path(),
             fps=self.fps_spin.value(),
             speed=self.speed_spin.value(),
             size=(self.width_spin.value(), self.height_spin.value()),
@@ -218,10 +200,9 @@ class ExportDialog(QDialog):
 
     def problem(self) -> str:
         """Return why the form cannot be exported as it is ("" when it can)."""
-        text = self.output_edit.text().strip()
-        if not text:
+        if not self.output_row.text():
             return "Choose a file name to export to."
-        output = Path(text).expanduser()
+        output = self.output_row.path()
         if output.suffix.lower() not in EXPORT_FORMATS:
             return f"{output.name}: the extension must be {CHOICES}."
         if self.start_spin.value() > self.end_spin.value():
@@ -243,7 +224,7 @@ class ExportDialog(QDialog):
 
     def _on_format_changed(self, index: int) -> None:
         suffix = str(self.format_combo.itemData(index))
-        text = self.output_edit.text().strip()
+        text = self.output_row.text()
         path = Path(text) if text else self._source.with_name(self._source.stem)
         if path.suffix.lower() in EXPORT_FORMATS:
             path = path.with_suffix("")
@@ -253,30 +234,8 @@ class ExportDialog(QDialog):
         self.camera_combo.setEnabled(self.view_combo.currentData() != "scene")
         self._update()
 
-    def _on_browse_clicked(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(
-            self, "Export to", self.output_edit.text(), _SAVE_FILTER
-        )
-        if name:
-            self.output_edit.setText(name)
-
-    def _on_buttons_accepted(self) -> None:
-        problem = self.problem() or self._existing_problem()
-        if problem:
-            self.problem_label.setText(problem)
-            return
-        self.accept()
-
-    def _existing_problem(self) -> str:
-        """Refuse an existing output unless Replace is ticked (checked on Export)."""
-        return output_problem(
-            self.request().output, replace=self.overwrite_check.isChecked()
-        )
-
     def _update(self, *_: object) -> None:
-        problem = self.problem()
-        self.problem_label.setText(problem)
-        self.export_button.setEnabled(not problem)
+        problem = self._show_problem()
         self.summary_label.setText("" if problem else self._summary())
 
     def _summary(self) -> str:

@@ -12,22 +12,12 @@ file) is shown in words and keeps Run disabled.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -37,7 +27,8 @@ from app.window.replay.availability import (
     simulator_choices,
 )
 from app.window.replay.request import ReplayRequest, output_suffix, parse_tolerance
-from app.window.widgets.output_check import output_problem
+from app.window.widgets.output_dialog import OutputDialog
+from app.window.widgets.output_row import SaveDialogOptions
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.protocol import Execution, ReplayMode, ReplayOptions, Timing
 
@@ -51,7 +42,15 @@ EXECUTION_LABELS: dict[Execution, str] = {
     Execution.RECORDED_PREEMPTION: "Recorded preemption (recorded start times)",
     Execution.SEQUENTIAL: "Sequential (each chunk to its end)",
 }
-_SAVE_FILTER = "FSR recordings (*.fsr);;skelarm logs (*.sklog.npz);;All files (*)"
+
+
+def _save_dialog(suffix: str) -> SaveDialogOptions:
+    """Return the Browse… dialog's options for a replay written as ``suffix``."""
+    return SaveDialogOptions(
+        "Write the replay to",
+        f"Replays (*{suffix});;All files (*)",
+        confirm_overwrite=False,
+    )
 
 
 def _combo(
@@ -64,7 +63,7 @@ def _combo(
     return combo
 
 
-class ReplayDialog(QDialog):
+class ReplayDialog(OutputDialog):
     """The options of one replay of ``model``; :meth:`request` reads them."""
 
     def __init__(
@@ -73,28 +72,21 @@ class ReplayDialog(QDialog):
         defaults: ReplayRequest,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
+        verb = MODE_VERBS[defaults.mode]
+        super().__init__(
+            parent,
+            title=f"{verb} {model.path.name}",
+            run_text=verb,
+            output=defaults.output,
+            replace=defaults.options.overwrite,
+            save_dialog=_save_dialog(output_suffix(model.source)),
+        )
         self._source = model.path
         self._suffix = output_suffix(model.source)
         self._has_cameras = bool(model.cameras)
         self._mode = defaults.mode
-        self.setWindowTitle(f"{MODE_VERBS[self._mode]} {model.path.name}")
         self._build_fields(model, defaults)
-        self.problem_label = QLabel()
-        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("color: #b00020;")
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.run_button = self.buttons.addButton(
-            MODE_VERBS[self._mode], QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        self.run_button.setDefault(True)
-        self.buttons.accepted.connect(self._on_buttons_accepted)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(self._form())
-        layout.addWidget(self.problem_label)
-        layout.addWidget(self.buttons)
+        self._lay_out(self._form())
         self._connect()
         self._update()
 
@@ -127,11 +119,6 @@ class ReplayDialog(QDialog):
             if has_force
             else "The recording has no external force channel"
         )
-        self.output_edit = QLineEdit(str(defaults.output))
-        self.output_edit.setMinimumWidth(380)
-        self.browse_button = QPushButton("Browse…")
-        self.overwrite_check = QCheckBox("Replace an existing file")
-        self.overwrite_check.setChecked(options.overwrite)
         self.tolerance_edit = QLineEdit(f"{defaults.tolerance:g}")
         self.tolerance_edit.setToolTip(
             "Largest absolute error accepted per channel, in its unit "
@@ -154,10 +141,7 @@ class ReplayDialog(QDialog):
             form.addRow("Execution:", self.execution_combo)
             form.addRow("Max in flight:", self.max_in_flight_spin)
             form.addRow("", self.force_check)
-        output_row = QHBoxLayout()
-        output_row.addWidget(self.output_edit, 1)
-        output_row.addWidget(self.browse_button)
-        form.addRow("Output:", output_row)
+        form.addRow("Output:", self.output_row)
         form.addRow("", self.overwrite_check)
         form.addRow("Compare within:", self.tolerance_edit)
         if self._has_cameras:
@@ -165,12 +149,9 @@ class ReplayDialog(QDialog):
         return form
 
     def _connect(self) -> None:
-        self.output_edit.textChanged.connect(self._update)
         self.tolerance_edit.textChanged.connect(self._update)
-        self.browse_button.clicked.connect(self._on_browse_clicked)
         self.simulator_combo.currentIndexChanged.connect(self._update)
         self.execution_combo.currentIndexChanged.connect(self._update)
-        self.overwrite_check.toggled.connect(self._update)
 
     # -- reading ----------------------------------------------------------
 
@@ -190,7 +171,7 @@ class ReplayDialog(QDialog):
         )
         return ReplayRequest(
             source=self._source,
-            output=Path(self.output_edit.text().strip()).expanduser(),
+            output=self.output_row.path(),
             options=options,
             simulator=self.simulator_combo.currentText() or None,
             tolerance=parse_tolerance(self.tolerance_edit.text()) or 0.0,
@@ -205,10 +186,9 @@ class ReplayDialog(QDialog):
         reason = simulator_block_reason(simulator, self._mode)
         if reason is not None:
             return reason
-        text = self.output_edit.text().strip()
-        if not text:
+        if not self.output_row.text():
             return "Choose a file name for the replay."
-        output = Path(text).expanduser()
+        output = self.output_row.path()
         if not output.name.lower().endswith(self._suffix):
             return (
                 f"{output.name}: this replay is written as {self._suffix}; "
@@ -222,33 +202,7 @@ class ReplayDialog(QDialog):
 
     # -- reactions --------------------------------------------------------
 
-    def _on_browse_clicked(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(
-            self,
-            "Write the replay to",
-            self.output_edit.text(),
-            _SAVE_FILTER,
-            options=QFileDialog.Option.DontConfirmOverwrite,
-        )
-        if name:
-            self.output_edit.setText(name)
-
-    def _on_buttons_accepted(self) -> None:
-        problem = self.problem() or self._existing_problem()
-        if problem:
-            self.problem_label.setText(problem)
-            return
-        self.accept()
-
-    def _existing_problem(self) -> str:
-        """Refuse an existing output unless Replace is ticked (checked on Run)."""
-        return output_problem(
-            self.request().output, replace=self.overwrite_check.isChecked()
-        )
-
     def _update(self, *_: object) -> None:
         preemption = self.execution_combo.currentData() == Execution.RECORDED_PREEMPTION
         self.max_in_flight_spin.setEnabled(preemption)
-        problem = self.problem()
-        self.problem_label.setText(problem)
-        self.run_button.setEnabled(not problem)
+        self._show_problem()

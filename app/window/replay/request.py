@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.simulation.registry import replay_suffix
+from fsr_core.sources import recording_stem
 
 __all__ = [
     "MODE_SUFFIXES",
@@ -50,21 +52,13 @@ class ReplayRequest:
         return self.options.mode
 
 
-def _stem(source: Path) -> str:
-    name = source.name
-    for suffix in (".sklog.npz", ".fsr"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return source.stem or name
-
-
 def output_suffix(source_kind: str) -> str:
     """Return what a replay of a ``source_kind`` recording is written as.
 
-    skelarm re-runs a skelarm log into a log of its own (``.sklog.npz``);
-    every other replay is an FSR file.
+    The simulator that replays that kind says (a simulator re-running its own
+    tool's logs writes logs); every other recording replays into ``.fsr``.
     """
-    return ".sklog.npz" if source_kind == "skelarm" else ".fsr"
+    return replay_suffix(source_kind)
 
 
 def default_output(source: Path, mode: ReplayMode, suffix: str = ".fsr") -> Path:
@@ -75,7 +69,7 @@ def default_output(source: Path, mode: ReplayMode, suffix: str = ".fsr") -> Path
     first name is returned when every numbered one is taken (the dialog then
     refuses it).
     """
-    base = f"{_stem(source)}.{MODE_SUFFIXES[mode]}"
+    base = f"{recording_stem(source)}.{MODE_SUFFIXES[mode]}"
     first = source.with_name(f"{base}{suffix}")
     if not first.exists():
         return first

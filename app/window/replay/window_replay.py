@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
+from app.window.job_controller import JobController
 from app.window.ports import StatusLine
 from app.window.replay.availability import MODE_VERBS, replay_block_reason
 from app.window.replay.dialog import ReplayDialog
@@ -31,18 +31,12 @@ from app.window.replay.job import CompareJob, ReplayJob
 from app.window.replay.presenter import ComparisonPresenter
 from app.window.replay.report import ComparisonReport
 from app.window.replay.request import ReplayRequest, default_output, output_suffix
-from app.window.widgets.message_slot import MessageSlot
-from app.window.widgets.progress import close_progress, open_progress
 from app.window.workers.background_job import JobRunner
-from app.window.workers.job_thread import JobThread
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
+from fsr_core.sources import open_dialog_filter
 
 __all__ = ["PlaylistInsertion", "WindowReplay"]
-
-#: How long closing the window waits for a cancelled replay to stop.
-_SHUTDOWN_WAIT_MS = 30_000
-_OPEN_FILTER = "Recordings (*.fsr *.sklog.npz);;All files (*)"
 
 
 class PlaylistInsertion(Protocol):
@@ -52,19 +46,17 @@ class PlaylistInsertion(Protocol):
         """Add ``paths`` right after ``anchor`` (else at the end)."""
 
 
-class WindowReplay(QObject):
+class WindowReplay(JobController[ReplayJob | CompareJob, ReplayDialog]):
     """Runs the Replay menu over ``parent``; ``actions`` are its entries.
 
     A finished replay joins the ``playlist`` and shows through ``presenter``;
-    ``status`` shows where a job stands.
+    ``status`` shows where a job stands. :attr:`finished` carries the
+    :class:`ComparisonReport` of a replay or comparison.
     """
 
-    #: A replay or comparison finished: its :class:`ComparisonReport`.
-    finished = Signal(object)
-    #: A replay or comparison failed: the message shown.
-    failed = Signal(str)
-    #: A replay was cancelled: the message shown.
-    cancelled = Signal(str)
+    title = "Replay"
+    thread_name = "fsr-replay"
+    shutdown_wait_ms = 30_000
 
     def __init__(
         self,
@@ -75,26 +67,15 @@ class WindowReplay(QObject):
         status: StatusLine,
         runner: JobRunner | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._parent = parent
+        super().__init__(parent, status=status, runner=runner)
         self._playlist = playlist
-        self._status = status
-        self._thread = JobThread("fsr-replay")
-        self._runner: JobRunner = runner if runner is not None else self._thread
-        self._model: RecordingModel | None = None
         self.presenter = presenter
-        self.job: ReplayJob | CompareJob | None = None
-        self.dialog: ReplayDialog | None = None
-        self.progress: QProgressDialog | None = None
-        self._messages = MessageSlot(parent, "Replay")
-        self._closing = False
         self.render_action = self._action(ReplayMode.RENDER)
         self.resimulate_action = self._action(ReplayMode.RESIMULATE)
         self.compare_action = QAction("&Compare with…", parent)
         self.compare_action.triggered.connect(lambda _=False: self.choose_other())
         self.dock_action = self.presenter.dock.toggleViewAction()
         self.dock_action.setText("Show c&omparison")
-        parent.installEventFilter(self)
         self._update_actions()
 
     def _action(self, mode: ReplayMode) -> QAction:
@@ -107,15 +88,9 @@ class WindowReplay(QObject):
         """Re-render…, Re-simulate… and Compare with…, in menu order."""
         return self.render_action, self.resimulate_action, self.compare_action
 
-    @property
-    def running(self) -> bool:
-        """Whether a replay or comparison is running."""
-        return self.job is not None
-
     def set_model(self, model: RecordingModel | None) -> None:
         """Replay ``model`` (the playing recording) from now on."""
-        self._model = model
-        self._update_actions()
+        super().set_model(model)
         self.presenter.set_model(model)
 
     # -- intents ----------------------------------------------------------
@@ -131,18 +106,15 @@ class WindowReplay(QObject):
             options=ReplayOptions(mode=mode),
         )
         dialog = ReplayDialog(model, defaults, self._parent)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.accepted.connect(lambda: self.start(dialog.request()))
-        dialog.finished.connect(lambda _: self._forget_dialog(dialog))
-        self.dialog = dialog
-        dialog.open()
+        self._show_dialog(dialog, lambda: self.start(dialog.request()))
         return dialog
 
     def start(self, request: ReplayRequest) -> ReplayJob:
         """Start replaying ``request`` in the background, with a progress dialog."""
         job = ReplayJob(request)
         verb = MODE_VERBS[request.mode]
-        self._run(job, f"{verb} {request.source.name} …", verb)
+        text = f"{verb} {request.source.name} …"
+        self._run(job, progress_text=text, status_text=text, title=verb)
         return job
 
     def choose_other(self) -> None:
@@ -151,7 +123,7 @@ class WindowReplay(QObject):
         if model is None or self.running:
             return
         name, _ = QFileDialog.getOpenFileName(
-            self._parent, "Compare with", str(model.path.parent), _OPEN_FILTER
+            self._parent, "Compare with", str(model.path.parent), open_dialog_filter()
         )
         if name:
             self.compare_with(Path(name))
@@ -173,101 +145,28 @@ class WindowReplay(QObject):
         job = CompareJob(
             model.path, other, tolerance=tolerance, pixel_tolerance=pixel_tolerance
         )
-        self._run(job, f"Comparing {other.name} with {model.path.name} …", "Compare")
+        text = f"Comparing {other.name} with {model.path.name} …"
+        self._run(job, progress_text=text, status_text=text, title="Compare")
         return job
-
-    def cancel(self) -> None:
-        """Ask the running replay to stop (nothing is published)."""
-        if self.job is not None:
-            self.job.cancel()
-            self._status.show_message("cancelling the replay …")
-
-    def wait_done(self, timeout_ms: int = _SHUTDOWN_WAIT_MS) -> bool:
-        """Wait for the replay thread to be idle; say whether it is."""
-        return self._thread.wait(timeout_ms)
-
-    def shutdown(self) -> None:
-        """Cancel a running replay and wait for its thread (window close)."""
-        self._closing = True
-        self.cancel()
-        self.wait_done()
-
-    # -- running ----------------------------------------------------------
-
-    def _run(self, job: ReplayJob | CompareJob, text: str, title: str) -> None:
-        job.signals.stage.connect(self._on_job_stage)
-        job.signals.progress.connect(self._on_job_progress)
-        job.signals.finished.connect(self._on_job_finished)
-        job.signals.failed.connect(self._on_job_failed)
-        job.signals.cancelled.connect(self._on_job_cancelled)
-        self.job = job
-        self.progress = self._progress_dialog(text, title)
-        self._update_actions()
-        self._status.show_message(text)
-        self._runner(job)
-
-    def _progress_dialog(self, text: str, title: str) -> QProgressDialog:
-        return open_progress(self._parent, text, title, self.cancel)
 
     # -- reactions --------------------------------------------------------
 
-    def _on_job_stage(self, text: str) -> None:
-        if self.progress is not None and not self.progress.wasCanceled():
-            self.progress.setLabelText(text)
-            self.progress.setMaximum(0)
-
-    def _on_job_progress(self, done: int, total: int) -> None:
-        progress = self.progress
-        if progress is None or progress.wasCanceled() or total <= 0:
-            return
-        progress.setMaximum(total)
-        progress.setValue(done)
+    def _progress_label(self, done: int, total: int) -> str | None:
         job = self.job
-        if isinstance(job, ReplayJob):
-            verb = MODE_VERBS[job.request.mode]
-            progress.setLabelText(
-                f"{verb} {job.request.source.name}: step {done} of {total} …"
-            )
+        if not isinstance(job, ReplayJob):
+            return None
+        verb = MODE_VERBS[job.request.mode]
+        return f"{verb} {job.request.source.name}: step {done} of {total} …"
 
     def _on_job_finished(self, report: object) -> None:
         assert isinstance(report, ComparisonReport)
-        self._end()
+        self._end_job()
         if not self._closing:  # a closed window loads and checks no more files
             self._playlist.insert_paths_after(
                 report.reference.path, [report.candidate.path]
             )
             self.presenter.show_report(report)
         self.finished.emit(report)
-
-    def _on_job_failed(self, message: str) -> None:
-        self._end()
-        self._fail(message)
-
-    def _on_job_cancelled(self, message: str) -> None:
-        self._end()
-        self._status.show_message(message)
-        self.cancelled.emit(message)
-
-    def _fail(self, message: str) -> None:
-        self._status.show_message(message)
-        self._messages.show(message, QMessageBox.Icon.Warning)
-        self.failed.emit(message)
-
-    def _end(self) -> None:
-        self.job = None
-        close_progress(self.progress, self.cancel)
-        self.progress = None
-        self._update_actions()
-
-    @property
-    def message_box(self) -> QMessageBox | None:
-        """The outcome message shown now (None when none is open)."""
-        return self._messages.box
-
-    def _forget_dialog(self, dialog: ReplayDialog) -> None:
-        if self.dialog is dialog:
-            self.dialog = None
-        dialog.deleteLater()
 
     def _update_actions(self) -> None:
         model, idle = self._model, not self.running
@@ -288,11 +187,3 @@ class WindowReplay(QObject):
             action.setToolTip(tip)
             action.setStatusTip(tip)
         self.compare_action.setEnabled(idle and model is not None)
-
-    # -- Qt overrides -----------------------------------------------------
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        """Cancel and wait for a running replay when the window closes."""
-        if watched is self._parent and event.type() == QEvent.Type.Close:
-            self.shutdown()
-        return False

@@ -357,49 +357,33 @@ class InspectorPanel(QWidget):
         super().__init__(parent)
         self._model: RecordingModel | None = None
         self._comparison: list[tuple[str, str]] | None = None
-        self._badge = _plain_label("inspector_badge")
+        #: The integrity badge.
+        self.badge = _plain_label("inspector_badge")
         self._file = _plain_label("inspector_file")
         self._source = _plain_label("inspector_source")
-        self._default_palette = QPalette(self._badge.palette())
-        self._filter = QLineEdit()
-        self._filter.setPlaceholderText("Filter fields")
-        self._filter.setClearButtonEnabled(True)
-        self._filter.textChanged.connect(self._on_filter_text_changed)
-        self._copy = QPushButton("Copy as JSON")
-        self._copy.clicked.connect(self._on_copy_clicked)
-        self._tree = QTreeWidget()
-        self._tree.setHeaderLabels(["Field", "Value"])
-        self._tree.setColumnWidth(0, 220)
-        self._tree.setUniformRowHeights(True)
+        self._default_palette = QPalette(self.badge.palette())
+        #: "Filter fields": hides the rows that do not match.
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter fields")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter_text_changed)
+        #: "Copy as JSON": the report, to the clipboard.
+        self.copy_button = QPushButton("Copy as JSON")
+        self.copy_button.clicked.connect(self._on_copy_clicked)
+        #: The tree of sections (columns "Field" and "Value").
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Field", "Value"])
+        self.tree.setColumnWidth(0, 220)
+        self.tree.setUniformRowHeights(True)
         tools = QHBoxLayout()
-        tools.addWidget(self._filter, 1)
-        tools.addWidget(self._copy)
+        tools.addWidget(self.filter_edit, 1)
+        tools.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
-        for widget in (self._badge, self._file, self._source):
+        for widget in (self.badge, self._file, self._source):
             layout.addWidget(widget)
         layout.addLayout(tools)
-        layout.addWidget(self._tree, 1)
+        layout.addWidget(self.tree, 1)
         self.set_model(None)
-
-    @property
-    def tree(self) -> QTreeWidget:
-        """The tree of sections (columns "Field" and "Value")."""
-        return self._tree
-
-    @property
-    def badge(self) -> QLabel:
-        """The integrity badge label."""
-        return self._badge
-
-    @property
-    def filter_edit(self) -> QLineEdit:
-        """The "Filter fields" line edit."""
-        return self._filter
-
-    @property
-    def copy_button(self) -> QPushButton:
-        """The "Copy as JSON" button."""
-        return self._copy
 
     @property
     def model(self) -> RecordingModel | None:
@@ -408,25 +392,25 @@ class InspectorPanel(QWidget):
 
     def section(self, title: str) -> QTreeWidgetItem | None:
         """Return the top-level section named ``title``, if present."""
-        found = self._tree.findItems(title, Qt.MatchFlag.MatchExactly, 0)
+        found = self.tree.findItems(title, Qt.MatchFlag.MatchExactly, 0)
         return next((item for item in found if item.parent() is None), None)
 
     def set_model(self, model: RecordingModel | None) -> None:
         """Show what ``model`` says about its file ("No recording" for None)."""
         self._model = model
-        self._copy.setEnabled(model is not None)
-        self._badge.setPalette(self._default_palette)
+        self.copy_button.setEnabled(model is not None)
+        self.badge.setPalette(self._default_palette)
         if model is None:
-            self._badge.setText("No recording")
+            self.badge.setText("No recording")
             self._file.clear()
             self._source.clear()
         else:
-            self._badge.setText(_badge_text(model))
+            self.badge.setText(_badge_text(model))
             palette = QPalette(self._default_palette)
             color = BADGE_COLORS.get(model.integrity.value)
             if color is not None:
                 palette.setColor(QPalette.ColorRole.WindowText, color)
-            self._badge.setPalette(palette)
+            self.badge.setPalette(palette)
             self._file.setText(visible_text(model.path.name, 120))
             self._file.setToolTip(tooltip_html(model.path))
             self._source.setText(f"{model.source} · {visible_text(model.title, 120)}")
@@ -438,7 +422,7 @@ class InspectorPanel(QWidget):
         self._rebuild()
 
     def _rebuild(self) -> None:
-        self._tree.clear()
+        self.tree.clear()
         sections: list[QTreeWidgetItem] = []
         if self._model is not None:
             report = self._model.report
@@ -452,15 +436,15 @@ class InspectorPanel(QWidget):
             for key, value in self._comparison[:_MAX_CHILDREN]:
                 _row(section, key, value)
             sections.insert(min(1, len(sections)), section)
-        self._tree.addTopLevelItems(sections)
+        self.tree.addTopLevelItems(sections)
         for section in sections:
             section.setExpanded(section.childCount() <= BIG_SECTION_ROWS)
-        self._on_filter_text_changed(self._filter.text())
+        self._on_filter_text_changed(self.filter_edit.text())
 
     def _on_filter_text_changed(self, text: str) -> None:
         needle = text.strip().casefold()
-        for row in range(self._tree.topLevelItemCount()):
-            item = self._tree.topLevelItem(row)
+        for row in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(row)
             if item is not None:
                 self._apply_filter(item, needle, False)
 

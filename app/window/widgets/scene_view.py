@@ -6,13 +6,13 @@ MuJoCo run) by :class:`GeometryCanvas`; :func:`scene_canvas_for` picks.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QPainter, QPaintEvent
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QWidget
 
 from app.canvas import SceneCanvas, SceneOptions
 from app.canvas.geometry_canvas import GeometryCanvas, scene_canvas_for
 from app.window.state import PlaybackClock, ViewOptions
+from app.window.widgets.canvas_view import CanvasView
 from fsr_core.recording import RecordingModel
 
 __all__ = ["SceneView", "scene_options"]
@@ -28,23 +28,13 @@ def scene_options(options: ViewOptions) -> SceneOptions:
     )
 
 
-class SceneView(QWidget):
+class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
     """Paints :class:`SceneCanvas` at the clock's position (on the GUI thread)."""
 
     def __init__(self, clock: PlaybackClock, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._clock = clock
-        self._canvas: SceneCanvas | GeometryCanvas | None = None
+        super().__init__(clock, parent, minimum=QSize(240, 200))
         self._options = ViewOptions()
         self._painted_s: float | None = None
-        self.setMinimumSize(240, 200)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        clock.position_changed.connect(self._on_clock_position_changed)
-
-    @property
-    def canvas(self) -> SceneCanvas | GeometryCanvas | None:
-        """The canvas drawn (None without a recording)."""
-        return self._canvas
 
     @property
     def painted_s(self) -> float | None:
@@ -71,21 +61,6 @@ class SceneView(QWidget):
         """Return the preferred size (Qt override)."""
         return QSize(560, 480)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        """Paint the scene at the clock's position (Qt override)."""
-        del event
-        painter = QPainter(self)
-        try:
-            rect = QRectF(self.rect())
-            if self._canvas is None:
-                painter.fillRect(rect, self.palette().window())
-                return
-            position_s = self._clock.position_s
-            self._canvas.paint(painter, rect, position_s)
-            self._painted_s = position_s
-        finally:
-            painter.end()
-
-    def _on_clock_position_changed(self, play_time_s: float) -> None:
-        del play_time_s
-        self.update()
+    def _painted(self, play_time_s: float | None) -> None:
+        if play_time_s is not None:
+            self._painted_s = play_time_s

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -43,41 +45,30 @@ class TransportBar(QWidget):
         super().__init__(parent)
         self._clock = clock
         self._timeline: Timeline | None = None
-        style = self.style()
         pixmap = QStyle.StandardPixmap
         self.start_button = self._button(
-            style.standardIcon(pixmap.SP_MediaSkipBackward),
-            "Back to start (R / Home)",
-            clock.to_start,
+            pixmap.SP_MediaSkipBackward, "Back to start (R / Home)", clock.to_start
         )
         self.step_back_button = self._button(
-            style.standardIcon(pixmap.SP_MediaSeekBackward),
+            pixmap.SP_MediaSeekBackward,
             "Previous frame (← / B)",
             lambda: clock.step(-1),
         )
         self.play_button = self._button(
-            style.standardIcon(pixmap.SP_MediaPlay), "Play (Space)", clock.toggle
+            pixmap.SP_MediaPlay, "Play (Space)", clock.toggle
         )
         self.play_button.setCheckable(True)
         self.step_forward_button = self._button(
-            style.standardIcon(pixmap.SP_MediaSeekForward),
-            "Next frame (→ / F)",
-            lambda: clock.step(1),
+            pixmap.SP_MediaSeekForward, "Next frame (→ / F)", lambda: clock.step(1)
         )
         self.end_button = self._button(
-            style.standardIcon(pixmap.SP_MediaSkipForward),
-            "Last frame (End)",
-            clock.to_end,
+            pixmap.SP_MediaSkipForward, "Last frame (End)", clock.to_end
         )
         self.previous_file_button = self._button(
-            style.standardIcon(pixmap.SP_ArrowUp),
-            "Previous file (P)",
-            self.previous_file_requested.emit,
+            pixmap.SP_ArrowUp, "Previous file (P)", self.previous_file_requested.emit
         )
         self.next_file_button = self._button(
-            style.standardIcon(pixmap.SP_ArrowDown),
-            "Next file (N)",
-            self.next_file_requested.emit,
+            pixmap.SP_ArrowDown, "Next file (N)", self.next_file_requested.emit
         )
         self.readout = QLabel()
         self.readout.setObjectName("transport_readout")
@@ -94,9 +85,14 @@ class TransportBar(QWidget):
         clock.position_changed.connect(self._on_clock_position_changed)
         self._on_clock_playing_changed(clock.playing)
 
-    def _button(self, icon: object, tip: str, slot: object) -> QToolButton:
+    def _icon(self, pixmap: QStyle.StandardPixmap) -> QIcon:
+        return self.style().standardIcon(pixmap)
+
+    def _button(
+        self, pixmap: QStyle.StandardPixmap, tip: str, slot: Callable[[], object]
+    ) -> QToolButton:
         button = QToolButton(self)
-        button.setIcon(icon)  # type: ignore[arg-type]
+        button.setIcon(self._icon(pixmap))
         button.setIconSize(QSize(20, 20))
         button.setToolTip(tip)
         button.setAutoRaise(True)
@@ -135,7 +131,7 @@ class TransportBar(QWidget):
     def _on_clock_playing_changed(self, playing: bool) -> None:
         pixmap = QStyle.StandardPixmap
         icon = pixmap.SP_MediaPause if playing else pixmap.SP_MediaPlay
-        self.play_button.setIcon(self.style().standardIcon(icon))
+        self.play_button.setIcon(self._icon(icon))
         self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
         self.play_button.setChecked(playing)
         self.step_back_button.setEnabled(not playing)

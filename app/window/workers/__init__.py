@@ -4,8 +4,10 @@ Every short job is a ``QRunnable`` carrying a small ``QObject`` of signals;
 who starts it passes a :data:`Runner` (the global pool in the window, or
 :func:`run_inline` in tests), so the same code runs threaded or synchronous.
 Long jobs with progress and Cancel (export, replay, comparison) derive from
-:class:`BackgroundJob` and run on a :class:`JobThread`. Every job turns an
-exception into its message with :func:`error_message`.
+:class:`BackgroundJob` and run on a :class:`JobThread`, each started and
+reported by a :class:`~app.window.job_controller.JobController`
+(import it from its module). Every job turns an exception into its message
+with :func:`error_message`.
 """
 
 from __future__ import annotations

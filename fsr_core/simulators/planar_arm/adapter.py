@@ -16,7 +16,7 @@ resets make.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
 from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
+    DemoProgress,
     RecordedRun,
     ReplayMode,
     ReplayResult,
@@ -107,16 +108,11 @@ class PlanarArmAdapter(ReplayCallAdapter, SimulatorDefaults):
         """Return the names of the demo takes."""
         return DEMO_NAMES
 
-    def write_demos(
-        self,
-        folder: Path,
-        *,
-        names: Sequence[str] | None = None,
-        progress: Callable[[str], None] | None = None,
+    def record_demos(
+        self, folder: Path, names: tuple[str, ...], progress: DemoProgress | None
     ) -> tuple[WrittenDemo, ...]:
         """Record the demo takes (each with its scenario TOML) into ``folder``."""
-        wanted = DEMO_NAMES if names is None else tuple(names)
-        files = write_demos(folder, names=wanted, progress=progress)
+        files = write_demos(folder, names=names, progress=progress)
         return tuple(
             WrittenDemo(item.recording, item.scenario, item.result is not None)
             for item in files

@@ -55,7 +55,9 @@ does not match the arm.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import numpy.typing as npt
 
@@ -65,7 +67,7 @@ from fsr_core.simulators.planar_arm.dynamics import forward_dynamics
 from fsr_core.simulators.planar_arm.kinematics import as_joint_vector
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState
 
-__all__ = ["StepResult", "rk4_step", "step"]
+__all__ = ["StepResult", "Stepper", "rk4_step", "step"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,22 +130,27 @@ def _apply_limits(model: ArmModel, q: FloatArray, dq: FloatArray) -> tuple[int, 
     return tuple(limited)
 
 
-def step(
-    model: ArmModel,
-    state: ArmState,
-    tau: npt.ArrayLike,
-    dt_s: float,
-    tip_force: npt.ArrayLike | None = None,
-) -> StepResult:
-    """Advance ``state`` by one semi-implicit Euler step (parameters above).
+@dataclass(frozen=True)
+class _StepInputs:
+    """The checked arguments of one step (see the module docstring)."""
+
+    model: ArmModel
+    state: ArmState
+    torques: FloatArray
+    dt_s: float
+    tip_force: npt.ArrayLike | None
+
+
+def _semi_implicit_euler(step: _StepInputs) -> StepResult:
+    """Advance the state by one semi-implicit Euler step.
 
     Returns
     -------
     StepResult
         The acceleration and friction torque used, and the joints clamped.
     """
-    torques = _check_inputs(model, state, tau, dt_s)
-    qdd = forward_dynamics(model, state.q, state.dq, torques, tip_force)
+    model, state, dt_s = step.model, step.state, step.dt_s
+    qdd = forward_dynamics(model, state.q, state.dq, step.torques, step.tip_force)
     friction = -model.friction_nms_per_rad * state.dq
     dq = state.dq + qdd * dt_s
     q = state.q + dq * dt_s
@@ -152,14 +159,8 @@ def step(
     return StepResult(_frozen(qdd), _frozen(friction), limited)
 
 
-def rk4_step(
-    model: ArmModel,
-    state: ArmState,
-    tau: npt.ArrayLike,
-    dt_s: float,
-    tip_force: npt.ArrayLike | None = None,
-) -> StepResult:
-    """Advance ``state`` by one classic fourth-order Runge-Kutta step (no limits).
+def _runge_kutta_4(step: _StepInputs) -> StepResult:
+    """Advance the state by one classic fourth-order Runge-Kutta step (no limits).
 
     Returns
     -------
@@ -167,18 +168,60 @@ def rk4_step(
         The acceleration and friction torque at the start of the step;
         ``limited`` is always empty.
     """
-    torques = _check_inputs(model, state, tau, dt_s)
+    model, state, dt_s = step.model, step.state, step.dt_s
+
+    def accel(q: FloatArray, v: FloatArray) -> FloatArray:
+        return forward_dynamics(model, q, v, step.torques, step.tip_force)
+
     q0, v0 = state.q, state.dq
     half = 0.5 * dt_s
-    a1 = forward_dynamics(model, q0, v0, torques, tip_force)
+    a1 = accel(q0, v0)
     v2 = v0 + half * a1
-    a2 = forward_dynamics(model, q0 + half * v0, v2, torques, tip_force)
+    a2 = accel(q0 + half * v0, v2)
     v3 = v0 + half * a2
-    a3 = forward_dynamics(model, q0 + half * v2, v3, torques, tip_force)
+    a3 = accel(q0 + half * v2, v3)
     v4 = v0 + dt_s * a3
-    a4 = forward_dynamics(model, q0 + dt_s * v3, v4, torques, tip_force)
+    a4 = accel(q0 + dt_s * v3, v4)
     sixth = dt_s / 6.0
     state.q = q0 + sixth * (v0 + 2.0 * v2 + 2.0 * v3 + v4)
     state.dq = v0 + sixth * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
     friction = -model.friction_nms_per_rad * v0
     return StepResult(_frozen(a1), _frozen(friction), ())
+
+
+@dataclass(frozen=True)
+class Stepper:
+    """One integration method behind the stepper signature of the module docstring.
+
+    Parameters
+    ----------
+    method
+        Advances the state for checked inputs and says what the step used.
+    """
+
+    method: Callable[[_StepInputs], StepResult]
+
+    def __call__(
+        self,
+        model: ArmModel,
+        state: ArmState,
+        tau: npt.ArrayLike,
+        dt_s: float,
+        tip_force: npt.ArrayLike | None = None,
+    ) -> StepResult:
+        """Check the arguments and advance ``state`` by one step of the method.
+
+        Raises
+        ------
+        SchemaError
+            ``dt_s`` is not positive, or a shape does not match the arm.
+        """
+        torques = _check_inputs(model, state, tau, dt_s)
+        return self.method(_StepInputs(model, state, torques, dt_s, tip_force))
+
+
+step: Final = Stepper(_semi_implicit_euler)
+"""Semi-implicit Euler, the simulator's default method (module docstring)."""
+
+rk4_step: Final = Stepper(_runge_kutta_4)
+"""Classic fourth-order Runge-Kutta, without joint limits (module docstring)."""

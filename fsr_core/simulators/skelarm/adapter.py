@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, ReplayError
+from fsr_core.logs.skelarm.convert import SIMULATOR_NAME
+from fsr_core.logs.skelarm.converted import is_converted_log
 from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
     RecordedRun,
@@ -39,8 +41,6 @@ from fsr_core.simulators.skelarm.replay import (
 )
 from fsr_core.simulators.skelarm.reproducibility import Reproducibility
 from fsr_core.simulators.skelarm.scenario_run import run_scenario
-from fsr_core.sources.skelarm.convert import SIMULATOR_NAME
-from fsr_core.sources.skelarm.converted import is_converted_log
 
 __all__ = ["LOG_SOURCE", "SkelarmAdapter"]
 
@@ -114,6 +114,10 @@ class SkelarmAdapter(ReplayCallAdapter, SimulatorDefaults):
     def source_kinds(self) -> frozenset[str]:
         """Return the skelarm log's kind: a log opened in the player re-runs here."""
         return frozenset({LOG_SOURCE})
+
+    def replay_suffix(self, source_kind: str) -> str:
+        """Re-run a log into a new log (skelarm's own writer), never into FSR."""
+        return ".sklog.npz" if source_kind == LOG_SOURCE else ".fsr"
 
     def recording_profile(self) -> RecordingProfile:
         """Open a converted log as the log opens."""

@@ -1,6 +1,6 @@
 """How an FSR file converted from a skelarm log opens: exactly as the log does.
 
-The log the file holds (:func:`~fsr_core.sources.skelarm.converted.read_converted`)
+The log the file holds (:func:`~fsr_core.logs.skelarm.converted.read_converted`)
 is built into a model by the same code as a ``.sklog.npz`` log, so channels,
 overlays, markers and readouts are the same. What belongs to the FSR file
 (integrity, footer provenance, inspection report, run name) comes from the
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fsr_core.format.report import inspection_report
+from fsr_core.logs.skelarm.converted import read_converted
+from fsr_core.logs.skelarm.model import build_model
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.profile import FsrOpening
-from fsr_core.sources.skelarm.converted import read_converted
-from fsr_core.sources.skelarm.model import build_model
 
 __all__ = ["ConvertedLogProfile"]
 

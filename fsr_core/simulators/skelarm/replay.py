@@ -34,6 +34,9 @@ from fsr_core.errors import (
     WriteFailedError,
 )
 from fsr_core.format.reader import FsrReader
+from fsr_core.logs.skelarm.convert import SIMULATOR_NAME, file_sha256
+from fsr_core.logs.skelarm.converted import is_converted_log, read_converted
+from fsr_core.logs.skelarm.log import CheckedLog, check_log
 from fsr_core.simulation.output import check_output
 from fsr_core.simulation.protocol import (
     CancelToken,
@@ -49,9 +52,6 @@ from fsr_core.simulators.skelarm.reproducibility import (
     plan_resimulation,
 )
 from fsr_core.simulators.skelarm.runner import ChildOutcome, run_child, write_request
-from fsr_core.sources.skelarm.convert import SIMULATOR_NAME, file_sha256
-from fsr_core.sources.skelarm.converted import is_converted_log, read_converted
-from fsr_core.sources.skelarm.log import CheckedLog, check_log
 
 __all__ = ["is_skelarm_source", "plan_for", "publish", "read_source", "resimulate_log"]
 

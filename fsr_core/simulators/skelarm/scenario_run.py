@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from fsr_core.errors import AdapterUnavailableError, ReplayError, TargetExistsError
+from fsr_core.logs.skelarm.log import check_log
 from fsr_core.simulators.skelarm.availability import unavailable_reason
 from fsr_core.simulators.skelarm.replay import publish
 from fsr_core.simulators.skelarm.runner import run_child, write_request
-from fsr_core.sources.skelarm.log import check_log
 
 __all__ = ["run_scenario"]
 

@@ -3,8 +3,8 @@
 A skelarm log is ``np.savez_compressed`` output, so it starts with a zip local
 file header whose member name ends in ``.npy``; that is what :meth:`sniff`
 checks (an empty zip is claimed too, so the log reader says what it is). The
-model is :func:`~fsr_core.sources.skelarm.model.load_skelarm`'s and the
-conversion :func:`~fsr_core.sources.skelarm.convert.convert_log`'s.
+model is :func:`~fsr_core.logs.skelarm.model.load_skelarm`'s and the
+conversion :func:`~fsr_core.logs.skelarm.convert.convert_log`'s.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class SkelarmSource:
 
     def open(self, path: Path) -> RecordingModel:
         """Build the recording model of the log."""
-        from fsr_core.sources.skelarm.model import load_skelarm
+        from fsr_core.logs.skelarm.model import load_skelarm
 
         return load_skelarm(path)
 
@@ -94,8 +94,8 @@ class SkelarmSource:
     def to_fsr(
         self, path: Path, output: Path, *, overwrite: bool = False
     ) -> FsrConversion:
-        """Write the log as FSR (see :mod:`fsr_core.sources.skelarm.convert`)."""
-        from fsr_core.sources.skelarm.convert import convert_log
+        """Write the log as FSR (see :mod:`fsr_core.logs.skelarm.convert`)."""
+        from fsr_core.logs.skelarm.convert import convert_log
 
         result = convert_log(path, output, overwrite=overwrite)
         published = result.published

@@ -30,15 +30,16 @@ import hashlib
 import io
 import os
 import signal
+import tracemalloc
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from fsr_core.errors import FsrError
+from fsr_core.errors import FormatError, FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.media import RGBFrame
 
@@ -110,6 +111,7 @@ def _classify(exc: BaseException, stage: str) -> Outcome:
 
 
 Target = bytes | str | os.PathLike[str]
+T = TypeVar("T")
 
 
 def _open(target: Target, open_kwargs: dict[str, Any]) -> FsrReader:
@@ -486,3 +488,29 @@ def expect_clean_read(target: Target, **open_kwargs: Any) -> FullRead:
     result = full_read(target, **open_kwargs)
     assert result.outcome.kind == "ok", result.outcome
     return result
+
+
+def expect_junk_after_trailer(target: Target, valid_bytes: bytes, junk: int) -> None:
+    """Assert that ``target``, ``valid_bytes`` and then ``junk`` bytes, is refused.
+
+    Strictly it is ``FormatError('N bytes after the trailer')``; salvage keeps
+    every record of ``valid_bytes``.
+    """
+    error = expect_open_error(target, FormatError)
+    salvage = expect_clean_read(target, recover=True)
+
+    assert error.reason == f"{junk} bytes after the trailer"
+    assert (error.section, error.offset) == ("trailer", len(valid_bytes))
+    assert salvage.recovered is True
+    assert salvage.record_count == expect_clean_read(valid_bytes).record_count
+
+
+def traced_peak(call: Callable[[], T]) -> tuple[T, int]:
+    """Return what ``call()`` returns and the peak bytes Python allocated meanwhile."""
+    tracemalloc.start()
+    try:
+        result = call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak

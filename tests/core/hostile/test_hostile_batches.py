@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-import tracemalloc
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from hostile_harness import (
     expect_clean_read,
     expect_open_error,
     expect_read_errors,
+    traced_peak,
 )
 from hostile_surgery import FsrFile, canonical
 
@@ -90,12 +90,7 @@ def test_batch_declaring_a_huge_body_past_the_end_is_never_allocated(
     data = model.build()[:cut]
 
     error = expect_open_error(data, TruncatedFileError)
-    tracemalloc.start()
-    try:
-        salvage = _salvage_keeps(data, BATCH)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    salvage, peak = traced_peak(lambda: _salvage_keeps(data, BATCH))
 
     assert error.section == "trailer"
     assert (
@@ -224,12 +219,7 @@ def _render_read(
     data = render_recording(
         tmp_path / "render.fsr", [good, (payload, raw_length), good]
     )
-    tracemalloc.start()
-    try:
-        problems = expect_read_errors(data, error)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    problems, peak = traced_peak(lambda: expect_read_errors(data, error))
     assert [(p.stream, p.record) for p in problems] == [("render.state", 1)]
     return problems[0], peak
 

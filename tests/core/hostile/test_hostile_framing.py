@@ -17,7 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile_harness import expect_clean_read, expect_open_error
+from hostile_harness import (
+    expect_clean_read,
+    expect_junk_after_trailer,
+    expect_open_error,
+)
 from hostile_surgery import FsrFile, encode_header
 from mcap.writer import Writer as McapWriter
 from PIL import Image
@@ -289,15 +293,7 @@ def test_misplaced_footer_offset_is_refused_strictly_and_ignored_in_salvage(
 @pytest.mark.parametrize("junk", [b"\x00", b"garbage" * 100, bytes(FOOTER_HEADER_SIZE)])
 def test_bytes_after_the_trailer_are_counted(valid_bytes: bytes, junk: bytes) -> None:
     """#19: junk is ``FormatError('N bytes after the trailer')``; salvage keeps all."""
-    data = valid_bytes + junk
-
-    error = expect_open_error(data, FormatError)
-    salvage = expect_clean_read(data, recover=True)
-
-    assert error.reason == f"{len(junk)} bytes after the trailer"
-    assert (error.section, error.offset) == ("trailer", len(valid_bytes))
-    assert salvage.recovered is True
-    assert salvage.record_count == expect_clean_read(valid_bytes).record_count
+    expect_junk_after_trailer(valid_bytes + junk, valid_bytes, len(junk))
 
 
 def test_two_concatenated_recordings_are_never_merged(

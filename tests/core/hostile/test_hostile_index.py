@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -54,6 +55,14 @@ def _directory_with(model: FsrFile, row: int, **fields: int) -> np.ndarray:
     for name, value in fields.items():
         directory[name][row] = value
     return directory
+
+
+def _batch_refused(model: FsrFile, error: type[FsrError], **fields: Any) -> FsrError:
+    """Edit batch ``BATCH``'s header (CRC fixed); opening fails on that batch."""
+    model.edit_batch_header(BATCH, **fields)
+    found = expect_open_error(model.build(), error)
+    assert (found.section, found.record) == ("batch", BATCH)
+    return found
 
 
 def test_directory_offset_past_the_end_is_refused(model: FsrFile) -> None:
@@ -232,11 +241,10 @@ def test_strong_digest_table_crc_mismatch_is_refused(
 ) -> None:
     """#67: one batch's digest table does not match its CRC."""
     model = FsrFile.parse(sweep_fixtures["strong"])
-    model.edit_batch_header(BATCH, digests_crc=model.view(BATCH).header.digests_crc ^ 1)
+    wrong = model.view(BATCH).header.digests_crc ^ 1
 
-    error = expect_open_error(model.build(), CorruptRecordError)
+    error = _batch_refused(model, CorruptRecordError, digests_crc=wrong)
 
-    assert (error.section, error.record) == ("batch", BATCH)
     assert "digest table" in error.reason
 
 
@@ -267,11 +275,9 @@ def test_fast_batch_without_its_body_digest_is_refused(
 ) -> None:
     """#72: ``fast`` requires a SHA-256 per batch; a zero digest is "missing"."""
     model = FsrFile.parse(sweep_fixtures["fast"])
-    model.edit_batch_header(BATCH, body_sha256=bytes(DIGEST_SIZE))
 
-    error = expect_open_error(model.build(), SchemaError)
+    error = _batch_refused(model, SchemaError, body_sha256=bytes(DIGEST_SIZE))
 
-    assert (error.section, error.record) == ("batch", BATCH)
     assert "fast profile but the batch carries no body digest" in error.reason
 
 
@@ -296,11 +302,8 @@ def test_body_digest_outside_the_fast_profile_is_refused(
 ) -> None:
     """#72 reversed: a digest where the profile says there is none is not ignored."""
     model = FsrFile.parse(sweep_fixtures[profile])
-    model.edit_batch_header(BATCH, body_sha256=b"\x01" * DIGEST_SIZE)
 
-    error = expect_open_error(model.build(), SchemaError)
-
-    assert (error.section, error.record) == ("batch", BATCH)
+    _batch_refused(model, SchemaError, body_sha256=b"\x01" * DIGEST_SIZE)
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,20 @@ def _stream(document: dict[str, Any], name: str) -> dict[str, Any]:
     return next(s for s in document["streams"] if s["name"] == name)
 
 
+def _set_field(
+    model: FsrFile, field: str, value: Any, *, stream: str | None = None
+) -> dict[str, Any]:
+    """Set ``field`` of the metadata document, or of ``stream``'s entry in it.
+
+    Returns the object changed (the document or the stream's entry).
+    """
+    document = model.document
+    target = document if stream is None else _stream(document, stream)
+    target[field] = value
+    model.set_document(document)
+    return target
+
+
 JOINTS = "observations.robot.joints"
 
 
@@ -187,10 +201,7 @@ def test_wrong_types_in_the_stream_table_name_the_stream(
     model: FsrFile, field: str, value: Any
 ) -> None:
     """#33: a count as a string, a negative size, a float or ``true`` for an int, ..."""
-    document = model.document
-    stream = _stream(document, JOINTS)
-    stream[field] = value
-    model.set_document(document)
+    stream = _set_field(model, field, value, stream=JOINTS)
 
     error = _metadata_error(model, SchemaError)
 
@@ -211,9 +222,7 @@ def test_wrong_document_fields_are_schema_errors(
     model: FsrFile, field: str, value: Any
 ) -> None:
     """#33: the top-level fields have fixed types and values."""
-    document = model.document
-    document[field] = value
-    model.set_document(document)
+    _set_field(model, field, value)
 
     _metadata_error(model, SchemaError)
 
@@ -279,9 +288,7 @@ def test_unsupported_digest_algorithm_is_refused(
     model: FsrFile, algorithm: str
 ) -> None:
     """#70: ``md5``, ``sha1``, ``none`` or unknown: never a silent downgrade."""
-    document = model.document
-    document["digest"] = algorithm
-    model.set_document(document)
+    _set_field(model, "digest", algorithm)
 
     error = _metadata_error(model, SchemaError)
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
+from fsr_core.logs.skelarm.kinematics import tip_points
+from fsr_core.logs.skelarm.meta import number
 from fsr_core.recording import PlanarKinematics, TaskOverlay
-from fsr_core.sources.skelarm.kinematics import tip_points
-from fsr_core.sources.skelarm.meta import number
 
 __all__ = ["CURVE_SAMPLES", "SUPPORTED_CURVES", "follow_active", "task_overlay"]
 

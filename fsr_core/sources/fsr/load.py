@@ -32,9 +32,9 @@ from fsr_core.recording import (
 )
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
-from fsr_core.sources.fsr_geometry import load_geometry
-from fsr_core.sources.fsr_joints import contract_joint_channel
-from fsr_core.sources.fsr_tail import lost_tail_markers, recovered_copy_reason
+from fsr_core.sources.fsr.geometry import load_geometry
+from fsr_core.sources.fsr.joints import contract_joint_channel
+from fsr_core.sources.fsr.tail import lost_tail_markers, recovered_copy_reason
 
 __all__ = ["load_fsr"]
 

@@ -20,7 +20,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
 from fsr_core.recording import Integrity
-from fsr_core.sources.fsr_tail import recovered_copy_reason
+from fsr_core.sources.fsr.tail import recovered_copy_reason
 
 __all__ = ["FSR_DESCRIPTION", "inspect_fsr"]
 

@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 
 from fsr_core.arrays import FloatArray
+from fsr_core.logs.skelarm.kinematics import skeleton_kinematics
+from fsr_core.logs.skelarm.log import CheckedLog, check_log
+from fsr_core.logs.skelarm.overlays import follow_active, task_overlay
 from fsr_core.recording import (
     Channel,
     Integrity,
@@ -24,9 +27,6 @@ from fsr_core.recording import (
     TaskOverlay,
     Timeline,
 )
-from fsr_core.sources.skelarm.kinematics import skeleton_kinematics
-from fsr_core.sources.skelarm.log import CheckedLog, check_log
-from fsr_core.sources.skelarm.overlays import follow_active, task_overlay
 
 __all__ = ["DERIVED_CHANNELS", "GUI_PRODUCER", "build_model", "load_skelarm"]
 

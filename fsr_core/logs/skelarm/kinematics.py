@@ -17,8 +17,8 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
+from fsr_core.logs.skelarm.meta import number
 from fsr_core.recording import PlanarKinematics
-from fsr_core.sources.skelarm.meta import number
 
 __all__ = ["skeleton_kinematics", "tip_points"]
 

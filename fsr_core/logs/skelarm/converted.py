@@ -1,8 +1,8 @@
 """Read back the skelarm log an FSR file converted from one holds.
 
-:mod:`fsr_core.sources.skelarm.convert` keeps the log's ``__meta__`` TOML
+:mod:`fsr_core.logs.skelarm.convert` keeps the log's ``__meta__`` TOML
 verbatim in the metadata and each channel in a ``skelarm.<name>`` stream; this
-module reads them back into a :class:`~fsr_core.sources.skelarm.log.CheckedLog`,
+module reads them back into a :class:`~fsr_core.logs.skelarm.log.CheckedLog`,
 so the skelarm simulator opens such a file as the log opens (its recording
 profile) and re-runs it as it re-runs the log.
 """
@@ -17,9 +17,9 @@ import numpy as np
 
 from fsr_core.errors import SchemaError
 from fsr_core.format.reader import FsrReader
-from fsr_core.sources.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
-from fsr_core.sources.skelarm.log import CheckedLog, check_arrays
-from fsr_core.sources.skelarm.meta import parse_meta_text
+from fsr_core.logs.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
+from fsr_core.logs.skelarm.log import CheckedLog, check_arrays
+from fsr_core.logs.skelarm.meta import parse_meta_text
 
 __all__ = ["is_converted_log", "read_converted"]
 

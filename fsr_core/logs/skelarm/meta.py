@@ -14,7 +14,7 @@ from typing import Any
 import numpy.typing as npt
 
 from fsr_core.errors import LimitExceededError, SchemaError, UnsupportedVersionError
-from fsr_core.sources.skelarm.archive import META_MEMBER
+from fsr_core.logs.skelarm.archive import META_MEMBER
 
 __all__ = [
     "MAX_META_DEPTH",

@@ -14,8 +14,8 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
-from fsr_core.sources.skelarm.archive import META_MEMBER, read_file
-from fsr_core.sources.skelarm.meta import parse_meta
+from fsr_core.logs.skelarm.archive import META_MEMBER, read_file
+from fsr_core.logs.skelarm.meta import parse_meta
 
 __all__ = ["CheckedLog", "check_log"]
 

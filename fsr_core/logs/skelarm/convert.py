@@ -14,7 +14,7 @@ Layout of the FSR file (simulator ``skelarm`` in ``simulation_contract``):
   length, mass, inertia, centre of mass, joint limits), ``config`` (the
   embedded ``extra.source_config``), ``skelarm_run`` (``extra.run``) and
   ``skelarm.meta_toml``, the log's ``__meta__`` TOML verbatim, which is what
-  :mod:`fsr_core.sources.skelarm.converted` reads back so the FSR opens exactly
+  :mod:`fsr_core.logs.skelarm.converted` reads back so the FSR opens exactly
   as the log does.
 - Footer provenance: the source file's name and SHA-256, the mode
   (``convert`` unless the caller says otherwise) and skelarm's own
@@ -45,8 +45,8 @@ from fsr_core.format.catalog import (
 )
 from fsr_core.format.streams import StreamKind, StreamSpec, check_stream_name
 from fsr_core.format.writer import FsrWriter, PublishResult
-from fsr_core.sources.skelarm.log import CheckedLog, check_log
-from fsr_core.sources.skelarm.model import build_model
+from fsr_core.logs.skelarm.log import CheckedLog, check_log
+from fsr_core.logs.skelarm.model import build_model
 
 __all__ = [
     "CHANNEL_PREFIX",
