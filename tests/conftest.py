@@ -36,15 +36,12 @@ def _synthetic(path: Path, run: SyntheticRun) -> Path:
 
 
 @pytest.fixture
-def small_run() -> SyntheticRun:
-    """Return the shape of ``small_recording``: 16 ticks, 2 generations, PNG."""
-    return _SMALL_RUN
+def small_recording(tmp_path: Path) -> Path:
+    """Write a sealed synthetic recording with many small batches (about 60 KiB).
 
-
-@pytest.fixture
-def small_recording(tmp_path: Path, small_run: SyntheticRun) -> Path:
-    """Write a sealed synthetic recording with many small batches (about 60 KiB)."""
-    return _synthetic(tmp_path / "small.fsr", small_run)
+    Its shape is ``_SMALL_RUN``: 16 ticks, 2 generations, PNG camera frames.
+    """
+    return _synthetic(tmp_path / "small.fsr", _SMALL_RUN)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from demo_recordings import record_demo_take
 
 from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import (
@@ -17,10 +18,7 @@ from app.canvas.camera_canvas import (
     CameraOptions,
 )
 from fsr_core.recording import CameraTrack, RecordingModel
-from fsr_core.simulators.planar_arm.demos import _take_documents
-from fsr_core.simulators.planar_arm.recorder import record_run
 from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TIP_COLOR
-from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
@@ -30,21 +28,26 @@ ZOOM_S = 0.2
 Pixels = npt.NDArray[np.uint8]
 
 
-@pytest.fixture(scope="module")
-def take(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """0.6 s of the reset take: 160x120 png cameras, zoom at 0.2 s, reset at 0.35 s."""
-    document = _take_documents()["06_reset_and_recalibration"]
-    document["duration_s"] = 0.6
-    document["resets"] = [{"after_s": 0.35, "q_rad": [-1.0, 0.9, 0.2]}]
-    document["pushes"] = []
+def _small_png_cameras(document: dict[str, Any]) -> None:
+    """Make every camera WIDTH x HEIGHT, lossless, its zoom at ZOOM_S."""
     for camera in document["cameras"]:
         camera["width"], camera["height"] = WIDTH, HEIGHT
         camera["codec"] = "png"
         for change in camera.get("calibration_changes", []):
             change["time_s"] = ZOOM_S
-    path = tmp_path_factory.mktemp("camera") / "reset.fsr"
-    record_run(Scenario.from_json(document), path)
-    return path
+
+
+@pytest.fixture(scope="module")
+def take(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """0.6 s of the reset take: 160x120 png cameras, zoom at 0.2 s, reset at 0.35 s."""
+    return record_demo_take(
+        tmp_path_factory.mktemp("camera") / "reset.fsr",
+        "06_reset_and_recalibration",
+        _small_png_cameras,
+        duration_s=0.6,
+        resets=[{"after_s": 0.35, "q_rad": [-1.0, 0.9, 0.2]}],
+        pushes=[],
+    )
 
 
 @pytest.fixture

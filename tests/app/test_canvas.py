@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from demo_recordings import record_demo_take
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
@@ -16,9 +17,7 @@ from app.canvas import ReadoutPanel, SceneCanvas, SceneOptions, qimage_to_rgb
 from app.canvas.scene_canvas import COM_COLOR, REFERENCE_COLOR, TIP_COLOR
 from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, FORCE_COLOR
 from fsr_core.recording import RecordingModel
-from fsr_core.simulators.planar_arm.demos import _take_documents
-from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.simulators.planar_arm.scenario import Scenario
+from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from fsr_core.sources import open_recording
 from tests.app.conftest import record_short_take
 
@@ -305,10 +304,13 @@ def test_qimage_to_rgb_drops_row_padding(width: int, qapp: Any) -> None:
 @pytest.fixture(scope="module")
 def two_task_model(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> Any:
     """Return a reference-tracking take reset at 0.25 s, its second path moved."""
-    document = _take_documents()["04_reference_tracking"]
-    document.update(duration_s=0.5, cameras=[], resets=[{"after_s": 0.25}])
-    path = tmp_path_factory.mktemp("reset") / "reset.fsr"
-    record_run(Scenario.from_json(document), path)
+    path = record_demo_take(
+        tmp_path_factory.mktemp("reset") / "reset.fsr",
+        "04_reference_tracking",
+        duration_s=0.5,
+        cameras=[],
+        resets=[{"after_s": 0.25}],
+    )
     model = open_recording(path)
     first, second = sorted(model.overlays)
     shifted = tuple((x + 0.15, y - 0.1) for x, y in model.overlays[first].reference_xy)

@@ -8,8 +8,6 @@ import errno
 import math
 import os
 import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from fractions import Fraction
@@ -19,7 +17,10 @@ from typing import Any
 import av
 import numpy as np
 import pytest
+from demo_recordings import record_demo_take
+from occupied_targets import refused_target
 from PySide6.QtGui import QImage
+from python_probe import run_python
 
 from app.cli import main
 from app.headless.export import (
@@ -36,9 +37,6 @@ from app.headless.export import (
 from app.headless.export.atomic import partial_name
 from fsr_core.errors import TargetExistsError, WriteFailedError
 from fsr_core.recording import Channel, RecordingModel
-from fsr_core.simulators.planar_arm.demos import _take_documents
-from fsr_core.simulators.planar_arm.recorder import record_run
-from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
@@ -47,12 +45,12 @@ pytestmark = pytest.mark.gui
 @pytest.fixture(scope="module")
 def reach_take(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Record the demo reach take, shortened to 0.5 s and without cameras."""
-    document = _take_documents()["01_reach"]
-    document["duration_s"] = 0.5
-    document["cameras"] = []
-    path = tmp_path_factory.mktemp("take") / "reach.fsr"
-    record_run(Scenario.from_json(document), path)
-    return path
+    return record_demo_take(
+        tmp_path_factory.mktemp("take") / "reach.fsr",
+        "01_reach",
+        duration_s=0.5,
+        cameras=[],
+    )
 
 
 @pytest.fixture
@@ -214,10 +212,10 @@ def test_output_appears_only_when_complete(
 def test_existing_target_is_never_overwritten_and_the_flag_is_named(
     reach_model: RecordingModel, tmp_path: Path, name: str, message: str
 ) -> None:
-    out = _occupied(tmp_path / name, b"keep me")
-    with pytest.raises(TargetExistsError, match=message):
+    with refused_target(
+        tmp_path / name, TargetExistsError, match=message, content=b"keep me"
+    ) as out:
         export_video(reach_model, out)
-    assert out.read_bytes() == b"keep me"
     assert _leftovers(tmp_path) == []
 
 
@@ -400,14 +398,7 @@ def test_cli_export_runs_headless_without_qt_platform_set(
         if key not in {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}
     }
     out = tmp_path / "reach.gif"
-    done = subprocess.run(
-        [sys.executable, "-m", "app", str(reach_take), "--export", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(["-m", "app", str(reach_take), "--export", str(out)], env=env)
     assert done.returncode == 0, done.stderr
     frames, _ = _decode(out)
     assert len(frames) == frame_count(
@@ -545,12 +536,10 @@ def test_overwrite_replaces_the_existing_file_atomically(
 def test_cancelled_overwrite_keeps_the_old_file(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    out = _occupied(tmp_path / "reach.gif")
-    with pytest.raises(ExportCancelled):
+    with refused_target(tmp_path / "reach.gif", ExportCancelled) as out:
         export_video(
             reach_model, out, size=(96, 96), overwrite=True, cancelled=lambda: True
         )
-    assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reach.gif"]
 
 
@@ -638,10 +627,8 @@ def test_still_is_the_video_frame_drawn_with_the_same_options(
 def test_still_never_overwrites_unless_asked(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    out = _occupied(tmp_path / "still.png")
-    with pytest.raises(TargetExistsError):
+    with refused_target(tmp_path / "still.png", TargetExistsError) as out:
         export_frame(reach_model, 0.0, out, size=(64, 64))
-    assert out.read_bytes() == b"old"
     export_frame(reach_model, 0.0, out, size=(64, 64), overwrite=True)
     assert _read_png(out).shape == (64, 64, 3)
 
@@ -835,11 +822,9 @@ def test_cancel_stops_the_worker_and_leaves_nothing(
 @pytest.fixture(scope="module")
 def camera_take(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Record the demo reach take, shortened to 0.5 s, with its cameras."""
-    document = _take_documents()["01_reach"]
-    document["duration_s"] = 0.5
-    path = tmp_path_factory.mktemp("cameras") / "reach_cam.fsr"
-    record_run(Scenario.from_json(document), path)
-    return path
+    return record_demo_take(
+        tmp_path_factory.mktemp("cameras") / "reach_cam.fsr", "01_reach", duration_s=0.5
+    )
 
 
 @pytest.mark.parametrize(

@@ -263,12 +263,19 @@ def test_zooming_with_the_wheel_redraws_the_view_in_finer_detail(
     assert x_max - inside[-1] < 2 * _seconds_per_pixel(plots)
 
 
+def _show_zoomed_to_40_s(
+    plots: ChannelPlots, model: RecordingModel, rows: tuple[tuple[str, ...], ...]
+) -> None:
+    """Show ``rows`` of ``model``, the first plot zoomed into 40 s to 41 s."""
+    plots.set_model(model)
+    plots.set_plots(rows)
+    plots.plot_widget(0).setXRange(40.0, 41.0, padding=0)
+
+
 def test_view_all_after_zooming_shows_the_whole_series_again(
     plots: ChannelPlots, big: RecordingModel
 ) -> None:
-    plots.set_model(big)
-    plots.set_plots((("big",),))
-    plots.plot_widget(0).setXRange(40.0, 41.0, padding=0)
+    _show_zoomed_to_40_s(plots, big, (("big",),))
 
     _view(plots).autoRange()
 
@@ -281,9 +288,7 @@ def test_view_all_after_zooming_shows_the_whole_series_again(
 def test_changing_the_plots_of_the_same_file_keeps_the_zoom(
     plots: ChannelPlots, big: RecordingModel
 ) -> None:
-    plots.set_model(big)
-    plots.set_plots((("big",),))
-    plots.plot_widget(0).setXRange(40.0, 41.0, padding=0)
+    _show_zoomed_to_40_s(plots, big, (("big",),))
 
     plots.set_plots((("big",), ("big[wave]",)))
 
@@ -293,9 +298,7 @@ def test_changing_the_plots_of_the_same_file_keeps_the_zoom(
 def test_the_next_file_is_shown_whole_whatever_the_zoom_before(
     plots: ChannelPlots, big: RecordingModel, reach: RecordingModel
 ) -> None:
-    plots.set_model(big)
-    plots.set_plots((("big",), ("q",)))
-    plots.plot_widget(0).setXRange(40.0, 41.0, padding=0)
+    _show_zoomed_to_40_s(plots, big, (("big",), ("q",)))
 
     plots.set_model(reach)
 

@@ -138,28 +138,8 @@ TICK_CASES = [
 ]
 
 
-@pytest.mark.parametrize("key", ["tick", "sim_time_s"])
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("tick", "expected"), TICK_CASES)
-def test_seek_by_clock_returns_the_record_the_mode_selects(
-    clocks_reader: FsrReader,
-    key: str,
-    mode: str,
-    tick: int,
-    expected: tuple[int | None, ...],
-) -> None:
-    want = expected[MODES.index(mode)]
-
-    record = clocks_reader.seek("steady", mode=mode, **query(key, tick))
-
-    if _is_seq(record, want):
-        assert (record.generation, record.tick) == STEADY[record.stream_seq]
-        assert record.sim_time_s == sim_time(STEADY[record.stream_seq][1])
-        assert record.decoded.tolist() == [float(STEADY[record.stream_seq][1])]
-
-
 # (generation, tick) queried on "steady" -> expected seq per mode
-GENERATION_CASES = [
+GENERATION_CASES: list[tuple[int | None, int, tuple[int | None, ...]]] = [
     (1, 4, (None, None, 5, 5)),  # before generation 1 starts
     (0, 30, (None, 4, None, 4)),  # after generation 0 ends
     (1, 22, (None, 5, 6, 5)),  # a tie inside generation 1
@@ -171,15 +151,19 @@ GENERATION_CASES = [
 
 @pytest.mark.parametrize("key", ["tick", "sim_time_s"])
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("generation", "tick", "expected"), GENERATION_CASES)
-def test_seek_within_a_generation_stays_inside_it(
+@pytest.mark.parametrize(
+    ("generation", "tick", "expected"),
+    [*((None, tick, expected) for tick, expected in TICK_CASES), *GENERATION_CASES],
+)
+def test_seek_by_clock_returns_the_record_the_mode_selects(
     clocks_reader: FsrReader,
     key: str,
     mode: str,
-    generation: int,
+    generation: int | None,
     tick: int,
     expected: tuple[int | None, ...],
 ) -> None:
+    """Seek in any generation (``None``) or within one, which it never leaves."""
     want = expected[MODES.index(mode)]
 
     record = clocks_reader.seek(
@@ -187,7 +171,11 @@ def test_seek_within_a_generation_stays_inside_it(
     )
 
     if _is_seq(record, want):
-        assert record.generation == generation
+        assert (record.generation, record.tick) == STEADY[record.stream_seq]
+        assert record.sim_time_s == sim_time(STEADY[record.stream_seq][1])
+        assert record.decoded.tolist() == [float(STEADY[record.stream_seq][1])]
+        if generation is not None:
+            assert record.generation == generation
 
 
 @pytest.mark.parametrize(

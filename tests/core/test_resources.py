@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from python_probe import probe_json
+from source_imports import imported_modules
 
 import resources
 from fsr_core.errors import FsrError, ResourceError
@@ -67,17 +68,6 @@ def _palette_names_in_code() -> Iterator[tuple[str, str, str]]:
             ):
                 relative = path.relative_to(REPO_ROOT).as_posix()
                 yield relative, _LOOKUPS[called], first.value
-
-
-def _imported_modules(path: Path) -> set[str]:
-    modules: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module is not None:
-            modules.add(node.module)
-            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return modules
 
 
 # -- the palette as shipped ----------------------------------------------------
@@ -252,7 +242,7 @@ def test_importing_resources_loads_no_qt() -> None:
 def test_no_app_module_imports_a_simulator() -> None:
     offenders = set()
     for path in _python_files("app"):
-        modules = _imported_modules(path)
+        modules = imported_modules(path)
         if any(
             name == "fsr_core.simulators" or name.startswith("fsr_core.simulators.")
             for name in modules

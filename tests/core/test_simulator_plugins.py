@@ -6,7 +6,6 @@ the registry, so a plugin works everywhere a built-in does.
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -15,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from source_imports import imported_modules
 
 from fsr_core.errors import AdapterUnavailableError
 from fsr_core.format.catalog import LIFECYCLE_STREAM, lifecycle_stream, numeric_stream
@@ -171,16 +171,6 @@ def test_the_engine_refuses_an_unknown_simulator_in_one_line(
     assert not (tmp_path / "out.fsr").exists()
 
 
-def _imported_modules(path: Path) -> set[str]:
-    modules: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module is not None:
-            modules.add(node.module)
-    return modules
-
-
 _SIMULATOR_FREE = [
     *sorted(
         str(path.relative_to(REPO_ROOT))
@@ -193,6 +183,6 @@ _SIMULATOR_FREE = [
 
 @pytest.mark.parametrize("module", _SIMULATOR_FREE)
 def test_no_simulator_package_is_imported_statically(module: str) -> None:
-    imported = _imported_modules(REPO_ROOT / module)
+    imported = imported_modules(REPO_ROOT / module)
 
     assert not [name for name in imported if name.startswith("fsr_core.simulators")]

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_output import assert_mentions, command_output
+from inspection_reports import LIFECYCLE_WITH_A_RESET, lifecycle_events
 
 from app.cli import main
 from fsr_core import FsrReader
@@ -21,23 +23,24 @@ def sample_file(tmp_path: Path) -> Path:
 def test_sample_writes_a_recording_that_inspect_calls_valid(
     sample_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    capsys.readouterr()
-    code = main(["inspect", str(sample_file)])
-    out = capsys.readouterr().out
-    assert code == 0
-    assert "status: valid" in out
-    assert "observations.robot.joints" in out
-    assert "calibration epochs:" in out
-    assert "terminal cut: gen 1 tick 39" in out
+    out = command_output(capsys, main, ["inspect", str(sample_file)])
+    assert_mentions(
+        out,
+        "status: valid",
+        "observations.robot.joints",
+        "calibration epochs:",
+        "terminal cut: gen 1 tick 39",
+    )
 
 
 def test_inspect_json_reports_streams_epochs_lifecycle_and_gaps(
     sample_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    capsys.readouterr()
-    code = main(["inspect", "--json", "--verify", str(sample_file)])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0
+    report = json.loads(
+        command_output(
+            capsys, main, ["inspect", "--json", "--verify", str(sample_file)]
+        )
+    )
     assert report["valid"] is True
     assert report["profile"] == "structural"
     assert report["verification"]["payloads_digest_verified"] is False
@@ -45,13 +48,7 @@ def test_inspect_json_reports_streams_epochs_lifecycle_and_gaps(
     assert streams["observations.robot.joints"]["records"] == 80
     assert streams["observations.robot.joints"]["rate_hz"] == pytest.approx(120.0)
     assert len(report["calibration_epochs"]) == 4
-    events = [e["event"] for e in report["lifecycle"]]
-    assert events == [
-        "start",
-        "generation_reset",
-        "terminal_semantic_cut",
-        "completion",
-    ]
+    assert lifecycle_events(report) == LIFECYCLE_WITH_A_RESET
     assert report["gaps"][0]["stream"] == "observations.diagnostics"
     assert report["degraded"] is True
 
@@ -61,10 +58,9 @@ def test_inspect_verify_on_strong_file_says_digests_verified(
 ) -> None:
     path = tmp_path / "strong.fsr"
     main(["sample", str(path), "--ticks", "16", "--integrity", "strong"])
-    capsys.readouterr()
-    code = main(["inspect", "--json", "--verify", str(path)])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0
+    report = json.loads(
+        command_output(capsys, main, ["inspect", "--json", "--verify", str(path)])
+    )
     assert report["version"] == "1.0"
     assert report["verification"]["payloads_digest_verified"] is True
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_output import assert_mentions, command_output
 
 from app.cli import main
 from fsr_core.sources import open_recording
@@ -31,15 +32,11 @@ def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
 def test_inspect_prints_a_skelarm_log_report(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code = main(["inspect", str(MULTI)])
-
-    out = capsys.readouterr().out
-    assert code == 0
+    out = command_output(capsys, main, ["inspect", str(MULTI)])
     assert out.startswith(f"{MULTI}\n  skelarm state log (skelarm), ")
-    assert "status: valid" in out
-    assert "ext_force" in out
-    assert "active_target" in out
-    assert "member_shapes:" in out
+    assert_mentions(
+        out, "status: valid", "ext_force", "active_target", "member_shapes:"
+    )
 
 
 def test_inspect_json_gives_a_skelarm_log_the_shape_of_an_fsr_report(
@@ -47,12 +44,11 @@ def test_inspect_json_gives_a_skelarm_log_the_shape_of_an_fsr_report(
 ) -> None:
     sample = tmp_path / "sample.fsr"
     assert main(["sample", str(sample), "--ticks", "16"]) == 0
-    capsys.readouterr()
 
-    assert main(["inspect", "--json", "--verify", str(REACH)]) == 0
-    log = json.loads(capsys.readouterr().out)
-    assert main(["inspect", "--json", str(sample)]) == 0
-    fsr = json.loads(capsys.readouterr().out)
+    log = json.loads(
+        command_output(capsys, main, ["inspect", "--json", "--verify", str(REACH)])
+    )
+    fsr = json.loads(command_output(capsys, main, ["inspect", "--json", str(sample)]))
 
     assert set(COMMON_KEYS) <= log.keys()
     assert set(COMMON_KEYS) <= fsr.keys()

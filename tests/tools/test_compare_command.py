@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_output import command_output
 
 from app.cli import main
 from app.headless.compare_commands import add_parsers, run_compare
@@ -28,6 +29,13 @@ def compare(argv: Sequence[str]) -> int:
     parser.add_argument("--verbose", action="store_true")
     add_parsers(parser.add_subparsers(dest="command", required=True))
     return run_compare(parser.parse_args(["compare", *argv]))
+
+
+def compare_output(
+    capsys: pytest.CaptureFixture[str], *argv: str | Path, code: int = 0
+) -> str:
+    """Run ``fsr-viewer compare ARGV``, assert it exits with ``code``; return stdout."""
+    return command_output(capsys, compare, [str(arg) for arg in argv], code=code)
 
 
 def pushed_scenario() -> Scenario:
@@ -54,12 +62,9 @@ def test_a_take_simulated_again_from_its_toml_compares_exact(
     toml = tmp_path / "take.toml"
     toml.write_text(scenario.to_toml(), encoding="utf-8")
     assert main(["simulate", str(toml), "-o", str(tmp_path / "again.fsr")]) == 0
-    capsys.readouterr()
 
-    code = compare([str(tmp_path / "take.fsr"), str(tmp_path / "again.fsr")])
+    out = compare_output(capsys, tmp_path / "take.fsr", tmp_path / "again.fsr")
 
-    out = capsys.readouterr().out
-    assert code == 0
     assert "EXACT: every channel is bit-for-bit identical" in out
     assert out.count(" exact\n") + out.endswith(" exact") >= 4
 
@@ -67,9 +72,7 @@ def test_a_take_simulated_again_from_its_toml_compares_exact(
 def test_diverging_takes_print_the_table_and_the_first_divergence_and_exit_1(
     takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare([str(takes["pushed"]), str(takes["plain"])])
-    out = capsys.readouterr().out
-    assert code == 1
+    out = compare_output(capsys, takes["pushed"], takes["plain"], code=1)
     header = next(line for line in out.splitlines() if line.startswith("channel"))
     assert header.split() == [
         *("channel", "unit", "samples", "max", "error", "RMS", "error"),
@@ -87,9 +90,9 @@ def test_diverging_takes_print_the_table_and_the_first_divergence_and_exit_1(
 def test_json_output_has_the_documented_keys(
     takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare(["--json", str(takes["pushed"]), str(takes["plain"])])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 1
+    report = json.loads(
+        compare_output(capsys, "--json", takes["pushed"], takes["plain"], code=1)
+    )
     assert report["within_tolerance"] is False
     assert report["exact"] is False
     assert report["first_divergence"] == {
@@ -116,20 +119,16 @@ def test_json_output_has_the_documented_keys(
 def test_a_tolerance_above_every_error_passes_with_exit_0(
     takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare(["--tolerance", "100", str(takes["pushed"]), str(takes["plain"])])
-    out = capsys.readouterr().out
-    assert code == 0
+    out = compare_output(capsys, "--tolerance", "100", takes["pushed"], takes["plain"])
     assert "WITHIN TOLERANCE 100: largest error 18" in out
 
 
 def test_only_the_named_channels_are_compared(
     takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare(
-        ["--channels", "active_target", str(takes["pushed"]), str(takes["plain"])]
+    out = compare_output(
+        capsys, "--channels", "active_target", takes["pushed"], takes["plain"]
     )
-    out = capsys.readouterr().out
-    assert code == 0
     assert "observations.arm" not in out
     assert "active_target" in out
 
@@ -231,10 +230,8 @@ def _lines_starting(out: str, word: str) -> list[list[str]]:
 def test_a_doctored_frame_shows_in_the_camera_table_and_the_verdict_and_exits_1(
     camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare([str(camera_takes["take"]), str(camera_takes["doctored"])])
+    out = compare_output(capsys, camera_takes["take"], camera_takes["doctored"], code=1)
 
-    out = capsys.readouterr().out
-    assert code == 1
     assert _lines_starting(out, "camera ")[0] == [
         *("camera", "frames", "max", "px", "error", "mean", "px", "error"),
         *("min", "PSNR", "first", "exceeds", "verdict"),
@@ -256,15 +253,12 @@ def test_a_doctored_frame_shows_in_the_camera_table_and_the_verdict_and_exits_1(
 def test_a_pixel_tolerance_at_the_largest_pixel_error_passes_with_exit_0(
     camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare(
-        [
-            *("--pixel-tolerance", "40"),
-            *(str(camera_takes["take"]), str(camera_takes["doctored"])),
-        ]
+    out = compare_output(
+        capsys,
+        *("--pixel-tolerance", "40"),
+        *(camera_takes["take"], camera_takes["doctored"]),
     )
 
-    out = capsys.readouterr().out
-    assert code == 0
     assert out.rstrip().endswith(
         "WITHIN TOLERANCE 0 AND PIXEL TOLERANCE 40: largest error 0, "
         "largest pixel error 40 levels"
@@ -287,10 +281,10 @@ def test_camera_and_channel_filters_choose_the_tables(
     has_channels: bool,
     has_cameras: bool,
 ) -> None:
-    got = compare([*option, str(camera_takes["take"]), str(camera_takes["doctored"])])
+    out = compare_output(
+        capsys, *option, camera_takes["take"], camera_takes["doctored"], code=code
+    )
 
-    out = capsys.readouterr().out
-    assert got == code
     assert bool(_lines_starting(out, "channel ")) is has_channels
     assert bool(_lines_starting(out, "camera ")) is has_cameras
 
@@ -298,10 +292,12 @@ def test_camera_and_channel_filters_choose_the_tables(
 def test_json_output_lists_cameras_and_the_pixel_tolerance(
     camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare(["--json", str(camera_takes["take"]), str(camera_takes["doctored"])])
+    report = json.loads(
+        compare_output(
+            capsys, "--json", camera_takes["take"], camera_takes["doctored"], code=1
+        )
+    )
 
-    report = json.loads(capsys.readouterr().out)
-    assert code == 1
     assert report["pixel_tolerance"] == 0
     assert report["first_divergence"] == {
         "channel": "front",
@@ -321,10 +317,8 @@ def test_json_output_lists_cameras_and_the_pixel_tolerance(
 def test_a_candidate_with_frames_and_no_channel_is_compared_on_its_frames(
     camera_takes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = compare([str(camera_takes["take"]), str(camera_takes["frames"])])
+    out = compare_output(capsys, camera_takes["take"], camera_takes["frames"])
 
-    out = capsys.readouterr().out
-    assert code == 0
     assert not _lines_starting(out, "channel ")
     assert "only in the reference: q" in out
     assert out.rstrip().endswith(
@@ -343,12 +337,9 @@ def test_a_rerendered_take_compares_frame_exact(
     source, rendered = tmp_path / "reach.fsr", tmp_path / "reach.render.fsr"
     record_run(Scenario.from_json(document), source)
     assert main(["replay", str(source), "--mode", "render", "-o", str(rendered)]) == 0
-    capsys.readouterr()
 
-    code = compare([str(source), str(rendered)])
+    out = compare_output(capsys, source, rendered)
 
-    out = capsys.readouterr().out
-    assert code == 0, out
     assert _lines_starting(out, "front")[0][-1] == "exact"
     assert "FRAMES EXACT" in out
 

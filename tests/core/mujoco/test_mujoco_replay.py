@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from occupied_targets import refused_target
 
 from fsr_core.compare import compare_recordings
 from fsr_core.errors import ReplayError, TargetExistsError
@@ -180,11 +181,10 @@ def test_cancelled_replay_publishes_nothing(
 def test_replay_never_overwrites_an_existing_output(
     reach_recording: Path, tmp_path: Path
 ) -> None:
-    output = tmp_path / "taken.fsr"
-    output.write_bytes(b"keep me")
-    with pytest.raises(TargetExistsError, match="exists"):
+    with refused_target(
+        tmp_path / "taken.fsr", TargetExistsError, match="exists", content=b"keep me"
+    ) as output:
         replay_file(reach_recording, output, ReplayOptions(ReplayMode.RESIMULATE))
-    assert output.read_bytes() == b"keep me"
     replay_file(
         reach_recording,
         output,

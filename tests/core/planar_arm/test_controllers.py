@@ -81,6 +81,22 @@ def chunk(
     return AuthoredChunk(**fields)
 
 
+def references_at(
+    controller: Controller, move: AuthoredChunk, at_s: float
+) -> tuple[FloatArray, FloatArray, str | None]:
+    """Reset ``controller`` at rest at Q0 and submit ``move``.
+
+    Returns the reference posture and velocity it follows at ``at_s`` (both
+    must be there), and the chunk they come from.
+    """
+    controller.reset(ARM, ArmState(np.array(Q0)))
+    controller.submit(move)
+    output = controller.torque(at_s, ArmState(np.array(Q0)))
+    assert output.q_ref is not None
+    assert output.dq_ref is not None
+    return output.q_ref, output.dq_ref, output.chunk_id
+
+
 @dataclass
 class Run:
     """What a simulated run produced."""
@@ -245,56 +261,40 @@ def test_tracking_controllers_hold_the_reset_posture_before_any_chunk() -> None:
 
 
 def test_linear_position_chunk_gives_its_slope_as_reference_velocity() -> None:
-    controller = PDController()
-    controller.reset(ARM, ArmState(np.array(Q0)))
-    controller.submit(chunk([[0.0, 0.0], [1.0, -0.5]], [0.0, 2.0]))
+    move = chunk([[0.0, 0.0], [1.0, -0.5]], [0.0, 2.0])
 
-    output = controller.torque(0.5, ArmState(np.array(Q0)))
+    q_ref, dq_ref, _ = references_at(PDController(), move, 0.5)
 
-    assert output.q_ref is not None
-    assert output.dq_ref is not None
-    np.testing.assert_allclose(output.q_ref, [0.25, -0.125])
-    np.testing.assert_allclose(output.dq_ref, [0.5, -0.25])
+    np.testing.assert_allclose(q_ref, [0.25, -0.125])
+    np.testing.assert_allclose(dq_ref, [0.5, -0.25])
 
 
 def test_zero_order_hold_chunk_holds_each_point_with_zero_velocity() -> None:
-    controller = ComputedTorqueController()
-    controller.reset(ARM, ArmState(np.array(Q0)))
-    controller.submit(
-        chunk(
-            [[0.0, 0.0], [1.0, -0.5]],
-            [0.0, 2.0],
-            interpolation=Interpolation.ZERO_ORDER_HOLD,
-        )
+    steps = chunk(
+        [[0.0, 0.0], [1.0, -0.5]],
+        [0.0, 2.0],
+        interpolation=Interpolation.ZERO_ORDER_HOLD,
     )
 
-    output = controller.torque(1.5, ArmState(np.array(Q0)))
+    q_ref, dq_ref, _ = references_at(ComputedTorqueController(), steps, 1.5)
 
-    assert output.q_ref is not None
-    assert output.dq_ref is not None
-    np.testing.assert_array_equal(output.q_ref, [0.0, 0.0])
-    np.testing.assert_array_equal(output.dq_ref, [0.0, 0.0])
+    np.testing.assert_array_equal(q_ref, [0.0, 0.0])
+    np.testing.assert_array_equal(dq_ref, [0.0, 0.0])
 
 
 def test_velocity_chunk_integrates_from_the_reference_at_its_start() -> None:
-    controller = PDController()
-    controller.reset(ARM, ArmState(np.array(Q0)))
-    controller.submit(
-        chunk(
-            [[0.5, 0.0], [0.5, -1.0]],
-            [0.0, 1.0],
-            command_space="joint_velocity",
-            start_sim_time_s=0.5,
-        )
+    ramp = chunk(
+        [[0.5, 0.0], [0.5, -1.0]],
+        [0.0, 1.0],
+        command_space="joint_velocity",
+        start_sim_time_s=0.5,
     )
 
-    output = controller.torque(1.5, ArmState(np.array(Q0)))
+    q_ref, dq_ref, _ = references_at(PDController(), ramp, 1.5)
 
-    assert output.q_ref is not None
-    assert output.dq_ref is not None
     # q1: integral of a ramp 0 -> -1 over 1 s is -0.5.
-    np.testing.assert_allclose(output.q_ref, [-0.3 + 0.5, 0.4 - 0.5])
-    np.testing.assert_allclose(output.dq_ref, [0.5, -1.0])
+    np.testing.assert_allclose(q_ref, [-0.3 + 0.5, 0.4 - 0.5])
+    np.testing.assert_allclose(dq_ref, [0.5, -1.0])
 
 
 def test_pd_velocity_chunk_moves_the_arm_at_the_commanded_rate() -> None:
@@ -315,60 +315,43 @@ def test_pd_velocity_chunk_moves_the_arm_at_the_commanded_rate() -> None:
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("policy", "q_ref", "chunk_id"),
-    [
-        (TerminalPolicy.HOLD, [1.0, -0.5], "c-0"),
-        (TerminalPolicy.ZERO, [0.0, 0.0], "c-0"),
-        (TerminalPolicy.CONTROLLER_DEFAULT, [1.0, -0.5], None),
-    ],
-)
-def test_position_chunk_terminal_policy(
-    policy: TerminalPolicy, q_ref: list[float], chunk_id: str | None
-) -> None:
-    controller = PDController()
-    controller.reset(ARM, ArmState(np.array(Q0)))
-    controller.submit(
-        chunk([[0.2, 0.3], [1.0, -0.5]], [0.0, 1.0], terminal_policy=policy)
-    )
-
-    output = controller.torque(1.5, ArmState(np.array(Q0)))
-
-    assert output.q_ref is not None
-    assert output.dq_ref is not None
-    np.testing.assert_array_equal(output.q_ref, q_ref)
-    np.testing.assert_array_equal(output.dq_ref, [0.0, 0.0])
-    assert output.chunk_id == chunk_id
+POSITIONS = ("joint_position", [[0.2, 0.3], [1.0, -0.5]])
+VELOCITIES = ("joint_velocity", [[1.0, 0.0], [1.0, 0.0]])
 
 
 @pytest.mark.parametrize(
-    ("policy", "q_ref", "dq_ref"),
+    ("chunk_points", "policy", "q_ref", "dq_ref", "chunk_id"),
     [
-        (TerminalPolicy.HOLD, [-0.3 + 1.5, 0.4], [1.0, 0.0]),
-        (TerminalPolicy.ZERO, [-0.3 + 1.0, 0.4], [0.0, 0.0]),
-        (TerminalPolicy.CONTROLLER_DEFAULT, [-0.3 + 1.0, 0.4], [0.0, 0.0]),
+        (POSITIONS, TerminalPolicy.HOLD, [1.0, -0.5], [0.0, 0.0], "c-0"),
+        (POSITIONS, TerminalPolicy.ZERO, [0.0, 0.0], [0.0, 0.0], "c-0"),
+        (POSITIONS, TerminalPolicy.CONTROLLER_DEFAULT, [1.0, -0.5], [0.0, 0.0], None),
+        (VELOCITIES, TerminalPolicy.HOLD, [-0.3 + 1.5, 0.4], [1.0, 0.0], "c-0"),
+        (VELOCITIES, TerminalPolicy.ZERO, [-0.3 + 1.0, 0.4], [0.0, 0.0], "c-0"),
+        (
+            VELOCITIES,
+            TerminalPolicy.CONTROLLER_DEFAULT,
+            [-0.3 + 1.0, 0.4],
+            [0.0, 0.0],
+            None,
+        ),
     ],
 )
-def test_velocity_chunk_terminal_policy(
-    policy: TerminalPolicy, q_ref: list[float], dq_ref: list[float]
+def test_position_and_velocity_chunk_terminal_policy(
+    chunk_points: tuple[str, list[list[float]]],
+    policy: TerminalPolicy,
+    q_ref: list[float],
+    dq_ref: list[float],
+    chunk_id: str | None,
 ) -> None:
-    controller = PDController()
-    controller.reset(ARM, ArmState(np.array(Q0)))
-    controller.submit(
-        chunk(
-            [[1.0, 0.0], [1.0, 0.0]],
-            [0.0, 1.0],
-            command_space="joint_velocity",
-            terminal_policy=policy,
-        )
-    )
+    """A chunk through its points at 0 s and 1 s, its PD reference at 1.5 s."""
+    space, values = chunk_points
+    move = chunk(values, [0.0, 1.0], command_space=space, terminal_policy=policy)
 
-    output = controller.torque(1.5, ArmState(np.array(Q0)))
+    q_now, dq_now, running = references_at(PDController(), move, 1.5)
 
-    assert output.q_ref is not None
-    assert output.dq_ref is not None
-    np.testing.assert_allclose(output.q_ref, q_ref)
-    np.testing.assert_array_equal(output.dq_ref, dq_ref)
+    np.testing.assert_array_equal(q_now, q_ref)
+    np.testing.assert_array_equal(dq_now, dq_ref)
+    assert running == chunk_id
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from inspection_reports import LIFECYCLE_WITH_A_RESET, lifecycle_events
 
 from fsr_core import FsrReader
 from fsr_core.calibration import project_points
@@ -63,13 +64,7 @@ def test_a_recorded_run_holds_every_stream_kind(tmp_path: Path) -> None:
     kinds = {s["kind"] for s in report["streams"] if s["records"] > 0}
     assert kinds == EVERY_KIND
     assert report["valid"] is True
-    events = [e["event"] for e in report["lifecycle"]]
-    assert events == [
-        "start",
-        "generation_reset",
-        "terminal_semantic_cut",
-        "completion",
-    ]
+    assert lifecycle_events(report) == LIFECYCLE_WITH_A_RESET
     epochs = [
         (e["camera"], e["generation"], e["epoch"]) for e in report["calibration_epochs"]
     ]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from occupied_targets import refused_target
 from replay_sources import AUTHORED, Written, record, rewrite, scenario_document
 
 from fsr_core.errors import ReplayError, TargetExistsError
@@ -258,13 +259,10 @@ def test_completion_is_requested_exactly_once() -> None:
 def test_existing_output_is_refused_and_kept(
     short_recording: Path, tmp_path: Path
 ) -> None:
-    output = tmp_path / "taken.fsr"
-    output.write_bytes(b"mine")
-
-    with pytest.raises(TargetExistsError, match="never overwrites it"):
+    with refused_target(
+        tmp_path / "taken.fsr", TargetExistsError, match="never overwrites it"
+    ) as output:
         replay_file(short_recording, output, RESIMULATE)
-
-    assert output.read_bytes() == b"mine"
 
 
 def test_overwrite_replaces_an_existing_output_only_on_success(
