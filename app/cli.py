@@ -43,6 +43,7 @@ import argparse
 import importlib.util
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,9 +54,23 @@ from app.headless import (
     sim_commands,
     skelarm_commands,
 )
+from app.headless.options import (
+    MAX_TICKS,
+    checked_number,
+    fps_option,
+    speed_option,
+    time_option,
+)
 from app.headless.report_text import format_report
+from app.headless.signals import (
+    StopRequested,
+    exit_code,
+    stop_message,
+    stop_on_signals,
+)
 from fsr_core.errors import FsrError, SourceUnavailableError, UnknownSourceError
 from fsr_core.format.recovery import recover_file
+from fsr_core.output_paths import check_output_path
 from fsr_core.sources import inspect_recording, source_for
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
@@ -81,6 +96,12 @@ def _base_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="show tracebacks and debug logs"
     )
     return parser
+
+
+def _ticks(text: str) -> int:
+    return checked_number(
+        text, int, lambda value: 1 <= value <= MAX_TICKS, f"1 to {MAX_TICKS} ticks"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,7 +139,12 @@ def _parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--integrity", choices=("structural", "fast", "strong"), default="structural"
     )
-    sample.add_argument("--ticks", type=int, default=240, help="ticks per generation")
+    sample.add_argument(
+        "--ticks",
+        type=_ticks,
+        default=240,
+        help=f"ticks per generation (1 to {MAX_TICKS:,})",
+    )
     sim_commands.add_parsers(commands)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
@@ -216,7 +242,7 @@ def _player_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--at",
-        type=float,
+        type=time_option,
         metavar="SECONDS",
         help="play time of --screenshot (default: the start)",
     )
@@ -249,17 +275,22 @@ def _player_parser() -> argparse.ArgumentParser:
         "(default 1280x800)",
     )
     parser.add_argument(
-        "--start", type=float, metavar="T", help="first play time exported, seconds"
+        "--start", type=time_option, metavar="T", help="first play time exported, s"
     )
     parser.add_argument(
-        "--end", type=float, metavar="T", help="last play time exported, seconds"
+        "--end", type=time_option, metavar="T", help="last play time exported, s"
     )
     parser.add_argument(
         "--panel", action="store_true", help="put the readout panel right of the arm"
     )
-    parser.add_argument("--fps", type=float, default=30.0, help="frames per second")
     parser.add_argument(
-        "--speed", type=float, default=1.0, help="play-time seconds per video second"
+        "--fps", type=fps_option, default=30.0, help="frames per second (0.1 to 1000)"
+    )
+    parser.add_argument(
+        "--speed",
+        type=speed_option,
+        default=1.0,
+        help="play-time seconds per video second",
     )
     parser.add_argument(
         "--show-com", action="store_true", help="draw the links' centres of mass"
@@ -286,16 +317,28 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     if first in SUBCOMMANDS:
         return _parser().parse_args(words)
     # Only the player and export forms load the export (PyAV, and Qt when drawing).
-    from app.headless.export.command import check_options
+    from app.headless.export.command import check_options, wants_export
 
     parser = _player_parser()
     args = parser.parse_args(words)
     args.command = "play"
     check_options(parser, args)
     _check_screenshot(parser, args)
+    if args.screenshot is None and not wants_export(args):
+        _check_window_speed(parser, args.speed)
     args.window_size = args.size or (1280, 800)
     args.size = args.size or (800, 800)
     return args
+
+
+def _check_window_speed(parser: argparse.ArgumentParser, speed: float) -> None:
+    """Refuse a speed the window cannot play (its clock's range, 0.1 to 10x)."""
+    from app.window.state.playback_clock import MAX_SPEED, MIN_SPEED
+
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        parser.error(
+            f"--speed {speed:g}: the player plays at {MIN_SPEED:g} to {MAX_SPEED:g}x"
+        )
 
 
 def _check_screenshot(
@@ -312,12 +355,12 @@ def _check_screenshot(
 def _play(args: argparse.Namespace) -> int:
     from app.headless.export.command import run_export, wants_export
 
-    if args.export_dir is not None:
-        return run_export(args)
-    if args.screenshot is not None:
-        return _screenshot(args)
-    if wants_export(args):
-        return run_export(args)
+    if args.screenshot is not None and args.export_dir is None:
+        with stop_on_signals():
+            return _screenshot(args)
+    if args.export_dir is not None or wants_export(args):
+        with stop_on_signals():
+            return run_export(args)
     return _window(args)
 
 
@@ -339,7 +382,8 @@ def _window(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     """Write the demo takes; open them in the player when it is installed."""
-    recordings = sim_commands.write_demo_takes(args)
+    with stop_on_signals():
+        recordings = sim_commands.write_demo_takes(args)
     if args.no_gui:
         return 0
     if importlib.util.find_spec("app.window.main_window") is None:
@@ -356,6 +400,9 @@ def _demo(args: argparse.Namespace) -> int:
 def _screenshot(args: argparse.Namespace) -> int:
     from app.window.screenshot import take_screenshot
 
+    check_output_path(
+        args.screenshot, args.files, overwrite=args.overwrite, hint=" (use --overwrite)"
+    )
     shot = take_screenshot(
         args.files,
         args.screenshot,
@@ -382,7 +429,13 @@ def _inspect(args: argparse.Namespace) -> int:
         verification = report.get("verification") or {}
         integrity = report.get("integrity") or {}
         problems = verification.get("problems") or [integrity.get("reason", "invalid")]
-        _err(f"fsr-viewer: {args.file}: {problems[0]}")
+        problem = str(problems[0])
+        named = (
+            problem
+            if problem.startswith(f"{args.file}: ")
+            else f"{args.file}: {problem}"
+        )
+        _err(f"fsr-viewer: {named}")
         return 1
     return 0
 
@@ -403,6 +456,7 @@ def _refuse_other_kinds(path: Path) -> None:
 
 def _recover(args: argparse.Namespace) -> int:
     _refuse_other_kinds(args.damaged)
+    check_output_path(args.output, (args.damaged,))
     result = recover_file(args.damaged, args.output)
     state = "damaged" if result.was_damaged else "intact"
     _out(
@@ -414,10 +468,17 @@ def _recover(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    check_output_path(args.output)
     run = SyntheticRun(ticks=args.ticks, codec=args.codec, integrity=args.integrity)
     result = write_synthetic(args.output, run)
     _out(f"{result.path}: {result.records} records, {result.size_bytes} bytes")
     return 0
+
+
+#: Commands that install their signal handling where it belongs: the player
+#: form (only its headless exports stop on a signal, never the window) and
+#: demo (which may open the window after writing).
+_OWN_SIGNALS = frozenset({"play", "demo"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -439,7 +500,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "play": _play,
     }
     try:
-        return handlers[args.command](args)
+        if args.command in _OWN_SIGNALS:
+            return handlers[args.command](args)
+        with stop_on_signals():
+            return handlers[args.command](args)
+    except (StopRequested, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, StopRequested) else signal.SIGINT
+        _err(f"fsr-viewer: {stop_message(signum)}")
+        return exit_code(signum)
     except FsrError as exc:
         if args.verbose:
             logger.exception("failed")

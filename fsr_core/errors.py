@@ -9,6 +9,7 @@ offset) without parsing text.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Self
 
 __all__ = [
     "AdapterError",
@@ -169,6 +170,16 @@ class _SystemError(FsrError):
     ) -> None:
         self.errno = errno
         super().__init__(reason, path=path, section=section, offset=offset)
+
+    @classmethod
+    def from_os_error(
+        cls, doing: str, exc: OSError, path: str | Path, *, then: str = ""
+    ) -> Self:
+        """Return the error for ``exc`` met while ``doing``: its words and errno.
+
+        The reason reads ``"<doing>: <strerror><then>"``.
+        """
+        return cls(f"{doing}: {exc.strerror or exc}{then}", errno=exc.errno, path=path)
 
 
 class OpenFailedError(_SystemError):

@@ -205,10 +205,14 @@ class PlanarKinematics:
 
     def joint_positions(self, q: npt.ArrayLike) -> FloatArray:
         """Return base, joints and tip in plane coordinates, shape ``(n + 1, 2)``."""
-        angles = np.cumsum(np.asarray(q, dtype=np.float64))
-        steps = self.lengths_m[:, None] * np.stack([np.cos(angles), np.sin(angles)], 1)
-        points = np.vstack([np.zeros(2), np.cumsum(steps, axis=0)])
-        result: FloatArray = points + np.asarray(self.base_m)
+        # Extreme angles or lengths overflow to inf/NaN: data to show, not errors.
+        with np.errstate(all="ignore"):
+            angles = np.cumsum(np.asarray(q, dtype=np.float64))
+            steps = self.lengths_m[:, None] * np.stack(
+                [np.cos(angles), np.sin(angles)], 1
+            )
+            points = np.vstack([np.zeros(2), np.cumsum(steps, axis=0)])
+            result: FloatArray = points + np.asarray(self.base_m)
         return result
 
     def com_positions(self, q: npt.ArrayLike) -> FloatArray | None:
@@ -234,9 +238,9 @@ class PlanarKinematics:
         numpy.ndarray
             Speeds in m/s, shape ``(rows,)``; NaN where the inputs are not finite.
         """
-        angles = np.cumsum(np.asarray(q, dtype=np.float64), axis=1)
-        rates = np.cumsum(np.asarray(dq, dtype=np.float64), axis=1)
         with np.errstate(all="ignore"):
+            angles = np.cumsum(np.asarray(q, dtype=np.float64), axis=1)
+            rates = np.cumsum(np.asarray(dq, dtype=np.float64), axis=1)
             vx = -(self.lengths_m * np.sin(angles) * rates).sum(axis=1)
             vy = (self.lengths_m * np.cos(angles) * rates).sum(axis=1)
             speed: FloatArray = np.hypot(vx, vy)

@@ -54,6 +54,7 @@ class Figures:
     """What one run measured."""
 
     seeks: int
+    """Seeks timed (each one from the request to the picture shown)."""
     median_ms: float
     p95_ms: float
     max_ms: float

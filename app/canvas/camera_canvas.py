@@ -46,6 +46,7 @@ from app.canvas.scene_marks import (
     cross,
     target_rgb,
 )
+from app.canvas.shown_text import fixed_text, visible_text
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.media import RGBFrame
@@ -346,13 +347,15 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         lines = [
             head,
             f"epoch {calibration.epoch}, generation {calibration.generation}",
-            f"fx {k.fx:.1f}  fy {k.fy:.1f}  cx {k.cx:.1f}  cy {k.cy:.1f}",
+            f"fx {fixed_text(k.fx, 1)}  fy {fixed_text(k.fy, 1)}  "
+            f"cx {fixed_text(k.cx, 1)}  cy {fixed_text(k.cy, 1)}",
         ]
         if calibration.pose is None:
             lines.append("pose unknown")
         else:
             x, y, z = (float(v) for v in calibration.pose.translation_m)
-            lines.append(f"t ({x:.3f}, {y:.3f}, {z:.3f}) m")
+            shown = ", ".join(fixed_text(value, 3) for value in (x, y, z))
+            lines.append(f"t ({shown}) m")
         hex_digest = calibration.digest.rpartition(":")[2]  # "sha256:<hex>"
         lines.append(f"digest {hex_digest[:_DIGEST_CHARS]}")
         return lines
@@ -390,7 +393,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         painter.drawText(
             target,
             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-            f"{self.camera}: {message}",
+            visible_text(f"{self.camera}: {message}"),
         )
 
     def _track_size(self) -> tuple[int, int] | None:

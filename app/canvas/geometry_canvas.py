@@ -41,6 +41,7 @@ from app.canvas.scene_marks import (
     cross,
     paint_time_label,
 )
+from app.canvas.shown_text import LABEL_CHARS, visible_text
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import RecordingModel, SceneGeometry
@@ -318,7 +319,10 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
                 shift = ring + 4.0
                 if center.x() + shift + width > rect.right():  # keep it inside
                     shift = -shift - width
-                painter.drawText(center + QPointF(shift, -ring), target.name)
+                painter.drawText(
+                    center + QPointF(shift, -ring),
+                    visible_text(target.name, LABEL_CHARS),
+                )
 
     def _paint_axes(self, painter: QPainter, rect: QRectF) -> None:
         """Draw a small world-axes gizmo in the lower left corner."""

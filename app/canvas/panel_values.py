@@ -15,6 +15,7 @@ from typing import Final
 
 import numpy as np
 
+from app.canvas.shown_text import fixed_text
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 
@@ -69,24 +70,23 @@ class JointValue:
         """Return the angle as shown, like ``"42°"`` (``"n/a"`` when unknown)."""
         if not self.finite:
             return "n/a"
-        text = f"{math.degrees(self.angle_rad):.0f}"
-        return f"{'0' if text == '-0' else text}°"  # -0.3° shows as 0°, as skelarm
+        return _degrees_text(self.angle_rad)
 
     @property
     def min_text(self) -> str:
         """Return the lower limit as shown, like ``"-150°"``."""
-        return f"{math.degrees(self.q_min_rad):.0f}°"
+        return _degrees_text(self.q_min_rad)
 
     @property
     def max_text(self) -> str:
         """Return the upper limit as shown, like ``"150°"``."""
-        return f"{math.degrees(self.q_max_rad):.0f}°"
+        return _degrees_text(self.q_max_rad)
 
     @property
     def fraction(self) -> float | None:
         """Where the angle sits between the limits (0 to 1, clamped), if known."""
         span = self.q_max_rad - self.q_min_rad
-        if not self.finite or span <= 0:
+        if not self.finite or not 0 < span < math.inf:
             return None
         return min(max((self.angle_rad - self.q_min_rad) / span, 0.0), 1.0)
 
@@ -94,7 +94,7 @@ class JointValue:
     def zero_fraction(self) -> float:
         """Where zero sits between the limits (0 to 1, clamped)."""
         span = self.q_max_rad - self.q_min_rad
-        if span <= 0:
+        if not 0 < span < math.inf:
             return 0.0
         return min(max(-self.q_min_rad / span, 0.0), 1.0)
 
@@ -127,7 +127,7 @@ class PanelValues:
     @property
     def time_text(self) -> str:
         """Return the play time as shown, like ``"t = 1.25 s"``."""
-        return f"t = {self.play_time_s:.2f} s"
+        return f"t = {fixed_text(self.play_time_s, 2)} s"
 
     @property
     def tick_text(self) -> str:
@@ -139,14 +139,15 @@ class PanelValues:
         """Return the tip position as shown, like ``"(0.123, -0.456)"``."""
         if self.tip_xy_m is None:
             return MISSING_TEXT
-        return f"({self.tip_xy_m[0]:.3f}, {self.tip_xy_m[1]:.3f})"
+        x_m, y_m = self.tip_xy_m
+        return f"({fixed_text(x_m, 3)}, {fixed_text(y_m, 3)})"
 
     @property
     def tip_speed_text(self) -> str:
         """Return the tip speed as shown, like ``"0.512 m/s"``."""
         if self.tip_speed_m_s is None:
             return MISSING_TEXT
-        return f"{self.tip_speed_m_s:.3f} m/s"
+        return f"{fixed_text(self.tip_speed_m_s, 3)} m/s"
 
     def readout(self, key: str) -> Readout | None:
         """Return the readout row ``key`` (``EXT_FORCE``, ...), if there is one."""
@@ -154,6 +155,18 @@ class PanelValues:
             if row.key == key:
                 return row
         return None
+
+
+def _degrees_text(angle_rad: float) -> str:
+    """Return an angle in whole degrees, ``"42°"``; huge ones as ``"5.730e+301°"``.
+
+    An angle too large for degrees (over about 3e306 rad) is shown in radians.
+    """
+    degrees = math.degrees(angle_rad)
+    if math.isfinite(angle_rad) and not math.isfinite(degrees):
+        return f"{fixed_text(angle_rad, 3)} rad"
+    text = fixed_text(degrees, 0)
+    return f"{'0' if text == '-0' else text}°"  # -0.3° shows as 0°, as skelarm
 
 
 def panel_rows(model: RecordingModel) -> tuple[str, ...]:
@@ -184,10 +197,12 @@ def panel_values(model: RecordingModel, play_time_s: float) -> PanelValues:
     q = model.joint_angles_at(play_time_s)
     rows = panel_rows(model)
     tip = None
-    if model.kinematics is not None and q is not None and np.isfinite(q).all():
-        point = model.kinematics.joint_positions(q)[-1]
-        tip = (float(point[0]), float(point[1]))
-    speed = _tip_speed(model, play_time_s, q) if TIP_SPEED in rows else None
+    # Extreme finite values (1e308) overflow on the way; they show as inf/nan.
+    with np.errstate(all="ignore"):
+        if model.kinematics is not None and q is not None and np.isfinite(q).all():
+            point = model.kinematics.joint_positions(q)[-1]
+            tip = (float(point[0]), float(point[1]))
+        speed = _tip_speed(model, play_time_s, q) if TIP_SPEED in rows else None
     return PanelValues(
         play_time_s=float(play_time_s),
         tick=tick,
@@ -281,7 +296,7 @@ def force_text(newtons: float) -> str:
     """
     if 0 < abs(newtons) < 1:
         return f"{newtons:.3g}"
-    return f"{newtons:.1f}"
+    return fixed_text(newtons, 1)
 
 
 def _readout(model: RecordingModel, key: str, play_time_s: float) -> Readout:
@@ -296,11 +311,11 @@ def _readout(model: RecordingModel, key: str, play_time_s: float) -> Readout:
     elif key == FRICTION:
         value = _recorded(model, "friction", play_time_s)
         if value is not None:
-            text = f"{value:.3f} N·m·s/rad"
+            text = f"{fixed_text(value, 3)} N·m·s/rad"
     else:
         value = _active_target(model, play_time_s)
         if value is not None:
-            text = f"{value:.0f}"
+            text = fixed_text(value, 0)
     return Readout(key=key, label=_READOUT_LABELS[key], value=value, text=text)
 
 

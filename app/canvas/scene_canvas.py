@@ -41,6 +41,7 @@ from app.canvas.scene_marks import (
     pen,
     polygon,
 )
+from app.canvas.shown_text import fixed_text
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
 
@@ -70,6 +71,13 @@ _MARGIN: Final = 0.07
 #: The peak force of the recording is drawn this long, as a fraction of the reach.
 _FORCE_SPAN: Final = 0.4
 _NO_KINEMATICS: Final = "no planar kinematics in this recording"
+_NOT_DRAWABLE: Final = "joint angles too large to draw at this time (see the panel)"
+#: Largest plane coordinate (metres) the scene is fitted to; a bigger reach is
+#: said in words, and overlay points farther out are left out of the fit.
+MAX_SCENE_M: Final = 1e9
+#: Pixel coordinates are clamped this far outside the view, so a far point
+#: draws as a line leaving the view, never a number the rasteriser chokes on.
+_MAX_OFF_VIEW_PX: Final = 1e5
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,25 @@ def _overlay_points(overlay: TaskOverlay) -> list[tuple[float, float]]:
     return points
 
 
+def too_large_reason(kinematics: PlanarKinematics) -> str | None:
+    """Return why the arm cannot be drawn to scale (None when it can).
+
+    A link length, base or mount beyond :data:`MAX_SCENE_M` (``1e308`` in a
+    file is a finite number) leaves no scale at which the arm fits a view.
+    """
+    with np.errstate(all="ignore"):
+        reach = kinematics.reach_m
+        corners = np.asarray(
+            [kinematics.base_m, kinematics.support_m], dtype=np.float64
+        )
+    if not math.isfinite(reach) or reach > MAX_SCENE_M:
+        shown = fixed_text(float(np.abs(kinematics.lengths_m).max()), 3)
+        return f"arm too large to draw (a link of {shown} m)"
+    if not np.isfinite(corners).all() or np.abs(corners).max() > MAX_SCENE_M:
+        return "arm too far from the origin to draw"
+    return None
+
+
 def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
     reach = max(kinematics.reach_m, 1e-6)
     base_x, base_y = kinematics.base_m
@@ -121,7 +148,11 @@ def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
     for overlay in model.overlays.values():
         points += _overlay_points(overlay)
     array = np.asarray(points, dtype=np.float64)
-    array = array[np.isfinite(array).all(axis=1)]
+    with np.errstate(all="ignore"):
+        inside = np.isfinite(array).all(axis=1) & (np.abs(array) <= MAX_SCENE_M).all(
+            axis=1
+        )
+    array = array[inside]
     low, high = array.min(axis=0), array.max(axis=0)
     span = float((high - low).max())
     size = high - low + 2.0 * _MARGIN * span
@@ -180,11 +211,17 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         self._backdrop_cache: (
             tuple[tuple[float, ...], QImage, TaskOverlay | None] | None
         ) = None
-        self._kinematics = model.kinematics
-        self._fit = None if model.kinematics is None else _fit(model, model.kinematics)
-        peak = _peak_force(model)
-        reach = 0.0 if model.kinematics is None else model.kinematics.reach_m
-        self._force_m_per_n = _FORCE_SPAN * reach / peak if peak > 0.0 else 0.0
+        kinematics = model.kinematics
+        self._too_large = None if kinematics is None else too_large_reason(kinematics)
+        if self._too_large is not None:
+            kinematics = None
+        self._kinematics = kinematics
+        self._fit = None if kinematics is None else _fit(model, kinematics)
+        with np.errstate(all="ignore"):
+            peak = _peak_force(model)
+            reach = 0.0 if kinematics is None else kinematics.reach_m
+            ratio = _FORCE_SPAN * reach / peak if 0.0 < peak < math.inf else 0.0
+        self._force_m_per_n = ratio if math.isfinite(ratio) else 0.0
 
     # -- geometry ---------------------------------------------------------
 
@@ -201,8 +238,11 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         center_y = self._fit.center_y_m if self._fit else 0.0
         scale = self._scale(rect)
         result: FloatArray = np.empty_like(points)
-        result[..., 0] = rect.center().x() + (points[..., 0] - center_x) * scale
-        result[..., 1] = rect.center().y() - (points[..., 1] - center_y) * scale
+        with np.errstate(all="ignore"):
+            result[..., 0] = rect.center().x() + (points[..., 0] - center_x) * scale
+            result[..., 1] = rect.center().y() - (points[..., 1] - center_y) * scale
+        reach = _MAX_OFF_VIEW_PX + max(rect.width(), rect.height())
+        np.clip(result, -reach, reach, out=result)
         return result
 
     def _point(self, rect: QRectF, xy_plane: npt.ArrayLike) -> QPointF:
@@ -218,7 +258,7 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
             q = self._model.joint_angles_at(play_time_s)
             if kinematics is None or q is None:
                 painter.fillRect(rect, _color(BACKGROUND))
-                self._paint_message(painter, rect)
+                self._paint_message(painter, rect, self._too_large or _NO_KINEMATICS)
             else:
                 self._paint_scene(painter, rect, kinematics, q, play_time_s)
             paint_time_label(painter, rect, play_time_s)
@@ -244,13 +284,19 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
                 painter,
                 overlay,
                 self.to_pixel(rect, overlay.targets_xy),
-                MIN_RING_PX if tolerance is None else tolerance * self._scale(rect),
+                MIN_RING_PX
+                if tolerance is None
+                else min(tolerance * self._scale(rect), _MAX_OFF_VIEW_PX),
                 active_target(self._model, overlay, play_time_s),
                 width,
             )
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
             return
-        joints = kinematics.joint_positions(q)
+        with np.errstate(all="ignore"):
+            joints = kinematics.joint_positions(q)
+        if not np.isfinite(joints).all():
+            self._paint_message(painter, rect, _NOT_DRAWABLE)
+            return
         self._paint_arm(
             painter,
             rect,
@@ -450,11 +496,11 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         result: FloatArray = force[:2]
         return result
 
-    def _paint_message(self, painter: QPainter, rect: QRectF) -> None:
+    def _paint_message(self, painter: QPainter, rect: QRectF, message: str) -> None:
         painter.setFont(_font(max(12.0, 0.025 * min(rect.height(), rect.width()))))
         painter.setPen(_color(MUTED_TEXT_COLOR))
         painter.drawText(
             rect,
             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-            _NO_KINEMATICS,
+            message,
         )

@@ -29,6 +29,7 @@ from app.canvas.drawing import palette_rgb, palette_table, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.panel_values import force_text
+from app.canvas.shown_text import LABEL_CHARS, fixed_text, visible_text
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import RecordingModel, TaskOverlay
 
@@ -184,7 +185,10 @@ def paint_targets(
     offset = max(ring_px, MIN_RING_PX) + 4.0
     for (x, y), label in zip(pixels, overlay.target_labels, strict=False):
         if label and len(pixels) > 1:
-            painter.drawText(QPointF(float(x) + offset, float(y) - offset), label)
+            painter.drawText(
+                QPointF(float(x) + offset, float(y) - offset),
+                visible_text(label, LABEL_CHARS),
+            )
 
 
 def paint_force_arrow(
@@ -256,7 +260,7 @@ def paint_time_label(
     size = max(12.0, 0.022 * min(rect.height(), 1.6 * rect.width()))
     painter.setFont(_font(size, bold=True))
     metrics = QFontMetricsF(painter.font())
-    label = f"t = {play_time_s:.2f} s"
+    label = f"t = {fixed_text(play_time_s, 2)} s"
     pad = 0.5 * size
     box = QRectF(
         rect.left() + pad,

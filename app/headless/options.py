@@ -9,17 +9,33 @@ usage error (exit 2) that names the value and what was expected.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TypeVar
 
 __all__ = [
+    "MAX_FPS",
+    "MAX_IN_FLIGHT",
+    "MAX_TICKS",
+    "MIN_FPS",
     "add_enum_option",
     "add_output",
     "add_overwrite",
     "checked_number",
+    "fps_option",
+    "speed_option",
+    "time_option",
 ]
+
+#: Frame rates an export accepts (the codec's time base is 1/fps).
+MIN_FPS = 0.1
+MAX_FPS = 1000.0
+#: Ticks per generation of ``sample`` (each tick writes a few records).
+MAX_TICKS = 100_000
+#: Chunks a replay may keep in flight (a window, not a count of work).
+MAX_IN_FLIGHT = 1024
 
 Number = TypeVar("Number", int, float)
 
@@ -70,3 +86,34 @@ def checked_number(
     if value is None or not accept(value):
         raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}")
     return value
+
+
+def fps_option(text: str) -> float:
+    """``--fps``: a finite rate from :data:`MIN_FPS` to :data:`MAX_FPS`."""
+    return checked_number(
+        text,
+        float,
+        lambda value: MIN_FPS <= value <= MAX_FPS,
+        f"a rate that must be positive and finite: {MIN_FPS:g} to {MAX_FPS:g} "
+        "frames per second, e.g. 30",
+    )
+
+
+def speed_option(text: str) -> float:
+    """``--speed``: a finite factor above 0."""
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and 0 < value <= 1e6,
+        "a speed factor above 0 and at most 1e6, e.g. 2",
+    )
+
+
+def time_option(text: str) -> float:
+    """``--start``, ``--end``, ``--at``: a finite play time in seconds, >= 0."""
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and value >= 0,
+        "a finite play time in seconds >= 0, e.g. 1.5",
+    )

@@ -20,11 +20,13 @@ from pathlib import Path
 from types import FrameType
 
 from app.headless.options import (
+    MAX_IN_FLIGHT,
     add_enum_option,
     add_output,
     add_overwrite,
     checked_number,
 )
+from app.headless.signals import StopRequested, exit_code
 from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError, TargetExistsError
 from fsr_core.replay.engine import replay_file
@@ -51,7 +53,12 @@ EXIT_CANCELLED = 130
 
 
 def _window(text: str) -> int:
-    return checked_number(text, int, lambda value: value >= 1, "a whole number >= 1")
+    return checked_number(
+        text,
+        int,
+        lambda value: 1 <= value <= MAX_IN_FLIGHT,
+        f"a whole number from 1 to {MAX_IN_FLIGHT}",
+    )
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -125,34 +132,51 @@ def _options(args: argparse.Namespace) -> ReplayOptions:
     )
 
 
+class _Stop:
+    """The signal that cancelled the replay (0 while none did)."""
+
+    signum = 0
+
+
 @contextmanager
-def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
-    """While inside, the first Ctrl-C cancels the replay; a second one aborts."""
+def _signals_cancel(cancel: CancelToken, stop: _Stop) -> Iterator[None]:
+    """While inside, the first Ctrl-C or SIGTERM cancels the replay cooperatively.
+
+    A second one aborts at once (:class:`~app.headless.signals.StopRequested`;
+    the writer still removes its staging file on the way out).
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         if cancel.cancelled:
-            raise KeyboardInterrupt
-        sys.stderr.write("\ncancelling the replay (Ctrl-C again to abort)...\n")
+            for other in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(other, signal.SIG_IGN)
+            raise StopRequested(signum)
+        stop.signum = signum
+        if signum == signal.SIGINT:
+            sys.stderr.write("\ncancelling the replay (Ctrl-C again to abort)...\n")
         cancel.cancel()
 
-    previous: Callable[[int, FrameType | None], object] | int | None
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
+    for signum in (int(signal.SIGINT), int(signal.SIGTERM)):
+        previous[signum] = signal.signal(signum, on_signal)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def run_replay(args: argparse.Namespace) -> int:
     """Replay one file; print where the new file went (see the module docstring)."""
     options = _options(args)
     cancel = CancelToken()
+    stop = _Stop()
     bar = TerminalProgress("frames" if options.mode is ReplayMode.RENDER else "ticks")
     try:
-        with _ctrl_c_cancels(cancel):
+        with _signals_cancel(cancel, stop):
             result = replay_file(
                 args.file,
                 args.output,
@@ -175,17 +199,17 @@ def run_replay(args: argparse.Namespace) -> int:
         sys.stderr.write(f"fsr-viewer replay: {exc}\n")
         return EXIT_FAILED
     bar.close()
-    return _report(args, result)
+    return _report(args, result, stop.signum)
 
 
 def _unit(result: ReplayResult) -> str:
     return "frames" if result.mode is ReplayMode.RENDER else "ticks"
 
 
-def _report(args: argparse.Namespace, result: ReplayResult) -> int:
+def _report(args: argparse.Namespace, result: ReplayResult, signum: int = 0) -> int:
     if result.outcome is ReplayOutcome.CANCELLED:
         sys.stderr.write(f"fsr-viewer replay: {args.file}: {result.message}\n")
-        return EXIT_CANCELLED
+        return exit_code(signum) if signum else EXIT_CANCELLED
     if result.outcome is ReplayOutcome.FAILED:
         sys.stderr.write(f"fsr-viewer replay: {result.message}\n")
         return EXIT_FAILED

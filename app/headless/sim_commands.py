@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from app.headless.options import add_output
+from fsr_core.output_paths import check_output_path, prepare_output_folder
 from fsr_core.simulation.registry import (
     DEFAULT_SIMULATOR,
     get_adapter,
@@ -61,6 +62,7 @@ def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
     def announce(name: str) -> None:
         sys.stderr.write(f"recording {name}...\n")
 
+    _prepare_demo_folder(args.out)
     simulator = get_adapter(DEFAULT_SIMULATOR)
     files = simulator.write_demos(args.out, progress=announce)
     for item in files:
@@ -69,8 +71,20 @@ def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
     return tuple(item.recording for item in files)
 
 
+def _prepare_demo_folder(folder: Path) -> None:
+    """Create ``demo --out`` if needed; refuse a file, a FIFO or a read-only folder.
+
+    Raises
+    ------
+    WriteFailedError
+        The folder cannot be created, is not a folder, or cannot be written.
+    """
+    prepare_output_folder(folder, what="demo")
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     """Run one scenario file with the simulator that recognises it and record it."""
+    check_output_path(args.output, (args.scenario,))
     simulator = scenario_simulator(read_scenario_document(args.scenario))
     run = simulator.record(args.scenario, args.output)
     _out(f"{run.output}: {run.summary}")

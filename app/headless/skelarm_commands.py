@@ -15,6 +15,7 @@ from pathlib import Path
 from app.headless.convert_commands import add_convert_parser, run_convert
 from app.headless.options import add_output, add_overwrite
 from fsr_core.errors import FsrError
+from fsr_core.output_paths import check_output_path
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
 from fsr_core.simulation.registry import get_adapter
 
@@ -67,6 +68,9 @@ def run_resimulate(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
     )
     try:
+        check_output_path(
+            args.output, (args.log,), overwrite=args.overwrite, hint=" (--overwrite)"
+        )
         simulator = get_adapter("skelarm", require_available=False)
         plan = simulator.plan_replay(args.log, options)
         replayed = (

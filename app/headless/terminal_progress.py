@@ -28,9 +28,11 @@ class TerminalProgress:
         self._last_s = now_s
         filled = self.WIDTH * done // max(total, 1)
         bar = "#" * filled + "." * (self.WIDTH - filled)
+        # Marked first: a signal that stops the command right after the write
+        # still gets its line of its own from close().
+        self._shown = True
         sys.stderr.write(f"\r[{bar}] {done}/{total} {self._unit}")
         sys.stderr.flush()
-        self._shown = True
 
     def close(self) -> None:
         """End the bar's line (if one was drawn)."""

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -39,6 +40,7 @@ from app.window.settings import WindowSettings, default_settings
 from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
 from app.window.widgets.inspector import InspectorDock
+from app.window.widgets.plain_text import tooltip_html, visible_text
 from app.window.widgets.playlist_dock import PlaylistDock
 from app.window.widgets.scene_view import SceneView
 from app.window.widgets.side_panel import SidePanel, scrolling
@@ -52,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 APP_TITLE = "FSR Viewer"
 DEFAULT_SIZE = (1280, 800)
+#: Characters of a status-bar message shown (the tooltip holds more).
+STATUS_CHARS = 300
 
 
 class MainWindow(QMainWindow):
@@ -81,6 +85,9 @@ class MainWindow(QMainWindow):
         self.plots = ChannelPlots()
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.setSizePolicy(
+            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        )
         self.setCentralWidget(self._centre())
         self.playlist_dock = PlaylistDock(self.session.playlist, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.playlist_dock)
@@ -220,9 +227,13 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def show_message(self, text: str) -> None:
-        """Show ``text`` in the status bar (non-modal)."""
-        self.status_label.setText(text)
-        self.status_label.setToolTip(text)
+        """Show ``text`` in the status bar (non-modal), elided; all of it as tooltip.
+
+        Messages name files and quote what is wrong in them, so they are file
+        text: plain, one line, escaped in the tooltip.
+        """
+        self.status_label.setText(visible_text(text, STATUS_CHARS))
+        self.status_label.setToolTip(tooltip_html(text))
 
     # -- reactions --------------------------------------------------------
 

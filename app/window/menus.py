@@ -103,7 +103,8 @@ class Menus:
         """List these files under File → Open Recent."""
         self.recent_menu.clear()
         for path in paths:
-            action = self.recent_menu.addAction(str(path))
+            # "&" would be read as a mnemonic; "&&" shows one.
+            action = self.recent_menu.addAction(str(path).replace("&", "&&"))
             action.triggered.connect(
                 lambda _=False, chosen=path: self.host.open_files([chosen], play=True)
             )

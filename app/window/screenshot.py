@@ -3,8 +3,10 @@
 Builds the real window offscreen, loads the files as the window would,
 waits until every view shows the requested time (camera frames decoded),
 grabs the whole window and writes the PNG atomically. An exception a Qt slot
-raises meanwhile is raised again here (:class:`~app.window.last_resort.LastResort`,
-headless), so the command ends with one line and exit status 1, not a dialog.
+or a paint event raises meanwhile (the grab included) is raised again here
+(:class:`~app.window.last_resort.LastResort`, headless) as a
+:class:`ScreenshotError` naming the file, so the command ends with one line and
+exit status 1 and writes no half-drawn picture, never a dialog.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 from app.canvas.qt_app import ensure_app
 from app.headless.export.atomic import atomic_output, write_failed
 from app.window.last_resort import LastResort
+from app.window.workers.error_message import error_message
 from fsr_core.errors import FsrError
 
 __all__ = ["Screenshot", "take_screenshot"]
@@ -42,15 +45,32 @@ class ScreenshotError(FsrError):
     """The window could not be drawn for a screenshot."""
 
 
+def _raise_pending(last_resort: LastResort, paths: Sequence[Path]) -> None:
+    """Raise what a slot or paint event raised meanwhile, as one line naming a file.
+
+    The window drew (or tried to draw) ``paths``; a picture taken after a
+    slot failed would be half drawn, so the command fails instead.
+    """
+    try:
+        last_resort.raise_pending()
+    except Exception as exc:
+        line = error_message(exc, files=paths, log_unexpected=False)
+        raise ScreenshotError(f"{line} while drawing the window") from exc
+
+
 def _wait(
-    app: QApplication, last_resort: LastResort, ready: Callable[[], bool], what: str
+    app: QApplication,
+    last_resort: LastResort,
+    paths: Sequence[Path],
+    ready: Callable[[], bool],
+    what: str,
 ) -> None:
     deadline = QDeadlineTimer(WAIT_MS)
     while not ready():
         if deadline.hasExpired():
             raise ScreenshotError(f"screenshot: timed out waiting for {what}")
         app.processEvents()
-        last_resort.raise_pending()
+        _raise_pending(last_resort, paths)
 
 
 def take_screenshot(
@@ -100,6 +120,7 @@ def _draw(
         _wait(
             app,
             last_resort,
+            paths,
             lambda: session.model is not None or not session.loading,
             "loading",
         )
@@ -107,7 +128,9 @@ def _draw(
             raise ScreenshotError(
                 f"screenshot: no playable file among {', '.join(map(str, paths))}"
             )
-        _wait(app, last_resort, lambda: not session.loading, "the playlist checks")
+        _wait(
+            app, last_resort, paths, lambda: not session.loading, "the playlist checks"
+        )
         if plots:
             session.options.update(plots=plots)
         if inspector:
@@ -118,13 +141,17 @@ def _draw(
         _wait(
             app,
             last_resort,
+            paths,
             lambda: all(view.settled for view in views),
             "camera frames",
         )
         window.resize(*size)
         app.processEvents()
-        last_resort.raise_pending()
+        _raise_pending(last_resort, paths)
         image = window.grab().toImage()
+        # Painting happens in grab(): a paint event that raised leaves a
+        # broken picture, which is not written.
+        _raise_pending(last_resort, paths)
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)

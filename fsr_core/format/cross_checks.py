@@ -7,20 +7,32 @@
   those epochs.
 - :func:`lifecycle_problems` compares the footer's terminal cut and completion
   with what the lifecycle records state (part of a full verification).
+- :func:`calibration_value_problem` checks the value of one calibration record
+  (an intrinsics matrix against its profile, a unit quaternion, a finite
+  translation): a file written through a low-level path (copied payloads)
+  could otherwise hold a calibration no writer would accept.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from fsr_core.calibration import Calibration, CalibrationProfile, calibration_digest
+from fsr_core.calibration.pose import QUATERNION_NORM_TOLERANCE
 from fsr_core.errors import CalibrationError, CorruptRecordError, FsrError
 from fsr_core.format.layout import Layout
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.values import Footer, Record
 
-__all__ = ["build_epochs", "lifecycle_problems"]
+__all__ = ["build_epochs", "calibration_value_problem", "lifecycle_problems"]
+
+#: How far a stored intrinsics matrix may differ from its profile's K (relative).
+_K_TOLERANCE = 1e-9
 
 #: The footer's fields of one calibration epoch, in the order compared.
 _EPOCH_KEYS = (
@@ -169,3 +181,63 @@ def lifecycle_problems(
         for what, from_records, in_footer in compared
         if from_records != in_footer
     ]
+
+
+def _intrinsics_problem(values: Any, record: Record) -> str | None:
+    k = np.asarray(values, dtype=np.float64)
+    if k.shape != (3, 3) or not np.isfinite(k).all():
+        return "intrinsics matrix K is not a finite 3x3 matrix"
+    fx, fy = float(k[0, 0]), float(k[1, 1])
+    if fx <= 0 or fy <= 0:
+        return f"intrinsics fx = {fx!r}, fy = {fy!r}: focal lengths must be positive"
+    if k[1, 0] != 0 or k[2, 0] != 0 or k[2, 1] != 0 or k[2, 2] != 1:
+        return "intrinsics matrix K is not [[fx, s, cx], [0, fy, cy], [0, 0, 1]]"
+    try:
+        profile = CalibrationProfile.from_json(record.metadata.get("profile"))
+    except CalibrationError as exc:
+        return f"intrinsics record has an invalid profile: {exc.reason}"
+    expected = profile.K
+    scale = max(float(np.abs(expected).max()), 1.0)
+    if not np.allclose(k, expected, rtol=0.0, atol=_K_TOLERANCE * scale):
+        return (
+            f"intrinsics matrix K (fx {fx:g}, fy {fy:g}, cx {k[0, 2]:g}, "
+            f"cy {k[1, 2]:g}) disagrees with the camera's calibration profile "
+            f"(fx {profile.fx:g}, fy {profile.fy:g}, cx {profile.cx:g}, "
+            f"cy {profile.cy:g})"
+        )
+    return None
+
+
+def _pose_problem(values: Any, kind: StreamKind) -> str | None:
+    vector = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.isfinite(vector).all():
+        return f"{kind.value} holds a non-finite component"
+    if kind is StreamKind.CAMERA_QUATERNION:
+        norm = float(np.linalg.norm(vector))
+        if not math.isclose(norm, 1.0, rel_tol=0.0, abs_tol=QUATERNION_NORM_TOLERANCE):
+            return f"camera quaternion has norm {norm:.9g}, expected 1 (a rotation)"
+    return None
+
+
+def calibration_value_problem(record: Record) -> CalibrationError | None:
+    """Return what is wrong with a calibration record's value (``None``: nothing).
+
+    Intrinsics: K finite, fx and fy positive, the camera-matrix form, and equal
+    to the profile its record metadata declares. Quaternion: finite and of unit
+    norm. Translation: finite. Other records: ``None``.
+    """
+    kind = record.spec.kind
+    if kind is StreamKind.CAMERA_INTRINSICS:
+        problem = _intrinsics_problem(record.decoded, record)
+    elif kind in (StreamKind.CAMERA_QUATERNION, StreamKind.CAMERA_TRANSLATION):
+        problem = _pose_problem(record.decoded, kind)
+    else:
+        return None
+    if problem is None:
+        return None
+    return CalibrationError(
+        problem,
+        stream=record.stream,
+        record=record.stream_seq,
+        offset=record.offset,
+    )

@@ -33,7 +33,11 @@ from fsr_core.errors import (
     LimitExceededError,
     StreamNotFoundError,
 )
-from fsr_core.format.cross_checks import build_epochs, lifecycle_problems
+from fsr_core.format.cross_checks import (
+    build_epochs,
+    calibration_value_problem,
+    lifecycle_problems,
+)
 from fsr_core.format.footer import parse_footer
 from fsr_core.format.layout import Layout
 from fsr_core.format.limits import ReaderLimits
@@ -671,8 +675,10 @@ class FsrReader:
         """Read and check every record; return the problems found.
 
         Checks each record's CRC, the profile's digests, that every payload
-        decodes as its stream declares, and that the footer's terminal cut and
-        completion are the ones the lifecycle records state. ``check()`` is
+        decodes as its stream declares, that every calibration record holds a
+        valid value (K agreeing with its profile, unit quaternions), and that
+        the footer's terminal cut and completion are the ones the lifecycle
+        records state. ``check()`` is
         called every 64 records; raise from it to stop.
         """
         problems: list[FsrError] = []
@@ -686,6 +692,9 @@ class FsrReader:
             except FsrError as exc:
                 problems.append(exc)
                 continue
+            calibration = calibration_value_problem(record)
+            if calibration is not None:
+                problems.append(calibration.locate(path=self.path))
             if record.spec.kind is StreamKind.LIFECYCLE:
                 lifecycle.append(record)
         problems.extend(lifecycle_problems(self._footer, lifecycle, self.path))

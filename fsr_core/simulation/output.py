@@ -16,30 +16,38 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fsr_core.errors import ReplayError, TargetExistsError, WriteFailedError
+from fsr_core.output_paths import check_output_path, same_file
 
 __all__ = ["check_output", "replay_output"]
 
 
 def check_output(source: Path, output: Path, *, overwrite: bool) -> None:
-    """Refuse an output that is the source, a folder, or exists without overwrite.
+    """Refuse an output that is the source, not a file, or exists without overwrite.
+
+    The shared check of :mod:`fsr_core.output_paths`: the source under any
+    name (a hard or symbolic link to it) is refused even with ``overwrite``.
 
     Raises
     ------
     ReplayError
-        ``output`` names the source file or a folder.
+        ``output`` names the source file (path, hard link or symbolic link).
+    OutputNotFileError
+        ``output`` is a folder, FIFO, device, socket or link loop, or its
+        folder is missing or read-only.
     TargetExistsError
         ``output`` exists and ``overwrite`` is false.
     """
-    if output.is_dir():
-        raise ReplayError("the replay output is a folder", path=output)
-    if output.exists() and source.exists() and output.samefile(source):
-        raise ReplayError("the replay output is the source file itself", path=output)
-    if not overwrite and os.path.lexists(output):
-        raise TargetExistsError(
-            "file already exists; a replay never overwrites it unless asked "
-            "(overwrite)",
+    if same_file(output, source):
+        raise ReplayError(
+            "the replay output is the source file itself (the same file under "
+            "this name); choose another name",
             path=output,
         )
+    check_output_path(
+        output,
+        overwrite=overwrite,
+        hint="; a replay never overwrites it unless asked (overwrite)",
+    )
 
 
 @contextmanager
@@ -68,10 +76,8 @@ def replay_output(output: Path, *, overwrite: bool) -> Iterator[Path]:
             try:
                 sibling.replace(output)
             except OSError as exc:
-                raise WriteFailedError(
-                    f"could not replace the existing file: {exc.strerror or exc}",
-                    errno=exc.errno,
-                    path=output,
+                raise WriteFailedError.from_os_error(
+                    "could not replace the existing file", exc, output
                 ) from exc
     finally:
         if os.path.lexists(sibling):

@@ -1,14 +1,55 @@
-"""Read a scenario file: the TOML document the registry and simulators look at."""
+"""Read a scenario file: the TOML document the registry and simulators look at.
+
+A scenario is configuration the user writes, but it may come from anyone, so it
+is read within bounds: at most :data:`MAX_SCENARIO_BYTES`, never from a FIFO or
+a device (which could block or never end), and its nesting is checked by a scan
+of the text before ``tomllib`` parses it (:mod:`fsr_core.toml_text`).
+"""
 
 from __future__ import annotations
 
-import tomllib
+import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from fsr_core.errors import SchemaError
+from fsr_core.errors import LimitExceededError, NotRegularFileError, SchemaError
+from fsr_core.toml_text import DEFAULT_TOML_DEPTH, parse_bounded_toml
 
-__all__ = ["read_scenario_document"]
+__all__ = ["MAX_SCENARIO_BYTES", "MAX_SCENARIO_DEPTH", "read_scenario_document"]
+
+MAX_SCENARIO_BYTES: Final = 4 << 20
+"""Refuse a scenario file larger than this (4 MiB; real ones are a few KiB)."""
+MAX_SCENARIO_DEPTH: Final = DEFAULT_TOML_DEPTH
+"""Refuse a scenario nested deeper than this (tables, dotted keys, arrays)."""
+
+
+def _read_bounded(path: Path) -> bytes:
+    """Return the bytes of the regular file ``path`` (at most the size limit)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(
+                "not a regular file (a scenario is a TOML file)", path=path
+            )
+        if info.st_size > MAX_SCENARIO_BYTES:
+            raise LimitExceededError(
+                f"scenario of {info.st_size} bytes exceeds the limit of "
+                f"{MAX_SCENARIO_BYTES}",
+                path=path,
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_SCENARIO_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SCENARIO_BYTES:  # grew while being read
+        raise LimitExceededError(
+            f"scenario exceeds the limit of {MAX_SCENARIO_BYTES} bytes", path=path
+        )
+    return data
 
 
 def read_scenario_document(path: Path) -> dict[str, Any]:
@@ -17,14 +58,26 @@ def read_scenario_document(path: Path) -> dict[str, Any]:
     Raises
     ------
     SchemaError
-        The file cannot be read or is not valid TOML; the message names the
-        file and the problem.
+        The file cannot be read or is not valid TOML (or not UTF-8); the
+        message names the file and the problem.
+    NotRegularFileError
+        The path is a FIFO, device, socket or directory.
+    LimitExceededError
+        The file is over :data:`MAX_SCENARIO_BYTES` or nests deeper than
+        :data:`MAX_SCENARIO_DEPTH`.
     """
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = _read_bounded(path)
     except OSError as exc:
         raise SchemaError(
-            f"cannot read the scenario: {exc.strerror}", path=path
+            f"cannot read the scenario: {exc.strerror or exc}", path=path
         ) from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"not a valid TOML file: {exc}", path=path) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SchemaError(
+            f"not a valid TOML file: not UTF-8 at byte {exc.start}", path=path
+        ) from exc
+    return parse_bounded_toml(
+        text, what="scenario", path=path, max_depth=MAX_SCENARIO_DEPTH
+    )

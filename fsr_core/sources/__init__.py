@@ -14,6 +14,7 @@ from typing import Any
 
 from fsr_core.errors import SourceUnavailableError
 from fsr_core.format.safe_open import open_source
+from fsr_core.output_paths import check_output_path
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.file_names import (
     open_dialog_filter,
@@ -112,8 +113,12 @@ def convert_recording(
     ------
     SourceUnavailableError
         The file's source cannot convert (FSR is FSR already).
+    OutputIsInputError
+        ``output`` is the recording itself (same path, hard or symbolic link),
+        with or without ``overwrite``.
     FsrError
-        As :func:`open_recording`, or ``output`` exists without ``overwrite``.
+        As :func:`open_recording`; ``output`` exists without ``overwrite`` or
+        is not a regular file (:func:`~fsr_core.output_paths.check_output_path`).
     """
     target = Path(path)
     source = _usable_source(target)
@@ -123,4 +128,5 @@ def convert_recording(
             f"{source.name!r} source has no conversion)",
             path=target,
         )
+    check_output_path(output, (target,), overwrite=overwrite, hint=" (use --overwrite)")
     return source.to_fsr(target, Path(output), overwrite=overwrite)

@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from app.window.widgets.plain_text import (
+    LABEL_CHARS,
     byte_size_text,
+    fixed_text,
+    markup_text,
+    number_text,
     pairs_text,
+    safe_str,
     scalar_text,
     time_span_text,
     tooltip_html,
@@ -118,3 +123,36 @@ def test_time_spans_and_pairs_read_as_short_text() -> None:
     assert time_span_text(True, 1.0) is None
     assert pairs_text({"a": 1, "b": None, "c": "x"}, ("c",)) == "a=1, b=—"
     assert scalar_text(None) == "—"
+
+
+def test_markup_text_shows_tags_as_characters_and_is_elided() -> None:
+    shown = markup_text('<img src="/dev/zero">' + "<b>" * 70_000)
+
+    assert shown.startswith('&lt;img src="/dev/zero"&gt;')
+    assert "<" not in shown
+    assert len(shown) < 4 * LABEL_CHARS
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "text"),
+    [
+        (1.25, 2, "1.25"),
+        (1e308, 3, "1.000e+308"),
+        (-2e9, 0, "-2.000e+09"),
+        (5e-324, 3, "0.000"),
+        (float("inf"), 1, "inf"),
+        (float("nan"), 1, "nan"),
+    ],
+)
+def test_fixed_text_keeps_any_float_short(
+    value: float, decimals: int, text: str
+) -> None:
+    assert fixed_text(value, decimals) == text
+
+
+def test_an_integer_too_long_for_str_is_described_not_raised() -> None:
+    huge = 10**5000
+
+    assert safe_str(huge).startswith("(integer of ")
+    assert visible_text({"n": huge}) == "(dict too large to show)"
+    assert number_text(huge, ".1f") is not None

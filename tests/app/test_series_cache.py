@@ -84,6 +84,7 @@ def test_a_channel_named_with_brackets_wins_over_a_column_key() -> None:
     assert [item.channel for item in resolve_key(model, "a[b]")] == ["a[b]"]
     assert parse_key("a[b]") == ("a", "b")
     assert parse_key("plain") == ("plain", None)
+    assert parse_key("tau[tau[3]]") == ("tau", "tau[3]")  # a column named "tau[3]"
 
 
 def test_series_keys_list_each_channel_then_its_columns() -> None:

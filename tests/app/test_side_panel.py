@@ -26,6 +26,7 @@ from app.canvas.panel_values import (
     panel_values,
 )
 from app.window.state import PlaybackClock, ViewOptionsModel
+from app.window.widgets.plain_text import tooltip_html
 from app.window.widgets.side_panel import SidePanel
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
@@ -319,7 +320,7 @@ def test_file_labels_are_plain_text_and_name_the_file(
     panel, _ = show(dataclasses.replace(model, title="<b>bold</b> " + "x" * 200))
 
     file_name: QLabel = _child(panel, QLabel, "file_name")
-    assert file_name.toolTip() == str(model.path)
+    assert file_name.toolTip() == tooltip_html(model.path)
     assert file_name.text() == model.path.name
     assert all(
         label.textFormat() == Qt.TextFormat.PlainText

@@ -21,7 +21,6 @@ from fsr_core.errors import (
     TruncatedFileError,
     UnsupportedVersionError,
 )
-from fsr_core.logs import skelarm as skelarm_source
 from fsr_core.logs.skelarm import CURVE_SAMPLES, DERIVED_CHANNELS, load_skelarm
 from fsr_core.recording import Integrity, MarkerKind
 from fsr_core.sources import open_recording
@@ -483,7 +482,7 @@ HOSTILE = {
     "meta not toml": SchemaError,
     "meta not 0-d": SchemaError,
     "meta not unicode": SchemaError,
-    "meta deeply nested": SchemaError,
+    "meta deeply nested": LimitExceededError,
     "unknown schema version": UnsupportedVersionError,
     "no schema version": SchemaError,
     "no frames": SchemaError,
@@ -528,9 +527,9 @@ def test_archive_over_the_size_limit_is_refused_before_loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(tmp_path / "big.sklog.npz")
-    monkeypatch.setattr(skelarm_source.archive, "MAX_UNCOMPRESSED_BYTES", 256)
+    monkeypatch.setenv("FSR_VIEWER_MEMORY_BUDGET", "256")
 
-    with pytest.raises(LimitExceededError, match="inflate to") as caught:
+    with pytest.raises(LimitExceededError, match="inflating the archive") as caught:
         load_skelarm(path)
 
     assert str(path) in str(caught.value)

@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 from fsr_core.errors import TargetExistsError, WriteFailedError
 from fsr_core.format.file_ops import FileOps
+from fsr_core.output_paths import check_output_path
 
 __all__ = ["atomic_output", "partial_name"]
 
@@ -50,8 +51,11 @@ def atomic_output(
         ``final`` exists already and ``overwrite`` is false, or another export
         is writing the same partial file.
     WriteFailedError
-        Creating, writing, syncing or publishing failed; nothing is left then.
+        ``final`` is not a regular file (a folder, FIFO, device, socket or a
+        link loop: never replaced, even with ``overwrite``), or creating,
+        writing, syncing or publishing failed; nothing is left then.
     """
+    check_output_path(final, overwrite=overwrite, hint=" (use --overwrite)")
     file_ops = ops or FileOps()
     folder = final.parent
     staging = partial_name(final)

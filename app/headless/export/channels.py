@@ -96,7 +96,7 @@ def export_channels(
     WriteFailedError
         ``output`` is the input recording, or writing failed.
     """
-    check_not_source(output, model)
+    check_not_source(output, model, overwrite=overwrite)
     started = time.perf_counter()
     header, table, primary = channel_table(model)
     with atomic_output(output, overwrite=overwrite) as handle:

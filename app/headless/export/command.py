@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from app.headless.export.video import (
 )
 from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError
+from fsr_core.output_paths import check_output_path, prepare_output_folder
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording, recording_stem
 
@@ -91,6 +93,8 @@ def _frame_request(
     try:
         play_time_s = float(words[0])
     except ValueError:
+        play_time_s = math.nan
+    if not (math.isfinite(play_time_s) and play_time_s >= 0):
         parser.error(f"--export-frame {words[0]!r}: T must be a time in seconds")
     output = Path(words[1])
     if output.suffix.lower() not in STILL_FORMATS:
@@ -110,8 +114,31 @@ def run_export(args: argparse.Namespace) -> int:
     prints it); ``--export-dir`` reports each failed file and goes on.
     """
     if args.export_dir is not None:
+        _prepare_folder(args.export_dir)
         return _export_dir(args)
+    for output in _outputs(args):
+        check_output_path(
+            output, args.files, overwrite=args.overwrite, hint=" (use --overwrite)"
+        )
     return _export_one(args)
+
+
+def _outputs(args: argparse.Namespace) -> list[Path]:
+    """Every file a single export writes (video, still, channel CSV)."""
+    frame = args.export_frame[1] if args.export_frame is not None else None
+    asked = (args.export, frame, args.export_channels)
+    return [path for path in asked if path is not None]
+
+
+def _prepare_folder(folder: Path) -> None:
+    """Create ``--export-dir`` if needed; refuse one that is not a writable folder.
+
+    Raises
+    ------
+    WriteFailedError
+        The folder cannot be created, is not a folder, or is read-only.
+    """
+    prepare_output_folder(folder, what="export")
 
 
 def _export_dir(args: argparse.Namespace) -> int:
@@ -120,7 +147,9 @@ def _export_dir(args: argparse.Namespace) -> int:
     for source in args.files:
         output = args.export_dir / f"{stem(source)}.{args.format}"
         try:
-            args.export_dir.mkdir(parents=True, exist_ok=True)
+            check_output_path(
+                output, args.files, overwrite=args.overwrite, hint=" (use --overwrite)"
+            )
             model = open_recording(source)
             play_window(model.duration_s, args.start, args.end)
             check_view(model, args.view, args.camera)

@@ -7,7 +7,13 @@ import time
 from pathlib import Path
 
 from app.headless.export.atomic import atomic_output, write_failed
-from app.headless.export.video import ExportResult, FrameSource, check_not_source
+from app.headless.export.video import (
+    ExportResult,
+    FrameSource,
+    check_frame_memory,
+    check_not_source,
+    drawn_size,
+)
 from fsr_core.recording import RecordingModel
 
 __all__ = ["STILL_FORMATS", "check_play_time", "export_frame"]
@@ -67,7 +73,8 @@ def export_frame(
         raise ValueError("size must be positive")
     duration = model.duration_s
     check_play_time(duration, play_time_s)
-    check_not_source(output, model)
+    check_not_source(output, model, overwrite=overwrite)
+    check_frame_memory(*drawn_size(size, view=view, panel=panel), output, still=True)
     started = time.perf_counter()
     frames = FrameSource(
         model, size=size, panel=panel, show_com=show_com, view=view, camera=camera

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, overload
 
 import av
 
@@ -26,7 +27,10 @@ from app.headless.export.canvas_frame import CanvasFrame
 from app.headless.export.encoder import Encoder, Palette, padded_size
 from app.headless.export.frames import VIEWS, FrameSource, check_view
 from app.headless.export.sink import WriteSink
+from app.headless.options import MAX_FPS, MIN_FPS
+from fsr_core.budgets import EXPORT_FRAMES, MEMORY, check_budget
 from fsr_core.errors import FsrError, WriteFailedError
+from fsr_core.output_paths import check_output_path
 from fsr_core.recording import RecordingModel
 
 __all__ = [
@@ -36,8 +40,12 @@ __all__ = [
     "ExportCancelled",
     "ExportResult",
     "FrameSource",
+    "FrameTimes",
+    "check_frame_budget",
+    "check_frame_memory",
     "check_not_source",
     "check_view",
+    "drawn_size",
     "ensure_gui_app",
     "export_format",
     "export_video",
@@ -46,6 +54,12 @@ __all__ = [
     "padded_size",
     "play_window",
 ]
+
+#: Bytes of memory one pixel of the exported frame costs while exporting: the
+#: canvas, the queued and converting codec frames, and the codec's own
+#: look-ahead (measured order of magnitude, rounded up).
+_VIDEO_BYTES_PER_PX = 32
+_STILL_BYTES_PER_PX = 12
 
 #: File extension → container format.
 EXPORT_FORMATS = {".mp4": "mp4", ".webm": "webm", ".gif": "gif"}
@@ -115,9 +129,50 @@ def export_format(path: Path) -> str:
 def frame_count(duration_s: float, *, fps: float, speed: float) -> int:
     """Return ``floor(duration / speed * fps) + 1`` (tolerant of float error).
 
-    ``duration_s`` is the play-time span exported (``end - start``).
+    ``duration_s`` is the play-time span exported (``end - start``). A span
+    too long to count (an infinite quotient) gives ``sys.maxsize``, which no
+    frame budget accepts; nothing is ever allocated per frame here.
     """
-    return math.floor(max(duration_s, 0.0) / speed * fps + _FRAME_EPSILON) + 1
+    frames = max(duration_s, 0.0) / speed * fps + _FRAME_EPSILON
+    if not math.isfinite(frames) or frames >= sys.maxsize:
+        return sys.maxsize
+    return math.floor(frames) + 1
+
+
+class FrameTimes(Sequence[float]):
+    """The play time of every exported frame, computed when asked (never a list).
+
+    Frame ``k`` is at ``min(start + k * speed / fps, end)``. A recording whose
+    time jumps by 10^9 s asks for billions of frames: the export refuses that
+    count against its budget (:func:`check_frame_budget`) before drawing, and
+    nothing here holds one entry per frame.
+    """
+
+    def __init__(
+        self, count: int, *, start_s: float, end_s: float, step_s: float
+    ) -> None:
+        self._count = count
+        self._start_s = start_s
+        self._end_s = end_s
+        self._step_s = step_s
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[float]: ...
+
+    def __getitem__(self, index: int | slice) -> float | list[float]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(f"frame {index} of {self._count}")
+        return min(self._start_s + index * self._step_s, self._end_s)
 
 
 def frame_times(
@@ -127,14 +182,53 @@ def frame_times(
     speed: float,
     start_s: float = 0.0,
     end_s: float | None = None,
-) -> list[float]:
+) -> FrameTimes:
     """Return the play time of every exported frame of ``[start_s, end_s]``.
 
-    ``end_s`` defaults to ``duration_s``, the end of the recording.
+    ``end_s`` defaults to ``duration_s``, the end of the recording. The
+    sequence is lazy: its length may be far beyond any budget.
     """
     end = duration_s if end_s is None else end_s
     count = frame_count(end - start_s, fps=fps, speed=speed)
-    return [min(start_s + k * speed / fps, end) for k in range(count)]
+    return FrameTimes(count, start_s=start_s, end_s=end, step_s=speed / fps)
+
+
+def drawn_size(size: tuple[int, int], *, view: str, panel: bool) -> tuple[int, int]:
+    """Return the size of the frame drawn for ``view`` at ``size`` (panel in)."""
+    from app.canvas.panel import ReadoutPanel
+
+    width, height = size
+    views = 2 if view == "both" else 1
+    return views * width + (ReadoutPanel.WIDTH_PX if panel else 0), height
+
+
+def check_frame_budget(frames: int, output: Path) -> None:
+    """Refuse an export of more frames than ``FSR_VIEWER_EXPORT_FRAMES`` allows.
+
+    Raises
+    ------
+    LimitExceededError
+        ``frames`` is over the budget (the message gives both numbers and the
+        variable that raises it).
+    """
+    needed = math.inf if frames >= sys.maxsize else frames
+    check_budget(EXPORT_FRAMES, needed, "this export", path=output)
+
+
+def check_frame_memory(
+    width: int, height: int, output: Path, *, still: bool = False
+) -> None:
+    """Refuse a frame size whose export would need more than the memory budget.
+
+    Raises
+    ------
+    LimitExceededError
+        ``width`` x ``height`` pixels need more than ``FSR_VIEWER_MEMORY_BUDGET``.
+    """
+    per_px = _STILL_BYTES_PER_PX if still else _VIDEO_BYTES_PER_PX
+    check_budget(
+        MEMORY, width * height * per_px, f"a {width}x{height} frame", path=output
+    )
 
 
 def play_window(
@@ -207,13 +301,15 @@ def export_video(
     kind = export_format(output)
     _check_rates(fps, speed, size)
     start, end = play_window(model.duration_s, start_s, end_s)
-    check_not_source(output, model)
+    check_not_source(output, model, overwrite=overwrite)
+    times = frame_times(
+        model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
+    )
+    check_frame_budget(len(times), output)
+    check_frame_memory(*drawn_size(size, view=view, panel=panel), output)
     started = time.perf_counter()
     frames = FrameSource(
         model, size=size, panel=panel, show_com=show_com, view=view, camera=camera
-    )
-    times = frame_times(
-        model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
     )
     width, height = padded_size(frames.width, frames.height, kind)
     with atomic_output(output, overwrite=overwrite) as handle:
@@ -234,31 +330,33 @@ def export_video(
 
 
 def _check_rates(fps: float, speed: float, size: tuple[int, int]) -> None:
-    if not (fps > 0 and speed > 0 and min(size) > 0):
-        raise ValueError("fps, speed and size must be positive")
+    if not (MIN_FPS <= fps <= MAX_FPS):
+        raise ValueError(f"fps must be from {MIN_FPS:g} to {MAX_FPS:g}, not {fps:g}")
+    if not (math.isfinite(speed) and speed > 0 and min(size) > 0):
+        raise ValueError("speed and size must be positive and finite")
 
 
-def check_not_source(output: Path, model: RecordingModel) -> None:
-    """Refuse to write over the recording being exported.
+def check_not_source(
+    output: Path, model: RecordingModel, *, overwrite: bool = True
+) -> None:
+    """Refuse an output that is the recording or cannot be written as a file.
+
+    The shared check of :func:`fsr_core.output_paths.check_output_path`: the
+    recording under any name (itself, a hard or symbolic link) is refused
+    whatever ``overwrite`` says; so is a folder, FIFO, device (``/dev/full``),
+    socket, link loop, or a missing or read-only folder. With ``overwrite``
+    false an existing output is refused too.
 
     Raises
     ------
     WriteFailedError
-        ``output`` is ``model``'s own file.
+        ``output`` is ``model``'s own file or cannot be written (see above).
+    TargetExistsError
+        ``output`` exists and ``overwrite`` is false.
     """
-    if _same_file(output, model.path):
-        raise WriteFailedError(
-            "the output is the input recording; choose another name", path=output
-        )
-
-
-def _same_file(output: Path, source: Path) -> bool:
-    try:
-        return output.resolve() == source.resolve() or (
-            output.exists() and output.samefile(source)
-        )
-    except OSError:
-        return False
+    check_output_path(
+        output, (model.path,), overwrite=overwrite, hint=" (use --overwrite)"
+    )
 
 
 def _encode(
@@ -266,7 +364,7 @@ def _encode(
     output: Path,
     kind: str,
     frames: FrameSource,
-    times: list[float],
+    times: FrameTimes,
     fps: float,
     size: tuple[int, int],
     progress: Callable[[int, int], None] | None,

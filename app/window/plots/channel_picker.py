@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.window.plots.series_cache import column_names, resolve_key
+from app.window.plots.series_cache import column_keys, column_names, resolve_key
+from app.window.widgets.plain_text import tooltip_html, visible_text
 from fsr_core.recording import Channel, RecordingModel
 
 __all__ = ["ChannelPickerDialog"]
@@ -159,19 +160,20 @@ class ChannelPickerDialog(QDialog):
 
 def _channel_item(channel: Channel, chosen: set[str]) -> QTreeWidgetItem:
     """Build a channel row, with one checkable child per column when it has several."""
-    item = QTreeWidgetItem([channel.name, channel.unit])
+    unit = visible_text(channel.unit)
+    item = QTreeWidgetItem([visible_text(channel.name), unit])
     item.setData(0, KEY_ROLE, channel.name)
-    item.setToolTip(0, channel.label or channel.name)
+    item.setToolTip(0, tooltip_html(channel.label or channel.name))
     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
     names = column_names(channel)
-    keys = [f"{channel.name}[{name}]" for name in names]
+    keys = column_keys(channel)  # "name[col]", or "name[3]" for unnamed columns
     if channel.width == 1:
         item.setCheckState(0, _CHECKED if keys[0] in chosen else _UNCHECKED)
         return item
     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsAutoTristate)
     item.setCheckState(0, _UNCHECKED)
     for name, key in zip(names, keys, strict=True):
-        child = QTreeWidgetItem([name, channel.unit])
+        child = QTreeWidgetItem([visible_text(name), unit])
         child.setData(0, KEY_ROLE, key)
         child.setFlags(child.flags() | Qt.ItemFlag.ItemIsUserCheckable)
         child.setCheckState(0, _CHECKED if key in chosen else _UNCHECKED)

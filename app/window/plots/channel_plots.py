@@ -14,7 +14,6 @@ pixels, so moving the cursor repaints without redrawing the data.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -22,19 +21,21 @@ import numpy as np
 import pyqtgraph as pg  # type: ignore[import-untyped]
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from app.window.plots.series_cache import (
+    PLOT_LIMIT,
     Series,
+    drawable,
     extent_indices,
     resolve_key,
     view_points,
 )
-from app.window.widgets.plain_text import visible_text
+from app.window.widgets.plain_text import LABEL_CHARS, markup_text, visible_text
 from fsr_core.arrays import IndexArray
 from fsr_core.recording import RecordingModel
 
-__all__ = ["ChannelPlots", "series_label"]
+__all__ = ["MAX_SERIES_PER_PLOT", "MAX_SERIES_SHOWN", "ChannelPlots", "series_label"]
 
 #: Line colours, readable on light and dark backgrounds (Tableau 10).
 SERIES_COLORS: Final = (
@@ -59,7 +60,12 @@ _X_PADDING: Final = 0.01
 _CACHED: Final = QGraphicsItem.CacheMode.DeviceCoordinateCache
 #: Buckets used before a plot has a width (not yet shown).
 _DEFAULT_BUCKETS: Final = 1000
-_LEGEND_CHARS: Final = 80
+#: Series drawn in one plot; a wider selection draws the first ones and says so.
+MAX_SERIES_PER_PLOT: Final = 24
+#: Series drawn over all plots together (each is decimated per pixel column).
+MAX_SERIES_SHOWN: Final = 96
+#: Legend entries per row.
+_LEGEND_COLUMNS: Final = 8
 
 
 @dataclass(eq=False)
@@ -98,10 +104,15 @@ def series_label(series: list[Series]) -> str:
     str
         The distinct ``label [unit]`` texts (``label`` without a unit), joined
         by commas.
+        Plain text, each part elided; pass it through
+        :func:`~app.window.widgets.plain_text.markup_text` before pyqtgraph.
     """
     texts: list[str] = []
     for item in series:
-        text = f"{item.label} [{item.unit}]" if item.unit else item.label
+        label = visible_text(item.label, LABEL_CHARS)
+        text = (
+            f"{label} [{visible_text(item.unit, LABEL_CHARS)}]" if item.unit else label
+        )
         if text not in texts:
             texts.append(text)
     return ", ".join(texts)
@@ -119,6 +130,29 @@ def _time_range(series: list[Series]) -> tuple[float, float]:
     if not filled:
         return 0.0, 0.0
     return min(float(x[0]) for x in filled), max(float(x[-1]) for x in filled)
+
+
+def _capped(groups: list[list[Series]]) -> tuple[list[list[Series]], int]:
+    """Return the plots' drawable series within the caps, and how many lost samples.
+
+    The first series of each plot are kept (at most :data:`MAX_SERIES_PER_PLOT`
+    each, :data:`MAX_SERIES_SHOWN` in all); samples beyond
+    :data:`~app.window.plots.series_cache.PLOT_LIMIT` become gaps.
+    """
+    capped: list[list[Series]] = []
+    left = MAX_SERIES_SHOWN
+    clipped = 0
+    for series in groups:
+        if left <= 0:
+            break
+        kept = []
+        for item in series[: min(MAX_SERIES_PER_PLOT, left)]:
+            shown, lost = drawable(item)
+            kept.append(shown)
+            clipped += lost
+        capped.append(kept)
+        left -= len(kept)
+    return capped, clipped
 
 
 def _plot_series(model: RecordingModel, keys: tuple[str, ...]) -> list[Series]:
@@ -148,6 +182,13 @@ class ChannelPlots(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(2)
+        #: Says how many series are drawn when a selection is wider than the caps.
+        self.note = QLabel()
+        self.note.setObjectName("series_note")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.note.hide()
+        self._layout.addWidget(self.note)
 
     # -- state ------------------------------------------------------------
 
@@ -219,12 +260,16 @@ class ChannelPlots(QWidget):
         self._panels = []
         self._range_s = (0.0, 0.0)
         self._shown_model = self._model
+        self._set_note(0, 0)
         if self._model is None:
             return
         groups = [_plot_series(self._model, keys) for keys in self._plots]
         groups = [series for series in groups if series]
         if not groups:
             return
+        wanted = sum(len(series) for series in groups)
+        groups, clipped = _capped(groups)
+        self._set_note(sum(len(series) for series in groups), wanted, clipped)
         self._range_s = _time_range([item for group in groups for item in group])
         self._panels = [self._add_panel(series) for series in groups]
         first = self._panels[0]
@@ -239,6 +284,26 @@ class ChannelPlots(QWidget):
         for panel in self._panels:
             self._refresh_lines(panel)
 
+    def _set_note(self, shown: int, wanted: int, clipped: int = 0) -> None:
+        """Say how many series are drawn of how many were asked for (if fewer).
+
+        Also say how many drawn series lost samples beyond :data:`PLOT_LIMIT`.
+        """
+        parts = []
+        if shown < wanted:
+            parts.append(
+                f"Showing {shown:,} of {wanted:,} series (at most "
+                f"{MAX_SERIES_PER_PLOT} per plot, {MAX_SERIES_SHOWN} in all); "
+                "choose columns with Plot channels…"
+            )
+        if clipped:
+            parts.append(
+                f"{clipped:,} series have values beyond ±{PLOT_LIMIT:.0e}, "
+                "left out as gaps."
+            )
+        self.note.setText(" ".join(parts))
+        self.note.setVisible(bool(parts))
+
     def _x_range_to_keep(self) -> tuple[float, float] | None:
         """Return the zoom to keep across a rebuild: same file, plots shown."""
         if not self._panels or self._model is not self._shown_model:
@@ -251,11 +316,13 @@ class ChannelPlots(QWidget):
         widget.setMinimumHeight(PLOT_MIN_HEIGHT_PX)
         plot = widget.getPlotItem()
         plot.hideButtons()
-        plot.setLabel("left", series_label(series))
+        plot.setLabel("left", markup_text(series_label(series), LABEL_CHARS))
         plot.getViewBox().setAutoVisible(y=True)
         # One row at the top right, over the newest data least often.
         columns = len(series) * (1 if self._companion is None else 2)
-        legend = plot.addLegend(offset=(-8, 4), colCount=max(1, columns))
+        legend = plot.addLegend(
+            offset=(-8, 4), colCount=max(1, min(columns, _LEGEND_COLUMNS))
+        )
         cursor = pg.InfiniteLine(self._position_s, angle=90, movable=True)
         cursor.setZValue(10)
         plot.addItem(cursor, ignoreBounds=True)
@@ -265,7 +332,7 @@ class ChannelPlots(QWidget):
         ):
             color = SERIES_COLORS[index % len(SERIES_COLORS)]
             drawn = plot.plot(
-                pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=_legend_text(name)
+                pen=pg.mkPen(color, width=LINE_WIDTH_PX), name=markup_text(name)
             )
             drawn.curve.setCacheMode(_CACHED)
             panel.lines.append(_Line(drawn, item, extent_indices(item.y)))
@@ -290,7 +357,7 @@ class ChannelPlots(QWidget):
             return
         pen = pg.mkPen(color, width=LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine)
         drawn = panel.widget.getPlotItem().plot(
-            pen=pen, name=_legend_text(f"{name} {label}")
+            pen=pen, name=markup_text(f"{name} {label}")
         )
         drawn.curve.setCacheMode(_CACHED)
         panel.lines.append(_Line(drawn, other, extent_indices(other.y)))
@@ -355,15 +422,6 @@ class ChannelPlots(QWidget):
         if event.type() == QEvent.Type.PaletteChange:
             for panel in self._panels:
                 self._style_panel(panel, panel.widget.getPlotItem().legend)
-
-
-def _legend_text(name: str) -> str:
-    """Return a legend entry for ``name`` from a file: shown as written, not HTML.
-
-    pyqtgraph's legend labels are rich text, so file-controlled names are
-    escaped (and invisible characters made visible, long names elided).
-    """
-    return html.escape(visible_text(name, _LEGEND_CHARS))
 
 
 def _mix(first: QColor, second: QColor, amount: float) -> QColor:

@@ -10,7 +10,8 @@ few thousand points without losing its peaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Final
 
 import numpy as np
 
@@ -18,16 +19,24 @@ from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.recording import Channel, RecordingModel
 
 __all__ = [
+    "PLOT_LIMIT",
     "Series",
     "column_keys",
     "column_names",
     "decimate",
+    "drawable",
     "extent_indices",
     "parse_key",
     "resolve_key",
     "series_keys",
     "view_points",
 ]
+
+
+#: Largest magnitude a plot draws, in time or value. Beyond it the plotting
+#: library's ranges and ticks overflow (``1e308`` is finite, its span is not);
+#: such samples are left out as gaps, and the plot says so.
+PLOT_LIMIT: Final = 1e100
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +80,8 @@ def parse_key(key: str) -> tuple[str, str | None]:
         The channel name and the text between the brackets, if any.
     """
     if key.endswith("]") and "[" in key:
-        channel, _, column = key[:-1].rpartition("[")
+        # Channel names hold no brackets; column names may ("tau[3]").
+        channel, _, column = key[:-1].partition("[")
         if channel:
             return channel, column
     return key, None
@@ -86,8 +96,7 @@ def _column_index(channel: Channel, column: str) -> int | None:
     return None
 
 
-def _column(channel: Channel, index: int) -> FloatArray:
-    values = np.asarray(channel.values, dtype=np.float64)
+def _column(values: FloatArray, index: int) -> FloatArray:
     column: FloatArray = values if values.ndim == 1 else values[:, index]
     return column
 
@@ -124,18 +133,36 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
     names = column_names(channel)
     keys = column_keys(channel)
     times = np.asarray(channel.times_s, dtype=np.float64)
+    # Converted once for all columns: a wide channel has thousands of them.
+    values = np.asarray(channel.values, dtype=np.float64)
     return [
         Series(
             key=keys[index],
             channel=channel.name,
             name=names[index],
             x=times,
-            y=_column(channel, index),
+            y=_column(values, index),
             unit=channel.unit,
             label=channel.label or channel.name,
         )
         for index in indices
     ]
+
+
+def drawable(series: Series) -> tuple[Series, bool]:
+    """Return ``series`` without samples beyond :data:`PLOT_LIMIT`, and if any were.
+
+    Values beyond the limit become NaN (a gap); times are clamped to it, so
+    they stay sorted.
+    """
+    with np.errstate(invalid="ignore"):
+        wild_y = np.abs(series.y) > PLOT_LIMIT
+        wild_x = np.abs(series.x) > PLOT_LIMIT
+    if not wild_y.any() and not wild_x.any():
+        return series, False
+    y = np.where(wild_y | wild_x, np.nan, series.y)
+    x = np.clip(series.x, -PLOT_LIMIT, PLOT_LIMIT)
+    return replace(series, x=x, y=y), True
 
 
 def series_keys(model: RecordingModel) -> list[str]:

@@ -9,7 +9,6 @@ only push arrays into it.
 
 from __future__ import annotations
 
-import html
 from typing import Any, Final
 
 import numpy as np
@@ -17,7 +16,7 @@ import pyqtgraph as pg  # type: ignore[import-untyped]
 from PySide6.QtCore import Qt
 
 from app.window.plots.channel_plots import SERIES_COLORS
-from app.window.widgets.plain_text import visible_text
+from app.window.widgets.plain_text import markup_text
 from fsr_core.compare import Comparison
 
 __all__ = ["PIXEL_SUFFIX", "camera_error_series", "draw_camera_errors", "frame_dots"]
@@ -49,7 +48,7 @@ def draw_camera_errors(plot: Any, comparison: Comparison, name: str) -> None:
     plot.setLabel("left", "px error [levels]")
     plot.legend.setColumnCount(3)
     color = SERIES_COLORS[0]
-    shown = html.escape(visible_text(name, 80))  # pyqtgraph reads HTML (U14)
+    shown = markup_text(name)  # pyqtgraph reads HTML (U14)
     for values, label, style in (
         (camera.errors, "largest", Qt.PenStyle.SolidLine),
         (camera.mean_errors, "mean", Qt.PenStyle.DashLine),

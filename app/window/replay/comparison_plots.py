@@ -15,7 +15,6 @@ line in both; a time cursor follows the clock and a click asks for a seek.
 
 from __future__ import annotations
 
-import html
 from typing import Any, Final
 
 import numpy as np
@@ -39,7 +38,7 @@ from app.window.replay.camera_curves import (
     frame_dots,
 )
 from app.window.replay.report import ComparisonReport, verdict_text
-from app.window.widgets.plain_text import visible_text
+from app.window.widgets.plain_text import markup_text
 from fsr_core.compare import CameraStatus, ChannelStatus, Comparison
 from fsr_core.recording import Channel
 
@@ -84,7 +83,7 @@ def _positive(errors: np.ndarray) -> np.ndarray:
 
 def _markup(text: str) -> str:
     """Return file-given ``text`` for pyqtgraph labels, which read HTML (U14)."""
-    return html.escape(visible_text(text, 80))
+    return markup_text(text)
 
 
 def _table(channel: Channel) -> np.ndarray:

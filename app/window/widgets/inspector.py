@@ -32,6 +32,7 @@ from app.window.widgets.plain_text import (
     byte_size_text,
     number_text,
     pairs_text,
+    safe_str,
     scalar_text,
     time_span_text,
     tooltip_html,
@@ -73,6 +74,18 @@ def _row(parent: QTreeWidgetItem, field: object, value: object = "") -> QTreeWid
     return item
 
 
+def _json_text(value: object, indent: int | None = None) -> str:
+    """Return ``value`` as JSON text; a value JSON cannot hold as its ``str``.
+
+    A file can hold an integer too long for text (over 4,300 digits) or
+    nesting too deep for the encoder; those are shown, not raised.
+    """
+    try:
+        return json.dumps(value, default=safe_str, indent=indent)
+    except (ValueError, RecursionError, TypeError):
+        return safe_str(value)
+
+
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
@@ -88,7 +101,7 @@ def _add_value(
 ) -> QTreeWidgetItem:
     """Add ``value`` under ``parent``: mappings and lists become subtrees."""
     if depth >= _MAX_DEPTH:
-        return _row(parent, field, json.dumps(value, default=str))
+        return _row(parent, field, _json_text(value))
     if isinstance(value, Mapping):
         item = _row(parent, field, _count(len(value), "field"))
         for index, (key, inner) in enumerate(value.items()):
@@ -468,7 +481,7 @@ class InspectorPanel(QWidget):
     def _on_copy_clicked(self) -> None:
         if self._model is None:
             return
-        text = json.dumps(self._model.report, default=str, indent=2)
+        text = _json_text(self._model.report, indent=2)
         QGuiApplication.clipboard().setText(text)
 
 

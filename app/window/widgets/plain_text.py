@@ -1,105 +1,63 @@
 """Untrusted text made safe to show on one line (docs/robustness.md, U14).
 
 Names and metadata come from the file, so whoever wrote the file chooses them.
-:func:`visible_text` turns any such value into a single line in which nothing
-is hidden or reordered: control, bidi and zero-width characters become
-visible escapes, and long values are elided with their length noted. The
-result is still meant for plain-text widgets only (``Qt.PlainText``, item
-text); :func:`tooltip_html` wraps it for tooltips, which Qt may read as HTML.
+The window's one way to show such text: :func:`visible_text` for plain-text
+widgets (``Qt.TextFormat.PlainText`` labels, item cells), :func:`markup_text`
+for pyqtgraph text (which reads HTML), :func:`tooltip_html` for tooltips,
+:func:`fixed_text` for numbers that may be huge. They live in
+:mod:`app.canvas.shown_text`, shared with the export's canvases, and are
+re-exported here with the inspector's report formatting.
 """
 
 from __future__ import annotations
 
-import html
-import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
+
+from app.canvas.shown_text import (
+    ELLIPSIS,
+    LABEL_CHARS,
+    LINE_CHARS,
+    TOOLTIP_CHARS,
+    fixed_text,
+    markup_text,
+    safe_str,
+    tooltip_html,
+    tooltip_lines_html,
+    visible_text,
+)
 
 __all__ = [
     "ELLIPSIS",
+    "LABEL_CHARS",
+    "LINE_CHARS",
+    "TOOLTIP_CHARS",
     "byte_size_text",
+    "fixed_text",
+    "markup_text",
     "number_text",
     "pairs_text",
+    "safe_str",
     "scalar_text",
     "time_span_text",
     "tooltip_html",
+    "tooltip_lines_html",
     "visible_text",
 ]
-
-ELLIPSIS: Final = "…"
-
-_NAMED: Final = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-# Unicode categories shown as escapes: controls, format characters (bidi
-# embeddings, overrides and isolates, marks, zero-width characters, BOM),
-# surrogates and the line and paragraph separators.
-_ESCAPED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-_TOOLTIP_LINE_CHARS: Final = 100
-
-
-def _shown(char: str) -> str:
-    """Return how one character is shown."""
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    if unicodedata.category(char) in _ESCAPED_CATEGORIES:
-        return f"⟨U+{ord(char):04X}⟩"
-    return char
-
-
-def visible_text(value: object, max_chars: int = 200) -> str:
-    r"""Return ``value`` as one line of text that hides and reorders nothing.
-
-    Parameters
-    ----------
-    value
-        Any value; it is converted with ``str`` (strings are used as they are).
-    max_chars
-        Length of the shown text before it is elided. Past it, the text ends
-        with ``…`` and the number of characters left out, ``… (+1234 chars)``.
-
-    Returns
-    -------
-    str
-        Newlines and tabs as ``\n`` and ``\t``; control, format (bidi,
-        zero-width) and separator characters as ``⟨U+202E⟩``-style escapes.
-    """
-    text = value if isinstance(value, str) else str(value)
-    pieces: list[str] = []
-    length = 0
-    for consumed, char in enumerate(text):
-        piece = _shown(char)
-        if length + len(piece) > max_chars:
-            left = len(text) - consumed
-            return f"{''.join(pieces)}{ELLIPSIS} (+{left} chars)"
-        pieces.append(piece)
-        length += len(piece)
-    return "".join(pieces)
-
-
-def tooltip_html(value: object, max_chars: int = 4000) -> str:
-    """Return a tooltip showing ``value`` literally, wrapped every 100 characters.
-
-    Qt guesses whether a tooltip is rich text, so the escaped text is
-    HTML-escaped inside an explicit ``<qt>`` document: markup in the value is
-    shown as written, never interpreted.
-    """
-    text = visible_text(value, max_chars)
-    lines = [
-        html.escape(text[start : start + _TOOLTIP_LINE_CHARS])
-        for start in range(0, len(text), _TOOLTIP_LINE_CHARS)
-    ]
-    return "<qt>" + "<br>".join(lines) + "</qt>"
 
 
 def scalar_text(value: object) -> str:
     """Return how a leaf value reads: ``str(value)``, or a dash for None."""
-    return "—" if value is None else str(value)
+    return "—" if value is None else safe_str(value)
 
 
 def number_text(value: object, fmt: str) -> str | None:
     """Return ``value`` formatted with ``fmt`` when it is a real number, else None."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return format(value, fmt)
+        try:
+            return format(value, fmt)
+        except (OverflowError, ValueError):
+            return safe_str(value)
     return None
 
 

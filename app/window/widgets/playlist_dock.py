@@ -11,6 +11,7 @@ from typing import Final
 
 from PySide6.QtCore import (
     QAbstractItemModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QRect,
@@ -18,7 +19,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
+from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
@@ -26,10 +27,12 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolTip,
     QWidget,
 )
 
 from app.window.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
+from app.window.widgets.plain_text import tooltip_lines_html
 
 __all__ = ["BADGE_COLORS", "PlaylistDock", "PlaylistView"]
 
@@ -111,6 +114,25 @@ class _BadgeDelegate(QStyledItemDelegate):
         painter.setPen(QColor(255, 255, 255))
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, shown)
         painter.restore()
+
+    def helpEvent(  # noqa: N802
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: _Index,
+    ) -> bool:
+        """Show a row's tooltip (path, state, reason) as plain text (Qt override).
+
+        The reason quotes the file; Qt would read it as rich text when it
+        looks like markup, so each line is escaped and elided here.
+        """
+        tip = index.data(Qt.ItemDataRole.ToolTipRole) if index.isValid() else None
+        if event.type() != QEvent.Type.ToolTip or not tip:
+            return super().helpEvent(event, view, option, index)
+        lines = str(tip).split("\n")
+        QToolTip.showText(event.globalPos(), tooltip_lines_html(lines), view)
+        return True
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
         """Return a row size with room for the badge (Qt override)."""

@@ -49,6 +49,7 @@ from app.window.state import (
     ViewOptions,
     ViewOptionsModel,
 )
+from app.window.widgets.plain_text import tooltip_html, visible_text
 from fsr_core.recording import RecordingModel
 
 __all__ = ["SidePanel", "scrolling"]
@@ -65,6 +66,11 @@ _TOGGLES: Final = (
 _ROW_KEYS: Final = (TIP, TIP_SPEED, EXT_FORCE, FRICTION, ACTIVE_TARGET)
 #: Slider steps per radian (the sliders count milli-radians).
 _STEPS_PER_RAD: Final = 1000.0
+#: The sliders' farthest step either side of zero (a Qt slider holds an int32):
+#: limits or angles beyond a million radians sit at the end of the track.
+_MAX_STEPS: Final = 1_000_000_000
+#: Joints given a row; more (a wide joint channel) are counted in one line.
+MAX_JOINT_ROWS: Final = 32
 #: The speed box's suffix, the multiplication sign (as in skelarm's player).
 _TIMES: Final = "\N{MULTIPLICATION SIGN}"
 
@@ -105,7 +111,15 @@ class _JointRow:
     def show(self, joint: JointValue) -> None:
         self.value.setText(joint.degrees_text)
         if joint.finite:
-            self.slider.setValue(round(joint.angle_rad * _STEPS_PER_RAD))
+            self.slider.setValue(_steps(joint.angle_rad))
+
+
+def _steps(angle_rad: float) -> int:
+    """Return the slider step of ``angle_rad``, within what a slider holds."""
+    steps = angle_rad * _STEPS_PER_RAD
+    if math.isnan(steps):
+        return 0
+    return round(min(max(steps, -_MAX_STEPS), _MAX_STEPS))
 
 
 def _label(
@@ -287,11 +301,11 @@ class SidePanel(QWidget):
         """
         self._model = model
         title = "Replay" if model is None else f"Replay — {model.title}"
-        self._header.set_full_text(title)
-        self._header.setToolTip(title)
-        path = "" if model is None else str(model.path)
-        self._file_name.set_full_text("" if model is None else model.path.name)
-        self._file_name.setToolTip(path)
+        self._header.set_full_text(visible_text(title))
+        self._header.setToolTip(tooltip_html(title))
+        name = "" if model is None else visible_text(model.path.name)
+        self._file_name.set_full_text(name)
+        self._file_name.setToolTip("" if model is None else tooltip_html(model.path))
         self._rebuild_joints(model)
         self._present_rows = () if model is None else panel_rows(model)
         for key, label in self._rows.items():
@@ -340,8 +354,15 @@ class SidePanel(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setColumnStretch(1, 1)
         joints = () if model is None else panel_values(model, 0.0).joints
-        for index, joint in enumerate(joints):
+        for index, joint in enumerate(joints[:MAX_JOINT_ROWS]):
             self._joint_rows.append(self._add_joint(grid, index, joint))
+        if len(joints) > MAX_JOINT_ROWS:
+            more = _label(
+                f"… and {len(joints) - MAX_JOINT_ROWS:,} more joints (see the plots)",
+                name="more_joints",
+                muted=True,
+            )
+            grid.addWidget(more, MAX_JOINT_ROWS, 0, 1, 3)
         self._joints.setVisible(bool(joints))
         self._layout.replaceWidget(old, self._joints)
         # Without a parent the old rows are deleted now, so no lookup finds them.
@@ -351,10 +372,7 @@ class SidePanel(QWidget):
     def _add_joint(self, grid: QGridLayout, index: int, joint: JointValue) -> _JointRow:
         slider = QSlider(Qt.Orientation.Horizontal)
         slider.setObjectName(f"joint_{index}")
-        slider.setRange(
-            math.floor(joint.q_min_rad * _STEPS_PER_RAD),
-            math.ceil(joint.q_max_rad * _STEPS_PER_RAD),
-        )
+        slider.setRange(_steps(joint.q_min_rad), _steps(joint.q_max_rad))
         slider.setEnabled(False)
         slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         slider.setToolTip(

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.window.state import PlaybackClock
+from app.window.widgets.plain_text import fixed_text
 from fsr_core.recording import Timeline
 
 __all__ = ["TransportBar", "time_readout"]
@@ -25,7 +26,7 @@ def time_readout(
     clock: PlaybackClock, timeline: Timeline | None, play_time_s: float
 ) -> str:
     """Return ``t = 1.234 s · tick 617 · gen 0 · frame 37/180`` for ``play_time_s``."""
-    parts = [f"t = {play_time_s:.3f} s"]
+    parts = [f"t = {fixed_text(play_time_s, 3)} s"]
     if timeline is not None and timeline.segments:
         tick, generation = timeline.tick_at(play_time_s)
         parts.append(f"tick {tick}")

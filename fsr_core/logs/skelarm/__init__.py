@@ -6,10 +6,12 @@ seconds; every other member but ``__meta__`` is a float64 channel of shape (N,) 
 (N, k); ``__meta__`` is a 0-d unicode array holding a TOML document (schema
 version, producer, ``[skeleton]``, ``[channels.<name>]``, free-form ``[extra]``).
 
-Reading is defensive: the zip directory is checked (member count, total
-uncompressed size, ``.npy`` names, no duplicates, no encryption) and each
-member's ``.npy`` header is read and bounded before numpy loads anything, and the
-arrays are loaded with ``allow_pickle=False``. Every problem raises an
+Reading is defensive: the zip directory is checked (member count, stored or
+deflate only, total uncompressed size within the memory budget, ``.npy`` names,
+no duplicates, no encryption) and each member's ``.npy`` header is read and
+bounded before numpy loads anything (the float64 model the headers imply must
+fit :data:`fsr_core.budgets.MEMORY`), and the arrays are loaded with
+``allow_pickle=False``. Every problem raises an
 :class:`~fsr_core.errors.FsrError` subclass whose message names the file.
 
 Choices made where the log leaves room:
@@ -33,11 +35,7 @@ Choices made where the log leaves room:
   the log still plays.
 """
 
-from fsr_core.logs.skelarm.archive import (
-    MAX_MEMBERS,
-    MAX_META_BYTES,
-    MAX_UNCOMPRESSED_BYTES,
-)
+from fsr_core.logs.skelarm.archive import MAX_MEMBERS, MAX_META_BYTES
 from fsr_core.logs.skelarm.meta import SUPPORTED_SCHEMA_VERSIONS
 from fsr_core.logs.skelarm.model import DERIVED_CHANNELS, GUI_PRODUCER, load_skelarm
 from fsr_core.logs.skelarm.overlays import CURVE_SAMPLES, SUPPORTED_CURVES
@@ -48,7 +46,6 @@ __all__ = [
     "GUI_PRODUCER",
     "MAX_MEMBERS",
     "MAX_META_BYTES",
-    "MAX_UNCOMPRESSED_BYTES",
     "SUPPORTED_CURVES",
     "SUPPORTED_SCHEMA_VERSIONS",
     "load_skelarm",

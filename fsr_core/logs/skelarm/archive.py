@@ -1,25 +1,32 @@
 """Safe reading of a skelarm ``.npz`` archive: limits, zip directory, ``.npy`` headers.
 
-The zip directory is checked (member count, total uncompressed size, ``.npy``
-names, no duplicates, no encryption) and each member's ``.npy`` header is read
-and bounded before numpy loads anything; the arrays are then loaded with
+The zip directory is checked (member count, compression method, total
+uncompressed size against the memory budget, ``.npy`` names, no duplicates, no
+encryption) and each member's ``.npy`` header is read and bounded before numpy
+loads anything: the memory the model will hold once every channel is float64
+is computed from the headers and checked against
+:data:`fsr_core.budgets.MEMORY`. The arrays are then loaded with
 ``allow_pickle=False``. Every problem raises an :class:`~fsr_core.errors.FsrError`
 subclass whose message names the file.
 """
 
 from __future__ import annotations
 
+import lzma
 import math
 import os
 import struct
+import tokenize
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import (
     BadMagicError,
     CorruptRecordError,
@@ -33,15 +40,15 @@ from fsr_core.errors import (
 from fsr_core.format.safe_open import FdSource, open_source
 
 __all__ = [
+    "FILE_SLACK_BYTES",
     "MAX_MEMBERS",
     "MAX_META_BYTES",
-    "MAX_UNCOMPRESSED_BYTES",
     "META_MEMBER",
     "read_file",
 ]
 
-MAX_UNCOMPRESSED_BYTES = 2 << 30
-"""Refuse archives whose members add up to more than this when inflated (2 GiB)."""
+FILE_SLACK_BYTES = 64 << 20
+"""A log file may exceed the memory budget by this much (zip and ``.npy`` headers)."""
 MAX_MEMBERS = 4096
 """Refuse archives with more members than this."""
 MAX_META_BYTES = 16 << 20
@@ -53,8 +60,21 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 _NUMERIC_KINDS = "biuf"
 _DEFLATE_MAX_RATIO = 1032  # deflate cannot expand data more than about 1032:1
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+"""The compression methods numpy writes; any other is refused by name."""
+_OTHER_METHODS = {
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+    9: "deflate64",
+    93: "zstandard",
+    95: "xz",
+    98: "ppmd",
+}
+_FLOAT_BYTES = 8
+_TIME = "time"
 _READ_ERRORS = (
     OSError,
+    lzma.LZMAError,
     EOFError,
     ValueError,
     KeyError,
@@ -66,6 +86,8 @@ _READ_ERRORS = (
     zipfile.LargeZipFile,
     zlib.error,
     struct.error,
+    tokenize.TokenError,  # a .npy header numpy cannot tokenize
+    MemoryError,  # only as a last line: every size is budgeted first
 )
 
 
@@ -83,6 +105,29 @@ def _check_magic(handle: IO[bytes], name: str) -> None:
         )
 
 
+def _method_name(method: int) -> str:
+    return _OTHER_METHODS.get(method, f"method {method}")
+
+
+def _check_member(info: zipfile.ZipInfo, seen: set[str], name: str) -> None:
+    if not info.filename.endswith(".npy") or info.is_dir():
+        raise SchemaError(
+            f"not an npz archive: member {info.filename!r} is not a .npy array",
+            path=name,
+        )
+    if info.filename in seen:
+        raise SchemaError(f"duplicate member {info.filename!r}", path=name)
+    if info.flag_bits & 0x1:
+        raise SchemaError(f"member {info.filename!r} is encrypted", path=name)
+    if info.compress_type not in _METHODS:
+        raise SchemaError(
+            f"member {info.filename!r} is compressed with "
+            f"{_method_name(info.compress_type)}; skelarm logs (numpy's savez) "
+            "use only stored or deflate",
+            path=name,
+        )
+
+
 def _check_directory(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
     """Check the zip directory before anything is inflated."""
     members = archive.infolist()
@@ -92,24 +137,12 @@ def _check_directory(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInf
         )
     seen: set[str] = set()
     for info in members:
-        if not info.filename.endswith(".npy") or info.is_dir():
-            raise SchemaError(
-                f"not an npz archive: member {info.filename!r} is not a .npy array",
-                path=name,
-            )
-        if info.filename in seen:
-            raise SchemaError(f"duplicate member {info.filename!r}", path=name)
-        if info.flag_bits & 0x1:
-            raise SchemaError(f"member {info.filename!r} is encrypted", path=name)
+        _check_member(info, seen, name)
         seen.add(info.filename)
-    total = sum(info.file_size for info in members)
-    if total > MAX_UNCOMPRESSED_BYTES:
-        raise LimitExceededError(
-            f"members inflate to {total} bytes, limit {MAX_UNCOMPRESSED_BYTES}",
-            path=name,
-        )
     if not members:
         raise SchemaError("empty zip archive, not a skelarm log", path=name)
+    total = sum(info.file_size for info in members)
+    check_budget(MEMORY, total, "inflating the archive's members", path=name)
     return members
 
 
@@ -128,10 +161,8 @@ def _check_ratio(info: zipfile.ZipInfo, name: str) -> None:
     """Refuse a member whose inflated size its compression cannot produce."""
     if info.compress_type == zipfile.ZIP_STORED:
         possible = info.compress_size
-    elif info.compress_type == zipfile.ZIP_DEFLATED:
+    else:  # deflate: the only other method _check_member lets through
         possible = _DEFLATE_MAX_RATIO * info.compress_size + 1024
-    else:
-        return
     if info.file_size > possible:
         raise CorruptRecordError(
             f"member {info.filename!r} claims {info.file_size} bytes from "
@@ -140,9 +171,32 @@ def _check_ratio(info: zipfile.ZipInfo, name: str) -> None:
         )
 
 
-def _check_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> None:
+@dataclass(frozen=True)
+class _Header:
+    """One member's ``.npy`` header: what loading it will allocate."""
+
+    stem: str
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def raw_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @property
+    def float_bytes(self) -> int:
+        """Bytes the model holds once the member is float64 (meta: its text)."""
+        if self.stem == META_MEMBER:
+            return self.raw_bytes
+        return math.prod(self.shape) * _FLOAT_BYTES
+
+
+def _check_header(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str
+) -> _Header:
     """Bound one member by its ``.npy`` header: kind, shape and declared size."""
     stem = info.filename[:-4]
+    _check_ratio(info, name)
     with archive.open(info) as member:
         shape, dtype = _read_header(member)
     if dtype.hasobject:
@@ -157,18 +211,50 @@ def _check_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) ->
             + ("a unicode string" if stem == META_MEMBER else "numbers"),
             path=name,
         )
-    _check_ratio(info, name)
-    declared = math.prod(shape) * dtype.itemsize
-    if declared > info.file_size:
+    if any(size < 0 for size in shape):
+        raise SchemaError(
+            f"member {info.filename!r} has a negative size in its shape {shape}",
+            path=name,
+        )
+    header = _Header(stem, shape, dtype)
+    if header.raw_bytes > info.file_size:
         raise CorruptRecordError(
-            f"member {info.filename!r} declares {declared} bytes of data but "
-            f"inflates to {info.file_size}",
+            f"member {info.filename!r} declares {header.raw_bytes} bytes of data "
+            f"(shape {shape}, {dtype}) but inflates to {info.file_size}",
             path=name,
         )
     if stem == META_MEMBER and info.file_size > MAX_META_BYTES:
         raise LimitExceededError(
             f"__meta__ is {info.file_size} bytes, limit {MAX_META_BYTES}", path=name
         )
+    return header
+
+
+def _check_memory(headers: list[_Header], name: str) -> None:
+    """Refuse a log whose model would not fit the memory budget, from its headers.
+
+    The model holds every channel as float64, plus the play times and the
+    derived tip speed (one float64 per frame each); a member stored in another
+    dtype is held twice while it converts.
+    """
+    frames = next(
+        (h.shape[0] for h in headers if h.stem == _TIME and len(h.shape) == 1), 0
+    )
+    needed = sum(h.float_bytes for h in headers) + 2 * frames * _FLOAT_BYTES
+    needed += sum(
+        h.raw_bytes
+        for h in headers
+        if h.stem != META_MEMBER and h.dtype != np.dtype(np.float64)
+    )
+    largest = max(headers, key=lambda h: h.float_bytes)
+    shape = "x".join(map(str, largest.shape)) or "scalar"
+    check_budget(
+        MEMORY,
+        needed,
+        f"loading the log as float64 ({len(headers)} members, largest "
+        f"{largest.stem!r} {shape} {largest.dtype})",
+        path=name,
+    )
 
 
 def _read_archive(handle: IO[bytes], name: str) -> dict[str, npt.NDArray[Any]]:
@@ -182,8 +268,8 @@ def _read_archive(handle: IO[bytes], name: str) -> dict[str, npt.NDArray[Any]]:
     try:
         with archive:
             members = _check_directory(archive, name)
-            for info in members:
-                _check_header(archive, info, name)
+            headers = [_check_header(archive, info, name) for info in members]
+        _check_memory(headers, name)
         handle.seek(0)
         with np.load(handle, allow_pickle=False) as npz:
             return {info.filename[:-4]: npz[info.filename[:-4]] for info in members}
@@ -191,8 +277,15 @@ def _read_archive(handle: IO[bytes], name: str) -> dict[str, npt.NDArray[Any]]:
         raise
     except _READ_ERRORS as exc:
         raise CorruptRecordError(
-            f"cannot read an npz member: {exc}", path=name
+            f"cannot read an npz member: {_describe(exc)}", path=name
         ) from exc
+
+
+def _describe(exc: BaseException) -> str:
+    """``exc`` in a few words (a ``MemoryError`` has no message of its own)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    return str(exc) or type(exc).__name__
 
 
 def read_file(path: Path) -> dict[str, npt.NDArray[Any]]:
@@ -202,11 +295,10 @@ def read_file(path: Path) -> dict[str, npt.NDArray[Any]]:
     try:
         if not isinstance(source, FdSource):  # pragma: no cover - paths give fds
             raise OpenFailedError("not a file on disk", path=name)
-        if source.size > MAX_UNCOMPRESSED_BYTES + (64 << 20):
-            raise LimitExceededError(
-                f"file is {source.size} bytes, limit {MAX_UNCOMPRESSED_BYTES}",
-                path=name,
-            )
+        # A zip is never much larger than its members inflated: refuse a file
+        # whose size alone is over the budget before zipfile reads its directory.
+        if source.size > MEMORY.limit() + FILE_SLACK_BYTES:
+            check_budget(MEMORY, source.size, "a log file of this size", path=name)
         try:
             handle = os.fdopen(os.dup(source.fd), "rb")
         except OSError as exc:

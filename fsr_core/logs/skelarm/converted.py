@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from fsr_core.errors import SchemaError
+from fsr_core.format.memory import check_numeric_memory
 from fsr_core.format.reader import FsrReader
+from fsr_core.format.streams import StreamKind
 from fsr_core.logs.skelarm.convert import CHANNEL_PREFIX, SIMULATOR_NAME
 from fsr_core.logs.skelarm.log import CheckedLog, check_arrays
 from fsr_core.logs.skelarm.meta import parse_meta_text
@@ -39,9 +41,17 @@ def is_converted_log(metadata: Mapping[str, Any]) -> bool:
 def _arrays(reader: FsrReader) -> tuple[dict[str, Any], Any]:
     arrays: dict[str, Any] = {}
     times = None
-    for info in reader.streams.values():
-        if not info.name.startswith(CHANNEL_PREFIX):
-            continue
+    chosen = [
+        info for info in reader.streams.values() if info.name.startswith(CHANNEL_PREFIX)
+    ]
+    for info in chosen:
+        if info.spec.kind is not StreamKind.NUMERIC:
+            raise SchemaError(
+                f"stream {info.name!r} is {info.spec.kind.value}, expected numeric",
+                path=reader.path,
+            )
+    check_numeric_memory(chosen, reader.path, "skelarm channels")
+    for info in chosen:
         _, sim_times, values = reader.read_series(info.name)
         times = sim_times if times is None else times
         if info.spec.attributes.get("scalar") is True:

@@ -7,7 +7,6 @@ producer, ``[skeleton]``, ``[channels.<name>]``, free-form ``[extra]``).
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +14,7 @@ import numpy.typing as npt
 
 from fsr_core.errors import LimitExceededError, SchemaError, UnsupportedVersionError
 from fsr_core.logs.skelarm.archive import META_MEMBER
+from fsr_core.toml_text import parse_bounded_toml
 
 __all__ = [
     "MAX_META_DEPTH",
@@ -63,14 +63,14 @@ def parse_meta_text(text: str, name: str) -> dict[str, Any]:
     SchemaError
         Not TOML, or no integer ``schema_version``.
     LimitExceededError
-        Nested too deeply.
+        Nested too deeply (found by a scan of the text, before parsing).
     UnsupportedVersionError
         A schema version this module does not read.
     """
-    try:
-        meta = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        raise SchemaError(f"__meta__ is not valid TOML: {exc}", path=name) from exc
+    # Nesting is bounded by a scan of the text before tomllib recurses into it.
+    meta = parse_bounded_toml(
+        text, what="__meta__", path=name, max_depth=MAX_META_DEPTH
+    )
     if _too_deep(meta):
         raise LimitExceededError(
             f"__meta__ nests deeper than {MAX_META_DEPTH} levels", path=name
@@ -102,6 +102,10 @@ def number(table: Mapping[str, Any], key: str, default: float | None) -> float:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{key} = {value!r} is not a number")
-    if not math.isfinite(value):
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{key} is an integer too large for a number") from None
+    if not math.isfinite(number):
         raise ValueError(f"{key} = {value!r} is not finite")
-    return float(value)
+    return number

@@ -40,7 +40,9 @@ class PendingChunk:
 
     chunk: AuthoredChunk
     recorded_tick: int
+    """The tick at which the source recording admitted it; later counts as late."""
     source_chunk_id: str
+    """The chunk's id in the source recording, kept in the replay's records."""
 
 
 @dataclass(frozen=True)

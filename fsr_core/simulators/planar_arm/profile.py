@@ -12,11 +12,13 @@ On top of the model every FSR file gets, a planar-arm recording shows:
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from fsr_core.errors import SchemaError
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulators.planar_arm.recording_streams import OBSERVATIONS
@@ -64,27 +66,56 @@ def _joint_channel(channels: dict[str, Channel]) -> str | None:
     return JOINT_CHANNEL
 
 
+def _number(value: Any, what: str, *, optional: bool = False) -> float:
+    """Return ``value`` as a finite float (``nan`` for an allowed ``None``)."""
+    if value is None and optional:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SchemaError(f"config.arm: {what} is {value!r}, expected a number")
+    if not math.isfinite(value):
+        raise SchemaError(f"config.arm: {what} is {value!r}, not finite")
+    return float(value)
+
+
+def _link(link: Any, index: int) -> tuple[float, float, float, float]:
+    """Return ``(length, com, q_min, q_max)`` of one ``config.arm.links`` entry."""
+    what = f"links[{index}]"
+    if not isinstance(link, dict):
+        raise SchemaError(f"config.arm: {what} is {link!r}, expected an object")
+    length = _number(link.get("length_m"), f"{what}.length_m")
+    com = link.get("com_m")
+    return (
+        length,
+        length / 2 if com is None else _number(com, f"{what}.com_m"),
+        _number(link.get("q_min_rad"), f"{what}.q_min_rad", optional=True),
+        _number(link.get("q_max_rad"), f"{what}.q_max_rad", optional=True),
+    )
+
+
 def planar_kinematics(metadata: dict[str, Any]) -> PlanarKinematics | None:
-    """Return the arm of the recording's ``config.arm`` (``None`` without one)."""
+    """Return the arm of the recording's ``config.arm`` (``None`` without one).
+
+    Raises
+    ------
+    SchemaError
+        ``config.arm`` has links but a value of the wrong type (a string for
+        a length, a link that is not an object, a base that is not ``[x, y]``).
+    """
     config = metadata.get("config")
     arm = config.get("arm") if isinstance(config, dict) else None
     if not isinstance(arm, dict) or not isinstance(arm.get("links"), list):
         return None
-    links = arm["links"]
-    limits_low = [
-        np.nan if link.get("q_min_rad") is None else link["q_min_rad"] for link in links
-    ]
-    limits_high = [
-        np.nan if link.get("q_max_rad") is None else link["q_max_rad"] for link in links
-    ]
+    links = [_link(link, index) for index, link in enumerate(arm["links"])]
+    base = arm.get("base_m")
+    if not isinstance(base, list) or len(base) != 2:
+        raise SchemaError(f"config.arm: base_m is {base!r}, expected [x, y]")
+    columns = np.array(links, dtype=np.float64).reshape(len(links), 4).T
     return PlanarKinematics(
-        lengths_m=np.array([float(link["length_m"]) for link in links]),
-        base_m=(float(arm["base_m"][0]), float(arm["base_m"][1])),
-        com_m=np.array(
-            [float(link.get("com_m", link["length_m"] / 2)) for link in links]
-        ),
-        q_min_rad=np.array(limits_low, dtype=np.float64),
-        q_max_rad=np.array(limits_high, dtype=np.float64),
+        lengths_m=columns[0].copy(),
+        base_m=(_number(base[0], "base_m[0]"), _number(base[1], "base_m[1]")),
+        com_m=columns[1].copy(),
+        q_min_rad=columns[2].copy(),
+        q_max_rad=columns[3].copy(),
     )
 
 

@@ -62,8 +62,10 @@ class RunResult:
 
     published: PublishResult
     ticks: int
+    """Physics ticks run, over every generation."""
     generations: int
     wall_s: float
+    """Wall-clock time of the whole run, seconds."""
 
 
 def _force_at(

@@ -96,8 +96,11 @@ class CalibrationChange:
     """A new set of intrinsics for a camera from ``time_s`` on (a new epoch)."""
 
     time_s: float
+    """Sim time from which the new intrinsics hold, seconds."""
     fx: float
+    """Focal length along x, pixels."""
     fy: float
+    """Focal length along y, pixels."""
 
 
 @dataclass(frozen=True)
@@ -359,7 +362,14 @@ class Scenario:
             return cls._from_json(document)
         except FsrError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+            AttributeError,  # a table where a list belongs, or the reverse
+            IndexError,
+            OverflowError,
+        ) as exc:
             raise SchemaError(f"scenario is malformed: {exc!r}") from exc
 
     @classmethod

@@ -171,10 +171,8 @@ def publish(written: Path, output: Path, *, overwrite: bool) -> None:
             path=output,
         ) from exc
     except OSError as exc:
-        raise WriteFailedError(
-            f"could not publish the re-run: {exc.strerror or exc}",
-            errno=exc.errno,
-            path=output,
+        raise WriteFailedError.from_os_error(
+            "could not publish the re-run", exc, output
         ) from exc
 
 

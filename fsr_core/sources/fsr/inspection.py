@@ -20,6 +20,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
 from fsr_core.recording import Integrity
+from fsr_core.sources.fsr.run_metadata import check_run_metadata
 from fsr_core.sources.fsr.tail import recovered_copy_reason
 
 __all__ = ["FSR_DESCRIPTION", "inspect_fsr"]
@@ -121,9 +122,11 @@ def inspect_fsr(
     ------
     FsrError
         The file cannot be opened as FSR (a truncated file is not recovered:
-        the message points at ``fsr-viewer recover``).
+        the message points at ``fsr-viewer recover``), or its run metadata
+        has a well-known key of the wrong type (:class:`SchemaError`).
     """
     with FsrReader.open(Path(path)) as reader:
+        check_run_metadata(reader.metadata, reader.path)  # as the player does
         report = inspection_report(reader, verify=verify)
         return {
             "source": "fsr",

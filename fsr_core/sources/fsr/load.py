@@ -9,15 +9,17 @@ simulator registry, so no simulator is named here.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from fsr_core.calibration import Calibration
+from fsr_core.errors import FsrError
+from fsr_core.format.memory import check_numeric_memory
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
+from fsr_core.format.values import StreamInfo
 from fsr_core.media import RGBFrame
 from fsr_core.recording import (
     CameraTrack,
@@ -27,14 +29,16 @@ from fsr_core.recording import (
     MarkerKind,
     RecordingModel,
     Segment,
-    TaskOverlay,
     Timeline,
 )
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
 from fsr_core.sources.fsr.geometry import load_geometry
 from fsr_core.sources.fsr.joints import contract_joint_channel
+from fsr_core.sources.fsr.reader_pool import file_identity, shared_pool
+from fsr_core.sources.fsr.run_metadata import check_run_metadata, run_title
 from fsr_core.sources.fsr.tail import lost_tail_markers, recovered_copy_reason
+from fsr_core.sources.fsr.task_overlays import load_overlays
 
 __all__ = ["load_fsr"]
 
@@ -72,14 +76,20 @@ def _play_times(reader: FsrReader, stream: str, timeline: Timeline) -> np.ndarra
     return times
 
 
+def _numeric_streams(reader: FsrReader) -> list[StreamInfo]:
+    return [
+        info
+        for info in reader.streams.values()
+        if info.spec.kind is StreamKind.NUMERIC and info.record_count
+    ]
+
+
 def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
     channels: dict[str, Channel] = {}
-    for info in reader.streams.values():
+    for info in _numeric_streams(reader):
         spec = info.spec
-        if spec.kind is not StreamKind.NUMERIC or info.record_count == 0:
-            continue
         _, _, values = reader.read_series(info.name)
-        flat = values.reshape(len(values), -1).astype(np.float64)
+        flat = values.reshape(len(values), -1).astype(np.float64, copy=False)
         units = spec.units if isinstance(spec.units, tuple) else (spec.units,)
         channels[info.name] = Channel(
             name=info.name,
@@ -89,35 +99,6 @@ def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
             columns=spec.channels or tuple(str(i) for i in range(flat.shape[1])),
         )
     return channels
-
-
-def _overlays(reader: FsrReader) -> dict[int, TaskOverlay]:
-    overlays: dict[int, TaskOverlay] = {}
-    for info in reader.streams.values():
-        if info.spec.kind is not StreamKind.TASK:
-            continue
-        for record in reader.iter_records(info.name):
-            value = record.decoded
-            overlay = value.get("overlay") if isinstance(value, dict) else None
-            if not isinstance(overlay, dict):
-                continue
-            targets = overlay.get("targets") or []
-            overlays[record.generation] = TaskOverlay(
-                kind=str(overlay.get("kind", "")),
-                targets_xy=tuple(
-                    (float(t["xy"][0]), float(t["xy"][1])) for t in targets
-                ),
-                target_labels=tuple(str(t.get("label", "")) for t in targets),
-                tolerance_m=float(targets[0]["tolerance_m"]) if targets else None,
-                curve_xy=tuple(
-                    (float(x), float(y)) for x, y in overlay.get("curve_xy", [])
-                ),
-                reference_xy=tuple(
-                    (float(x), float(y)) for x, y in overlay.get("reference_xy", [])
-                ),
-                active_index=overlay.get("active_index"),
-            )
-    return overlays
 
 
 def _record_markers(reader: FsrReader, timeline: Timeline) -> list[Marker]:
@@ -177,23 +158,11 @@ def _markers(reader: FsrReader, timeline: Timeline) -> tuple[Marker, ...]:
 def _camera_tracks(
     reader: FsrReader, path: Path, timeline: Timeline
 ) -> tuple[CameraTrack, ...]:
-    # One reader per OS thread: a reader belongs to the thread that uses it.
-    # Keyed by thread id, not threading.local: a Qt pool thread gets a fresh
-    # Python thread state for every job, which would reopen the file per frame.
-    readers: dict[int, FsrReader] = {}
-    lock = threading.Lock()
-    recover = reader.recovered  # a crashed file reopens the way it opened
-
-    def reader_here() -> FsrReader:
-        thread = threading.get_ident()
-        with lock:
-            opened = readers.get(thread)
-        if opened is None:
-            opened = FsrReader.open(path, recover=recover)
-            with lock:
-                readers[thread] = opened
-        return opened
-
+    # No descriptor is held per model: each fetch borrows a reader from the
+    # shared pool (a few stay open), reopening the same file (same inode) when
+    # none is idle; a crashed file reopens the way it opened.
+    identity = file_identity(path, recover=reader.recovered)
+    pool = shared_pool()
     tracks = []
     for info in reader.streams.values():
         spec = info.spec
@@ -207,12 +176,12 @@ def _camera_tracks(
         def fetch(
             index: int, stream: str = info.name, camera: str = spec.camera
         ) -> tuple[RGBFrame, Calibration | None]:
-            here = reader_here()
-            record = here.record(stream, index)
-            calibration = here.calibration(
-                camera, generation=record.generation, tick=record.tick
-            )
-            return here.media_frame(record).decoded, calibration
+            with pool.lend(identity) as here:
+                record = here.record(stream, index)
+                calibration = here.calibration(
+                    camera, generation=record.generation, tick=record.tick
+                )
+                return here.media_frame(record).decoded, calibration
 
         tracks.append(
             CameraTrack(spec.camera, _play_times(reader, info.name, timeline), fetch)
@@ -238,14 +207,29 @@ def _integrity(reader: FsrReader) -> tuple[Integrity, str]:
 def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
     """Open an FSR file and build its recording model.
 
+    The run metadata's well-known keys are type-checked and the memory the
+    numeric channels need as float64 is checked against the memory budget
+    (:data:`fsr_core.budgets.MEMORY`) before any of them is read.
+
     Raises
     ------
     FsrError
         The file cannot be trusted at all (the playlist greys it out with the
-        error's message).
+        error's message); a model that needs more memory than the budget is a
+        :class:`~fsr_core.errors.LimitExceededError` with the numbers.
     """
     source = Path(path)
+    try:
+        return _load(source, recover=recover)
+    except FsrError as exc:
+        exc.with_path(source)  # a profile's error may not know the file
+        raise
+
+
+def _load(source: Path, *, recover: bool) -> RecordingModel:
     with FsrReader.open(source, recover=recover) as reader:
+        check_run_metadata(reader.metadata, source)
+        check_numeric_memory(_numeric_streams(reader), str(source))
         integrity, reason = _integrity(reader)
         opening = FsrOpening(
             reader=reader,
@@ -270,13 +254,13 @@ def _generic_model(
     return RecordingModel(
         path=source,
         source="fsr",
-        title=str(reader.metadata.get("run", {}).get("name", source.stem)),
+        title=run_title(reader.metadata, source.stem),
         timeline=timeline,
         channels=channels,
         cameras=_camera_tracks(reader, source, timeline),
         geometry=load_geometry(reader, timeline),
         joint_channel=joint,
-        overlays=_overlays(reader),
+        overlays=load_overlays(reader),
         markers=_markers(reader, timeline),
         provenance=dict(reader.footer.provenance) if reader.footer else {},
         metadata=reader.metadata,
