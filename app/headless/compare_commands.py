@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import sys
 from pathlib import Path
 
 from app.headless.compare_report import format_comparison
-from app.headless.options import checked_number
+from app.headless.options import checked_number, finite_non_negative
 from fsr_core.compare import compare_recordings
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
@@ -35,7 +34,7 @@ def _tolerance(text: str) -> float:
     return checked_number(
         text,
         float,
-        lambda value: math.isfinite(value) and value >= 0,
+        finite_non_negative,
         "a finite number >= 0, e.g. 1e-9",
     )
 

@@ -24,6 +24,7 @@ __all__ = [
     "add_output",
     "add_overwrite",
     "checked_number",
+    "finite_non_negative",
     "fps_option",
     "speed_option",
     "time_option",
@@ -88,6 +89,11 @@ def checked_number(
     return value
 
 
+def finite_non_negative(value: float) -> bool:
+    """Whether ``value`` is finite and at least 0."""
+    return math.isfinite(value) and value >= 0
+
+
 def fps_option(text: str) -> float:
     """``--fps``: a finite rate from :data:`MIN_FPS` to :data:`MAX_FPS`."""
     return checked_number(
@@ -114,6 +120,6 @@ def time_option(text: str) -> float:
     return checked_number(
         text,
         float,
-        lambda value: math.isfinite(value) and value >= 0,
+        finite_non_negative,
         "a finite play time in seconds >= 0, e.g. 1.5",
     )

@@ -154,6 +154,32 @@ def layout_from_footer(
     )
     digests = _calibration_digests(document)
     check_calibration_refs(meta, entries, stream_rows, set(digests))
+    return _layout(
+        meta,
+        entries,
+        directory,
+        stream_rows,
+        record_digests=record_digests,
+        batch_digests=body_digests,
+        calibration_digests=digests,
+        footer=document,
+        data_end=footer_offset,
+    )
+
+
+def _layout(
+    meta: FileMetadata,
+    entries: np.ndarray,
+    directory: np.ndarray,
+    stream_rows: list[np.ndarray],
+    *,
+    record_digests: np.ndarray | None,
+    batch_digests: list[bytes],
+    calibration_digests: dict[int, str],
+    footer: dict[str, Any] | None,
+    data_end: int,
+) -> Layout:
+    """Return the layout of checked rows, deriving record offsets and batches."""
     return Layout(
         entries=entries,
         directory=directory,
@@ -161,10 +187,10 @@ def layout_from_footer(
         batch_of_row=batch_of_rows(directory),
         stream_rows=stream_rows,
         record_digests=record_digests,
-        batch_digests=body_digests,
-        calibration_digests=digests,
-        footer=document,
-        data_end=footer_offset,
+        batch_digests=batch_digests,
+        calibration_digests=calibration_digests,
+        footer=footer,
+        data_end=data_end,
     )
 
 
@@ -206,12 +232,11 @@ def layout_from_scan(
         record_digests = np.frombuffer(
             b"".join(b.digests for b in scan.batches), dtype=np.uint8
         ).reshape(-1, 32)
-    layout = Layout(
-        entries=entries,
-        directory=directory,
-        record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=batch_of_rows(directory),
-        stream_rows=stream_rows,
+    layout = _layout(
+        meta,
+        entries,
+        directory,
+        stream_rows,
         record_digests=record_digests,
         batch_digests=[b.header.body_sha256 for b in scan.batches],
         calibration_digests=digests,

@@ -17,6 +17,7 @@ from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.writer import FsrWriter
 from fsr_core.format.writer_raw import copy_records
+from fsr_core.output_paths import same_file
 
 __all__ = ["RecoveryReport", "recover_file"]
 
@@ -46,7 +47,7 @@ def recover_file(
         writing failed.
     """
     source_path, output_path = Path(damaged), Path(output)
-    if source_path.resolve() == output_path.resolve():
+    if same_file(output_path, source_path):  # a hard or symbolic link counts
         raise FsrError("recover output must differ from its input", path=output_path)
     with FsrReader.open(source_path, recover=True) as reader:
         info = reader.recovery

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from calibrated_files import calibration_k, write_calibrated_camera
 
-from fsr_core.calibration import CalibrationProfile
 from fsr_core.errors import (
     CalibrationError,
     CorruptRecordError,
@@ -30,7 +30,7 @@ from fsr_core.errors import (
     OpenFailedError,
     SchemaError,
 )
-from fsr_core.format.catalog import camera_streams, json_stream, numeric_stream
+from fsr_core.format.catalog import json_stream, numeric_stream
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.writer import FsrWriter
@@ -449,62 +449,31 @@ def test_the_pool_keeps_at_most_its_capacity_open(
 
 
 # ------------------------------------------------------------- calibration
-_BASE = "sensors.cam.camera"
-_PROFILE = CalibrationProfile(8, 6, 7.0, 7.0, 4.0, 3.0)
-
-
-def _calibrated(path: Path, quaternion: list[float], k: np.ndarray | None) -> Path:
-    """Write a camera file; ``quaternion`` and ``k`` go in as copied payloads."""
-    streams = camera_streams("cam", width=8, height=6, codec="rgb24")
-    with FsrWriter(path, streams, metadata={"run": {"name": "cal"}}) as writer:
-        if k is None:
-            writer.write(f"{_BASE}.intrinsics", _PROFILE, tick=0, sim_time_s=0.0)
-        else:
-            writer.write_encoded(
-                f"{_BASE}.intrinsics",
-                k.astype("<f8").tobytes(),
-                raw_length=72,
-                tick=0,
-                sim_time_s=0.0,
-                value=_PROFILE.to_json(),
-            )
-        writer.write(
-            f"{_BASE}.extrinsics.translation",
-            np.array([0.0, 0.0, 1.0]),
-            tick=0,
-            sim_time_s=0.0,
-        )
-        writer.write_encoded(
-            f"{_BASE}.extrinsics.quaternion_xyzw",
-            np.asarray(quaternion, "<f8").tobytes(),
-            raw_length=32,
-            tick=0,
-            sim_time_s=0.0,
-        )
-        writer.write(
-            f"{_BASE}.rgb", np.zeros((6, 8, 3), np.uint8), tick=0, sim_time_s=0.0
-        )
-    return path
-
-
-def _k(**changes: float) -> np.ndarray:
-    k = _PROFILE.K.copy()
-    for name, value in changes.items():
-        row, column = {"fx": (0, 0), "fy": (1, 1), "cx": (0, 2)}[name]
-        k[row, column] = value
-    return k
-
-
 @pytest.mark.parametrize(
     ("quaternion", "k", "stream", "problem"),
     [
         ([0, 0, 0, 0], None, "quaternion_xyzw", "norm 0, expected 1"),
         ([0, 0, 0, 2], None, "quaternion_xyzw", "norm 2, expected 1"),
         ([float("nan"), 0, 0, 1], None, "quaternion_xyzw", "NaN or infinite"),
-        ([0, 0, 0, 1], _k(fx=0.0), "intrinsics", "focal lengths must be positive"),
-        ([0, 0, 0, 1], _k(fy=-7.0), "intrinsics", "focal lengths must be positive"),
-        ([0, 0, 0, 1], _k(fx=float("inf")), "intrinsics", "NaN or infinite"),
-        ([0, 0, 0, 1], _k(cx=5.0), "intrinsics", "disagrees with the camera's"),
+        (
+            [0, 0, 0, 1],
+            calibration_k(fx=0.0),
+            "intrinsics",
+            "focal lengths must be positive",
+        ),
+        (
+            [0, 0, 0, 1],
+            calibration_k(fy=-7.0),
+            "intrinsics",
+            "focal lengths must be positive",
+        ),
+        ([0, 0, 0, 1], calibration_k(fx=float("inf")), "intrinsics", "NaN or infinite"),
+        (
+            [0, 0, 0, 1],
+            calibration_k(cx=5.0),
+            "intrinsics",
+            "disagrees with the camera's",
+        ),
     ],
     ids=["zero-q", "non-unit-q", "nan-q", "fx0", "fy<0", "fx-inf", "K-vs-profile"],
 )
@@ -515,7 +484,7 @@ def test_invalid_calibration_written_low_level_fails_verify(
     stream: str,
     problem: str,
 ) -> None:
-    path = _calibrated(tmp_path / "cal.fsr", quaternion, k)
+    path = write_calibrated_camera(tmp_path / "cal.fsr", quaternion, k)
 
     with FsrReader.open(path) as reader:
         problems = reader.verify()
@@ -534,7 +503,7 @@ def test_invalid_calibration_written_low_level_fails_verify(
 def test_valid_calibration_verifies_clean(
     tmp_path: Path, recording_with_camera: Path
 ) -> None:
-    path = _calibrated(tmp_path / "fine.fsr", [0, 0, 0, 1], None)
+    path = write_calibrated_camera(tmp_path / "fine.fsr", [0, 0, 0, 1], None)
 
     for target in (path, recording_with_camera):
         with FsrReader.open(target) as reader:

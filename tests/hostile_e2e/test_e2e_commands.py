@@ -227,26 +227,12 @@ def test_a_time_jump_of_a_billion_seconds_is_refused_by_the_frame_budget(
 
 
 def test_the_frame_budget_can_be_raised_for_one_run(work: Path) -> None:
-    outcome = run_cli(
-        work / "rec.fsr",
-        "--export",
-        work / "small.gif",
-        "--size",
-        "64x64",
-        "--fps",
-        "5",
-        env={"FSR_VIEWER_EXPORT_FRAMES": "1"},
-    )
+    export = (work / "rec.fsr", "--export", work / "small.gif")
+    small = ("--size", "64x64", "--fps", "5")
+
+    outcome = run_cli(*export, *small, env={"FSR_VIEWER_EXPORT_FRAMES": "1"})
     assert_refused(outcome, "2 frames, budget 1", "FSR_VIEWER_EXPORT_FRAMES=")
 
-    outcome = run_cli(
-        work / "rec.fsr",
-        "--export",
-        work / "small.gif",
-        "--size",
-        "64x64",
-        "--fps",
-        "5",
-    )
+    outcome = run_cli(*export, *small)
     assert_succeeded(outcome)
     assert (work / "small.gif").stat().st_size > 0

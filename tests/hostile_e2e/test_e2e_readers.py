@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from calibrated_files import calibration_k, write_calibrated_camera
 from hostile_e2e.cli_run import (
     REPO_ROOT,
     CliOutcome,
@@ -28,8 +29,7 @@ from hostile_e2e.cli_run import (
     run_cli,
 )
 
-from fsr_core.calibration import CalibrationProfile
-from fsr_core.format.catalog import camera_streams, json_stream, numeric_stream
+from fsr_core.format.catalog import json_stream, numeric_stream
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.writer import FsrWriter
 from fsr_core.synthetic import SyntheticRun, write_synthetic
@@ -118,43 +118,6 @@ _ISSUE_METADATA = {
 }
 
 
-def _calibrated(path: Path, variant: str) -> Path:
-    """Write a camera file whose calibration was copied in raw (``write_encoded``)."""
-    base = "sensors.cam.camera"
-    profile = CalibrationProfile(8, 6, 7.0, 7.0, 4.0, 3.0)
-    k = profile.K.copy()
-    quaternion = [0.0, 0.0, 0.0, 1.0]
-    if variant == "zero quaternion":
-        quaternion = [0.0, 0.0, 0.0, 0.0]
-    else:
-        k[0, 0] = 9.0  # disagrees with the profile's fx of 7
-    streams = camera_streams("cam", width=8, height=6, codec="rgb24")
-    with FsrWriter(path, streams, metadata={"run": {"name": "cal"}}) as writer:
-        writer.write_encoded(
-            f"{base}.intrinsics",
-            k.astype("<f8").tobytes(),
-            raw_length=72,
-            tick=0,
-            sim_time_s=0.0,
-            value=profile.to_json(),
-        )
-        writer.write(
-            f"{base}.extrinsics.translation",
-            np.array([0, 0, 1.0]),
-            tick=0,
-            sim_time_s=0,
-        )
-        writer.write_encoded(
-            f"{base}.extrinsics.quaternion_xyzw",
-            np.asarray(quaternion, "<f8").tobytes(),
-            raw_length=32,
-            tick=0,
-            sim_time_s=0.0,
-        )
-        writer.write(f"{base}.rgb", np.zeros((6, 8, 3), np.uint8), tick=0, sim_time_s=0)
-    return path
-
-
 # --------------------------------------------------------------------- tests
 @pytest.mark.parametrize("kind", sorted(_LOGS))
 def test_a_hostile_skelarm_log_is_refused_with_one_line(
@@ -229,16 +192,21 @@ def test_numeric_channels_over_the_memory_budget_are_refused_with_the_numbers(
 
 
 @pytest.mark.parametrize(
-    ("variant", "mention"),
+    ("quaternion", "k", "mention"),
     [
-        ("zero quaternion", "camera quaternion has norm 0"),
-        ("K against profile", "disagrees with the camera's calibration profile"),
+        ([0, 0, 0, 0], calibration_k(), "camera quaternion has norm 0"),
+        (
+            [0, 0, 0, 1],
+            calibration_k(fx=9.0),  # disagrees with the profile's fx of 7
+            "disagrees with the camera's calibration profile",
+        ),
     ],
+    ids=["zero quaternion", "K against profile"],
 )
 def test_invalid_calibration_fails_inspect_verify(
-    tmp_path: Path, variant: str, mention: str
+    tmp_path: Path, quaternion: list[float], k: np.ndarray | None, mention: str
 ) -> None:
-    path = _calibrated(tmp_path / "cal.fsr", variant)
+    path = write_calibrated_camera(tmp_path / "cal.fsr", quaternion, k)
 
     outcome = run_cli("inspect", "--verify", path)
 

@@ -17,7 +17,9 @@ scenario as TOML beside it, so it can be edited and re-run with
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,21 @@ __all__ = [
 ]
 
 _BASE_Y_M = 1.15
+
+
+def _publish_text(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a hidden sibling, then a link to the name.
+
+    A stopped demo leaves no half-written scenario, and a file that appeared
+    meanwhile is kept (the link fails instead of replacing it).
+    """
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        with contextlib.suppress(FileExistsError):
+            os.link(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _arm() -> dict[str, Any]:
@@ -261,7 +278,7 @@ def write_demos(
         recording = folder / f"{take.name}.fsr"
         scenario = folder / f"{take.name}.toml"
         if not scenario.exists():
-            scenario.write_text(take.scenario.to_toml(), encoding="utf-8")
+            _publish_text(scenario, take.scenario.to_toml())
         result = None
         if not recording.exists():
             if progress is not None:

@@ -26,7 +26,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.recording import GeometryMesh, SceneGeometry, SceneTarget, Timeline
 
-__all__ = ["load_geometry"]
+__all__ = ["load_geometry", "play_times"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,8 @@ def _stream(reader: FsrReader, kind: StreamKind) -> str | None:
     return None
 
 
-def _play_times(reader: FsrReader, stream: str, timeline: Timeline) -> FloatArray:
+def play_times(reader: FsrReader, stream: str, timeline: Timeline) -> FloatArray:
+    """Return the play time of every record of ``stream`` on ``timeline``."""
     rows = reader.rows(stream)
     times = np.empty(len(rows))
     for generation in np.unique(rows["generation"]):
@@ -159,7 +160,7 @@ def load_geometry(reader: FsrReader, timeline: Timeline) -> SceneGeometry | None
     return SceneGeometry(
         bodies=bodies,
         meshes=tuple(meshes),
-        times_s=_play_times(reader, poses_stream, timeline),
+        times_s=play_times(reader, poses_stream, timeline),
         poses=poses,
         targets=_targets(reader),
     )

@@ -19,6 +19,7 @@ import numpy as np
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
+from fsr_core.format.values import StreamInfo
 from fsr_core.recording import Integrity
 from fsr_core.sources.fsr.run_metadata import check_run_metadata
 from fsr_core.sources.fsr.tail import recovered_copy_reason
@@ -49,12 +50,14 @@ def _unit(units: str | tuple[str, ...]) -> str:
     return units[0] if len(set(units)) == 1 else ""
 
 
+def _streams_of_kind(reader: FsrReader, kind: StreamKind) -> list[StreamInfo]:
+    return [info for info in reader.streams.values() if info.spec.kind is kind]
+
+
 def _channels(reader: FsrReader) -> list[dict[str, Any]]:
     entries = []
-    for info in reader.streams.values():
+    for info in _streams_of_kind(reader, StreamKind.NUMERIC):
         spec = info.spec
-        if spec.kind is not StreamKind.NUMERIC:
-            continue
         columns = spec.channels or tuple(str(i) for i in range(spec.element_count))
         entries.append(
             {
@@ -70,10 +73,8 @@ def _channels(reader: FsrReader) -> list[dict[str, Any]]:
 
 def _cameras(reader: FsrReader) -> list[dict[str, Any]]:
     entries = []
-    for info in reader.streams.values():
+    for info in _streams_of_kind(reader, StreamKind.CAMERA_RGB):
         spec = info.spec
-        if spec.kind is not StreamKind.CAMERA_RGB:
-            continue
         width, height = spec.frame_size
         entries.append(
             {

@@ -33,7 +33,7 @@ from fsr_core.recording import (
 )
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
-from fsr_core.sources.fsr.geometry import load_geometry
+from fsr_core.sources.fsr.geometry import load_geometry, play_times
 from fsr_core.sources.fsr.joints import contract_joint_channel
 from fsr_core.sources.fsr.reader_pool import file_identity, shared_pool
 from fsr_core.sources.fsr.run_metadata import check_run_metadata, run_title
@@ -67,15 +67,6 @@ def _timeline(reader: FsrReader) -> Timeline:
     return Timeline(tuple(segments))
 
 
-def _play_times(reader: FsrReader, stream: str, timeline: Timeline) -> np.ndarray:
-    rows = reader.rows(stream)
-    times = np.empty(len(rows))
-    for generation in np.unique(rows["generation"]):
-        mask = rows["generation"] == generation
-        times[mask] = timeline.play_time(int(generation), rows["sim_time_s"][mask])
-    return times
-
-
 def _numeric_streams(reader: FsrReader) -> list[StreamInfo]:
     return [
         info
@@ -93,7 +84,7 @@ def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
         units = spec.units if isinstance(spec.units, tuple) else (spec.units,)
         channels[info.name] = Channel(
             name=info.name,
-            times_s=_play_times(reader, info.name, timeline),
+            times_s=play_times(reader, info.name, timeline),
             values=flat,
             unit=units[0] if len(set(units)) == 1 else "",
             columns=spec.channels or tuple(str(i) for i in range(flat.shape[1])),
@@ -184,7 +175,7 @@ def _camera_tracks(
                 return here.media_frame(record).decoded, calibration
 
         tracks.append(
-            CameraTrack(spec.camera, _play_times(reader, info.name, timeline), fetch)
+            CameraTrack(spec.camera, play_times(reader, info.name, timeline), fetch)
         )
     return tuple(tracks)
 

@@ -1,6 +1,7 @@
 """Hostile skelarm logs built from a real one (tests/data/skelarm/reach.sklog.npz).
 
-Imported by the tests of this folder (``from hostile_logs import ...``). Each
+Imported by the window tests, in process and end to end (``tests/`` is on
+``sys.path``, so ``from hostile_logs import ...``). Each
 builder loads the real log with numpy, changes its ``__meta__`` TOML text or
 its arrays, and saves it with ``np.savez_compressed`` as skelarm would.
 """
@@ -22,7 +23,7 @@ __all__ = [
     "write_log",
 ]
 
-REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.npz"
+REACH = Path(__file__).parent / "data" / "skelarm" / "reach.sklog.npz"
 #: An element that makes Qt read /dev/zero when it is rendered as rich text.
 IMG = '<img src="/dev/zero">'
 #: 210 KB of nested markup: interpreted, it hangs layout and eats gigabytes.
@@ -78,14 +79,19 @@ def huge_values_log(folder: Path) -> Path:
     return write_log(folder / "huge_values.sklog.npz", meta, arrays)
 
 
-def wide_log(folder: Path, columns: int = 5000) -> Path:
-    """Give channel ``tau`` ``columns`` unnamed columns of noise."""
+def wide_log(folder: Path, columns: int = 5000, *, keep_names: bool = False) -> Path:
+    """Give channel ``tau`` ``columns`` columns of noise.
+
+    The columns are unnamed, or with ``keep_names`` keep ``tau``'s two names
+    (far fewer names than columns).
+    """
     arrays, meta = _reach()
     rows = arrays["tau"].shape[0]
     arrays["tau"] = np.random.default_rng(0).standard_normal((rows, columns))
-    meta = _replace_once(
-        meta,
-        'label = "applied joint torque"\ncolumns = ["j1", "j2"]',
-        'label = "applied joint torque"\ncolumns = []',
-    )
+    if not keep_names:
+        meta = _replace_once(
+            meta,
+            'label = "applied joint torque"\ncolumns = ["j1", "j2"]',
+            'label = "applied joint torque"\ncolumns = []',
+        )
     return write_log(folder / "wide.sklog.npz", meta, arrays)
