@@ -14,12 +14,22 @@ Pixel coordinates follow OpenCV: the centre of image pixel ``(i, j)`` is at
 ``(i, j)``, so it is drawn at ``(i + 0.5, j + 0.5)`` image units into the
 letterboxed rect. Decoding a frame is the expensive part, so the decoded frame
 of the last index is cached; ``fetch`` is synchronous here.
+
+A straight 3D segment (a path between two recorded points, a chord of a
+target's ring, an axis of a body's frame) is not a straight line in a
+distorted image: :meth:`_View.segments` cuts it in 3D into pieces of at most
+about 8 display pixels (at most 64 per segment, 4096 per call), so the drawn
+line bends as the recorded image does. Pieces behind the camera, or beyond
+the radius where the lens model stops being one to one (a distortion
+polynomial folds back outside the field of view it was calibrated over), are
+left out.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 import numpy as np
@@ -48,7 +58,7 @@ from app.canvas.scene_marks import (
 )
 from app.canvas.shown_text import fixed_text, visible_text
 from fsr_core.arrays import FloatArray
-from fsr_core.calibration import Calibration, project_points
+from fsr_core.calibration import Calibration, CalibrationProfile, project_points
 from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
 
@@ -59,6 +69,7 @@ __all__ = [
     "TIP_MARKER_COLOR",
     "CameraCanvas",
     "CameraOptions",
+    "polyline_runs",
 ]
 
 #: The tip marker: a ring around the projected tip with a dot at its centre.
@@ -82,6 +93,15 @@ _UNIT_HEIGHT_PX: Final = 120.0
 #: Points of a projected tolerance circle.
 _RING_POINTS: Final = 48
 _OVERLAY_KEYS: Final = ("tip", "targets", "reference", "curve", "coms")
+#: Longest drawn piece of a projected straight 3D segment, display pixels.
+_PIECE_PX: Final = 8.0
+#: Most pieces one segment is cut into; most samples one call projects.
+_MAX_PIECES: Final = 64
+_MAX_SAMPLES: Final = 4096
+#: The lens is searched for a fold up to this angle off the optical axis.
+_LENS_ANGLE_RAD: Final = math.radians(89.5)
+_LENS_SAMPLES: Final = 2048
+_LENS_DIRECTIONS: Final = 8
 
 
 @dataclass(frozen=True)
@@ -122,6 +142,51 @@ def _world(points_xy: npt.ArrayLike) -> FloatArray:
 
 def _empty() -> FloatArray:
     return np.zeros((0, 2), dtype=np.float64)
+
+
+@lru_cache(maxsize=32)
+def _lens_radius(profile: CalibrationProfile) -> float:
+    """Return the normalised radius ``hypot(x, y) / z`` up to which the lens is 1:1.
+
+    Beyond it the distortion polynomial folds back and would draw far points
+    inside the image; ``inf`` when it does not fold before 89.5 degrees.
+    """
+    radius = np.tan(np.linspace(0.0, _LENS_ANGLE_RAD, _LENS_SAMPLES))
+    limit = math.inf
+    for angle in np.linspace(0.0, 2.0 * math.pi, _LENS_DIRECTIONS, endpoint=False):
+        rays = np.column_stack(
+            [radius * math.cos(angle), radius * math.sin(angle), np.ones_like(radius)]
+        )
+        pixels, _ = project_points(rays, profile, None)
+        reach = np.hypot(pixels[:, 0] - profile.cx, pixels[:, 1] - profile.cy)
+        with np.errstate(invalid="ignore"):
+            grows = np.diff(reach) > 0.0
+        if not grows.all():
+            limit = min(limit, float(radius[int(np.argmin(grows))]))
+    return limit
+
+
+def polyline_runs(shown: FloatArray) -> list[QPolygonF]:
+    """Split display points into polylines where a point is missing (NaN).
+
+    Parameters
+    ----------
+    shown
+        Display points, shape (N, 2); a row with a non-finite value breaks the
+        line there.
+
+    Returns
+    -------
+    list of QPolygonF
+        The runs of two or more finite points, in order.
+    """
+    finite = np.isfinite(shown).all(axis=1)
+    runs = []
+    for run in np.split(shown, np.flatnonzero(~finite)):
+        kept = run[np.isfinite(run).all(axis=1)]
+        if len(kept) >= 2:
+            runs.append(QPolygonF([QPointF(x, y) for x, y in kept.tolist()]))
+    return runs
 
 
 def _to_qimage(pixels: npt.NDArray[np.uint8]) -> QImage:
@@ -177,9 +242,72 @@ class _View:
         shown[:, 1] = self.target.top() + (pixels[:, 1] + 0.5) * scale
         return shown
 
-    def shown(self, points_xy: npt.ArrayLike) -> FloatArray:
-        """Plane points in display pixels (NaN behind the camera)."""
-        return self.display(self.project(points_xy))
+    def _lens_pixels(self, points_world: FloatArray) -> FloatArray:
+        """Image pixels of world points: NaN behind the camera or past the lens."""
+        profile, pose = self.calibration.profile, self.calibration.pose
+        camera = points_world if pose is None else pose.world_to_camera(points_world)
+        pixels, _ = project_points(camera, profile, None)
+        limit = _lens_radius(profile)
+        if math.isfinite(limit):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                radius = np.hypot(camera[:, 0], camera[:, 1]) / camera[:, 2]
+            pixels[~(radius <= limit)] = np.nan  # behind the camera: NaN already
+        return pixels
+
+    def segments(self, starts: FloatArray, ends: FloatArray) -> list[FloatArray]:
+        """Display points along straight 3D segments, cut to bend with the lens.
+
+        Segment ``i`` runs from ``starts[i]`` to ``ends[i]`` (world, shape
+        (S, 3)) and becomes ``k + 1`` evenly spaced points, ``k`` chosen from
+        its projected length so a piece spans about ``_PIECE_PX`` display
+        pixels (1 to ``_MAX_PIECES``; fewer when all of them would exceed
+        ``_MAX_SAMPLES``). A point behind the camera or past the lens is NaN.
+        """
+        if not len(starts):
+            return []
+        shown, counts = self._cut(starts, ends)
+        return np.split(shown, np.cumsum(counts)[:-1])
+
+    def _cut(
+        self, starts: FloatArray, ends: FloatArray
+    ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+        """Return :meth:`segments` as one array and each segment's point count."""
+        count = len(starts)
+        middles = 0.5 * (starts + ends)
+        coarse = self.display(self._lens_pixels(np.vstack([starts, middles, ends])))
+        first, middle, last = coarse.reshape(3, count, 2)
+        length = np.hypot(*(middle - first).T) + np.hypot(*(last - middle).T)
+        with np.errstate(invalid="ignore"):
+            wanted = np.where(
+                np.isfinite(length), np.ceil(length / _PIECE_PX), _MAX_PIECES
+            )
+        pieces = np.clip(wanted, 1, _MAX_PIECES).astype(np.int64)
+        total = int(pieces.sum())
+        if total > _MAX_SAMPLES:
+            pieces = np.maximum(1, pieces * _MAX_SAMPLES // total)
+        counts = pieces + 1
+        owner = np.repeat(np.arange(count), counts)
+        offsets = np.cumsum(counts) - counts
+        t = (np.arange(int(counts.sum())) - offsets[owner]) / pieces[owner]
+        samples = starts[owner] + t[:, np.newaxis] * (ends - starts)[owner]
+        return self.display(self._lens_pixels(samples)), counts
+
+    def path(self, points_world: FloatArray, *, closed: bool = False) -> FloatArray:
+        """Display points of a 3D polyline, each segment cut as :meth:`segments`.
+
+        ``closed`` joins the last point back to the first. NaN rows break the
+        line where it is behind the camera or past the lens.
+        """
+        points = points_world
+        if closed and len(points):
+            points = np.vstack([points, points[:1]])
+        if len(points) < 2:
+            return self.display(self._lens_pixels(points))
+        shown, counts = self._cut(points[:-1], points[1:])
+        repeated = np.cumsum(counts)[:-1]  # a segment's first point ends the last
+        keep = np.ones(len(shown), dtype=bool)
+        keep[repeated] = False
+        return shown[keep]
 
     def visible(self, points_xy: npt.ArrayLike) -> list[QPointF]:
         """Display points of the plane points in front and inside the image."""
@@ -418,7 +546,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
             for key in ("curve", "reference"):
                 path = points.get(key, _empty())
                 if len(path) >= 2:
-                    self._paint_polyline(painter, view.shown(path), view.unit)
+                    self._paint_polyline(painter, view.path(_world(path)), view.unit)
         overlay = self._model.overlay_at(frame.play_time_s)
         if options.show_targets and overlay is not None and overlay.targets_xy:
             active = active_target(self._model, overlay, frame.play_time_s)
@@ -445,7 +573,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
                 continue
             ring = None
             if overlay.tolerance_m is not None:
-                ring = view.shown(_circle(xy, overlay))
+                ring = view.path(_world(_circle(xy, overlay)), closed=True)
             rgb = target_rgb(
                 overlay, index, ACTIVE_TARGET_COLOR if index == active else TARGET_COLOR
             )
@@ -460,19 +588,8 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         pen.setDashPattern([4.0, 3.0])
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        finite: list[bool] = (
-            np.isfinite(shown[:, 0]) & np.isfinite(shown[:, 1])
-        ).tolist()
-        run: list[QPointF] = []
-        for ok, (x, y) in zip(finite, shown.tolist(), strict=True):
-            if ok:
-                run.append(QPointF(float(x), float(y)))
-                continue
-            if len(run) >= 2:
-                painter.drawPolyline(QPolygonF(run))
-            run = []
-        if len(run) >= 2:
-            painter.drawPolyline(QPolygonF(run))
+        for run in polyline_runs(shown):
+            painter.drawPolyline(run)
 
     @staticmethod
     def _paint_target(

@@ -12,7 +12,8 @@ so the window and the export share it.
 
 :class:`GeometryCameraCanvas` is the camera view of such a recording: the
 recorded frame, with each body's frame (x red, y green, z blue) and the
-targets projected through that frame's own calibration.
+targets projected through that frame's own calibration; an axis is cut into
+pieces in 3D so it bends with the lens distortion as the image does.
 
 :func:`scene_canvas_for` and :func:`camera_canvas_for` pick the canvas that
 fits a recording; views and the export call them.
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 
-from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+from app.canvas.camera_canvas import CameraCanvas, CameraOptions, polyline_runs
 from app.canvas.drawing import painting_in, palette_cycle, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
@@ -390,15 +391,15 @@ class GeometryCameraCanvas(CameraCanvas):
         calibration, unit = view.calibration, view.unit
         points = self._world_points(frame.play_time_s)
         if self.options.show_tip:
-            origins = view.display(_project(calibration, points["bodies"]))
-            ends = view.display(_project(calibration, points["axes"])).reshape(-1, 3, 2)
-            for origin, tips in zip(origins, ends, strict=True):
-                for tip, rgb in zip(tips, AXIS_COLORS, strict=True):
-                    if np.isfinite(origin).all() and np.isfinite(tip).all():
-                        painter.setPen(QPen(_AXIS_SHADOW, 2.6 * unit))
-                        painter.drawLine(_point(origin), _point(tip))
-                        painter.setPen(QPen(_color(rgb), 1.3 * unit))
-                        painter.drawLine(_point(origin), _point(tip))
+            origins = np.repeat(points["bodies"], 3, axis=0)
+            axes = view.segments(origins, points["axes"])
+            for index, shown in enumerate(axes):
+                rgb = AXIS_COLORS[index % 3]
+                for run in polyline_runs(shown):
+                    painter.setPen(QPen(_AXIS_SHADOW, 2.6 * unit))
+                    painter.drawPolyline(run)
+                    painter.setPen(QPen(_color(rgb), 1.3 * unit))
+                    painter.drawPolyline(run)
         if self.options.show_targets and len(points["targets"]):
             centers = view.display(_project(calibration, points["targets"]))
             for center, spec in zip(centers, self._geometry.targets, strict=True):

@@ -21,6 +21,7 @@ from fsr_core.calibration.profile import (
     LENGTH_UNITS,
     CalibrationProfile,
     calibration_digest,
+    distortion_model_for,
 )
 from fsr_core.calibration.projection import project_points
 from fsr_core.calibration.rotations import (
@@ -37,6 +38,7 @@ __all__ = [
     "CalibrationProfile",
     "CameraPose",
     "calibration_digest",
+    "distortion_model_for",
     "look_at",
     "matrix_from_quaternion",
     "project_points",

@@ -27,12 +27,23 @@ __all__ = [
     "LENGTH_UNITS",
     "CalibrationProfile",
     "calibration_digest",
+    "distortion_model_for",
 ]
 
 
-#: Number of coefficients each supported distortion model takes.
+#: Number of coefficients each supported distortion model takes. A model named
+#: here must also have a function in ``projection._DISTORTIONS``.
 DISTORTION_LENGTHS: Final[Mapping[str, int]] = MappingProxyType(
-    {"none": 0, "plumb_bob": 5, "equidistant": 4}
+    {"none": 0, "plumb_bob": 5, "rational_polynomial": 8, "equidistant": 4}
+)
+#: Distortion model names other formats use, mapped to the profile's name.
+_FOREIGN_MODELS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "plumb_bob": "plumb_bob",  # ROS sensor_msgs/CameraInfo, Foxglove
+        "rational_polynomial": "rational_polynomial",  # ROS, Foxglove
+        "equidistant": "equidistant",  # ROS
+        "kannala_brandt": "equidistant",  # Foxglove
+    }
 )
 #: Camera frame conventions the projection math understands.
 CAMERA_FRAMES: Final = frozenset({"opencv"})
@@ -70,8 +81,9 @@ class CalibrationProfile:
     skew
         Axis skew in pixels (the ``K[0, 1]`` entry).
     distortion_model
-        ``"none"``, ``"plumb_bob"`` (coefficients ``k1, k2, p1, p2, k3``) or
-        ``"equidistant"`` (``k1, k2, k3, k4``), both as OpenCV defines them.
+        ``"none"``, ``"plumb_bob"`` (coefficients ``k1, k2, p1, p2, k3``),
+        ``"rational_polynomial"`` (``k1, k2, p1, p2, k3, k4, k5, k6``) or
+        ``"equidistant"`` (``k1, k2, k3, k4``), all as OpenCV defines them.
     distortion
         The model's coefficients, exactly as many as it takes.
     camera_frame
@@ -236,6 +248,26 @@ class CalibrationProfile:
             )
         except CalibrationError as exc:
             raise with_prefix(exc, where) from exc
+
+
+def distortion_model_for(name: str) -> str | None:
+    """Return the profile's distortion model for a name another format uses.
+
+    Parameters
+    ----------
+    name
+        A model name as ROS ``sensor_msgs/CameraInfo`` or Foxglove's
+        ``CameraCalibration`` spell it: ``plumb_bob``, ``rational_polynomial``,
+        ``equidistant``, or Foxglove's ``kannala_brandt`` (the fisheye model
+        the profile calls ``equidistant``; the same four coefficients).
+
+    Returns
+    -------
+    str or None
+        A key of :data:`DISTORTION_LENGTHS`, or None for a name not known.
+        Exact match: case and spaces are not folded.
+    """
+    return _FOREIGN_MODELS.get(name)
 
 
 def calibration_digest(profile: CalibrationProfile) -> str:
