@@ -75,15 +75,37 @@ def _numeric_streams(reader: FsrReader) -> list[StreamInfo]:
     ]
 
 
+def _channel_name(
+    info: StreamInfo, streams: set[str], taken: dict[str, Channel]
+) -> str:
+    """Name a stream's channel: its ``channel_name`` attribute, else the stream.
+
+    A converted file keeps a foreign name there (``/joint_states``); it is
+    used unless it names another numeric stream or a channel already named.
+    """
+    wanted = info.spec.attributes.get("channel_name")
+    if (
+        isinstance(wanted, str)
+        and wanted
+        and wanted not in taken
+        and (wanted == info.name or wanted not in streams)
+    ):
+        return wanted
+    return info.name
+
+
 def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
     channels: dict[str, Channel] = {}
-    for info in _numeric_streams(reader):
+    numeric = _numeric_streams(reader)
+    streams = {info.name for info in numeric}
+    for info in numeric:
         spec = info.spec
         _, _, values = reader.read_series(info.name)
         flat = values.reshape(len(values), -1).astype(np.float64, copy=False)
         units = spec.units if isinstance(spec.units, tuple) else (spec.units,)
-        channels[info.name] = Channel(
-            name=info.name,
+        name = _channel_name(info, streams, channels)
+        channels[name] = Channel(
+            name=name,
             times_s=play_times(reader, info.name, timeline),
             values=flat,
             unit=units[0] if len(set(units)) == 1 else "",
