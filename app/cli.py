@@ -71,7 +71,7 @@ from app.headless.signals import (
 from fsr_core.errors import FsrError, SourceUnavailableError, UnknownSourceError
 from fsr_core.format.recovery import recover_file
 from fsr_core.output_paths import check_output_path
-from fsr_core.sources import inspect_recording, source_for
+from fsr_core.sources import expand_recordings, inspect_recording, source_for
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
 logger = logging.getLogger(__name__)
@@ -367,12 +367,20 @@ def _play(args: argparse.Namespace) -> int:
 def _window(args: argparse.Namespace) -> int:
     from app.window.main_window import open_player
 
-    missing = [path for path in args.files if not path.is_file()]
+    missing = [path for path in args.files if not path.exists()]
     if missing:
         _err(f"fsr-viewer: {missing[0]}: no such file")
         return 2
+    try:
+        files = expand_recordings(args.files)
+    except FsrError as exc:
+        _err(f"fsr-viewer: {exc}")
+        return 1
+    if args.files and not files:
+        _err(f"fsr-viewer: {args.files[0]}: no recordings found in the folder")
+        return 1
     return open_player(
-        args.files,
+        files,
         speed=args.speed if args.speed != 1.0 else None,
         show_com=args.show_com,
         plots=tuple(args.plot),

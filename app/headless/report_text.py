@@ -166,9 +166,43 @@ def _source_lines(report: dict[str, Any]) -> list[str]:
         f"  {visible(report.get('description'), 60)} "
         f"({visible(report.get('source'), 32)}), "
         f"{report.get('size_bytes')} bytes{length}",
-        f"  status: {status}: {visible(integrity.get('status'), 40)} "
-        f"({visible(integrity.get('reason'), 120)})",
+        f"  status: {status}: {visible(integrity.get('status'), 40)}"
+        + (
+            f" ({visible(integrity.get('reason'), 120)})"
+            if integrity.get("reason")
+            else ""
+        ),
     ]
+
+
+def _item_text(item: object) -> str:
+    """One entry of a listed section: ``key value; key value`` for a mapping."""
+    if isinstance(item, dict):
+        return "; ".join(
+            f"{visible(key, 32)} {visible(value, 60)}"
+            for key, value in item.items()
+            if value not in (None, "", [], {})
+        )
+    return visible(item, 160)
+
+
+def _own_lines(own: dict[str, Any]) -> list[str]:
+    """Return a source's own section: scalars on a line, lists an entry a line."""
+    lines: list[str] = []
+    for key, value in own.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            lines.append(f"  {visible(key, 32)}: {len(value)}")
+            lines.extend(f"    - {_item_text(item)}" for item in value[:200])
+            if len(value) > 200:
+                lines.append(f"    ... {len(value) - 200} more")
+        elif isinstance(value, list):
+            shown = ", ".join(visible(item, 80) for item in value) or "none"
+            lines.append(f"  {visible(key, 32)}: {visible(shown, 160)}")
+        elif isinstance(value, dict):
+            lines.append(f"  {visible(key, 32)}: {_item_text(value) or 'none'}")
+        else:
+            lines.append(f"  {visible(key, 32)}: {visible(value, 160)}")
+    return lines
 
 
 def _channel_lines(report: dict[str, Any]) -> list[str]:
@@ -201,9 +235,7 @@ def _section_lines(report: dict[str, Any]) -> list[str]:
     own = report.get(str(report.get("source")))
     if isinstance(own, dict) and own:
         lines.extend(["", f"{visible(report.get('source'), 32)}:"])
-        lines.extend(
-            f"  {visible(key, 32)}: {visible(value, 160)}" for key, value in own.items()
-        )
+        lines.extend(_own_lines(own))
     verification = report.get("verification")
     if verification and verification.get("problems"):
         lines.extend(["", "problems:"])

@@ -46,7 +46,9 @@ from app.window.widgets.scene_view import SceneView
 from app.window.widgets.side_panel import SidePanel, scrolling
 from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
+from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
+from fsr_core.sources import expand_recordings
 
 __all__ = ["APP_TITLE", "MainWindow", "open_player"]
 
@@ -201,12 +203,24 @@ class MainWindow(QMainWindow):
     # -- intents ----------------------------------------------------------
 
     def open_files(self, paths: Sequence[Path], *, play: bool = False) -> None:
-        """Add files to the playlist; the first loads when nothing plays yet."""
-        files = [Path(path) for path in paths]
+        """Add files to the playlist; the first loads when nothing plays yet.
+
+        A folder adds the recordings it holds (or itself, when a source reads
+        the folder as one recording, such as a rosbag2 bag).
+        """
+        given = [Path(path) for path in paths]
+        try:
+            files = expand_recordings(given)
+        except FsrError as exc:
+            self.statusBar().showMessage(visible_text(str(exc)), 8000)
+            return
         if not files:
+            if given:
+                shown = visible_text(str(given[0]))
+                self.statusBar().showMessage(f"{shown}: no recordings found", 8000)
             return
         self.session.open_paths(files, play=play)
-        for path in files:
+        for path in given:
             self.menus.set_recent(self.settings.add_recent(path))
 
     def show_playlist(self, visible: bool) -> None:

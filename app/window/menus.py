@@ -157,6 +157,12 @@ def _open_dialog(window: QMainWindow, host: MenuHost) -> None:
     host.open_files([Path(name) for name in names], play=True)
 
 
+def _open_folder_dialog(window: QMainWindow, host: MenuHost) -> None:
+    folder = QFileDialog.getExistingDirectory(window, "Open a folder of recordings")
+    if folder:
+        host.open_files([Path(folder)], play=True)
+
+
 def _keys_help(window: QMainWindow) -> None:
     text = "\n".join(f"{key:<12} {what}" for key, what in KEYS)
     box = QMessageBox(QMessageBox.Icon.Information, "Keys", text, parent=window)
@@ -184,6 +190,8 @@ def build_menus(
     open_action = file_menu.addAction("&Open…")
     open_action.setShortcut(QKeySequence.StandardKey.Open)
     open_action.triggered.connect(lambda _=False: _open_dialog(window, host))
+    folder_action = file_menu.addAction("Open &Folder…")
+    folder_action.triggered.connect(lambda _=False: _open_folder_dialog(window, host))
     recent_menu = file_menu.addMenu("Open &Recent")
     file_menu.addSeparator()
     file_menu.addAction(export.action)

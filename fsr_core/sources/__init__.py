@@ -21,6 +21,7 @@ from fsr_core.sources.file_names import (
     recording_stem,
     recording_suffixes,
 )
+from fsr_core.sources.folders import expand_recordings, recordings_in
 from fsr_core.sources.inspection import model_report
 from fsr_core.sources.registry import (
     ConvertingSource,
@@ -35,11 +36,13 @@ __all__ = [
     "FsrConversion",
     "Source",
     "convert_recording",
+    "expand_recordings",
     "inspect_recording",
     "open_dialog_filter",
     "open_recording",
     "recording_stem",
     "recording_suffixes",
+    "recordings_in",
     "source_for",
     "source_names",
 ]

@@ -45,9 +45,11 @@ __all__ = [
     "BUILTIN_SOURCES",
     "ENTRY_POINT_GROUP",
     "ConvertingSource",
+    "FolderSource",
     "FsrConversion",
     "InspectingSource",
     "Source",
+    "folder_source",
     "known_kinds",
     "plugin_problems",
     "refresh_sources",
@@ -66,6 +68,7 @@ ENTRY_POINT_GROUP: Final = "fsr_viewer.sources"
 BUILTIN_SOURCES: Final = (
     "fsr_core.sources.fsr.source:SOURCE",
     "fsr_core.sources.skelarm.source:SOURCE",
+    "fsr_core.sources.mcap.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 
@@ -122,6 +125,18 @@ class InspectingSource(Source, Protocol):
         """Return the report of :mod:`fsr_core.sources.inspection` for ``path``.
 
         With ``verify``, every record is read and checked first.
+        """
+        ...
+
+
+@runtime_checkable
+class FolderSource(Source, Protocol):
+    """A source whose recordings may be folders (a rosbag2 bag, a dataset root)."""
+
+    def sniff_folder(self, path: Path) -> bool:
+        """Say whether the folder ``path`` is one of this source's recordings.
+
+        It looks at a few named files only; it never lists a large tree.
         """
         ...
 
@@ -304,8 +319,41 @@ def _unknown(path: Path, head: bytes) -> UnknownSourceError:
     return UnknownSourceError(reason, path=path)
 
 
+def folder_source(path: Path) -> Source | None:
+    """Return the source that reads the folder ``path`` as one recording, if any."""
+    for source in sources():
+        if isinstance(source, FolderSource):
+            try:
+                if source.sniff_folder(path):
+                    return source
+            except FsrError:
+                raise
+            except Exception:  # a plugin's bug must not hide the other sources
+                logger.warning(
+                    "source %r failed to sniff folder %s",
+                    source.name,
+                    path,
+                    exc_info=True,
+                )
+    return None
+
+
+def _folder_source(path: Path) -> Source:
+    found = folder_source(path)
+    if found is None:
+        raise UnknownSourceError(
+            "a folder, and no source reads it as one recording (open it as a "
+            "playlist of the recordings it holds)",
+            path=path,
+        )
+    return found
+
+
 def source_for(path: str | os.PathLike[str]) -> Source:
     """Return the first source whose ``sniff`` recognises the file at ``path``.
+
+    A folder (not a symbolic link to one) goes to the first source whose
+    ``sniff_folder`` claims it.
 
     Raises
     ------
@@ -317,6 +365,8 @@ def source_for(path: str | os.PathLike[str]) -> Source:
         looks like and every kind known.
     """
     target = Path(path)
+    if target.is_dir() and not target.is_symlink():
+        return _folder_source(target)
     head = read_head(target)
     for source in sources():
         if _sniffs(source, target):

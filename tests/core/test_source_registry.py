@@ -172,7 +172,7 @@ def test_a_fifo_is_refused_at_once_by_the_registry_and_each_sniff(
 @pytest.mark.parametrize(
     ("make", "error", "words"),
     [
-        (lambda tmp: tmp, NotRegularFileError, "directory"),
+        (lambda tmp: tmp, UnknownSourceError, "a folder, and no source reads it"),
         (lambda tmp: Path(os.devnull), NotRegularFileError, "character device"),
         (lambda tmp: _loop(tmp / "loop.fsr"), SymlinkRefusedError, "symbolic link"),
     ],
@@ -251,7 +251,7 @@ def test_an_entry_point_source_is_found_by_open_recording(
 
     model = open_recording(log)
 
-    assert source_names() == ("fsr", "skelarm", "demo")
+    assert source_names() == ("fsr", "skelarm", "mcap", "demo")
     assert model.source == "demo"
     assert model.channels["x"].values[-1, 0] == 16.0
     report = inspect_recording(log)

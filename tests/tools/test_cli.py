@@ -95,7 +95,7 @@ def test_inspect_refuses_a_directory(
     folder = tmp_path / "x.fsr"
     folder.mkdir()
     assert main(["inspect", str(folder)]) == 1
-    assert "directory" in capsys.readouterr().err
+    assert "a folder, and no source reads it" in capsys.readouterr().err
 
 
 def test_inspect_on_truncated_file_points_at_recover(

@@ -317,6 +317,9 @@ class ChannelPlots(QWidget):
         plot = widget.getPlotItem()
         plot.hideButtons()
         plot.setLabel("left", markup_text(series_label(series), LABEL_CHARS))
+        # Ticks show the recorded values: an SI scale (0.4 drawn as "400") needs
+        # its "(x0.001)" note, which a short panel cuts off.
+        plot.getAxis("left").enableAutoSIPrefix(False)
         plot.getViewBox().setAutoVisible(y=True)
         # One row at the top right, over the newest data least often.
         columns = len(series) * (1 if self._companion is None else 2)

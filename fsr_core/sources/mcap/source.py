@@ -1,0 +1,148 @@
+"""The MCAP source's registration: ``.mcap`` logs (ROS 2, Foxglove and others).
+
+:meth:`McapSource.sniff` checks the MCAP magic. Reading needs the ``mcap``
+extra (``mcap``, ``zstandard``, ``lz4``, and the protobuf and ROS 2 decoders);
+a topic whose decoder is missing still lists in the inspector with the extra
+that would read it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from fsr_core.errors import FsrError, SourceUnavailableError
+from fsr_core.format.safe_open import open_source
+from fsr_core.recording import RecordingModel
+from fsr_core.sources.head import read_head
+from fsr_core.sources.inspection import model_report
+from fsr_core.sources.mcap.container import MCAP_MAGIC
+from fsr_core.sources.registry import FsrConversion
+
+__all__ = ["SOURCE", "McapSource", "bag_file"]
+
+
+_BAG_METADATA: Final = "metadata.yaml"
+_MAX_METADATA_BYTES: Final = 1 << 20
+
+
+def bag_file(folder: Path) -> Path | None:
+    """Return the MCAP file of a rosbag2 bag folder, ``None`` if it is not one.
+
+    A bag is a folder with rosbag2's ``metadata.yaml`` naming the ``mcap``
+    storage, and its MCAP file beside it.
+
+    Raises
+    ------
+    SourceUnavailableError
+        The bag is split over several files (the viewer reads one-file bags).
+    """
+    metadata = folder / _BAG_METADATA
+    if metadata.is_symlink() or not metadata.is_file():
+        return None
+    try:
+        text = read_head(metadata, _MAX_METADATA_BYTES).decode("utf-8", "replace")
+    except FsrError:
+        return None
+    if "rosbag2_bagfile_information" not in text or "mcap" not in text:
+        return None
+    files = sorted(
+        item
+        for item in folder.glob("*.mcap")
+        if item.is_file() and not item.is_symlink()
+    )
+    if not files:
+        return None
+    if len(files) > 1:
+        raise SourceUnavailableError(
+            f"a rosbag2 bag split over {len(files)} MCAP files; the viewer reads "
+            "one-file bags (open each file on its own)",
+            path=folder,
+        )
+    return files[0]
+
+
+def _file_of(path: Path) -> Path:
+    """Return the MCAP file a path stands for (a bag folder stands for its file)."""
+    if path.is_dir() and not path.is_symlink():
+        found = bag_file(path)
+        if found is None:
+            raise SourceUnavailableError(
+                "a folder that is not a rosbag2 bag stored as MCAP", path=path
+            )
+        return found
+    return path
+
+
+class McapSource:
+    """MCAP files, read with the ``mcap`` library and the format's decoders."""
+
+    name: Final = "mcap"
+    description: Final = "MCAP log"
+    patterns: Final = ("*.mcap",)
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the file starts with the MCAP magic."""
+        return read_head(path, len(MCAP_MAGIC)).startswith(MCAP_MAGIC)
+
+    def sniff_folder(self, path: Path) -> bool:
+        """Whether ``path`` is a rosbag2 bag stored as MCAP (``metadata.yaml``)."""
+        return bag_file(path) is not None
+
+    def open(self, path: Path) -> RecordingModel:
+        """Build the recording model of the file (or of a bag's MCAP file)."""
+        from fsr_core.sources.mcap.model import load_mcap
+
+        return load_mcap(_file_of(path))
+
+    def unavailable_reason(self) -> str | None:
+        """Return what to install when the ``mcap`` package is missing."""
+        try:
+            import mcap  # noqa: F401
+        except ImportError:
+            return "the 'mcap' package (pip install 'fsr-viewer[mcap]')"
+        return None
+
+    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+        """Return the file's report; opening reads every chunk and checks its CRC.
+
+        The ``mcap`` section lists the index, compression, topics, attachments,
+        metadata records and any cut (:mod:`fsr_core.sources.mcap.report`).
+        """
+        source = open_source(_file_of(path))
+        try:
+            size_bytes = source.size
+        finally:
+            source.close()
+        model = self.open(path)
+        messages = model.report.get("messages")
+        return model_report(
+            model,
+            description=self.description,
+            size_bytes=size_bytes,
+            verify=verify,
+            checked_records=messages if isinstance(messages, int) else None,
+        )
+
+    def to_fsr(
+        self, path: Path, output: Path, *, overwrite: bool = False
+    ) -> FsrConversion:
+        """Write the file as FSR: every channel, camera and calibration."""
+        from fsr_core.sources.model_to_fsr import write_model_as_fsr
+
+        model = self.open(path)
+        return write_model_as_fsr(
+            model,
+            output,
+            source_path=path,
+            source_kind=self.name,
+            overwrite=overwrite,
+            provenance={
+                "mcap_profile": model.metadata.get("profile", ""),
+                "mcap_library": model.metadata.get("library", ""),
+            },
+        )
+
+
+SOURCE = McapSource()
+"""The instance the registry loads."""
