@@ -1,0 +1,32 @@
+"""tools/bench_mcap.py: a one-minute run prints each task beside the library's."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+from tool_scripts import load_tool
+
+bench_mcap = load_tool("bench_mcap")
+
+
+def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = bench_mcap.main(["--quick", "--rounds", "1"])
+    assert code == 0
+    lines = stdout.getvalue().splitlines()
+    assert lines[0].startswith("file: 1 min,")
+    rows = {line[:32].strip(): line[32:].split() for line in lines[2:]}
+    assert set(rows) == {
+        "open",
+        "seek + show a camera frame",
+        "plot /joint_states (with open)",
+    }
+    for ours, theirs, ratio, *_ in rows.values():
+        assert float(ours) > 0
+        assert float(theirs) > 0
+        assert float(ratio) == pytest.approx(
+            float(ours) / float(theirs), rel=0.02, abs=0.01
+        )
