@@ -69,6 +69,7 @@ BUILTIN_SOURCES: Final = (
     "fsr_core.sources.fsr.source:SOURCE",
     "fsr_core.sources.skelarm.source:SOURCE",
     "fsr_core.sources.mcap.source:SOURCE",
+    "fsr_core.sources.genesis.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 

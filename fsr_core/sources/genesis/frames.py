@@ -1,0 +1,307 @@
+"""Decode the frames of a Genesis trajectory into arrays.
+
+A chunk is decompressed within the bytes it can hold (GSTRAJ1: zlib to
+exactly ``n * F``; GSTRAJ4: a streaming zstd frame read to at most
+``n * (m + F)`` bytes, the bound Genesis uses, since the frame states no
+content size), its deltas are undone (GSTRAJ1: running XOR of whole frames;
+GSTRAJ4: block-sparse 256-byte blocks behind a bitmap, then the running XOR)
+and its CRC-32 is checked again. A frame becomes a dict of arrays in their
+canonical shapes, un-permuting the stored ``axes`` order, exactly as
+Genesis's ``Trajectory.frame(i)`` returns them (with, in GSTRAJ4, the INFO
+arrays in force). The last decoded chunk is kept, so scrubbing inside a chunk
+costs nothing; the cache is shared between threads under a lock.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import zlib
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.errors import CorruptRecordError, DecodeError, SourceUnavailableError
+from fsr_core.format.safe_open import open_source
+from fsr_core.sources.genesis.container import (
+    ChunkRecord,
+    Field,
+    InfoRecord,
+    TrajectoryIndex,
+)
+
+__all__ = ["FrameDecoder", "field_array"]
+
+Bytes = npt.NDArray[np.uint8]
+_BLOCK: Final = 256
+_READ_PIECE: Final = 1 << 20
+
+
+def field_array(buffer: Bytes, item: Field) -> npt.NDArray[Any]:
+    """Return ``item``'s array cut from a frame ``buffer`` (a copy, canonical shape)."""
+    flat = np.frombuffer(
+        buffer[item.offset : item.offset + item.nbytes].tobytes(),
+        dtype=np.dtype(item.dtype),
+    )
+    stored = flat.reshape([item.shape[axis] for axis in item.axes])
+    return stored.transpose(np.argsort(item.axes)).copy(order="C")
+
+
+def _zstd_bounded(payload: bytes, bound: int, what: str) -> bytes:
+    """Decompress one zstd frame, refusing more than ``bound`` bytes of output."""
+    try:
+        import zstandard
+    except ImportError:
+        raise SourceUnavailableError(
+            "reading GSTRAJ4 trajectories needs the 'zstandard' package "
+            "(pip install zstandard)"
+        ) from None
+    parts: list[bytes] = []
+    total = 0
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload))
+        with reader:
+            while True:
+                piece = reader.read(min(_READ_PIECE, bound + 1 - total))
+                if not piece:
+                    break
+                parts.append(piece)
+                total += len(piece)
+                if total > bound:
+                    raise DecodeError(f"{what} decompresses to more than {bound} bytes")
+    except zstandard.ZstdError as exc:
+        raise DecodeError(f"{what} does not decompress: {exc}") from None
+    return b"".join(parts)
+
+
+def _zlib_exact(payload: bytes, size: int, what: str) -> bytes:
+    """Decompress a zlib stream that must give exactly ``size`` bytes."""
+    decompressor = zlib.decompressobj()
+    try:
+        data = decompressor.decompress(payload, size)
+        if not decompressor.eof and decompressor.decompress(
+            decompressor.unconsumed_tail, 1
+        ):
+            raise DecodeError(f"{what} decompresses to more than {size} bytes")
+    except zlib.error as exc:
+        raise DecodeError(f"{what} does not decompress: {exc}") from None
+    if not decompressor.eof:
+        raise DecodeError(f"{what}: the zlib stream is cut")
+    if len(data) != size:
+        raise DecodeError(f"{what} decompresses to {len(data)} bytes, not {size}")
+    return data
+
+
+def _undo_block_sparse(data: bytes, count: int, frame_size: int, what: str) -> Bytes:
+    """Rebuild the ``count`` XOR deltas of a GSTRAJ4 chunk from block-sparse bytes."""
+    blocks = frame_size // _BLOCK
+    bitmap_bytes = frame_size // 2048
+    source = np.frombuffer(data, dtype=np.uint8)
+    deltas = np.zeros((count, blocks, _BLOCK), dtype=np.uint8)
+    position = 0
+    for k in range(count):
+        if position + bitmap_bytes > source.size:
+            raise DecodeError(f"{what}: frame {k}'s bitmap lies past the data")
+        flags = np.unpackbits(
+            source[position : position + bitmap_bytes], bitorder="little"
+        ).astype(bool)
+        position += bitmap_bytes
+        changed = int(flags.sum())
+        end = position + changed * _BLOCK
+        if end > source.size:
+            raise DecodeError(f"{what}: frame {k}'s blocks lie past the data")
+        deltas[k, flags] = source[position:end].reshape(changed, _BLOCK)
+        position = end
+    if position != source.size:
+        raise DecodeError(
+            f"{what}: {source.size - position} bytes left over after {count} frames"
+        )
+    return deltas.reshape(count, frame_size)
+
+
+class FrameDecoder:
+    """Frames of one indexed trajectory, decoded on request (thread-safe)."""
+
+    def __init__(self, index: TrajectoryIndex) -> None:
+        self.index = index
+        self.manifest = index.manifest
+        self._lock = threading.Lock()
+        self._chunk: tuple[int, Bytes] | None = None
+        self._infos: dict[int, dict[str, npt.NDArray[Any]]] = {}
+        self._last: dict[str, npt.NDArray[Any]] | None = None
+        self._chunk_starts = np.asarray(
+            [chunk.first_frame for chunk in index.chunks], dtype=np.int64
+        )
+
+    @property
+    def path(self) -> Path:
+        """The file."""
+        return self.index.path
+
+    def __len__(self) -> int:
+        """Frames in the file (LAST included)."""
+        return self.index.n_frames
+
+    def _payload(self, offset: int, length: int, crc: int, what: str) -> bytes:
+        source = open_source(self.path)
+        try:
+            payload = source.read_at(offset, length, section=what)
+        finally:
+            source.close()
+        if zlib.crc32(payload) != crc:
+            raise CorruptRecordError(
+                f"the CRC-32 of the {what} does not match (the file changed?)",
+                path=self.path,
+                offset=offset,
+            )
+        return payload
+
+    def decode_chunk(self, number: int) -> Bytes:
+        """Return chunk ``number``'s frames as an ``(n, frame_size)`` uint8 array."""
+        with self._lock:
+            if self._chunk is not None and self._chunk[0] == number:
+                return self._chunk[1]
+        chunk = self.index.chunks[number]
+        frames = self._decode(chunk, number)
+        frames.setflags(write=False)
+        with self._lock:
+            self._chunk = (number, frames)
+        return frames
+
+    def _decode(self, chunk: ChunkRecord, number: int) -> Bytes:
+        what = f"chunk {number} at byte {chunk.offset}"
+        size = self.manifest.frame_size
+        count = chunk.frame_count
+        check_budget(MEMORY, 3.0 * count * size, what, path=self.path)
+        payload = self._payload(
+            chunk.payload_offset, chunk.payload_length, chunk.crc, what
+        )
+        try:
+            if self.manifest.version == 1:
+                data = _zlib_exact(payload, count * size, what)
+                deltas: Bytes = np.frombuffer(data, dtype=np.uint8).reshape(count, size)
+            else:
+                bound = count * (size // 2048 + size)
+                data = _zstd_bounded(payload, bound, what)
+                deltas = _undo_block_sparse(data, count, size, what)
+        except DecodeError as exc:
+            raise exc.with_path(self.path) from None
+        result: Bytes = np.bitwise_xor.accumulate(deltas, axis=0)
+        return result
+
+    def _locate(self, frame: int) -> tuple[int, int]:
+        number = int(np.searchsorted(self._chunk_starts, frame, "right")) - 1
+        return number, frame - self.index.chunks[number].first_frame
+
+    def _check_frame(self, frame: int) -> int:
+        total = len(self)
+        if not -total <= frame < total:
+            raise IndexError(f"frame {frame} is out of the {total} frames")
+        return frame % total
+
+    def is_last(self, frame: int) -> bool:
+        """Whether ``frame`` is the LAST record's frame."""
+        frame = self._check_frame(frame)
+        return self.index.last is not None and frame == self.index.chunk_frames
+
+    def frame_bytes(self, frame: int) -> Bytes:
+        """Return the raw bytes of chunk frame ``frame``."""
+        number, row = self._locate(self._check_frame(frame))
+        result: Bytes = self.decode_chunk(number)[row]
+        return result
+
+    def frame(self, frame: int) -> dict[str, npt.NDArray[Any]]:
+        """Return frame ``frame`` as Genesis's reader does: name -> array.
+
+        A chunk frame gives the ``fields`` (and, in GSTRAJ4, the ``info_fields``
+        of the INFO record in force); the LAST frame gives ``last_fields``.
+        """
+        frame = self._check_frame(frame)
+        if self.is_last(frame):
+            return dict(self.last_frame())
+        buffer = self.frame_bytes(frame)
+        arrays = {item.name: field_array(buffer, item) for item in self.manifest.fields}
+        info = self.info_for(frame)
+        if info is not None:
+            arrays.update(info)
+        return arrays
+
+    def info_record_for(self, frame: int) -> int | None:
+        """Return the index of the INFO record in force at ``frame`` (None: none)."""
+        chosen: int | None = None
+        best = -1
+        for number, info in enumerate(self.index.infos):
+            if best <= info.first_frame <= frame:
+                chosen, best = number, info.first_frame
+        return chosen
+
+    def info_for(self, frame: int) -> dict[str, npt.NDArray[Any]] | None:
+        """Return the INFO arrays in force at ``frame`` (GSTRAJ4), decoded once."""
+        number = self.info_record_for(frame)
+        if number is None:
+            return None
+        with self._lock:
+            found = self._infos.get(number)
+        if found is None:
+            found = self._decode_info(self.index.infos[number], number)
+            with self._lock:
+                self._infos[number] = found
+        return found
+
+    def _decode_info(
+        self, info: InfoRecord, number: int
+    ) -> dict[str, npt.NDArray[Any]]:
+        what = f"INFO record {number} at byte {info.offset}"
+        size = self.manifest.info_size
+        payload = self._payload(
+            info.payload_offset, info.payload_length, info.crc, what
+        )
+        try:
+            data = _zstd_bounded(payload, size, what)
+        except DecodeError as exc:
+            raise exc.with_path(self.path) from None
+        if len(data) != size:
+            raise DecodeError(
+                f"{what} decompresses to {len(data)} bytes, not {size}", path=self.path
+            )
+        buffer = np.frombuffer(data, dtype=np.uint8)
+        return {
+            item.name: field_array(buffer, item) for item in self.manifest.info_fields
+        }
+
+    def last_frame(self) -> dict[str, npt.NDArray[Any]]:
+        """Return the LAST frame's arrays (``last_fields``), decoded once."""
+        last = self.index.last
+        if last is None:
+            raise DecodeError("the file has no LAST record", path=self.path)
+        with self._lock:
+            found = self._last
+        if found is not None:
+            return found
+        what = f"LAST record at byte {last.offset}"
+        size = self.manifest.last_frame_size
+        check_budget(MEMORY, 2.0 * size, what, path=self.path)
+        payload = self._payload(
+            last.payload_offset, last.payload_length, last.crc, what
+        )
+        try:
+            if self.manifest.version == 1:
+                data = _zlib_exact(payload, size, what)
+            else:
+                data = _zstd_bounded(payload, size, what)
+        except DecodeError as exc:
+            raise exc.with_path(self.path) from None
+        if len(data) != size:
+            raise DecodeError(
+                f"{what} decompresses to {len(data)} bytes, not {size}", path=self.path
+            )
+        buffer = np.frombuffer(data, dtype=np.uint8)
+        found = {
+            item.name: field_array(buffer, item) for item in self.manifest.last_fields
+        }
+        with self._lock:
+            self._last = found
+        return found

@@ -1,0 +1,484 @@
+"""Build the recording model of a Genesis trajectory.
+
+Every chunk is decoded once, in order, through :class:`FrameDecoder` (memory:
+one chunk at a time beside the channels); a chunk that does not decode cuts
+the file there like a bad record. Each frame is a sample:
+
+* **Time.** Genesis's time of environment ``e`` at frame ``i`` is
+  ``steps[i, e] * dt`` computed in the simulation float type (``precision``);
+  the channel ``Simulator.time`` holds it per environment. The play-time axis
+  follows the largest step count of a frame; when it goes back (a full reset)
+  a new generation starts, marked on the timeline.
+* **Channels.** Every non-empty numeric field of the chunk frames (and the
+  GSTRAJ4 INFO fields in force) is a channel, one per environment when
+  ``n_envs`` > 1 (``env1/RigidSolver.rigid_info.qpos``); fields without an
+  environment axis keep their bare name. Columns name links, joints, dofs and
+  positions from the scene description, ``x y z`` and quaternion ``w x y z``,
+  else indices ``i.j``. The LAST frame fills the last sample by field name.
+  ``timings/...`` fields are channels in seconds.
+* **Geometry.** Where the frames hold the link poses (exact mode), every link
+  is a body drawn as an axis triad.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from fsr_core.arrays import FloatArray
+from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.errors import FsrError, TruncatedFileError
+from fsr_core.recording import (
+    Channel,
+    Integrity,
+    Marker,
+    MarkerKind,
+    RecordingModel,
+    SceneGeometry,
+    Segment,
+    Timeline,
+)
+from fsr_core.sources.axis_triads import triad_length, triad_meshes
+from fsr_core.sources.genesis.container import (
+    Cut,
+    Field,
+    TrajectoryIndex,
+    index_file,
+)
+from fsr_core.sources.genesis.frames import FrameDecoder
+from fsr_core.sources.genesis.report import trajectory_report
+from fsr_core.sources.genesis.scene_names import SceneNames, scene_names
+
+__all__ = [
+    "MAX_BODIES",
+    "TIME_CHANNEL",
+    "batch_axis",
+    "load_genesis",
+    "open_trajectory",
+]
+
+TIME_CHANNEL: Final = "Simulator.time"
+MAX_BODIES: Final = 1024
+_LINK_POS: Final = "RigidSolver.dyn_state.links.pos"
+_LINK_QUAT: Final = "RigidSolver.dyn_state.links.quat"
+_UNBATCHED: Final = ("RigidSolver.dyn_info.", "RigidSolver.dyn_state.fixed_verts.")
+
+
+def batch_axis(item: Field, batch: int) -> int | None:
+    """Return the environment axis of a field's canonical shape (None: none).
+
+    Rigid-solver arrays put the entity first and the environment second
+    (docs/genesis_trajectory.md, section 8); a few put it elsewhere. The model
+    parameters of ``dyn_info`` (but its equalities) are shared by all
+    environments, and gravity is ``(B, 3)``.
+    """
+    shape = item.shape
+    if not shape:
+        return None
+    if item.name.startswith(_UNBATCHED) and ".equalities." not in item.name:
+        return None
+    if item.name.endswith("gravity") or len(shape) == 1:
+        return 0 if shape[0] == batch else None
+    if shape[1] == batch:
+        return 1
+    for axis in range(2, len(shape)):
+        if shape[axis] == batch:
+            return axis
+    return 0 if shape[0] == batch else None
+
+
+def _axis_labels(
+    name: str, size: int, position: int, ndim: int, names: SceneNames
+) -> list[str]:
+    if position == ndim - 1 and ndim >= 1:
+        if size == 4 and "quat" in name:
+            return ["w", "x", "y", "z"]
+        if size == 3 and ndim >= 2:
+            return ["x", "y", "z"]
+    if position == 0:
+        for marker, known in (
+            (".links.", names.links),
+            (".joints.", names.joints),
+            (".dofs.", names.dofs),
+        ):
+            if marker in name and len(known) == size:
+                return list(known)
+        if (
+            name.endswith(("rigid_info.qpos", "rigid_info.qpos0"))
+            and len(names.qs) == size
+        ):
+            return list(names.qs)
+    return [str(k) for k in range(size)]
+
+
+def _columns(name: str, shape: tuple[int, ...], names: SceneNames) -> tuple[str, ...]:
+    if not shape:
+        return ("value",)
+    if len(shape) == 1 and shape[0] == 1:
+        return ("value",)
+    labels = [
+        _axis_labels(name, size, position, len(shape), names)
+        for position, size in enumerate(shape)
+    ]
+    return tuple(".".join(parts) for parts in itertools.product(*labels))
+
+
+class _Series:
+    """The channels of one field: ``(frames, columns)`` per environment."""
+
+    def __init__(self, item: Field, batch: int, frames: int, names: SceneNames) -> None:
+        self.item = item
+        self.axis = batch_axis(item, batch) if batch > 1 else None
+        value_shape = list(item.shape)
+        if self.axis is not None:
+            value_shape.pop(self.axis)
+        elif batch == 1 and len(item.shape) >= 2 and item.shape[1] == 1:
+            value_shape.pop(1)
+        self.envs = batch if self.axis is not None else 1
+        self.columns = _columns(item.name, tuple(value_shape), names)
+        width = len(self.columns)
+        self.values = np.full((self.envs, frames, width), np.nan, dtype=np.float64)
+
+    def put(self, rows: slice | int, arrays: npt.NDArray[Any]) -> None:
+        """Store ``arrays`` (frames first, then the canonical shape) at ``rows``."""
+        if isinstance(rows, int):
+            rows = slice(rows, rows + 1)
+        data = arrays.astype(np.float64)
+        if self.axis is not None:
+            data = np.moveaxis(data, self.axis + 1, 1)
+        else:
+            data = data[:, np.newaxis]
+        self.values[:, rows] = data.reshape(data.shape[0], self.envs, -1).transpose(
+            1, 0, 2
+        )
+
+    def channels(self, times: FloatArray, batched: bool) -> list[Channel]:
+        name = self.item.name
+        unit = "s" if name.startswith("timings/") else ""
+        found = []
+        for env in range(self.envs):
+            label = f"env{env}/{name}" if batched and self.axis is not None else name
+            found.append(
+                Channel(label, times, self.values[env], unit, label, self.columns)
+            )
+        return found
+
+
+def _stack(frames: npt.NDArray[np.uint8], item: Field) -> npt.NDArray[Any]:
+    """Return ``item`` of every frame of a decoded chunk, frames first."""
+    count = frames.shape[0]
+    raw = np.ascontiguousarray(frames[:, item.offset : item.offset + item.nbytes])
+    stored = raw.view(np.dtype(item.dtype)).reshape(
+        [count] + [item.shape[axis] for axis in item.axes]
+    )
+    order = [0] + [1 + int(axis) for axis in np.argsort(item.axes)]
+    return stored.transpose(order)
+
+
+def open_trajectory(path: Path) -> tuple[TrajectoryIndex, FrameDecoder]:
+    """Index ``path`` and decode every chunk once, cutting at the first bad one.
+
+    Raises
+    ------
+    FsrError
+        As :func:`~fsr_core.sources.genesis.container.index_file`, or no frame
+        decodes.
+    """
+    index = index_file(path)
+    decoder = FrameDecoder(index)
+    for number in range(len(index.chunks)):
+        try:
+            decoder.decode_chunk(number)
+        except FsrError as exc:
+            index.cut_chunks_from(
+                number, f"chunk {number} does not decode: {exc.reason}"
+            )
+            decoder = FrameDecoder(index)
+            break
+    if index.last is not None:
+        try:
+            decoder.last_frame()
+        except FsrError as exc:
+            last = index.last
+            index.last = None
+            index.cut = Cut(
+                last.offset, index.n_frames, f"LAST does not decode: {exc.reason}"
+            )
+            decoder = FrameDecoder(index)
+    if index.n_frames == 0:
+        reason = index.cut.describe() if index.cut is not None else "no record"
+        raise TruncatedFileError(f"holds no frame ({reason})", path=path)
+    return index, decoder
+
+
+class _Builder:
+    def __init__(self, index: TrajectoryIndex, decoder: FrameDecoder) -> None:
+        self.index = index
+        self.decoder = decoder
+        self.manifest = index.manifest
+        self.names = scene_names(index)
+        self.n_frames = index.n_frames
+        self.notes: list[str] = []
+
+    def steps(self) -> npt.NDArray[np.int32]:
+        name = self.manifest.steps_field
+        steps = np.zeros((self.n_frames, self.manifest.batch), dtype=np.int32)
+        chunk_field = next((f for f in self.manifest.fields if f.name == name), None)
+        for number, chunk in enumerate(self.index.chunks):
+            if chunk_field is None:
+                break
+            frames = self.decoder.decode_chunk(number)
+            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
+            steps[rows] = _stack(frames, chunk_field)
+        if self.index.last is not None:
+            last = self.decoder.last_frame()
+            if name in last:
+                steps[-1] = last[name]
+        return steps
+
+    def play_times(
+        self, steps: npt.NDArray[np.int32]
+    ) -> tuple[FloatArray, list[Segment]]:
+        dt = self.manifest.dt
+        reference = steps.max(axis=1).astype(np.int64)
+        play = np.zeros(self.n_frames, dtype=np.float64)
+        segments: list[Segment] = []
+        first = 0
+        start = 0.0
+        step = 1
+        for i in range(1, self.n_frames + 1):
+            if i < self.n_frames and reference[i] > reference[i - 1]:
+                step = int(reference[i] - reference[i - 1])
+                continue
+            rows = slice(first, i)
+            play[rows] = start + (reference[rows] - reference[first]) * dt
+            segments.append(
+                Segment(
+                    len(segments),
+                    start,
+                    float(play[i - 1]),
+                    float(reference[first] * dt),
+                    int(reference[first]),
+                    int(reference[i - 1]),
+                )
+            )
+            start = float(play[i - 1]) + step * dt
+            first = i
+        return play, segments
+
+    def series(self) -> list[_Series]:
+        fields = [
+            f for f in self.manifest.fields + self.manifest.info_fields if f.size > 0
+        ]
+        fields = [f for f in fields if f.kind != "SCRATCH"]
+        width = sum(f.size for f in fields) + self.manifest.batch
+        check_budget(
+            MEMORY,
+            8.0 * width * self.n_frames,
+            "the channels of the trajectory",
+            path=self.index.path,
+        )
+        batch = self.manifest.batch
+        found = [_Series(f, batch, self.n_frames, self.names) for f in fields]
+        chunk_series = [s for s in found if s.item in self.manifest.fields]
+        info_series = [s for s in found if s.item not in self.manifest.fields]
+        for number, chunk in enumerate(self.index.chunks):
+            frames = self.decoder.decode_chunk(number)
+            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
+            for item in chunk_series:
+                item.put(rows, _stack(frames, item.item))
+        for frame in range(self.index.chunk_frames):
+            info = self.decoder.info_for(frame) if info_series else None
+            if info is None:
+                continue
+            for item in info_series:
+                item.put(frame, info[item.item.name][np.newaxis])
+        if self.index.last is not None:
+            last = self.decoder.last_frame()
+            for item in found:
+                value = last.get(item.item.name)
+                if value is not None and value.shape == item.item.shape:
+                    item.put(self.n_frames - 1, value[np.newaxis])
+        return found
+
+    def channels(
+        self, steps: npt.NDArray[np.int32], play: FloatArray
+    ) -> dict[str, Channel]:
+        channels: dict[str, Channel] = {}
+        float_type = np.dtype(self.manifest.precision).type
+        time = steps.astype(float_type) * float_type(self.manifest.dt)
+        batch = self.manifest.batch
+        columns = tuple(f"env{e}" for e in range(batch)) if batch > 1 else ("value",)
+        channels[TIME_CHANNEL] = Channel(
+            TIME_CHANNEL,
+            play,
+            time.astype(np.float64),
+            "s",
+            "simulated time per environment (steps x dt, as Genesis computes it)",
+            columns,
+        )
+        for series in self.series():
+            for channel in series.channels(play, batch > 1):
+                channels[channel.name] = channel
+        return channels
+
+    def geometry(self, play: FloatArray) -> SceneGeometry | None:
+        fields = {f.name: f for f in self.manifest.fields}
+        pos_field, quat_field = fields.get(_LINK_POS), fields.get(_LINK_QUAT)
+        if pos_field is None or quat_field is None or pos_field.size == 0:
+            self.notes.append(
+                "the frames hold no link poses (minimal or compressed mode): no 3D "
+                "scene is drawn (forward kinematics is not done)"
+            )
+            return None
+        n_links = pos_field.shape[0]
+        batch = self.manifest.batch
+        if pos_field.shape != (n_links, batch, 3) or quat_field.shape != (
+            n_links,
+            batch,
+            4,
+        ):
+            self.notes.append("the link poses have an unexpected shape: no 3D scene")
+            return None
+        envs = max(1, min(batch, MAX_BODIES // max(n_links, 1)))
+        if envs < batch:
+            self.notes.append(
+                f"the 3D scene shows the first {envs} of {batch} environments"
+            )
+        check_budget(
+            MEMORY,
+            8.0 * 7 * self.n_frames * envs * n_links,
+            "the link poses",
+            path=self.index.path,
+        )
+        poses = np.zeros((self.n_frames, envs, n_links, 7), dtype=np.float64)
+        poses[..., 6] = 1.0
+
+        def place(
+            rows: slice | int, pos: npt.NDArray[Any], quat: npt.NDArray[Any]
+        ) -> None:
+            pos = np.moveaxis(pos[:, :, :envs], 2, 1)
+            quat = np.moveaxis(quat[:, :, :envs], 2, 1)
+            poses[rows, ..., :3] = pos
+            poses[rows, ..., 3:6] = quat[..., 1:]
+            poses[rows, ..., 6] = quat[..., 0]
+
+        for number, chunk in enumerate(self.index.chunks):
+            frames = self.decoder.decode_chunk(number)
+            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
+            place(rows, _stack(frames, pos_field), _stack(frames, quat_field))
+        if self.index.last is not None:
+            last = self.decoder.last_frame()
+            pos, quat = last.get(_LINK_POS), last.get(_LINK_QUAT)
+            if (
+                pos is not None
+                and quat is not None
+                and pos.shape == pos_field.shape
+                and quat.shape == quat_field.shape
+            ):
+                place(
+                    slice(self.n_frames - 1, self.n_frames),
+                    pos[np.newaxis],
+                    quat[np.newaxis],
+                )
+        link_names = (
+            self.names.links
+            if len(self.names.links) == n_links
+            else tuple(f"link{k}" for k in range(n_links))
+        )
+        bodies = tuple(
+            f"env{env}/{link}" if batch > 1 else link
+            for env in range(envs)
+            for link in link_names
+        )
+        flat = poses.reshape(self.n_frames, envs * n_links, 7)
+        length = triad_length(flat[..., :3], share=0.08, shortest=0.03, longest=0.3)
+        meshes = triad_meshes(bodies, length, thickness_share=1 / 10)
+        return SceneGeometry(bodies=bodies, meshes=meshes, times_s=play, poses=flat)
+
+    def markers(
+        self, steps: npt.NDArray[np.int32], play: FloatArray, segments: list[Segment]
+    ) -> tuple[Marker, ...]:
+        markers = [
+            Marker(
+                MarkerKind.GENERATION_RESET, segment.start_play_s, "the scene was reset"
+            )
+            for segment in segments[1:]
+        ]
+        for frame in range(1, self.n_frames):
+            went_back = np.flatnonzero(steps[frame] < steps[frame - 1])
+            if went_back.size and steps[frame].max() >= steps[frame - 1].max():
+                envs = ", ".join(f"env{e}" for e in went_back[:8])
+                markers.append(
+                    Marker(MarkerKind.EVENT, float(play[frame]), f"{envs} reset")
+                )
+        for info in self.index.infos:
+            if 0 < info.first_frame < self.n_frames:
+                markers.append(
+                    Marker(
+                        MarkerKind.EVENT,
+                        float(play[info.first_frame]),
+                        "model parameters change (INFO record)",
+                    )
+                )
+        if self.index.cut is not None:
+            markers.append(
+                Marker(
+                    MarkerKind.TERMINAL_CUT, float(play[-1]), self.index.cut.describe()
+                )
+            )
+        return tuple(sorted(markers, key=lambda marker: marker.play_time_s))
+
+    def model(self) -> RecordingModel:
+        steps = self.steps()
+        play, segments = self.play_times(steps)
+        channels = self.channels(steps, play)
+        geometry = self.geometry(play)
+        manifest = self.manifest
+        cut = self.index.cut
+        integrity = Integrity.VALID if cut is None else Integrity.RECOVERED
+        report = trajectory_report(self.index, self.notes)
+        return RecordingModel(
+            path=self.index.path,
+            source="genesis",
+            title=self.index.path.name,
+            timeline=Timeline(tuple(segments)),
+            channels=channels,
+            geometry=geometry,
+            markers=self.markers(steps, play, segments),
+            provenance={
+                "genesis": manifest.genesis,
+                "genesis_source": manifest.source_digest,
+            },
+            metadata={
+                "format": f"GSTRAJ{manifest.version}",
+                "genesis": manifest.genesis,
+                "source_digest": manifest.source_digest,
+                "backend": manifest.backend,
+                "precision": manifest.precision,
+                "mode": manifest.mode,
+                "dt": manifest.dt,
+                "n_envs": manifest.n_envs,
+                "frames": self.n_frames,
+            },
+            integrity=integrity,
+            integrity_reason="" if cut is None else cut.describe(),
+            report=report,
+        )
+
+
+def load_genesis(path: Path) -> RecordingModel:
+    """Open ``path`` as a recording model.
+
+    Raises
+    ------
+    FsrError
+        Not a supported trajectory, a bad manifest, a claim over the memory
+        budget, or no readable frame; the message names the file.
+    """
+    index, decoder = open_trajectory(path)
+    return _Builder(index, decoder).model()

@@ -1,0 +1,105 @@
+"""The Genesis source's registration: ``.gstraj`` trajectories of genesis-world.
+
+:meth:`GenesisSource.sniff` checks the ``GSTRAJ`` magic prefix (any version,
+so that a version this reader does not know is refused with its number
+rather than as an unknown file). Reading GSTRAJ1 needs numpy and zlib only;
+GSTRAJ4 needs ``zstandard`` as well, imported when a chunk is decoded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from fsr_core.errors import SourceUnavailableError
+from fsr_core.format.safe_open import open_source
+from fsr_core.recording import RecordingModel
+from fsr_core.sources.genesis.container import MAGIC_PREFIX
+from fsr_core.sources.head import read_head
+from fsr_core.sources.inspection import model_report
+from fsr_core.sources.registry import FsrConversion
+
+__all__ = ["SOURCE", "GenesisSource"]
+
+
+def _zstandard_missing() -> bool:
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+class GenesisSource:
+    """Genesis trajectory files (GSTRAJ1 and GSTRAJ4), read without Genesis."""
+
+    name: Final = "genesis"
+    description: Final = "Genesis trajectory"
+    patterns: Final = ("*.gstraj",)
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the file starts with the ``GSTRAJ`` magic prefix."""
+        return read_head(path, len(MAGIC_PREFIX)).startswith(MAGIC_PREFIX)
+
+    def open(self, path: Path) -> RecordingModel:
+        """Build the recording model of the trajectory."""
+        from fsr_core.sources.genesis.model import load_genesis
+
+        if _zstandard_missing() and read_head(path, 8) == b"GSTRAJ4\n":
+            raise SourceUnavailableError(
+                "GSTRAJ4 trajectories need the 'zstandard' package "
+                "(pip install zstandard)",
+                path=path,
+            )
+        return load_genesis(path)
+
+    def unavailable_reason(self) -> str | None:
+        """Return what to install when ``zstandard`` is missing (GSTRAJ4 needs it)."""
+        if _zstandard_missing():
+            return "the 'zstandard' package for GSTRAJ4 files (pip install zstandard)"
+        return None
+
+    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+        """Return the file's report; opening decodes every chunk and checks its CRC.
+
+        The ``genesis`` section holds the manifest, the fields, the records and
+        any cut (:mod:`fsr_core.sources.genesis.report`).
+        """
+        source = open_source(path)
+        try:
+            size_bytes = source.size
+        finally:
+            source.close()
+        model = self.open(path)
+        records = model.report.get("records")
+        return model_report(
+            model,
+            description=self.description,
+            size_bytes=size_bytes,
+            verify=verify,
+            checked_records=len(records) if isinstance(records, list) else None,
+        )
+
+    def to_fsr(
+        self, path: Path, output: Path, *, overwrite: bool = False
+    ) -> FsrConversion:
+        """Write the trajectory as FSR: every channel and the link poses."""
+        from fsr_core.sources.model_to_fsr import write_model_as_fsr
+
+        model = self.open(path)
+        return write_model_as_fsr(
+            model,
+            output,
+            source_path=path,
+            source_kind=self.name,
+            overwrite=overwrite,
+            provenance={
+                "genesis_version": model.metadata.get("genesis", ""),
+                "genesis_format": model.metadata.get("format", ""),
+                "genesis_source_digest": model.metadata.get("source_digest", ""),
+            },
+        )
+
+
+SOURCE = GenesisSource()
+"""The instance the registry loads."""
