@@ -43,32 +43,19 @@ from PIL import Image
 
 from fsr_core.sources import open_recording
 
-_JOINT_STATE = """std_msgs/Header header
-string[] name
-float64[] position
-float64[] velocity
-float64[] effort
-================================================================================
-MSG: std_msgs/Header
-builtin_interfaces/Time stamp
-string frame_id
-================================================================================
-MSG: builtin_interfaces/Time
-int32 sec
-uint32 nanosec
-"""
-_COMPRESSED_IMAGE = """std_msgs/Header header
-string format
-uint8[] data
-================================================================================
-MSG: std_msgs/Header
-builtin_interfaces/Time stamp
-string frame_id
-================================================================================
-MSG: builtin_interfaces/Time
-int32 sec
-uint32 nanosec
-"""
+_RULE = "=" * 80
+_HEADER_DEFINITIONS = (
+    f"{_RULE}\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\n"
+    f"string frame_id\n{_RULE}\nMSG: builtin_interfaces/Time\n"
+    "int32 sec\nuint32 nanosec\n"
+)
+_JOINT_STATE = (
+    "std_msgs/Header header\nstring[] name\nfloat64[] position\n"
+    "float64[] velocity\nfloat64[] effort\n" + _HEADER_DEFINITIONS
+)
+_COMPRESSED_IMAGE = (
+    "std_msgs/Header header\nstring format\nuint8[] data\n" + _HEADER_DEFINITIONS
+)
 _START_NS = 1_700_000_000_000_000_000
 _JOINTS = [f"joint_{i}" for i in range(1, 8)]
 

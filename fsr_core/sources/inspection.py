@@ -39,12 +39,20 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Mapping
 from typing import Any, Final
 
+from fsr_core.format.safe_open import open_source
 from fsr_core.recording import Integrity, RecordingModel
 
-__all__ = ["COMMON_KEYS", "json_safe", "model_report", "verification_entry"]
+__all__ = [
+    "COMMON_KEYS",
+    "file_report",
+    "json_safe",
+    "model_report",
+    "verification_entry",
+]
 
 COMMON_KEYS: Final = (
     "source",
@@ -158,3 +166,30 @@ def model_report(
             checked_records, [], digest_verified=False
         )
     return report
+
+
+def file_report(
+    model: RecordingModel,
+    size_path: str | os.PathLike[str],
+    *,
+    description: str,
+    verify: bool,
+    checked_records: int | None,
+) -> dict[str, Any]:
+    """Return :func:`model_report` of a model opened from the file ``size_path``.
+
+    The file's size is read through :func:`fsr_core.format.safe_open.open_source`
+    (so a FIFO or a device is refused, never waited on).
+    """
+    source = open_source(size_path)
+    try:
+        size_bytes = source.size
+    finally:
+        source.close()
+    return model_report(
+        model,
+        description=description,
+        size_bytes=size_bytes,
+        verify=verify,
+        checked_records=checked_records,
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import threading
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -259,8 +260,25 @@ class FrameDecoder:
         payload = self._payload(
             info.payload_offset, info.payload_length, info.crc, what
         )
+        return self._record_fields(
+            payload, size, what, self.manifest.info_fields, zlib_coded=False
+        )
+
+    def _record_fields(
+        self,
+        payload: bytes,
+        size: int,
+        what: str,
+        fields: Sequence[Field],
+        *,
+        zlib_coded: bool,
+    ) -> dict[str, npt.NDArray[Any]]:
+        """Decompress a whole-frame record (INFO, LAST) and cut out its fields."""
         try:
-            data = _zstd_bounded(payload, size, what)
+            if zlib_coded:
+                data = _zlib_exact(payload, size, what)
+            else:
+                data = _zstd_bounded(payload, size, what)
         except DecodeError as exc:
             raise exc.with_path(self.path) from None
         if len(data) != size:
@@ -268,9 +286,7 @@ class FrameDecoder:
                 f"{what} decompresses to {len(data)} bytes, not {size}", path=self.path
             )
         buffer = np.frombuffer(data, dtype=np.uint8)
-        return {
-            item.name: field_array(buffer, item) for item in self.manifest.info_fields
-        }
+        return {item.name: field_array(buffer, item) for item in fields}
 
     def last_frame(self) -> dict[str, npt.NDArray[Any]]:
         """Return the LAST frame's arrays (``last_fields``), decoded once."""
@@ -287,21 +303,13 @@ class FrameDecoder:
         payload = self._payload(
             last.payload_offset, last.payload_length, last.crc, what
         )
-        try:
-            if self.manifest.version == 1:
-                data = _zlib_exact(payload, size, what)
-            else:
-                data = _zstd_bounded(payload, size, what)
-        except DecodeError as exc:
-            raise exc.with_path(self.path) from None
-        if len(data) != size:
-            raise DecodeError(
-                f"{what} decompresses to {len(data)} bytes, not {size}", path=self.path
-            )
-        buffer = np.frombuffer(data, dtype=np.uint8)
-        found = {
-            item.name: field_array(buffer, item) for item in self.manifest.last_fields
-        }
+        found = self._record_fields(
+            payload,
+            size,
+            what,
+            self.manifest.last_fields,
+            zlib_coded=self.manifest.version == 1,
+        )
         with self._lock:
             self._last = found
         return found

@@ -50,7 +50,7 @@ from fsr_core.sources.genesis.container import (
     index_file,
 )
 from fsr_core.sources.genesis.frames import FrameDecoder
-from fsr_core.sources.genesis.report import trajectory_report
+from fsr_core.sources.genesis.report import manifest_facts, trajectory_report
 from fsr_core.sources.genesis.scene_names import SceneNames, scene_names
 
 __all__ = [
@@ -455,13 +455,7 @@ class _Builder:
                 "genesis_source": manifest.source_digest,
             },
             metadata={
-                "format": f"GSTRAJ{manifest.version}",
-                "genesis": manifest.genesis,
-                "source_digest": manifest.source_digest,
-                "backend": manifest.backend,
-                "precision": manifest.precision,
-                "mode": manifest.mode,
-                "dt": manifest.dt,
+                **manifest_facts(manifest),
                 "n_envs": manifest.n_envs,
                 "frames": self.n_frames,
             },

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsr_core.sources.genesis.container import Field, TrajectoryIndex
+from fsr_core.sources.genesis.container import Field, Manifest, TrajectoryIndex
 
 __all__ = ["trajectory_report"]
 
@@ -25,6 +25,19 @@ def _row(item: Field) -> dict[str, Any]:
         "offset": item.offset,
         "nbytes": item.nbytes,
         "axes": list(item.axes),
+    }
+
+
+def manifest_facts(manifest: Manifest) -> dict[str, Any]:
+    """Return what a trajectory says of itself: format, Genesis, backend, mode, dt."""
+    return {
+        "format": f"GSTRAJ{manifest.version}",
+        "genesis": manifest.genesis,
+        "source_digest": manifest.source_digest,
+        "backend": manifest.backend,
+        "precision": manifest.precision,
+        "mode": manifest.mode,
+        "dt": manifest.dt,
     }
 
 
@@ -67,14 +80,8 @@ def trajectory_report(index: TrajectoryIndex, notes: list[str]) -> dict[str, Any
     cut = index.cut
     return {
         "manifest": {
-            "format": f"GSTRAJ{manifest.version}",
-            "genesis": manifest.genesis,
-            "source_digest": manifest.source_digest,
-            "backend": manifest.backend,
-            "precision": manifest.precision,
-            "mode": manifest.mode,
+            **manifest_facts(manifest),
             "chunk_size": manifest.chunk_size,
-            "dt": manifest.dt,
             "layout": raw.get("layout", {}),
             "configs": raw.get("configs", {}),
             "frame_size": manifest.frame_size,

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import SourceUnavailableError
-from fsr_core.format.safe_open import open_source
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.genesis.container import MAGIC_PREFIX
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import model_report
+from fsr_core.sources.inspection import file_report
 from fsr_core.sources.registry import FsrConversion
 
 __all__ = ["SOURCE", "GenesisSource"]
@@ -65,17 +64,12 @@ class GenesisSource:
         The ``genesis`` section holds the manifest, the fields, the records and
         any cut (:mod:`fsr_core.sources.genesis.report`).
         """
-        source = open_source(path)
-        try:
-            size_bytes = source.size
-        finally:
-            source.close()
         model = self.open(path)
         records = model.report.get("records")
-        return model_report(
+        return file_report(
             model,
+            path,
             description=self.description,
-            size_bytes=size_bytes,
             verify=verify,
             checked_records=len(records) if isinstance(records, list) else None,
         )

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SourceUnavailableError
-from fsr_core.format.safe_open import open_source
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import model_report
+from fsr_core.sources.inspection import file_report
 from fsr_core.sources.mcap.container import MCAP_MAGIC
 from fsr_core.sources.registry import FsrConversion
 
@@ -109,17 +108,12 @@ class McapSource:
         The ``mcap`` section lists the index, compression, topics, attachments,
         metadata records and any cut (:mod:`fsr_core.sources.mcap.report`).
         """
-        source = open_source(_file_of(path))
-        try:
-            size_bytes = source.size
-        finally:
-            source.close()
         model = self.open(path)
         messages = model.report.get("messages")
-        return model_report(
+        return file_report(
             model,
+            _file_of(path),
             description=self.description,
-            size_bytes=size_bytes,
             verify=verify,
             checked_records=messages if isinstance(messages, int) else None,
         )
