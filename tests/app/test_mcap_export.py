@@ -1,0 +1,56 @@
+"""An MCAP file exports, screenshots and plots like an FSR take (command line)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import av
+import numpy as np
+
+from app.cli import main
+from fsr_core.sources import open_recording
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+
+
+def test_export_with_a_camera_topic_and_the_panel(tmp_path: Path) -> None:
+    video = tmp_path / "ros2.mp4"
+    code = main(
+        [
+            str(DATA / "ros2.mcap"),
+            "--export",
+            str(video),
+            "--panel",
+            "--camera",
+            "/camera/image_raw",
+            "--view",
+            "camera",
+            "--size",
+            "320x240",
+        ]
+    )
+    assert code == 0
+    model = open_recording(DATA / "ros2.mcap")
+    with av.open(str(video)) as container:
+        frames = [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+    assert len(frames) == int(model.duration_s * 30) + 1
+    # The camera frames change (a square moves): the video is not one still.
+    first, last = frames[0].astype(int), frames[-1].astype(int)
+    assert np.abs(first - last).mean() > 1.0
+
+
+def test_export_channels_writes_every_joint_column(tmp_path: Path) -> None:
+    table = tmp_path / "ros2.csv"
+    assert main([str(DATA / "ros2.mcap"), "--export-channels", str(table)]) == 0
+    with table.open(newline="") as stream:
+        rows = list(csv.reader(stream))
+    header = rows[0]
+    assert "/joint_states:position.joint_1" in header
+    assert len(rows) == 1 + 200
+
+
+def test_a_folder_of_mcap_files_screenshots_as_a_playlist(tmp_path: Path) -> None:
+    shot = tmp_path / "player.png"
+    assert main([str(DATA), "--screenshot", str(shot), "--at", "0.5"]) == 0
+    assert shot.stat().st_size > 10_000
