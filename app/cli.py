@@ -43,6 +43,7 @@ import argparse
 import importlib.util
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -94,6 +95,12 @@ def _base_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--verbose", action="store_true", help="show tracebacks and debug logs"
+    )
+    parser.add_argument(
+        "--mcap-time",
+        choices=("log", "publish", "header"),
+        help="place MCAP messages at their log time (default), publish time or "
+        "header stamp (sets FSR_VIEWER_MCAP_TIME)",
     )
     return parser
 
@@ -313,7 +320,11 @@ def _player_parser() -> argparse.ArgumentParser:
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse a subcommand line, or else the player/export form."""
     words = list(sys.argv[1:] if argv is None else argv)
-    first = next((word for word in words if not word.startswith("-")), None)
+    valued = {i + 1 for i, word in enumerate(words) if word == "--mcap-time"}
+    first = next(
+        (w for i, w in enumerate(words) if not w.startswith("-") and i not in valued),
+        None,
+    )
     if first in SUBCOMMANDS:
         return _parser().parse_args(words)
     # Only the player and export forms load the export (PyAV, and Qt when drawing).
@@ -492,6 +503,9 @@ _OWN_SIGNALS = frozenset({"play", "demo"})
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 data problem, 2 usage)."""
     args = _parse(argv)
+    if getattr(args, "mcap_time", None):
+        # Read by the MCAP source when it opens a file (in this process only).
+        os.environ["FSR_VIEWER_MCAP_TIME"] = args.mcap_time
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

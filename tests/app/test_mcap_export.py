@@ -7,6 +7,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+import pytest
 
 from app.cli import main
 from fsr_core.sources import open_recording
@@ -54,3 +55,20 @@ def test_a_folder_of_mcap_files_screenshots_as_a_playlist(tmp_path: Path) -> Non
     shot = tmp_path / "player.png"
     assert main([str(DATA), "--screenshot", str(shot), "--at", "0.5"]) == 0
     assert shot.stat().st_size > 10_000
+
+
+def test_mcap_time_places_messages_at_their_header_stamps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FSR_VIEWER_MCAP_TIME", "log")  # restored after the test
+    log_csv, header_csv = tmp_path / "log.csv", tmp_path / "header.csv"
+    assert main([str(DATA / "ros2.mcap"), "--export-channels", str(log_csv)]) == 0
+    arguments = ["--mcap-time", "header", str(DATA / "ros2.mcap")]
+    assert main([*arguments, "--export-channels", str(header_csv)]) == 0
+    with log_csv.open(newline="") as a, header_csv.open(newline="") as b:
+        log_rows, header_rows = list(csv.reader(a)), list(csv.reader(b))
+    # The writer stamped every message 5 ms before its log time; the play axis
+    # starts at the earliest message either way, so the joint rows keep their
+    # spacing while the values stay the same.
+    assert [row[1:] for row in log_rows] == [row[1:] for row in header_rows]
+    assert header_rows[1][0] != log_rows[1][0]
