@@ -326,7 +326,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         None,
     )
     if first in SUBCOMMANDS:
-        return _parser().parse_args(words)
+        # --mcap-time belongs to every command: take it wherever it was given.
+        front = [w for i, w in enumerate(words) if i in valued or i + 1 in valued]
+        rest = [
+            w for i, w in enumerate(words) if i not in valued and i + 1 not in valued
+        ]
+        return _parser().parse_args([*front, *rest])
     # Only the player and export forms load the export (PyAV, and Qt when drawing).
     from app.headless.export.command import check_options, wants_export
 

@@ -72,3 +72,21 @@ def test_mcap_time_places_messages_at_their_header_stamps(
     # spacing while the values stay the same.
     assert [row[1:] for row in log_rows] == [row[1:] for row in header_rows]
     assert header_rows[1][0] != log_rows[1][0]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--mcap-time", "publish", "inspect", "--json"],
+        ["inspect", "--mcap-time", "publish", "--json"],
+    ],
+    ids=["before", "after"],
+)
+def test_mcap_time_is_taken_before_or_after_the_command(
+    words: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("FSR_VIEWER_MCAP_TIME", "log")  # restored after the test
+    assert main([*words, str(DATA / "ros2.mcap")]) == 0
+    assert '"time_base": "publish"' in capsys.readouterr().out
