@@ -21,6 +21,7 @@ from fsr_core.calibration.profile import (
     LENGTH_UNITS,
     CalibrationProfile,
     calibration_digest,
+    centred_pinhole,
     distortion_model_for,
 )
 from fsr_core.calibration.projection import project_points
@@ -38,6 +39,7 @@ __all__ = [
     "CalibrationProfile",
     "CameraPose",
     "calibration_digest",
+    "centred_pinhole",
     "distortion_model_for",
     "look_at",
     "matrix_from_quaternion",

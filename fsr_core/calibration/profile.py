@@ -270,6 +270,22 @@ def distortion_model_for(name: str) -> str | None:
     return _FOREIGN_MODELS.get(name)
 
 
+def centred_pinhole(width: int, height: int, focal_px: float) -> CalibrationProfile:
+    """Return a distortion-free camera with square pixels, centred on the image.
+
+    The principal point is the image centre with pixel centres at integers,
+    ``((width - 1) / 2, (height - 1) / 2)``.
+    """
+    return CalibrationProfile(
+        width=width,
+        height=height,
+        fx=focal_px,
+        fy=focal_px,
+        cx=(width - 1) / 2.0,
+        cy=(height - 1) / 2.0,
+    )
+
+
 def calibration_digest(profile: CalibrationProfile) -> str:
     """Return the digest naming the intrinsic calibration epoch of ``profile``.
 

@@ -24,6 +24,7 @@ from fsr_core.calibration import (
     CalibrationProfile,
     CameraPose,
     calibration_digest,
+    centred_pinhole,
 )
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.format.catalog import (
@@ -228,15 +229,7 @@ def nominal_profile(width: int, height: int) -> CalibrationProfile:
     A pinhole without distortion, ``fx = fy = max(width, height)`` (about a
     53 degree field of view across the longer side), centred.
     """
-    focal = float(max(width, height))
-    return CalibrationProfile(
-        width=width,
-        height=height,
-        fx=focal,
-        fy=focal,
-        cx=(width - 1) / 2.0,
-        cy=(height - 1) / 2.0,
-    )
+    return centred_pinhole(width, height, float(max(width, height)))
 
 
 def _same_pose(pose: CameraPose, other: CameraPose | None) -> bool:

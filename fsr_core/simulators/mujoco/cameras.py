@@ -30,6 +30,7 @@ import numpy.typing as npt
 from fsr_core.calibration import (
     CalibrationProfile,
     CameraPose,
+    centred_pinhole,
     quaternion_from_matrix,
 )
 from fsr_core.errors import AdapterError, SchemaError
@@ -50,14 +51,7 @@ _MUJOCO_TO_OPENCV = np.diag([1.0, -1.0, -1.0])
 def camera_profile(fovy_deg: float, width: int, height: int) -> CalibrationProfile:
     """Return the pinhole intrinsics of a MuJoCo camera at this image size."""
     focal = 0.5 * height / math.tan(math.radians(fovy_deg) / 2.0)
-    return CalibrationProfile(
-        width=width,
-        height=height,
-        fx=focal,
-        fy=focal,
-        cx=(width - 1) / 2.0,
-        cy=(height - 1) / 2.0,
-    )
+    return centred_pinhole(width, height, focal)
 
 
 def sensor_camera_profile(

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from fsr_core.calibration import CalibrationProfile, distortion_model_for
+from fsr_core.calibration import (
+    DISTORTION_LENGTHS,
+    CalibrationProfile,
+    distortion_model_for,
+)
 from fsr_core.errors import CalibrationError, DecodeError
 
 __all__ = [
@@ -148,8 +152,7 @@ def calibration_of(tree: object) -> CalibrationProfile:
         )
     if model != "none" and not any(coefficients):
         model, coefficients = "none", []
-    expected = {"none": 0, "plumb_bob": 5, "rational_polynomial": 8, "equidistant": 4}
-    wanted = expected.get(model)
+    wanted = DISTORTION_LENGTHS.get(model)
     if wanted is not None and len(coefficients) != wanted:
         if model == "plumb_bob" and len(coefficients) == 8:
             model = "rational_polynomial"
