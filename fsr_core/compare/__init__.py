@@ -9,24 +9,8 @@ pixel tolerance; overall, a verdict and the first divergence. It works on
 opens (FSR files, skelarm logs) can be compared.
 """
 
+from fsr_core.compare import result
 from fsr_core.compare.recordings import compare_recordings
-from fsr_core.compare.result import (
-    CameraComparison,
-    CameraStatus,
-    ChannelComparison,
-    ChannelStatus,
-    Comparison,
-    Divergence,
-    RecordingSummary,
-)
+from fsr_core.compare.result import *  # noqa: F403 - the result types, as listed there
 
-__all__ = [
-    "CameraComparison",
-    "CameraStatus",
-    "ChannelComparison",
-    "ChannelStatus",
-    "Comparison",
-    "Divergence",
-    "RecordingSummary",
-    "compare_recordings",
-]
+__all__ = [*result.__all__, "compare_recordings"]
