@@ -874,3 +874,41 @@ def _message(record: Any) -> BlockMessage:
         sequence=record.sequence,
         data=record.data,
     )
+
+
+def attachment_problems(path: Path, attachments: list[AttachmentInfo]) -> list[str]:
+    """Check each attachment's CRC-32; return one line per attachment that fails.
+
+    Raises
+    ------
+    FsrError
+        The file cannot be opened.
+    """
+    file = _File(path)
+    problems = []
+    try:
+        for item in attachments:
+            problem = _attachment_problem(file, item)
+            if problem:
+                problems.append(problem)
+    finally:
+        file.close()
+    return problems
+
+
+def _attachment_problem(file: _File, item: AttachmentInfo) -> str:
+    shown = f"attachment {item.name[:80]!r} at byte {item.offset}"
+    try:
+        prefix = file.read(item.offset, _RECORD_PREFIX, "attachment")
+        length = int.from_bytes(prefix[1:], "little")
+        if prefix[0] != 0x09 or length < 4:
+            return f"{shown}: not an attachment record"
+        _check_size(file, length, "an attachment", item.offset)
+        body = file.read(item.offset + _RECORD_PREFIX, length, "attachment")
+    except FsrError as exc:
+        return f"{shown}: {exc.reason}"
+    stored = int.from_bytes(body[-4:], "little")
+    found = zlib.crc32(body[:-4])
+    if stored not in (0, found):
+        return f"{shown}: CRC-32 is {found:08x}, the record says {stored:08x}"
+    return ""

@@ -14,7 +14,7 @@ from typing import Any, Final
 from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report
+from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.mcap.container import MCAP_MAGIC
 from fsr_core.sources.registry import FsrConversion
 
@@ -73,6 +73,22 @@ def _file_of(path: Path) -> Path:
     return path
 
 
+def _problems(path: Path, model: RecordingModel) -> list[str]:
+    """Return what verification found: unreadable chunks, a cut, bad attachments."""
+    from fsr_core.sources.mcap.container import attachment_problems, index_file
+
+    own = model.report
+    problems = [
+        f"chunk at byte {item['offset']}: {item['reason']}"
+        for item in own.get("unreadable_chunks", [])
+    ]
+    cut = own.get("cut")
+    if isinstance(cut, dict):
+        problems.append(f"cut at byte {cut['offset']}: {cut['reason']}")
+    problems.extend(attachment_problems(path, index_file(path).attachments))
+    return problems
+
+
 class McapSource:
     """MCAP files, read with the ``mcap`` library and the format's decoders."""
 
@@ -110,13 +126,19 @@ class McapSource:
         """
         model = self.open(path)
         messages = model.report.get("messages")
-        return file_report(
+        checked = messages if isinstance(messages, int) else None
+        report = file_report(
             model,
             _file_of(path),
             description=self.description,
             verify=verify,
-            checked_records=messages if isinstance(messages, int) else None,
+            checked_records=checked,
         )
+        if verify:
+            report["verification"] = verification_entry(
+                checked or 0, _problems(_file_of(path), model), digest_verified=False
+            )
+        return report
 
     def to_fsr(
         self, path: Path, output: Path, *, overwrite: bool = False

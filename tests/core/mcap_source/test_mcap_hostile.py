@@ -164,3 +164,18 @@ def test_inspect_reports_topics_counts_and_the_index(sealed: Path) -> None:
     assert topic["rate_hz"] == pytest.approx(100.0)
     assert topic["schema_encoding"] == "jsonschema"
     assert report["verification"]["checked_records"] == _MESSAGES
+
+
+def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "data" / "mcap"
+    data = bytearray((source / "layout_chunked_zstd.mcap").read_bytes())
+    name = data.index(b"blob.bin")
+    data[name + 60] ^= 0x40  # inside the attachment's data, past its headers
+    damaged = tmp_path / "damaged_attachment.mcap"
+    damaged.write_bytes(bytes(data))
+    clean = inspect_recording(source / "layout_chunked_zstd.mcap", verify=True)
+    assert clean["verification"]["problems"] == []
+    report = inspect_recording(damaged, verify=True)
+    (problem,) = report["verification"]["problems"]
+    assert "attachment 'blob.bin'" in problem
+    assert "CRC-32" in problem
