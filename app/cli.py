@@ -1,8 +1,10 @@
 """fsr-viewer: play, inspect, compare and convert robot-simulation recordings.
 
 Every FILE may be any recording the viewer reads: an FSR file (*.fsr), a
-skelarm state log (*.sklog.npz) or the kind of an installed source plugin. The
-kind is told from the first bytes, never from the name.
+skelarm state log (*.sklog.npz), an MCAP log, a Genesis trajectory, a LeRobot
+dataset folder (a playlist of its episodes; --episode N picks one) or the
+kind of an installed source plugin. The kind is told from the first bytes,
+never from the name.
 
 Player and export:
   FILE...                             open recordings in the player (a playlist)
@@ -21,13 +23,15 @@ Player and export:
 
 Subcommands:
   inspect FILE [--json] [--verify]   validation report, one JSON shape for every
-                                      kind (exit 0 valid, 1 not)
+       [--episode N]                  kind (exit 0 valid, 1 not); a dataset folder
+                                      reports every episode, or episode N
   recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
   simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json]
-  convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm logs)
+  convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm, MCAP,
+       [--episode N]                  Genesis, one LeRobot episode)
   resimulate LOG -o OUT.sklog.npz     re-run a skelarm log through skelarm (3.12+)
   replay FILE --mode render|resimulate -o OUT.fsr
        [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
@@ -35,6 +39,10 @@ Subcommands:
        [--with-recorded-force] [--overwrite]
                                       re-render or re-simulate into a new FSR
   sample OUT                          write a small synthetic recording
+  batch validate|export|convert|resimulate|index PATH...
+       [--jobs N] [--engine local|ray] [--out DIR] [-o INDEX.json]
+       [--report REPORT.jsonl] [--resume] [--timeout S] [--memory-limit SIZE]
+                                      one verb over many recordings, in workers
 """
 
 from __future__ import annotations
@@ -55,10 +63,13 @@ from app.headless import (
     sim_commands,
     skelarm_commands,
 )
+from app.headless.batch import command as batch_command
 from app.headless.options import (
     MAX_TICKS,
+    add_episode,
     checked_number,
     fps_option,
+    size_option,
     speed_option,
     time_option,
 )
@@ -70,10 +81,14 @@ from app.headless.signals import (
     stop_on_signals,
 )
 from fsr_core.errors import FsrError, SourceUnavailableError, UnknownSourceError
-from fsr_core.format.recovery import recover_file
 from fsr_core.output_paths import check_output_path
-from fsr_core.sources import expand_recordings, inspect_recording, source_for
-from fsr_core.synthetic import SyntheticRun, write_synthetic
+from fsr_core.sources import (
+    episode_address,
+    expand_recordings,
+    inspect_recording,
+    source_for,
+    split_episode_path,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument(
         "--verify", action="store_true", help="also read and check every record"
     )
+    add_episode(inspect)
     recover = commands.add_parser(
         "recover",
         help="write a sealed copy of the trustworthy part of a damaged FSR file",
@@ -156,6 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
     replay_commands.add_parsers(commands)
+    batch_command.add_parsers(commands)
     return parser
 
 
@@ -163,22 +180,8 @@ SUBCOMMANDS = frozenset(
     {"inspect", "recover", "sample", "demo", "simulate", "compare"}
     | skelarm_commands.COMMANDS
     | replay_commands.COMMANDS
+    | batch_command.COMMANDS
 )
-_MAX_SIDE_PX = 8192
-
-
-def _size(text: str) -> tuple[int, int]:
-    """Parse ``WxH`` (pixels, each 16..8192)."""
-    width, sep, height = text.lower().partition("x")
-    try:
-        size = (int(width), int(height))
-    except ValueError:
-        size = (0, 0)
-    if not sep or not all(16 <= side <= _MAX_SIDE_PX for side in size):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected WxH in pixels, each 16..{_MAX_SIDE_PX}, e.g. 1280x720"
-        )
-    return size
 
 
 def _plot_keys(text: str) -> tuple[str, ...]:
@@ -274,7 +277,7 @@ def _player_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--size",
-        type=_size,
+        type=size_option,
         default=None,
         metavar="WxH",
         help="size of each exported view in pixels (default 800x800; --view both "
@@ -314,6 +317,7 @@ def _player_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the camera of --view camera|both (default: the first camera)",
     )
+    add_episode(parser)
     return parser
 
 
@@ -371,6 +375,9 @@ def _check_screenshot(
 def _play(args: argparse.Namespace) -> int:
     from app.headless.export.command import run_export, wants_export
 
+    if args.export_dir is not None or args.screenshot is not None:
+        # A folder (a dataset's root too) stands for the recordings in it.
+        args.files = expand_recordings(args.files)
     if args.screenshot is not None and args.export_dir is None:
         with stop_on_signals():
             return _screenshot(args)
@@ -383,7 +390,11 @@ def _play(args: argparse.Namespace) -> int:
 def _window(args: argparse.Namespace) -> int:
     from app.window.main_window import open_player
 
-    missing = [path for path in args.files if not path.exists()]
+    missing = [
+        path
+        for path in args.files
+        if not path.exists() and split_episode_path(path) is None
+    ]
     if missing:
         _err(f"fsr-viewer: {missing[0]}: no such file")
         return 2
@@ -396,7 +407,7 @@ def _window(args: argparse.Namespace) -> int:
         _err(f"fsr-viewer: {args.files[0]}: no recordings found in the folder")
         return 1
     return open_player(
-        files,
+        args.files,  # the window expands them itself, and checks an index's digests
         speed=args.speed if args.speed != 1.0 else None,
         show_com=args.show_com,
         plots=tuple(args.plot),
@@ -479,6 +490,8 @@ def _refuse_other_kinds(path: Path) -> None:
 
 
 def _recover(args: argparse.Namespace) -> int:
+    from fsr_core.format.recovery import recover_file  # only recover writes FSR
+
     _refuse_other_kinds(args.damaged)
     check_output_path(args.output, (args.damaged,))
     result = recover_file(args.damaged, args.output)
@@ -492,11 +505,35 @@ def _recover(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    from fsr_core.synthetic import SyntheticRun, write_synthetic
+
     check_output_path(args.output)
     run = SyntheticRun(ticks=args.ticks, codec=args.codec, integrity=args.integrity)
     result = write_synthetic(args.output, run)
     _out(f"{result.path}: {result.records} records, {result.size_bytes} bytes")
     return 0
+
+
+#: The argument of each command that ``--episode`` narrows to one episode.
+_EPISODE_TARGETS = {"inspect": "file", "convert": "log"}
+
+
+def _choose_episode(args: argparse.Namespace) -> None:
+    """Replace a dataset folder by the address of its ``--episode N``.
+
+    Raises
+    ------
+    FsrError
+        The folder is not a dataset, or has no such episode.
+    """
+    index = getattr(args, "episode", None)
+    if index is None:
+        return
+    if args.command == "play":
+        args.files = [episode_address(path, index) for path in args.files]
+        return
+    target = _EPISODE_TARGETS[args.command]
+    setattr(args, target, episode_address(getattr(args, target), index))
 
 
 #: Commands that install their signal handling where it belongs: the player
@@ -524,9 +561,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": compare_commands.run_compare,
         **skelarm_commands.HANDLERS,
         **replay_commands.HANDLERS,
+        **batch_command.HANDLERS,
         "play": _play,
     }
     try:
+        _choose_episode(args)
         if args.command in _OWN_SIGNALS:
             return handlers[args.command](args)
         with stop_on_signals():

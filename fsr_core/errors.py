@@ -19,9 +19,11 @@ __all__ = [
     "CompareError",
     "CorruptRecordError",
     "DecodeError",
+    "DigestMismatchError",
     "FormatError",
     "FsrError",
     "IndexCorruptionError",
+    "IndexFileError",
     "LimitExceededError",
     "NotRegularFileError",
     "OpenFailedError",
@@ -257,3 +259,14 @@ class ReplayError(AdapterError):
 
 class ResourceError(FsrError):
     """An asset the program ships (palette, style sheet, icon) is missing or invalid."""
+
+
+class IndexFileError(FsrError):
+    """A playlist index is malformed, too big, of another schema, or leaves its folder.
+
+    ``docs/index-format.md`` gives the schema and its rules.
+    """
+
+
+class DigestMismatchError(FsrError):
+    """A recording differs from the size or SHA-256 its index recorded."""

@@ -323,6 +323,13 @@ class CameraTrack:
     name: str
     times_s: FloatArray
     fetch: Callable[[int], tuple[RGBFrame, Calibration | None]] = field(repr=False)
+    values: Callable[[int], FloatArray] | None = field(default=None, repr=False)
+    """For a measuring camera (depth), frame ``index``'s value per pixel, shape
+    ``(height, width)``, in ``value_unit``: what the readout shows under the
+    cursor. ``None`` for a picture camera."""
+    value_unit: str = ""
+    value_range: tuple[float, float] | None = None
+    """The values the colour scale spans, from its first colour to its last."""
 
     def index_at(self, play_time_s: float) -> int | None:
         """Return the index of the frame shown at ``play_time_s`` (None before)."""
@@ -356,6 +363,9 @@ class RecordingModel:
     report: dict[str, Any] = field(default_factory=dict)
     can_rerender: str | None = None
     can_resimulate: str | None = None
+    task_texts: tuple[tuple[float, str], ...] = ()
+    """The task the robot was given, in words (a dataset's language
+    instruction): ``(play time from which it holds, text)``, in time order."""
 
     @property
     def duration_s(self) -> float:
@@ -366,6 +376,15 @@ class RecordingModel:
         """Return the task overlay of the generation playing at ``play_time_s``."""
         generation, _ = self.timeline.locate(play_time_s)
         return self.overlays.get(generation)
+
+    def task_text_at(self, play_time_s: float) -> str:
+        """Return the task text in force at ``play_time_s`` ('' when none)."""
+        text = ""
+        for start_s, candidate in self.task_texts:
+            if start_s > play_time_s + TIME_EPSILON_S:
+                break
+            text = candidate
+        return text
 
     def joint_angles_at(self, play_time_s: float) -> FloatArray | None:
         """Return the joint angles at ``play_time_s`` when the model knows them."""

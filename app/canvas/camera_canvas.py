@@ -123,6 +123,8 @@ class _Frame:
     play_time_s: float
     image: QImage
     calibration: Calibration | None
+    values: FloatArray | None = None
+    """A measuring camera's value per pixel (depth in metres), else None."""
 
 
 def _pen(color: QColor, width_px: float) -> QPen:
@@ -351,6 +353,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         self._cached: _Frame | None = None
         self._fetch_on_paint = fetch_on_paint
         self._error: tuple[int, str] | None = None
+        self._probe: tuple[int, int] | None = None
 
     @property
     def camera(self) -> str:
@@ -374,16 +377,62 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         return None if self._error is None else self._error[0]
 
     def store(
-        self, index: int, frame: RGBFrame, calibration: Calibration | None
+        self,
+        index: int,
+        frame: RGBFrame,
+        calibration: Calibration | None,
+        values: FloatArray | None = None,
     ) -> None:
-        """Keep a frame decoded elsewhere (a worker) as the one to draw."""
+        """Keep a frame decoded elsewhere (a worker) as the one to draw.
+
+        ``values`` are a measuring camera's per-pixel values (its track's
+        ``values``), read out under the probe.
+        """
         self._cached = _Frame(
             index,
             float(self._track.times_s[index]),
             _to_qimage(frame.pixels),
             calibration,
+            values,
         )
         self._error = None
+
+    # -- probe ------------------------------------------------------------
+
+    def probe_pixel(self, rect: QRectF, point: QPointF) -> tuple[int, int] | None:
+        """Return the image pixel ``(x, y)`` under ``point`` (None: off the image)."""
+        cached = self._cached
+        if cached is None:
+            return None
+        width, height = cached.image.width(), cached.image.height()
+        target = _letterbox(rect, width, height)
+        if not target.contains(point):
+            return None
+        x = int((point.x() - target.left()) / target.width() * width)
+        y = int((point.y() - target.top()) / target.height() * height)
+        return min(max(x, 0), width - 1), min(max(y, 0), height - 1)
+
+    def set_probe(self, pixel: tuple[int, int] | None) -> None:
+        """Read out the value at image pixel ``pixel`` (None: no probe)."""
+        self._probe = pixel
+
+    def _value_lines(self, frame: _Frame) -> list[str]:
+        """Return a measuring camera's scale and the value under the probe."""
+        track = self._track
+        lines = []
+        if track.value_range is not None:
+            low, high = track.value_range
+            unit = track.value_unit
+            lines.append(f"scale {fixed_text(low, 3)} to {fixed_text(high, 3)} {unit}")
+        values, probe = frame.values, self._probe
+        if values is not None and probe is not None:
+            x, y = probe
+            if 0 <= y < values.shape[0] and 0 <= x < values.shape[1]:
+                value = float(values[y, x])
+                lines.append(
+                    f"({x}, {y}): {fixed_text(value, 3)} {track.value_unit}".rstrip()
+                )
+        return lines
 
     def store_error(self, index: int, message: str) -> None:
         """Show an error tile for frame ``index`` until another frame is stored."""
@@ -402,7 +451,8 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         if not self._fetch_on_paint or (cached is not None and cached.index == index):
             return cached
         frame, calibration = self._track.fetch(index)
-        self.store(index, frame, calibration)
+        values = None if self._track.values is None else self._track.values(index)
+        self.store(index, frame, calibration, values)
         return self._cached
 
     # -- overlays ---------------------------------------------------------
@@ -470,7 +520,8 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         head = f"{self.camera}  frame {frame.index}"
         calibration = frame.calibration
         if calibration is None:
-            return [head, _NO_CALIBRATION]
+            measured = self._value_lines(frame)
+            return [head, *measured] if measured else [head, _NO_CALIBRATION]
         k = calibration.profile
         lines = [
             head,

@@ -105,6 +105,8 @@ class ReadoutPanel:
             _Line(values.time_text, 26, bold=True),
             _Line(values.tick_text, 12, muted=True),
         ]
+        if values.task:
+            header.append(_Line(values.task_text, 14))
         for line in header:
             y = self._paint_line(painter, left, right, y, line) + 2.0
         y += 10.0

@@ -123,6 +123,13 @@ class PanelValues:
     tip_speed_m_s: float | None
     #: The readout rows the recording has (see :func:`panel_rows`), in order.
     readouts: tuple[Readout, ...]
+    #: The task the robot was given, in words, at this time ('' when none).
+    task: str = ""
+
+    @property
+    def task_text(self) -> str:
+        """Return the task line as shown, ``"Task: pick the red cube"`` ('' if none)."""
+        return f"Task: {self.task}" if self.task else ""
 
     @property
     def time_text(self) -> str:
@@ -214,6 +221,7 @@ def panel_values(model: RecordingModel, play_time_s: float) -> PanelValues:
         readouts=tuple(
             _readout(model, key, play_time_s) for key in rows if key in _READOUT_LABELS
         ),
+        task=model.task_text_at(play_time_s),
     )
 
 

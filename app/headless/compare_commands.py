@@ -15,9 +15,7 @@ import logging
 import sys
 from pathlib import Path
 
-from app.headless.compare_report import format_comparison
 from app.headless.options import checked_number, finite_non_negative
-from fsr_core.compare import compare_recordings
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
 
@@ -116,6 +114,10 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_compare(args: argparse.Namespace) -> int:
     """Compare the two files; return 0 within tolerance, 1 not, 2 on bad input."""
+    # Imported here: the command line builds this parser for every command.
+    from app.headless.compare_report import format_comparison
+    from fsr_core.compare import compare_recordings
+
     try:
         reference = open_recording(args.reference)
         candidate = open_recording(args.candidate)

@@ -13,8 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.headless.options import add_output, add_overwrite
-from fsr_core.sources import convert_recording, source_for
+from app.headless.options import add_episode, add_output, add_overwrite
+from fsr_core.sources import (
+    convert_recording,
+    recording_stem,
+    source_for,
+    split_episode_path,
+)
 
 __all__ = ["add_convert_parser", "default_output", "run_convert"]
 
@@ -44,6 +49,7 @@ def add_convert_parser(
         required=False,
     )
     add_overwrite(convert)
+    add_episode(convert)
 
 
 def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
@@ -67,6 +73,9 @@ def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
 def run_convert(args: argparse.Namespace) -> int:
     """Convert one recording; print what was written."""
     output = args.output
+    if output is None and split_episode_path(args.log) is not None:
+        # Never into the dataset: <dataset>_episode_000003.fsr here.
+        output = Path(f"{recording_stem(args.log)}.fsr")
     if output is None:
         output = default_output(args.log, source_for(args.log).patterns)
     result = convert_recording(args.log, output, overwrite=args.overwrite)

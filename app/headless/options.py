@@ -18,14 +18,18 @@ from typing import TypeVar
 __all__ = [
     "MAX_FPS",
     "MAX_IN_FLIGHT",
+    "MAX_SIDE_PX",
     "MAX_TICKS",
     "MIN_FPS",
     "add_enum_option",
+    "add_episode",
     "add_output",
     "add_overwrite",
     "checked_number",
+    "episode_option",
     "finite_non_negative",
     "fps_option",
+    "size_option",
     "speed_option",
     "time_option",
 ]
@@ -37,6 +41,8 @@ MAX_FPS = 1000.0
 MAX_TICKS = 100_000
 #: Chunks a replay may keep in flight (a window, not a count of work).
 MAX_IN_FLIGHT = 1024
+#: The largest side of an exported view or a screenshot, in pixels.
+MAX_SIDE_PX = 8192
 
 Number = TypeVar("Number", int, float)
 
@@ -123,3 +129,34 @@ def time_option(text: str) -> float:
         finite_non_negative,
         "a finite play time in seconds >= 0, e.g. 1.5",
     )
+
+
+def episode_option(text: str) -> int:
+    """``--episode``: an episode index of a dataset, >= 0."""
+    return checked_number(
+        text, int, lambda value: 0 <= value < 1 << 31, "an episode index >= 0, e.g. 3"
+    )
+
+
+def add_episode(parser: argparse.ArgumentParser) -> None:
+    """Add ``--episode N``: which episode of a dataset folder (LeRobot) is meant."""
+    parser.add_argument(
+        "--episode",
+        type=episode_option,
+        metavar="N",
+        help="the episode N of a dataset folder (a LeRobot dataset root)",
+    )
+
+
+def size_option(text: str) -> tuple[int, int]:
+    """``--size``: ``WxH`` in pixels, each 16 to :data:`MAX_SIDE_PX`."""
+    width, sep, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        size = (0, 0)
+    if not sep or not all(16 <= side <= MAX_SIDE_PX for side in size):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected WxH in pixels, each 16..{MAX_SIDE_PX}, e.g. 1280x720"
+        )
+    return size

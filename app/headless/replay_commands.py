@@ -29,7 +29,6 @@ from app.headless.options import (
 from app.headless.signals import StopRequested, exit_code
 from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError, TargetExistsError
-from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import (
     CancelToken,
     Execution,
@@ -171,6 +170,9 @@ def _signals_cancel(cancel: CancelToken, stop: _Stop) -> Iterator[None]:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Replay one file; print where the new file went (see the module docstring)."""
+    # Imported here: the command line builds this parser for every command.
+    from fsr_core.replay.engine import replay_file
+
     options = _options(args)
     cancel = CancelToken()
     stop = _Stop()

@@ -14,12 +14,6 @@ from pathlib import Path
 
 from app.headless.options import add_output
 from fsr_core.output_paths import check_output_path, prepare_output_folder
-from fsr_core.simulation.registry import (
-    DEFAULT_SIMULATOR,
-    get_adapter,
-    scenario_simulator,
-)
-from fsr_core.simulation.scenario_document import read_scenario_document
 
 __all__ = ["add_parsers", "run_simulate", "write_demo_takes"]
 
@@ -58,6 +52,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
     """Write the demo takes into ``args.out``, print them, return the recordings."""
+    # Imported here (as below): the command line builds this parser for every
+    # command, and only these two need the simulators.
+    from fsr_core.simulation.registry import DEFAULT_SIMULATOR, get_adapter
 
     def announce(name: str) -> None:
         sys.stderr.write(f"recording {name}...\n")
@@ -84,6 +81,9 @@ def _prepare_demo_folder(folder: Path) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     """Run one scenario file with the simulator that recognises it and record it."""
+    from fsr_core.simulation.registry import scenario_simulator
+    from fsr_core.simulation.scenario_document import read_scenario_document
+
     check_output_path(args.output, (args.scenario,))
     simulator = scenario_simulator(read_scenario_document(args.scenario))
     run = simulator.record(args.scenario, args.output)

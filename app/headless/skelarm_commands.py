@@ -17,7 +17,6 @@ from app.headless.options import add_output, add_overwrite
 from fsr_core.errors import FsrError
 from fsr_core.output_paths import check_output_path
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
-from fsr_core.simulation.registry import get_adapter
 
 __all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_convert", "run_resimulate"]
 
@@ -62,6 +61,9 @@ def _add_resimulate(
 
 def run_resimulate(args: argparse.Namespace) -> int:
     """Say what the re-run will be, run it, and print where it went."""
+    # Imported here: the command line builds this parser for every command.
+    from fsr_core.simulation.registry import get_adapter
+
     options = ReplayOptions(
         ReplayMode.RESIMULATE,
         with_recorded_force=args.with_recorded_inputs,

@@ -47,6 +47,7 @@ from app.window.widgets.side_panel import SidePanel, scrolling
 from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
 from fsr_core.errors import FsrError
+from fsr_core.playlists.index_file import indexed_entries
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import expand_recordings
 
@@ -58,6 +59,11 @@ APP_TITLE = "FSR Viewer"
 DEFAULT_SIZE = (1280, 800)
 #: Characters of a status-bar message shown (the tooltip holds more).
 STATUS_CHARS = 300
+
+
+def _has_scene(model: RecordingModel) -> bool:
+    """Whether the scene view has something to draw: an arm or 3D geometry."""
+    return model.kinematics is not None or model.geometry is not None
 
 
 class MainWindow(QMainWindow):
@@ -206,11 +212,13 @@ class MainWindow(QMainWindow):
         """Add files to the playlist; the first loads when nothing plays yet.
 
         A folder adds the recordings it holds (or itself, when a source reads
-        the folder as one recording, such as a rosbag2 bag).
+        the folder as one recording, such as a rosbag2 bag; a LeRobot dataset
+        adds its episodes).
         """
         given = [Path(path) for path in paths]
         try:
             files = expand_recordings(given)
+            indexed = indexed_entries(given)  # a playlist index: digests to check
         except FsrError as exc:
             self.statusBar().showMessage(visible_text(str(exc)), 8000)
             return
@@ -219,7 +227,7 @@ class MainWindow(QMainWindow):
                 shown = visible_text(str(given[0]))
                 self.statusBar().showMessage(f"{shown}: no recordings found", 8000)
             return
-        self.session.open_paths(files, play=play)
+        self.session.open_paths(files, play=play, indexed=indexed)
         for path in given:
             self.menus.set_recent(self.settings.add_recent(path))
 
@@ -256,7 +264,11 @@ class MainWindow(QMainWindow):
         self.scene_view.set_model(model)
         self.scene_view.set_options(options)
         self.camera_area.set_model(model, options)
-        if self.camera_area.views:
+        # A recording with cameras and nothing to draw in the scene (a dataset
+        # episode) gives the cameras the whole width.
+        scene = model is None or not model.cameras or _has_scene(model)
+        self.scene_view.setVisible(scene)
+        if self.camera_area.views and scene:
             half = max(self.views_splitter.width() // 2, 200)
             self.views_splitter.setSizes([half, half])
         self.side_panel.set_model(model)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsr_core.errors import CorruptRecordError
+from fsr_core.format.index_columns import distinct
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.streams import StreamKind
 
@@ -95,7 +96,7 @@ def check_calibration_refs(
         columns = entries[["generation", "calibration_ref", "tick"]]
         rows = np.take(columns, stream_rows[stream_id])
         by_camera.setdefault(spec.camera, {})[spec.kind] = rows
-        refs = np.unique(rows["calibration_ref"])
+        refs = distinct(rows["calibration_ref"])
         if not {int(ref) for ref in refs} <= known_refs:
             raise CorruptRecordError(
                 "calibration reference missing from the digest table",

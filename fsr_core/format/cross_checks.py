@@ -24,6 +24,7 @@ import numpy as np
 from fsr_core.calibration import Calibration, CalibrationProfile, calibration_digest
 from fsr_core.calibration.pose import QUATERNION_NORM_TOLERANCE
 from fsr_core.errors import CalibrationError, CorruptRecordError, FsrError
+from fsr_core.format.index_columns import take_rows
 from fsr_core.format.layout import Layout
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.streams import StreamKind
@@ -68,20 +69,25 @@ def build_epochs(
         if spec.kind is not StreamKind.CAMERA_INTRINSICS or spec.camera is None:
             continue
         rows = layout.stream_rows[stream_id]
-        entries = layout.entries[rows]
-        last: tuple[int, int] | None = None
         counts: dict[int, int] = {}
-        for seq, entry in enumerate(entries):
+        for seq in _epoch_starts(take_rows(layout.entries, rows)):
+            entry = layout.entries[rows[seq]]
             key = (int(entry["generation"]), int(entry["calibration_ref"]))
-            if key == last:
-                continue
-            last = key
             record = read_row(int(rows[seq]))
             digest = layout.calibration_digests[key[1]]
             epochs.append(_epoch_from(record, spec.camera, key, digest, counts))
     if footer is not None:
         _check_footer_epochs(epochs, footer, path)
     return epochs
+
+
+def _epoch_starts(entries: np.ndarray) -> list[int]:
+    """Return the positions where the (generation, reference) key changes."""
+    if len(entries) == 0:
+        return []
+    generations, refs = entries["generation"], entries["calibration_ref"]
+    changes = (generations[1:] != generations[:-1]) | (refs[1:] != refs[:-1])
+    return [0, *(np.flatnonzero(changes) + 1).tolist()]
 
 
 def _epoch_from(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from fsr_core.errors import IndexCorruptionError, SchemaError
+from fsr_core.format.index_columns import distinct
 from fsr_core.format.profiles import IntegrityProfile, parse_profile
 from fsr_core.format.streams import StreamSpec
 from fsr_core.format.values import Footer, Gap
@@ -31,7 +32,7 @@ def inventory_for(spec: StreamSpec, rows: np.ndarray, batches: int) -> dict[str,
         "last_tick": int(rows["tick"][-1]),
         "first_sim_time_s": float(rows["sim_time_s"][0]),
         "last_sim_time_s": float(rows["sim_time_s"][-1]),
-        "generations": sorted({int(g) for g in np.unique(rows["generation"])}),
+        "generations": [int(g) for g in distinct(rows["generation"])],
     }
 
 

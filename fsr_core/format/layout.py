@@ -22,6 +22,7 @@ from fsr_core.errors import (
     LimitExceededError,
     SchemaError,
 )
+from fsr_core.format.index_columns import take_rows
 from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES, ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
@@ -134,14 +135,15 @@ def check_entries(
         raise IndexCorruptionError("index entry has unknown flags set", section="index")
     if not np.isfinite(entries["sim_time_s"]).all():
         raise CorruptRecordError("record with a non-finite sim time", section="index")
-    captures = np.sort(entries["capture_seq"])
+    # Stable (a merge of the batches' sorted runs): several times faster here.
+    captures = np.sort(entries["capture_seq"], kind="stable")
     if len(captures) > 1 and (np.diff(captures) == 0).any():
         raise CorruptRecordError(
             "two records share a capture sequence number", section="index"
         )
     rows_by_stream = _rows_by_stream(entries, len(meta.streams))
     for stream_id, rows in enumerate(rows_by_stream):
-        _check_stream_rows(meta, stream_id, entries[rows])
+        _check_stream_rows(meta, stream_id, take_rows(entries, rows))
     return rows_by_stream
 
 
@@ -274,7 +276,7 @@ def _check_payload_sizes(spec: StreamSpec, rows: np.ndarray) -> None:
 
 
 def read_directory_and_index(
-    raw: bytes, batch_count: int, record_count: int
+    raw: bytes | memoryview, batch_count: int, record_count: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Split the footer's binary part into directory and index arrays."""
     directory_size = batch_count * DIRECTORY_DTYPE.itemsize

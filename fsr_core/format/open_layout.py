@@ -23,6 +23,7 @@ from fsr_core.errors import (
 from fsr_core.format.batch_headers import verify_batch_headers
 from fsr_core.format.calibration_refs import check_calibration_refs
 from fsr_core.format.footer import check_inventory, inventory_for
+from fsr_core.format.index_columns import take_rows
 from fsr_core.format.layout import (
     Layout,
     batch_of_rows,
@@ -113,8 +114,10 @@ def layout_from_footer(
         footer_length - FOOTER_HEADER_SIZE,
         section="footer",
     )
+    # Views, not slices: the index of a large file is megabytes, copied for nothing.
+    view = memoryview(body)
     raw_json = body[: head.json_length]
-    binary = body[head.json_length :]
+    binary = view[head.json_length :]
     directory_size = head.batch_count * DIRECTORY_DTYPE.itemsize
     for what, data, crc in (
         ("footer JSON", raw_json, head.json_crc),
@@ -146,7 +149,7 @@ def layout_from_footer(
     check_inventory(
         document,
         [
-            inventory_for(spec, entries[rows], int(batches_per_stream[i]))
+            inventory_for(spec, take_rows(entries, rows), int(batches_per_stream[i]))
             for i, (spec, rows) in enumerate(
                 zip(meta.streams, stream_rows, strict=True)
             )

@@ -39,6 +39,7 @@ from fsr_core.format.cross_checks import (
     lifecycle_problems,
 )
 from fsr_core.format.footer import parse_footer
+from fsr_core.format.index_columns import distinct, take_rows
 from fsr_core.format.layout import Layout
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata, read_file_metadata
@@ -300,9 +301,7 @@ class FsrReader:
 
     # ------------------------------------------------------------------ access
     def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
-        # np.take, not entries[rows]: the same copy, about 20x faster for this
-        # unaligned structured dtype (0.02 ms instead of 0.43 ms for 7200 rows).
-        rows = np.take(self._layout.entries, self._layout.stream_rows[stream_id])
+        rows = take_rows(self._layout.entries, self._layout.stream_rows[stream_id])
         if len(rows) == 0:
             return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0, None)
         return StreamInfo(
@@ -313,7 +312,7 @@ class FsrReader:
             last_tick=int(rows["tick"][-1]),
             first_sim_time_s=float(rows["sim_time_s"][0]),
             last_sim_time_s=float(rows["sim_time_s"][-1]),
-            generations=tuple(int(g) for g in np.unique(rows["generation"])),
+            generations=tuple(int(g) for g in distinct(rows["generation"])),
             payload_bytes=int(rows["payload_length"].astype(np.int64).sum()),
             rate_hz=_rate_hz(rows),
         )
@@ -704,7 +703,7 @@ class FsrReader:
 def _rate_hz(rows: np.ndarray) -> float | None:
     """Mean record rate within generations (a reset restarts the clock)."""
     intervals, span = 0, 0.0
-    for generation in np.unique(rows["generation"]):
+    for generation in distinct(rows["generation"]):
         times = rows["sim_time_s"][rows["generation"] == generation]
         intervals += len(times) - 1
         span += float(times[-1] - times[0])

@@ -7,6 +7,7 @@ only.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import logging
@@ -16,7 +17,6 @@ from typing import Literal, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 
 from fsr_core.errors import DecodeError, FsrError, LimitExceededError
 from fsr_core.media._checks import (
@@ -76,16 +76,15 @@ class _SimpleJpegModule(Protocol):
     ) -> npt.NDArray[np.uint8]: ...
 
 
-def _load_simplejpeg() -> _SimpleJpegModule | None:
+@functools.cache
+def _simplejpeg() -> _SimpleJpegModule | None:
+    """Return simplejpeg, imported on first use (``None`` when it is missing)."""
     try:
         module = importlib.import_module("simplejpeg")
     except ImportError:
         logger.debug("simplejpeg is not importable; JPEG uses Pillow")
         return None
     return cast("_SimpleJpegModule", module)
-
-
-_SIMPLEJPEG = _load_simplejpeg()
 
 
 class ImageCodec(Protocol):
@@ -154,24 +153,30 @@ class JpegCodec:
     name = "jpeg"
 
     def __init__(self, *, backend: JpegBackend | None = None) -> None:
-        if backend is None:
-            backend = "pillow" if _SIMPLEJPEG is None else "simplejpeg"
-        if backend not in ("simplejpeg", "pillow"):
+        if backend not in (None, "simplejpeg", "pillow"):
             raise ValueError(f"unknown JPEG backend {backend!r}")
-        if backend == "simplejpeg" and _SIMPLEJPEG is None:
+        if backend == "simplejpeg" and _simplejpeg() is None:
             raise ValueError("the simplejpeg backend is not importable")
-        self._backend: JpegBackend = backend
+        # None: simplejpeg when it is importable, looked up on the first use.
+        self._chosen: JpegBackend | None = backend
 
     @property
     def backend(self) -> JpegBackend:
         """The library in use."""
-        return self._backend
+        if self._chosen is None:
+            return "pillow" if _simplejpeg() is None else "simplejpeg"
+        return self._chosen
+
+    def _simplejpeg(self) -> _SimpleJpegModule | None:
+        """Return simplejpeg when this codec uses it, else ``None`` (Pillow)."""
+        return None if self._chosen == "pillow" else _simplejpeg()
 
     def encode(self, frame: RGBFrame, **options: object) -> bytes:
         """Return ``frame`` as JFIF bytes; uses option ``quality`` (1-100, def. 92)."""
         quality = int_option(options, "quality", DEFAULT_JPEG_QUALITY, 1, 100)
-        if self._backend == "simplejpeg" and _SIMPLEJPEG is not None:
-            return _SIMPLEJPEG.encode_jpeg(
+        simplejpeg = self._simplejpeg()
+        if simplejpeg is not None:
+            return simplejpeg.encode_jpeg(
                 frame.pixels, quality=quality, colorspace="RGB", colorsubsampling="444"
             )
         return _pillow_encode(frame, "JPEG", quality=quality, subsampling=0)
@@ -182,8 +187,9 @@ class JpegCodec:
         """Decode a colour JPEG after checking its header (see :func:`decode_frame`)."""
         check_request(width, height, max_pixels)
         view = byte_view(payload)
-        if self._backend == "simplejpeg" and _SIMPLEJPEG is not None:
-            return _simplejpeg_decode(_SIMPLEJPEG, view, width, height, max_pixels)
+        simplejpeg = self._simplejpeg()
+        if simplejpeg is not None:
+            return _simplejpeg_decode(simplejpeg, view, width, height, max_pixels)
         return _pillow_decode(view, "JPEG", width, height, max_pixels)
 
 
@@ -253,6 +259,8 @@ def _simplejpeg_decode(
 def _pillow_decode(
     view: memoryview, image_format: str, width: int, height: int, limit: int
 ) -> RGBFrame:
+    from PIL import Image  # imported on the first image Pillow decodes
+
     codec = image_format.lower()
     try:
         # The filter is process-global state (a racing thread may restore it), so it
@@ -280,6 +288,8 @@ def _pillow_decode(
 
 
 def _pillow_encode(frame: RGBFrame, image_format: str, **params: int) -> bytes:
+    from PIL import Image  # imported on the first image Pillow encodes
+
     buffer = io.BytesIO()
     Image.fromarray(frame.pixels).save(buffer, format=image_format, **params)
     return buffer.getvalue()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 from collections.abc import Callable
 
 __all__ = ["PluginRefusedError", "admit", "import_target", "load_entry_points"]
@@ -63,6 +62,10 @@ def load_entry_points(
     (``plugin 'name' (module:attribute)``) and the call that imports it; it
     raises :class:`PluginRefusedError` or any other error to skip the plug-in.
     """
+    # Imported on the first scan (it costs more than the scan, and a command
+    # whose file a built-in reads never scans).
+    import importlib.metadata
+
     try:
         entry_points = importlib.metadata.entry_points(group=group)
     except Exception as exc:  # noqa: BLE001 - broken installed metadata

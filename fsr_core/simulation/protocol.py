@@ -31,10 +31,12 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
 from fsr_core.simulation.profile import RecordingProfile
+
+if TYPE_CHECKING:  # annotations only: the command line reads this module's enums
+    from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
 
 __all__ = [
     "CancelToken",

@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from fsr_core.errors import SourceUnavailableError
+from fsr_core.errors import SourceUnavailableError, StreamNotFoundError
 from fsr_core.format.safe_open import open_source
 from fsr_core.output_paths import check_output_path
 from fsr_core.recording import RecordingModel
+from fsr_core.sources.episodes import episode_path, split_episode_path
 from fsr_core.sources.file_names import (
     open_dialog_filter,
     recording_stem,
@@ -25,6 +26,7 @@ from fsr_core.sources.folders import expand_recordings, recordings_in
 from fsr_core.sources.inspection import model_report
 from fsr_core.sources.registry import (
     ConvertingSource,
+    EpisodeSource,
     FsrConversion,
     InspectingSource,
     Source,
@@ -36,6 +38,7 @@ __all__ = [
     "FsrConversion",
     "Source",
     "convert_recording",
+    "episode_address",
     "expand_recordings",
     "inspect_recording",
     "open_dialog_filter",
@@ -45,6 +48,7 @@ __all__ = [
     "recordings_in",
     "source_for",
     "source_names",
+    "split_episode_path",
 ]
 
 
@@ -133,3 +137,34 @@ def convert_recording(
         )
     check_output_path(output, (target,), overwrite=overwrite, hint=" (use --overwrite)")
     return source.to_fsr(target, Path(output), overwrite=overwrite)
+
+
+def episode_address(path: str | os.PathLike[str], index: int) -> Path:
+    """Return the address of episode ``index`` of the dataset folder ``path``.
+
+    Raises
+    ------
+    SourceUnavailableError
+        ``path`` is not a dataset of episodes.
+    StreamNotFoundError
+        The dataset lists no episode ``index``.
+    FsrError
+        As :func:`open_recording`.
+    """
+    target = Path(path)
+    source = _usable_source(target)
+    if not isinstance(source, EpisodeSource) or not target.is_dir():
+        raise SourceUnavailableError(
+            f"--episode {index}: not a dataset of episodes (a {source.description})",
+            path=target,
+        )
+    indices = [entry.index for entry in source.episodes(target)]
+    if index not in indices:
+        listed = ", ".join(str(i) for i in indices[:5]) + (
+            ", ..." if len(indices) > 5 else ""
+        )
+        raise StreamNotFoundError(
+            f"no episode {index}; the dataset has {len(indices)} ({listed})",
+            path=target,
+        )
+    return episode_path(target, index)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fsr_core.sources.episodes import split_episode_path
 from fsr_core.sources.registry import sources
 
 __all__ = ["open_dialog_filter", "recording_stem", "recording_suffixes"]
@@ -26,7 +27,14 @@ def recording_suffixes() -> tuple[str, ...]:
 
 
 def recording_stem(path: Path) -> str:
-    """Return ``path``'s name without its recording ending (else its stem)."""
+    """Return ``path``'s name without its recording ending (else its stem).
+
+    An episode of a dataset gives ``<dataset>_episode_000003``, so the
+    episodes of several datasets never share a name.
+    """
+    episode = split_episode_path(path)
+    if episode is not None:
+        return f"{episode[0].name}_{path.name}"
     name = path.name
     for suffix in recording_suffixes():
         if name.lower().endswith(suffix) and len(name) > len(suffix):
@@ -40,6 +48,8 @@ def open_dialog_filter() -> str:
         dict.fromkeys(pattern for source in sources() for pattern in source.patterns)
     )
     each = [
-        f"{source.description} ({' '.join(source.patterns)})" for source in sources()
+        f"{source.description} ({' '.join(source.patterns)})"
+        for source in sources()
+        if source.patterns  # a source of folders only has nothing to pick here
     ]
     return ";;".join([f"Recordings ({every})", *each, "All files (*)"])

@@ -1,7 +1,8 @@
 """Folders given where recordings are expected: one recording, or a playlist.
 
-A folder that a source reads as one recording (a rosbag2 bag, later a
-dataset root) stays one entry. Any other folder stands for the recordings it
+A folder that a source reads as one recording (a rosbag2 bag) stays one
+entry; a dataset root stands for its episodes (their addresses, see
+:mod:`fsr_core.sources.episodes`). Any other folder stands for the recordings it
 holds directly: the regular files whose names match a registered source's
 patterns, and the subfolders a source claims, in name order. Symbolic links
 are not followed out of the folder, and at most :data:`MAX_FOLDER_ENTRIES`
@@ -16,8 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from fsr_core.errors import LimitExceededError, OpenFailedError
-from fsr_core.sources.registry import folder_source, sources
+from fsr_core.errors import FsrError, LimitExceededError, OpenFailedError
+from fsr_core.playlists.index_file import looks_like_index, read_index
+from fsr_core.sources.episodes import episode_path
+from fsr_core.sources.registry import EpisodeSource, folder_source, sources
 
 __all__ = ["MAX_FOLDER_ENTRIES", "expand_recordings", "recordings_in"]
 
@@ -32,6 +35,26 @@ def _patterns() -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _folder_recordings(folder: Path) -> list[Path]:
+    """Return what a subfolder adds: a dataset's episodes, a bag, or nothing."""
+    owner = folder_source(folder)
+    if isinstance(owner, EpisodeSource):
+        return [episode_path(folder, entry.index) for entry in owner.episodes(folder)]
+    return [] if owner is None else [folder]
+
+
+def _listed_or_itself(folder: Path) -> list[Path]:
+    """Return a subfolder's recordings, or the subfolder when it cannot be listed.
+
+    A dataset whose metadata is broken stands as itself, so opening it says
+    what is wrong while the rest plays.
+    """
+    try:
+        return _folder_recordings(folder)
+    except FsrError:
+        return [folder]
+
+
 def recordings_in(folder: Path) -> list[Path]:
     """Return the recordings the folder stands for (itself, when it is one).
 
@@ -43,7 +66,7 @@ def recordings_in(folder: Path) -> list[Path]:
         It has more than :data:`MAX_FOLDER_ENTRIES` entries.
     """
     if folder_source(folder) is not None:
-        return [folder]
+        return _folder_recordings(folder)
     patterns = _patterns()
     found: list[Path] = []
     try:
@@ -61,20 +84,28 @@ def recordings_in(folder: Path) -> list[Path]:
                     name = entry.name.lower()
                     if any(fnmatch.fnmatch(name, pattern) for pattern in patterns):
                         found.append(path)
-                elif entry.is_dir(follow_symlinks=False) and folder_source(path):
-                    found.append(path)
+                elif entry.is_dir(follow_symlinks=False):
+                    found.extend(_listed_or_itself(path))
     except OSError as exc:
         raise OpenFailedError(
             f"cannot list the folder: {exc.strerror or exc}", path=folder
         ) from exc
-    return sorted(found, key=lambda path: path.name)
+    return sorted(found, key=lambda path: path.relative_to(folder).parts)
 
 
 def expand_recordings(paths: Iterable[Path]) -> list[Path]:
-    """Return ``paths`` with every plain folder replaced by its recordings."""
+    """Return ``paths`` with every plain folder and index replaced by its recordings.
+
+    Raises
+    ------
+    IndexFileError
+        An index among ``paths`` is malformed (:func:`read_index`).
+    """
     expanded: list[Path] = []
     for path in paths:
-        if path.is_dir() and not path.is_symlink():
+        if looks_like_index(path):  # a playlist index: its recordings, in order
+            expanded.extend(entry.path for entry in read_index(path).entries)
+        elif path.is_dir() and not path.is_symlink():
             expanded.extend(recordings_in(path))
         else:
             expanded.append(path)

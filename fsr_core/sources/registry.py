@@ -16,7 +16,10 @@ imports a source package. An installed package adds a source through the entry
 point group ``fsr_viewer.sources``; the entry point names a source object, a
 source class or a function returning a source. A plugin that fails to load, is
 not a source or takes a name already used is logged and listed by
-:func:`plugin_problems`; every other source keeps working.
+:func:`plugin_problems`; every other source keeps working. The entry points
+are scanned (which reads every installed package's metadata) the first time
+every source is asked for, or a file reaches them: :func:`source_for` sniffs
+with the built-ins first, so a file one of them claims never pays for it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
@@ -39,12 +42,14 @@ from fsr_core.simulation.plugin_loading import (
     import_target,
     load_entry_points,
 )
+from fsr_core.sources.episodes import EpisodeEntry, split_episode_path
 from fsr_core.sources.head import read_head
 
 __all__ = [
     "BUILTIN_SOURCES",
     "ENTRY_POINT_GROUP",
     "ConvertingSource",
+    "EpisodeSource",
     "FolderSource",
     "FsrConversion",
     "InspectingSource",
@@ -70,6 +75,7 @@ BUILTIN_SOURCES: Final = (
     "fsr_core.sources.skelarm.source:SOURCE",
     "fsr_core.sources.mcap.source:SOURCE",
     "fsr_core.sources.genesis.source:SOURCE",
+    "fsr_core.sources.lerobot.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 
@@ -142,6 +148,26 @@ class FolderSource(Source, Protocol):
         ...
 
 
+@runtime_checkable
+class EpisodeSource(FolderSource, Protocol):
+    """A source whose folders are datasets of episodes (a LeRobot dataset).
+
+    Each episode is a recording addressed by
+    :func:`~fsr_core.sources.episodes.episode_path`; ``open``, ``inspect``
+    and ``to_fsr`` take that address.
+    """
+
+    def episodes(self, root: Path) -> tuple[EpisodeEntry, ...]:
+        """Return the episodes the dataset's metadata lists, in index order.
+
+        Raises
+        ------
+        FsrError
+            The dataset's metadata is unreadable or malformed.
+        """
+        ...
+
+
 @dataclass(frozen=True)
 class FsrConversion:
     """An FSR file written from another source's file."""
@@ -175,6 +201,8 @@ class _Registry:
     by_name: dict[str, Source] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     loaded: bool = False
+    builtins_loaded: bool = False
+    plugins_loaded: bool = False
 
 
 _STATE = _Registry()
@@ -215,24 +243,41 @@ def _note_problem(state: _Registry, problem: str) -> None:
     state.problems.append(problem)
 
 
+def _register(
+    state: _Registry, name: str, origin: str, load: Callable[[], object]
+) -> None:
+    _add(load(), origin, state)
+
+
 def _load(state: _Registry) -> None:
-    """Import the built-in sources, then the plugins' entry points."""
+    """Import the built-in sources."""
     note = functools.partial(_note_problem, state)
-
-    def register(name: str, origin: str, load: Callable[[], object]) -> None:
-        _add(load(), origin, state)
-
+    register = functools.partial(_register, state)
     for target in BUILTIN_SOURCES:
         load = functools.partial(import_target, target)
         admit(target, functools.partial(register, target, target, load), note)
-    load_entry_points(ENTRY_POINT_GROUP, register, note)
 
 
-def _loaded() -> _Registry:
+def _load_plugins(state: _Registry) -> None:
+    """Register the plugins' entry points, after the built-ins."""
+    note = functools.partial(_note_problem, state)
+    load_entry_points(ENTRY_POINT_GROUP, functools.partial(_register, state), note)
+
+
+def _loaded(*, plugins: bool = True) -> _Registry:
+    """Return the registry with its built-ins and (``plugins``) its plugins loaded.
+
+    Scanning the entry points reads every installed package's metadata, so
+    :func:`source_for` asks for them only when no built-in claims the file.
+    """
     with _LOCK:
         if not _STATE.loaded:
             _STATE.loaded = True  # set first: a plugin may ask the registry back
             _load(_STATE)
+            _STATE.builtins_loaded = True
+        if plugins and _STATE.builtins_loaded and not _STATE.plugins_loaded:
+            _STATE.plugins_loaded = True  # likewise
+            _load_plugins(_STATE)
         return _STATE
 
 
@@ -281,15 +326,25 @@ def refresh_sources() -> None:
     with _LOCK:
         _STATE.by_name.clear()
         _STATE.problems.clear()
-        _STATE.loaded = False
+        _STATE.loaded = _STATE.builtins_loaded = _STATE.plugins_loaded = False
 
 
 def known_kinds() -> str:
     """Describe the registered kinds: ``fsr (FSR recording: *.fsr), ...``."""
     return ", ".join(
-        f"{source.name} ({source.description}: {', '.join(source.patterns)})"
+        f"{source.name} ({source.description}: "
+        f"{', '.join(source.patterns) or 'a folder'})"
         for source in sources()
     )
+
+
+def _sniffing_order() -> Iterator[Source]:
+    """Yield every source in sniffing order, the plugins loaded only if reached."""
+    with _LOCK:
+        first = tuple(_loaded(plugins=False).by_name.values())
+    yield from first
+    seen = {id(source) for source in first}
+    yield from (source for source in sources() if id(source) not in seen)
 
 
 def _sniffs(source: Source, path: Path) -> bool:
@@ -354,7 +409,8 @@ def source_for(path: str | os.PathLike[str]) -> Source:
     """Return the first source whose ``sniff`` recognises the file at ``path``.
 
     A folder (not a symbolic link to one) goes to the first source whose
-    ``sniff_folder`` claims it.
+    ``sniff_folder`` claims it; an episode address inside a dataset root
+    (:mod:`fsr_core.sources.episodes`) to the source of that root.
 
     Raises
     ------
@@ -368,8 +424,13 @@ def source_for(path: str | os.PathLike[str]) -> Source:
     target = Path(path)
     if target.is_dir() and not target.is_symlink():
         return _folder_source(target)
+    episode = split_episode_path(target)
+    if episode is not None:
+        owner = folder_source(episode[0])
+        if isinstance(owner, EpisodeSource):
+            return owner
     head = read_head(target)
-    for source in sources():
+    for source in _sniffing_order():
         if _sniffs(source, target):
             return source
     raise _unknown(target, head)

@@ -251,7 +251,7 @@ def test_an_entry_point_source_is_found_by_open_recording(
 
     model = open_recording(log)
 
-    assert source_names() == ("fsr", "skelarm", "mcap", "genesis", "demo")
+    assert source_names() == ("fsr", "skelarm", "mcap", "genesis", "lerobot", "demo")
     assert model.source == "demo"
     assert model.channels["x"].values[-1, 0] == 16.0
     report = inspect_recording(log)
@@ -315,3 +315,17 @@ def test_a_source_registered_in_code_is_found_until_unregistered(
 
     with pytest.raises(UnknownSourceError):
         open_recording(log)
+
+
+def test_the_entry_points_are_scanned_only_for_a_file_no_built_in_claims(
+    install_plugins: Install, tmp_path: Path, small_recording: Path
+) -> None:
+    # The scan reads every installed package's metadata: inspecting an FSR
+    # file must not pay for it, nor import a plugin.
+    install_plugins(demo="fsr_demo_plugin:DemoSource")
+
+    assert source_for(small_recording).name == "fsr"
+    assert "fsr_demo_plugin" not in sys.modules
+
+    assert source_for(_demo_log(tmp_path / "run.demolog")).name == "demo"
+    assert "fsr_demo_plugin" in sys.modules

@@ -1,5 +1,8 @@
 """What each command loads: inspect, compare and convert never load Qt.
 
+``inspect`` of an FSR file loads no more than it reads (the start-up of a
+batch over thousands of small files).
+
 Each case runs ``app.cli.main`` in a fresh interpreter and lists the modules
 loaded afterwards, so a lazy import that became eager shows up here.
 """
@@ -79,6 +82,39 @@ def test_inspect_compare_and_convert_load_no_qt(
     result = _run(words, QT_PACKAGES)
 
     assert result["code"] in (0, 1)  # two different logs diverge (exit 1)
+    assert result["loaded"] == []
+
+
+#: What ``inspect`` of an FSR file never needs: the video and image codecs,
+#: Qt, the other sources' readers, the writer, the engines, the simulators,
+#: the entry-point scan (a built-in source reads the file) and ``numpy.ma``
+#: (which ``np.unique`` imports on its first call).
+INSPECT_NEVER_LOADS = (
+    "av",
+    "PIL",
+    "simplejpeg",
+    *QT_PACKAGES,
+    "mcap",
+    "zstandard",
+    "fsr_core.sources.mcap.container",
+    "fsr_core.sources.genesis.container",
+    "fsr_core.sources.fsr.load",
+    "fsr_core.format.writer",
+    "fsr_core.compare",
+    "fsr_core.replay",
+    "fsr_core.simulators",
+    "importlib.metadata",
+    "numpy.ma",
+)
+
+
+@pytest.mark.parametrize("options", [[], ["--json"]], ids=["text", "json"])
+def test_inspect_of_an_fsr_file_loads_only_what_it_reads(
+    options: list[str], sample_fsr: Path
+) -> None:
+    result = _run(["inspect", *options, str(sample_fsr)], INSPECT_NEVER_LOADS)
+
+    assert result["code"] == 0
     assert result["loaded"] == []
 
 

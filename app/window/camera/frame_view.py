@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Final
 
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QEvent, QRectF, QSize, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QWidget
 
 from app.canvas import CameraCanvas, CameraOptions
@@ -63,6 +64,7 @@ class FrameView(CanvasView[CameraCanvas]):
         self._request_id = 0
         self._in_flight: dict[int, FrameJob] = {}
         self._painted_index: int | None = None
+        self.setMouseTracking(True)  # a depth camera reads out under the cursor
 
     # -- state ------------------------------------------------------------
 
@@ -183,9 +185,29 @@ class FrameView(CanvasView[CameraCanvas]):
     def _store(self, result: FrameResult) -> None:
         if self._canvas is None:
             return
-        self._canvas.store(result.index, result.frame, result.calibration)
+        self._canvas.store(
+            result.index, result.frame, result.calibration, result.values
+        )
         self.update()
         self.frame_shown.emit(result.index)
+
+    # -- probe ------------------------------------------------------------
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        """Read out the value under the cursor, on a depth camera (Qt override)."""
+        canvas = self._canvas
+        if canvas is not None:
+            pixel = canvas.probe_pixel(QRectF(self.rect()), event.position())
+            canvas.set_probe(pixel)
+            self.update()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802
+        """Drop the probe when the cursor leaves (Qt override)."""
+        if self._canvas is not None:
+            self._canvas.set_probe(None)
+            self.update()
+        super().leaveEvent(event)
 
     # -- painting ---------------------------------------------------------
 

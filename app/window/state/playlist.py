@@ -65,6 +65,8 @@ class PlaylistEntry:
     path: Path
     state: EntryState = EntryState.PENDING
     reason: str = ""
+    summary: str = ""
+    """Length and task of an episode, once checked ('' for plain files)."""
 
     @property
     def name(self) -> str:
@@ -72,9 +74,18 @@ class PlaylistEntry:
         return self.path.name
 
     @property
+    def label(self) -> str:
+        """The row's text: the name, then the summary when there is one."""
+        return f"{self.name} · {self.summary}" if self.summary else self.name
+
+    @property
     def tooltip(self) -> str:
-        """Full path, state and reason (plain text)."""
-        lines = [str(self.path), self.state.value]
+        """Full path, summary, state and reason (plain text)."""
+        lines = [
+            str(self.path),
+            *([self.summary] if self.summary else []),
+            self.state.value,
+        ]
         if self.reason:
             lines.append(self.reason)
         return "\n".join(lines)
@@ -107,7 +118,7 @@ class PlaylistModel(QAbstractListModel):
         entry = self._entries[row]
         if role == Qt.ItemDataRole.DisplayRole:
             mark = PLAYING_MARK if row == self._current else ""
-            return f"{mark}{entry.name}"
+            return f"{mark}{entry.label}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return entry.tooltip
         if role == PLAYABLE_ROLE:
@@ -181,6 +192,15 @@ class PlaylistModel(QAbstractListModel):
         index = self.index(row)
         self.dataChanged.emit(index, index)
         self.entry_changed.emit(row)
+
+    def set_summary(self, row: int, summary: str) -> None:
+        """Show ``summary`` (an episode's length and task) beside the row's name."""
+        entry = self._entries[row]
+        if entry.summary == summary:
+            return
+        self._entries[row] = replace(entry, summary=summary)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
 
     def set_current(self, row: int) -> None:
         """Mark ``row`` as the playing file (-1: none)."""

@@ -10,7 +10,7 @@ QtCore only. Views connect to its signals; the window forwards user intents
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -21,7 +21,8 @@ from app.window.state.playback_clock import PlaybackClock
 from app.window.state.playlist import EntryState, PlaylistModel
 from app.window.state.view_options import ViewOptionsModel
 from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
-from app.window.workers.jobs import CheckResult, FileIdentity
+from app.window.workers.jobs import CheckResult, FileIdentity, entry_summary
+from fsr_core.playlists.index_file import IndexEntry
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import open_recording
 
@@ -88,6 +89,7 @@ class PlayerSession(QObject):
             check_runner = pool_runner(self._check_pool)
         self._check_runner = check_runner
         self._opener = opener
+        self._indexed: dict[Path, IndexEntry] = {}
         self._model: RecordingModel | None = None
         self._identity: FileIdentity | None = None
         self._request_id = 0
@@ -119,17 +121,29 @@ class PlayerSession(QObject):
 
     # -- intents ----------------------------------------------------------
 
-    def open_paths(self, paths: list[Path], *, play: bool = False) -> None:
+    def open_paths(
+        self,
+        paths: list[Path],
+        *,
+        play: bool = False,
+        indexed: Mapping[Path, IndexEntry] | None = None,
+    ) -> None:
         """Add files to the playlist, check them, and load the first new one.
 
         With nothing loaded yet (or ``play``), the first added file loads.
+        ``indexed`` gives the index entry of files listed in a playlist index:
+        their digest is checked whenever they are checked or opened.
         """
+        self._indexed.update(indexed or {})
         rows = self.playlist.add_paths(paths)
         for row in rows:
             self._check(row)
         if not paths:
             return
         first = self.playlist.row_of(paths[0])
+        if not self.playlist.entry(first).state.playable:
+            # Known broken already (a quick check): start at the next that plays.
+            first = self.playlist.playable_from(first, 1) or first
         if self._model is None or play:
             self.load_row(first, play=play)
 
@@ -162,7 +176,8 @@ class PlayerSession(QObject):
         self.clock.pause()
         self._request_id += 1
         self._load_id = self._request_id
-        job = OpenJob(self._request_id, entry.path, self._opener)
+        expected = self._indexed.get(entry.path)
+        job = OpenJob(self._request_id, entry.path, self._opener, expected)
         job.signals.finished.connect(self._on_open_finished)
         job.signals.failed.connect(self._on_open_failed)
         self._jobs[self._request_id] = (job, row)
@@ -184,7 +199,8 @@ class PlayerSession(QObject):
 
     def _check(self, row: int) -> None:
         self._request_id += 1
-        job = CheckJob(self._request_id, self.playlist.entry(row).path, self._opener)
+        path = self.playlist.entry(row).path
+        job = CheckJob(self._request_id, path, self._opener, self._indexed.get(path))
         job.signals.finished.connect(self._on_check_finished)
         job.signals.failed.connect(self._on_check_failed)
         self._jobs[self._request_id] = (job, row)
@@ -194,6 +210,7 @@ class PlayerSession(QObject):
         _, row = self._jobs.pop(request_id)
         assert isinstance(result, CheckResult)
         self.playlist.set_state(row, _STATES[result.integrity], result.reason)
+        self.playlist.set_summary(row, result.summary)
 
     def _on_check_failed(self, request_id: int, reason: str) -> None:
         _, row = self._jobs.pop(request_id)
@@ -209,6 +226,7 @@ class PlayerSession(QObject):
         self._model = result
         self._identity = FileIdentity.of(result.path)
         self.playlist.set_state(row, _STATES[result.integrity], result.integrity_reason)
+        self.playlist.set_summary(row, entry_summary(result))
         self.clock.set_frames(frame_times(result))
         self.model_changed.emit(result)
         self._watch.start()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas.shown_text import visible_text
 from app.window.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
 from app.window.widgets.plain_text import tooltip_lines_html
 
@@ -62,6 +63,7 @@ class _BadgeDelegate(QStyledItemDelegate):
         shown = _BADGE_TEXT.get(badge, badge)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
+        opt.text = visible_text(opt.text)  # a task from a file: one plain line
         view = opt.widget
         if isinstance(view, QAbstractItemView):
             right = min(opt.rect.right(), view.viewport().rect().right())
@@ -152,7 +154,7 @@ class PlaylistView(QListView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setUniformItemSizes(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.doubleClicked.connect(self._on_double_clicked)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802

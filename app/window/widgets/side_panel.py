@@ -237,7 +237,10 @@ class SidePanel(QWidget):
         self._time = _label(name="time_readout", bold=True, point_delta=4.0)
         self._time.setWordWrap(True)
         self._ticks = _label(name="tick_generation", muted=True)
-        for widget in (self._header, self._file_name, self._time, self._ticks):
+        self._task = _label(name="task_text")
+        self._task.setWordWrap(True)
+        widgets = (self._header, self._file_name, self._time, self._ticks, self._task)
+        for widget in widgets:
             layout.addWidget(widget)
 
     def _build_toggles(self, layout: QVBoxLayout) -> None:
@@ -316,6 +319,7 @@ class SidePanel(QWidget):
         for name, visible in self._toggle_visibility(model).items():
             self._toggles[name].setVisible(visible)
         self._plot.setEnabled(model is not None)
+        self._task.setVisible(model is not None and bool(model.task_texts))
         self._show(self._clock.position_s)
 
     @property
@@ -398,6 +402,7 @@ class SidePanel(QWidget):
         values = panel_values(model, play_time_s)
         self._time.setText(f"{values.time_text} {frame}")
         self._ticks.setText(values.tick_text)
+        self._task.setText(visible_text(values.task_text, 400))
         for row, joint in zip(self._joint_rows, values.joints, strict=False):
             row.show(joint)
         for key in self._present_rows:

@@ -15,8 +15,11 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
 from app.window.workers.error_message import error_message
+from fsr_core.playlists.index_file import IndexEntry
 from fsr_core.recording import CameraTrack, Integrity, RecordingModel
 from fsr_core.sources import open_recording
+from fsr_core.sources.episodes import backing_path
+from fsr_core.sources.recording_digest import verify_indexed
 
 __all__ = [
     "CheckJob",
@@ -27,6 +30,7 @@ __all__ = [
     "JobSignals",
     "OpenJob",
     "StatJob",
+    "entry_summary",
 ]
 
 logger = logging.getLogger(__name__)
@@ -71,16 +75,29 @@ class _Job(QRunnable):
 
 
 class _OpenerJob(_Job):
-    """A job that opens the file with ``opener`` (``open_recording`` by default)."""
+    """A job that opens the file with ``opener`` (``open_recording`` by default).
+
+    A file listed in a playlist index (``expected``, its index entry) must
+    still have the size and SHA-256 the index recorded before it is opened: a
+    changed file fails the job with the reason.
+    """
 
     def __init__(
         self,
         request_id: int,
         path: Path,
         opener: Callable[[Path], RecordingModel] = open_recording,
+        expected: IndexEntry | None = None,
     ) -> None:
         super().__init__(request_id, path)
         self._opener = opener
+        self._expected = expected
+
+    def _open(self) -> RecordingModel:
+        """Check the index's digest when there is one, then open the file."""
+        if self._expected is not None:
+            verify_indexed(self._expected)
+        return self._opener(self.path)
 
 
 class OpenJob(_OpenerJob):
@@ -88,7 +105,7 @@ class OpenJob(_OpenerJob):
 
     def work(self) -> RecordingModel:
         """Open the file."""
-        return self._opener(self.path)
+        return self._open()
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,19 @@ class CheckResult:
     integrity: Integrity
     reason: str
     duration_s: float
+    summary: str = ""
+    """What the playlist row adds to the name (see :func:`entry_summary`)."""
+
+
+def entry_summary(model: RecordingModel) -> str:
+    """Return what a playlist row shows beside the name: length and task, if any.
+
+    Only recordings that carry a task (dataset episodes) get one, e.g.
+    ``1.0 s · pick the red cube``.
+    """
+    if not model.task_texts:
+        return ""
+    return f"{model.duration_s:.1f} s · {model.task_texts[0][1]}"
 
 
 class CheckJob(_OpenerJob):
@@ -105,8 +135,13 @@ class CheckJob(_OpenerJob):
 
     def work(self) -> CheckResult:
         """Open the file and keep only its state."""
-        model = self._opener(self.path)
-        return CheckResult(model.integrity, model.integrity_reason, model.duration_s)
+        model = self._open()
+        return CheckResult(
+            model.integrity,
+            model.integrity_reason,
+            model.duration_s,
+            entry_summary(model),
+        )
 
 
 @dataclass(frozen=True)
@@ -117,6 +152,7 @@ class FrameResult:
     index: int
     frame: Any  # RGBFrame
     calibration: Any  # Calibration | None
+    values: Any = None  # a depth camera's metres per pixel (FloatArray), else None
 
 
 class FrameJob(_Job):
@@ -132,7 +168,9 @@ class FrameJob(_Job):
     def work(self) -> FrameResult:
         """Fetch and decode the frame."""
         frame, calibration = self._track.fetch(self._index)
-        return FrameResult(self._track.name, self._index, frame, calibration)
+        read = self._track.values
+        values = None if read is None else read(self._index)
+        return FrameResult(self._track.name, self._index, frame, calibration, values)
 
 
 @dataclass(frozen=True)
@@ -146,9 +184,12 @@ class FileIdentity:
 
     @classmethod
     def of(cls, path: Path) -> FileIdentity | None:
-        """Return the identity of ``path``; ``None`` when it no longer exists."""
+        """Return the identity of ``path``; ``None`` when it no longer exists.
+
+        An episode of a dataset is watched through its dataset folder.
+        """
         try:
-            status = path.stat()
+            status = backing_path(path).stat()
         except FileNotFoundError:
             return None
         return cls(status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)

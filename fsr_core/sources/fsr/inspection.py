@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.format.index_columns import distinct
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
@@ -34,7 +35,7 @@ def _duration_s(reader: FsrReader) -> float:
     spans: dict[int, tuple[float, float]] = {}
     for name in reader.streams:
         rows = reader.rows(name)
-        for generation in np.unique(rows["generation"]):
+        for generation in distinct(rows["generation"]):
             times = rows["sim_time_s"][rows["generation"] == generation]
             first, last = spans.get(int(generation), (np.inf, -np.inf))
             spans[int(generation)] = (

@@ -13,7 +13,6 @@ from typing import Any, Final
 
 from fsr_core.errors import SourceUnavailableError
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.genesis.container import MAGIC_PREFIX
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report
 from fsr_core.sources.registry import FsrConversion
@@ -38,6 +37,10 @@ class GenesisSource:
 
     def sniff(self, path: Path) -> bool:
         """Whether the file starts with the ``GSTRAJ`` magic prefix."""
+        # The container is imported only when a file gets this far: the
+        # registry loads every source, and most files are claimed before.
+        from fsr_core.sources.genesis.container import MAGIC_PREFIX
+
         return read_head(path, len(MAGIC_PREFIX)).startswith(MAGIC_PREFIX)
 
     def open(self, path: Path) -> RecordingModel:

@@ -21,27 +21,12 @@ import numpy.typing as npt
 
 from fsr_core.errors import DecodeError, LimitExceededError
 from fsr_core.media import RGBFrame
+from fsr_core.media.depth_colours import depth_colours
 
 __all__ = ["MAX_IMAGE_PIXELS", "RAW_ENCODINGS", "compressed_frame", "raw_frame"]
 
 MAX_IMAGE_PIXELS: Final = 64 << 20
 """Largest image (pixels) a message may hold: 64 Mpx, a 8K camera and more."""
-
-_DEPTH_SCALE: Final = np.array(
-    [
-        [48, 18, 59],
-        [70, 107, 227],
-        [40, 188, 235],
-        [50, 241, 151],
-        [164, 252, 60],
-        [237, 208, 58],
-        [251, 128, 34],
-        [207, 48, 10],
-        [122, 4, 3],
-    ],
-    dtype=np.float64,
-)
-"""Colours of the depth scale from near to far (a rainbow that stays readable)."""
 
 
 def message_bytes(value: object, what: str) -> bytes:
@@ -94,22 +79,6 @@ def compressed_frame(data: bytes, image_format: str, what: str) -> RGBFrame:
     except Image.DecompressionBombError as exc:
         raise LimitExceededError(f"{what}: {exc}") from exc
     return RGBFrame(pixels)
-
-
-def depth_colours(depth: npt.NDArray[np.float64]) -> npt.NDArray[np.uint8]:
-    """Return depth values drawn through the colour scale; not finite is black."""
-    finite = np.isfinite(depth) & (depth > 0)
-    result = np.zeros((*depth.shape, 3), dtype=np.uint8)
-    if not finite.any():
-        return result
-    near, far = float(depth[finite].min()), float(depth[finite].max())
-    span = far - near if far > near else 1.0
-    position = (depth[finite] - near) / span * (len(_DEPTH_SCALE) - 1)
-    low = np.clip(np.floor(position).astype(np.int64), 0, len(_DEPTH_SCALE) - 2)
-    weight = (position - low)[:, None]
-    colours = _DEPTH_SCALE[low] * (1 - weight) + _DEPTH_SCALE[low + 1] * weight
-    result[finite] = np.round(colours).astype(np.uint8)
-    return result
 
 
 def _grey(values: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:

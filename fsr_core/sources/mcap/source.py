@@ -15,7 +15,6 @@ from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
-from fsr_core.sources.mcap.container import MCAP_MAGIC
 from fsr_core.sources.registry import FsrConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
@@ -98,6 +97,10 @@ class McapSource:
 
     def sniff(self, path: Path) -> bool:
         """Whether the file starts with the MCAP magic."""
+        # The container is imported only when a file gets this far: the
+        # registry loads every source, and most files are claimed before.
+        from fsr_core.sources.mcap.container import MCAP_MAGIC
+
         return read_head(path, len(MCAP_MAGIC)).startswith(MCAP_MAGIC)
 
     def sniff_folder(self, path: Path) -> bool:

@@ -194,6 +194,49 @@ def test_zeroed_batch_header_crc_is_a_mismatch_not_absent(model: FsrFile) -> Non
     assert "CRC" in error.reason
 
 
+def test_of_two_damaged_batches_the_open_names_the_first(model: FsrFile) -> None:
+    """The open checks every batch header at once; the error is the first batch's.
+
+    The later batch's fault (a bad magic) is checked before the earlier one's
+    (a CRC) within a batch, so only batch order decides which one is reported.
+    """
+    first, later = model.batch_offsets()[1], model.batch_offsets()[BATCH]
+    data = bytearray(model.build())
+    data[later : later + 4] = b"XXXX"
+    data[first + HEADER_FIELDS["generation"]] ^= 0x04
+
+    error = expect_open_error(bytes(data), CorruptRecordError)
+
+    assert (error.section, error.offset, error.record) == ("batch", first, 1)
+    assert "CRC" in error.reason
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("table byte", "footer index differs from the batch's own entry table"),
+        ("table CRC", "batch entry table fails its CRC"),
+    ],
+)
+def test_a_batch_table_unlike_the_index_or_its_crc_is_refused_at_open(
+    model: FsrFile, fault: str, reason: str
+) -> None:
+    """The entry table must equal the footer's index rows and match its own CRC."""
+    offset = model.batch_offsets()[BATCH]
+    data = bytearray(model.build())
+    if fault == "table byte":
+        data[offset + BATCH_HEADER_SIZE + 8] ^= 0x01  # the first entry's capture_seq
+    else:
+        data[offset + HEADER_FIELDS["table_crc"]] ^= 0x01
+        header_crc = zlib.crc32(bytes(data[offset + 8 : offset + BATCH_HEADER_SIZE]))
+        data[offset + 4 : offset + 8] = struct.pack("<I", header_crc)
+
+    error = expect_open_error(bytes(data), IndexCorruptionError)
+
+    assert (error.section, error.offset, error.record) == ("batch", offset, BATCH)
+    assert error.reason == reason
+
+
 def test_zeroed_record_crc_fails_that_record(model: FsrFile) -> None:
     """#48 for a record CRC (zeroed in the table and the index, both CRCs fixed)."""
     row = int(model.rows_of(JOINTS)[1])

@@ -1,0 +1,178 @@
+"""The options of ``fsr-viewer batch`` and the checks that need more than one.
+
+The video options are those of ``--export``, with the same types and limits
+(:mod:`app.headless.options`); the per-recording checks (play-time window,
+camera) run in the worker, as ``--export-dir`` runs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+from app.headless.batch.items import Verb
+from app.headless.options import (
+    add_overwrite,
+    checked_number,
+    fps_option,
+    size_option,
+    speed_option,
+    time_option,
+)
+from fsr_core.budgets import parse_amount
+
+__all__ = ["add_batch_arguments", "check_usage"]
+
+#: Worker processes (or Ray CPUs) one run may ask for.
+MAX_JOBS = 1024
+#: The choices of ``--format`` and ``--view``, as the player form spells them
+#: (importing the export's own lists would load PyAV for every command).
+_FORMATS = ("mp4", "gif", "webm")
+_VIEWS = ("scene", "camera", "both")
+
+
+def _jobs(text: str) -> int:
+    return checked_number(
+        text, int, lambda value: 1 <= value <= MAX_JOBS, f"1 to {MAX_JOBS} workers"
+    )
+
+
+def _seconds(text: str) -> float:
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and value > 0,
+        "a time in seconds above 0, e.g. 600",
+    )
+
+
+def _cpus(text: str) -> float:
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and 0 < value <= MAX_JOBS,
+        "a CPU count above 0, e.g. 1 or 0.5",
+    )
+
+
+def _amount(text: str) -> int:
+    return checked_number(
+        text,
+        parse_amount,
+        lambda value: value >= 16 << 20,
+        "an amount of memory of at least 16MiB, e.g. 2GiB or 512M",
+    )
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the verb, the paths and every option of ``batch`` to ``parser``."""
+    parser.add_argument("verb", choices=[verb.value for verb in Verb])
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="recordings, folders (searched) or playlist index files",
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="export, convert, resimulate: outputs"
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, metavar="INDEX.json", help="index: the index"
+    )
+    parser.add_argument(
+        "--report", type=Path, metavar="REPORT.jsonl", help="one JSON line per file"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip what --report says is done (output complete, input unchanged)",
+    )
+    _add_engine_options(parser)
+    _add_video_options(parser)
+    parser.add_argument(
+        "--with-recorded-force",
+        action="store_true",
+        help="resimulate: apply the recorded external force channel",
+    )
+    add_overwrite(parser)
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes (default: one per CPU); with Ray, the CPUs of a "
+        "local instance",
+    )
+    parser.add_argument("--engine", choices=("local", "ray"), default="local")
+    parser.add_argument(
+        "--address", metavar="ADDR", help="ray: the cluster (default: a local one)"
+    )
+    parser.add_argument(
+        "--cpus-per-task", type=_cpus, default=1.0, metavar="N", help="ray: CPUs"
+    )
+    parser.add_argument(
+        "--inputs",
+        choices=("shared", "object-store"),
+        default="shared",
+        help="ray: workers read inputs from shared storage (default), or get "
+        "each file through the object store and send outputs back",
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, metavar="S", help="end a file's work after S s"
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=_amount,
+        metavar="SIZE",
+        help="end a worker that holds more memory (e.g. 2GiB)",
+    )
+
+
+def _add_video_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format", choices=_FORMATS, default="mp4", help="export: the video kind"
+    )
+    parser.add_argument("--panel", action="store_true", help="export: readout panel")
+    parser.add_argument("--fps", type=fps_option, default=30.0, help="export: rate")
+    parser.add_argument(
+        "--speed", type=speed_option, default=1.0, help="export: play-time speed"
+    )
+    parser.add_argument(
+        "--size", type=size_option, metavar="WxH", help="export: each view's size"
+    )
+    parser.add_argument("--view", choices=_VIEWS, default="scene")
+    parser.add_argument("--camera", metavar="NAME", help="export: the camera shown")
+    parser.add_argument("--show-com", action="store_true")
+    parser.add_argument("--start", type=time_option, metavar="T")
+    parser.add_argument("--end", type=time_option, metavar="T")
+
+
+def check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse options that do not go together (argparse usage error, exit 2)."""
+    verb = Verb(args.verb)
+    if verb.writes_files and args.out is None:
+        parser.error(f"batch {verb.value} needs --out DIR for its outputs")
+    if verb is Verb.INDEX:
+        if args.output is None:
+            parser.error("batch index needs -o INDEX.json")
+        if args.output.suffix.lower() != ".json":
+            parser.error(f"-o {args.output}: an index is written as .json")
+    if args.resume and args.report is None:
+        parser.error("--resume reads what --report REPORT.jsonl says is done")
+    if args.engine != "ray":
+        for flag, given in (
+            ("--address", args.address is not None),
+            ("--cpus-per-task", args.cpus_per_task != 1.0),
+            ("--inputs", args.inputs != "shared"),
+        ):
+            if given:
+                parser.error(f"{flag} goes with --engine ray")
+    start, end = args.start, args.end
+    if start is not None and end is not None and not start <= end:
+        parser.error(f"--start {start:g} is after --end {end:g}")

@@ -1,0 +1,106 @@
+"""One item of a batch, run to its result: the function every engine calls.
+
+:func:`run_item` never raises for a problem of the recording: it returns the
+item's result, a dict that becomes one line of the report (``verb``,
+``input``, ``output``, ``status``, ``error``, ``seconds``, ``bytes``,
+``input_bytes``, ``input_sha256`` and the verb's own keys). ``status`` is
+``ok``, ``skipped`` (``--resume`` found the work done, or there was nothing to
+do) or ``failed``. The module imports nothing heavy, so a worker process
+starts fast; each verb loads what it needs when it first runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from app.headless.batch.fault_injection import inject_test_fault
+from app.headless.batch.items import BatchOptions, WorkItem
+from app.headless.batch.verbs import VERBS
+from fsr_core.errors import FsrError
+from fsr_core.playlists.digests import Digest
+from fsr_core.sources.recording_digest import recording_digest, verify_indexed
+
+__all__ = ["STATUSES", "failed_result", "remove_partials", "run_item"]
+
+STATUSES: Final = ("ok", "skipped", "failed")
+"""Every ``status`` a result may have; only ``failed`` fails the run."""
+
+
+def run_item(item: WorkItem, options: BatchOptions) -> dict[str, Any]:
+    """Run ``options.verb`` on ``item``; return its result (never raises for data)."""
+    started_s = time.perf_counter()
+    result = _blank(item)
+    try:
+        inject_test_fault(item.input)
+        digest = _digest(item)
+        result.update(input_bytes=digest.size_bytes, input_sha256=digest.sha256)
+        prior = item.prior
+        if prior is not None and prior.input_sha256 == digest.sha256:
+            result.update(prior.extras)
+            result.update(
+                status="skipped",
+                output=None if prior.output is None else str(prior.output),
+                bytes=prior.output_bytes,
+                note="done by an earlier run, input unchanged (--resume)",
+            )
+        else:
+            result.update(VERBS[options.verb](item, options, digest))
+    except (FsrError, ValueError, OSError) as exc:
+        result.update(status="failed", error=_one_line(exc, item.input))
+    except Exception as exc:  # noqa: BLE001 - a worker boundary: report it, go on
+        result.update(
+            status="failed",
+            error=f"internal error ({type(exc).__name__}: {exc}); please report it",
+        )
+    result["seconds"] = round(time.perf_counter() - started_s, 4)
+    return result
+
+
+def failed_result(item: WorkItem, error: str, seconds: float = 0.0) -> dict[str, Any]:
+    """Return the result of an item that failed outside :func:`run_item`."""
+    result = _blank(item)
+    result.update(status="failed", error=error, seconds=round(seconds, 4))
+    return result
+
+
+def remove_partials(output: Path | None) -> None:
+    """Remove what a killed worker may have left for ``output``.
+
+    That is the export's ``.NAME.partial`` and the FSR writer's
+    ``.NAME.*.fsr-staging``; the final name only ever appears complete.
+    """
+    if output is None:
+        return
+    names = (f".{output.name}.partial", f".{output.name}.*.fsr-staging")
+    for pattern in names:
+        for leftover in output.parent.glob(pattern):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+
+def _blank(item: WorkItem) -> dict[str, Any]:
+    return {
+        "input": str(item.input),
+        "output": None if item.output is None else str(item.output),
+        "status": "failed",
+        "error": None,
+        "seconds": 0.0,
+        "bytes": 0,
+        "input_bytes": None,
+        "input_sha256": None,
+    }
+
+
+def _digest(item: WorkItem) -> Digest:
+    if item.expected is not None:
+        return verify_indexed(item.expected)
+    return recording_digest(item.input)
+
+
+def _one_line(exc: BaseException, path: Path) -> str:
+    """Return the error as one line that names the file."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if str(path) in text else f"{path}: {text}"
