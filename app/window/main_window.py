@@ -47,9 +47,9 @@ from app.window.widgets.side_panel import SidePanel, scrolling
 from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
 from fsr_core.errors import FsrError
-from fsr_core.playlists.index_file import indexed_entries
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import expand_recordings
+from fsr_core.sources.recording_digest import pinned_entries
 
 __all__ = ["APP_TITLE", "MainWindow", "open_player"]
 
@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
         given = [Path(path) for path in paths]
         try:
             files = expand_recordings(given)
-            indexed = indexed_entries(given)  # a playlist index: digests to check
+            indexed = pinned_entries(given)  # playlist files: digests to check
         except FsrError as exc:
             self.statusBar().showMessage(visible_text(str(exc)), 8000)
             return

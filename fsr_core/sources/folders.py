@@ -20,6 +20,7 @@ from typing import Final
 from fsr_core.errors import FsrError, LimitExceededError, OpenFailedError
 from fsr_core.playlists.index_file import looks_like_index, read_index
 from fsr_core.sources.episodes import episode_path
+from fsr_core.sources.real2sim_index import looks_like_real2sim, read_real2sim
 from fsr_core.sources.registry import EpisodeSource, folder_source, sources
 
 __all__ = ["MAX_FOLDER_ENTRIES", "expand_recordings", "recordings_in"]
@@ -105,6 +106,8 @@ def expand_recordings(paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         if looks_like_index(path):  # a playlist index: its recordings, in order
             expanded.extend(entry.path for entry in read_index(path).entries)
+        elif looks_like_real2sim(path):  # EmbodiChain's replay index: its episodes
+            expanded.extend(episode.path for episode in read_real2sim(path).episodes)
         elif path.is_dir() and not path.is_symlink():
             expanded.extend(recordings_in(path))
         else:

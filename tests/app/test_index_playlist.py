@@ -6,15 +6,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from replay_indexes import write_replay_index
 
 from app.window.main_window import MainWindow
 from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
 from app.window.workers import run_inline
-from fsr_core.playlists.index_file import IndexEntry, indexed_entries, write_index
+from fsr_core.playlists.index_file import IndexEntry, write_index
 from fsr_core.sources import expand_recordings
-from fsr_core.sources.recording_digest import recording_digest
+from fsr_core.sources.recording_digest import pinned_entries, recording_digest
 
 pytestmark = pytest.mark.gui
 
@@ -42,7 +43,7 @@ def test_a_file_changed_since_it_was_indexed_is_greyed_with_the_reason(
 ) -> None:
     del qapp
     session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    session.open_paths(expand_recordings([index]), indexed=indexed_entries([index]))
+    session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
 
     playlist = session.playlist
     assert [entry.name for entry in playlist.entries] == [
@@ -69,3 +70,27 @@ def test_the_window_opens_an_index_as_its_playlist(
     assert playlist.entry(1).state is EntryState.INVALID
     assert "changed since it was indexed" in playlist.entry(1).tooltip
     assert window.session.model is not None
+
+
+def test_a_replay_index_greys_an_episode_whose_artifact_changed(
+    qapp: object, tmp_path: Path
+) -> None:
+    del qapp
+    index, root = write_replay_index(tmp_path)
+    (root / "meta/real2sim/episode_0/trace.json").write_bytes(b"edited")
+    session = PlayerSession(runner=run_inline, check_runner=run_inline)
+    session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
+    playlist = session.playlist
+    assert [entry.name for entry in playlist.entries] == [
+        "episode_000000",
+        "episode_000001",
+    ]
+    assert playlist.entry(0).state is EntryState.INVALID
+    assert "trace.json" in playlist.entry(0).reason
+    assert "changed" in playlist.entry(0).reason
+    assert playlist.entry(1).state is EntryState.VALID
+    model = session.model
+    assert model is not None
+    assert model.metadata["episode_index"] == 1
+    # The receipt and lineage the index gives are in the inspector's report.
+    assert model.report["index"]["receipt"]["confirmed"] is True

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsr_core.playlists.index_file import IndexEntry
+from fsr_core.sources.real2sim_index import Real2SimEpisode
 
 if TYPE_CHECKING:  # the export loads PyAV: only its workers import it
     from app.headless.export.request import VideoRequest
@@ -68,6 +69,8 @@ class WorkItem:
     overwrite: bool = False
     expected: IndexEntry | None = None
     """The index entry the recording was listed under (its digest is checked)."""
+    pinned: Real2SimEpisode | None = None
+    """The replay-index episode it was listed as (its artifacts are checked)."""
     prior: Prior | None = None
     """An earlier, complete result: skipped when the input digest is unchanged."""
     problem: str = ""

@@ -28,6 +28,11 @@ from app.headless.batch.items import Verb, WorkItem
 from fsr_core.errors import FsrError
 from fsr_core.playlists.index_file import IndexEntry, looks_like_index, read_index
 from fsr_core.sources import recording_stem, recordings_in
+from fsr_core.sources.real2sim_index import (
+    Real2SimEpisode,
+    looks_like_real2sim,
+    read_real2sim,
+)
 from fsr_core.sources.registry import folder_source
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "output_suffix", "plan_items"]
@@ -37,7 +42,8 @@ MAX_ITEMS: Final = 1_000_000
 MAX_DEPTH: Final = 32
 """Folder levels a search goes down."""
 
-_Found = tuple[Path, IndexEntry | None, str]  # recording, index entry, problem
+# recording, what a playlist file pins of it, problem
+_Found = tuple[Path, IndexEntry | Real2SimEpisode | None, str]
 
 
 def plan_items(
@@ -66,8 +72,18 @@ def plan_items(
             output = out_dir / f"{names[number]}{suffix or output_suffix(path)}"
         if index_folder is not None and not problem:
             problem = _outside(path, index_folder)
+        indexed = entry if isinstance(entry, IndexEntry) else None
+        pinned = entry if isinstance(entry, Real2SimEpisode) else None
         items.append(
-            WorkItem(number, path, output, overwrite, expected=entry, problem=problem)
+            WorkItem(
+                number,
+                path,
+                output,
+                overwrite,
+                expected=indexed,
+                pinned=pinned,
+                problem=problem,
+            )
         )
     return items
 
@@ -83,6 +99,8 @@ def _recordings(path: Path) -> Iterator[_Found]:
         yield path, None, f"{path}: no such file or folder"
     elif looks_like_index(path):
         yield from _indexed(path)
+    elif looks_like_real2sim(path):
+        yield from _replay_indexed(path)
     elif path.is_dir() and not path.is_symlink():
         yield from _searched(path)
     else:
@@ -97,6 +115,16 @@ def _indexed(path: Path) -> Iterator[_Found]:
         return
     for entry in index.entries:
         yield entry.path, entry, ""
+
+
+def _replay_indexed(path: Path) -> Iterator[_Found]:
+    try:
+        index = read_real2sim(path)
+    except FsrError as exc:
+        yield path, None, str(exc)
+        return
+    for episode in index.episodes:
+        yield episode.path, episode, ""
 
 
 def _searched(folder: Path) -> Iterator[_Found]:

@@ -95,6 +95,8 @@ def _blank(item: WorkItem) -> dict[str, Any]:
 
 
 def _digest(item: WorkItem) -> Digest:
+    if item.pinned is not None:
+        item.pinned.verify()  # every artifact the replay index pins
     if item.expected is not None:
         return verify_indexed(item.expected)
     return recording_digest(item.input)

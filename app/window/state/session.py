@@ -22,9 +22,9 @@ from app.window.state.playlist import EntryState, PlaylistModel
 from app.window.state.view_options import ViewOptionsModel
 from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
 from app.window.workers.jobs import CheckResult, FileIdentity, entry_summary
-from fsr_core.playlists.index_file import IndexEntry
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import open_recording
+from fsr_core.sources.recording_digest import Pinned
 
 __all__ = ["PlayerSession", "frame_times"]
 
@@ -89,7 +89,7 @@ class PlayerSession(QObject):
             check_runner = pool_runner(self._check_pool)
         self._check_runner = check_runner
         self._opener = opener
-        self._indexed: dict[Path, IndexEntry] = {}
+        self._indexed: dict[Path, Pinned] = {}
         self._model: RecordingModel | None = None
         self._identity: FileIdentity | None = None
         self._request_id = 0
@@ -126,7 +126,7 @@ class PlayerSession(QObject):
         paths: list[Path],
         *,
         play: bool = False,
-        indexed: Mapping[Path, IndexEntry] | None = None,
+        indexed: Mapping[Path, Pinned] | None = None,
     ) -> None:
         """Add files to the playlist, check them, and load the first new one.
 

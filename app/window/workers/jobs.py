@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
 from app.window.workers.error_message import error_message
-from fsr_core.playlists.index_file import IndexEntry
 from fsr_core.recording import CameraTrack, Integrity, RecordingModel
 from fsr_core.sources import open_recording
 from fsr_core.sources.episodes import backing_path
-from fsr_core.sources.recording_digest import verify_indexed
+from fsr_core.sources.recording_digest import Pinned
 
 __all__ = [
     "CheckJob",
@@ -87,7 +86,7 @@ class _OpenerJob(_Job):
         request_id: int,
         path: Path,
         opener: Callable[[Path], RecordingModel] = open_recording,
-        expected: IndexEntry | None = None,
+        expected: Pinned | None = None,
     ) -> None:
         super().__init__(request_id, path)
         self._opener = opener
@@ -95,9 +94,15 @@ class _OpenerJob(_Job):
 
     def _open(self) -> RecordingModel:
         """Check the index's digest when there is one, then open the file."""
-        if self._expected is not None:
-            verify_indexed(self._expected)
-        return self._opener(self.path)
+        expected = self._expected
+        if expected is None:
+            return self._opener(self.path)
+        expected.verify()
+        model = self._opener(self.path)
+        if not expected.facts:
+            return model
+        # What the playlist file says of it (receipt, lineage) joins the report.
+        return replace(model, report={**model.report, "index": expected.facts})
 
 
 class OpenJob(_OpenerJob):

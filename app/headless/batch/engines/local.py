@@ -82,7 +82,7 @@ class LocalEngine:
                 self._hand_out(pending, workers, options)
                 self._collect(workers, on_result)
         finally:
-            self._stop(workers)
+            self._stop(workers, on_result)
 
     # -- handing out ------------------------------------------------------
 
@@ -177,8 +177,13 @@ class LocalEngine:
 
     # -- stopping ---------------------------------------------------------
 
-    def _stop(self, workers: list[_Worker]) -> None:
-        """End every worker: idle ones are told to stop, busy ones terminated."""
+    def _stop(self, workers: list[_Worker], on_result: OnResult) -> None:
+        """End every worker: idle ones are told to stop, busy ones terminated.
+
+        A result already sent (a file finished as the stop came) is still
+        reported, so the report lists every output that was published.
+        """
+        _drain(workers, on_result)
         for worker in workers:
             if worker.item is None:
                 with contextlib.suppress(OSError):
@@ -188,9 +193,26 @@ class LocalEngine:
         deadline_s = time.monotonic() + STOP_GRACE_S
         for worker in workers:
             worker.process.join(max(0.0, deadline_s - time.monotonic()))
+        _drain(workers, on_result)
+        for worker in workers:
             _kill(worker)
             if worker.item is not None:
                 remove_partials(worker.item.output)
+
+
+def _drain(workers: list[_Worker], on_result: OnResult) -> None:
+    """Report the results busy workers have already sent, without waiting."""
+    for worker in workers:
+        if worker.item is None:
+            continue
+        try:
+            if not worker.connection.poll():
+                continue
+            result = worker.connection.recv()
+        except (EOFError, OSError):
+            continue
+        worker.item = None
+        on_result(result)
 
 
 def _kill(worker: _Worker) -> None:
