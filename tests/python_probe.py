@@ -8,16 +8,22 @@ a test imports this as ``from python_probe import run_python, probe_json``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REPO_ROOT", "probe_json", "run_python"]
+__all__ = ["REPO_ROOT", "offscreen_env", "probe_json", "run_python"]
 
 #: The repository root, the working folder of every probe.
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def offscreen_env() -> dict[str, str]:
+    """Return this process's environment with ``QT_QPA_PLATFORM=offscreen``."""
+    return {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
 
 
 def run_python(

@@ -36,12 +36,9 @@ import json
 import math
 import os
 import shutil
-import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -53,17 +50,15 @@ from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from PIL import Image
 
-from fsr_core import FsrError, FsrReader, FsrWriter, StreamSpec
+import bench_common as bench
+from bench_common import CAMERA, CAMERA_HZ, HEIGHT, JPEG_QUALITY, WIDTH, BenchError
+from fsr_core import FsrReader, FsrWriter, StreamSpec
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.catalog import camera_streams, numeric_stream, render_state_stream
 from fsr_core.format.payloads import pack_arrays
 from fsr_core.media import JpegCodec, RGBFrame, decode_frame, encode_frame
 
-WIDTH = 640
-HEIGHT = 480
-JPEG_QUALITY = 92
 NUMERIC_HZ = 120
-CAMERA_HZ = 30
 CHANNELS = 90
 JOINTS = 7
 PARTICLES = 200
@@ -73,7 +68,6 @@ BIG_TARGET_BYTES = 1 << 30
 BIG_MIN_FREE_BYTES = 3 * 10**9
 
 NUMERIC = "observations.bench.numeric"
-CAMERA = "bench"
 CAMERA_RGB = f"sensors.{CAMERA}.camera.rgb"
 INTRINSICS = f"sensors.{CAMERA}.camera.intrinsics"
 RENDER = "render.state"
@@ -89,10 +83,6 @@ TARGET_NUMERIC_SEEK_US = 50.0
 TARGET_DECODE_RATIO = 1.2
 
 Pixels = npt.NDArray[np.uint8]
-
-
-class BenchError(Exception):
-    """The benchmark cannot run or produced inconsistent data."""
 
 
 # ----------------------------------------------------------------------- data
@@ -230,13 +220,10 @@ def build_data(seconds: float) -> BenchData:
         }
         for i in range(n_camera)
     ]
-    profile = CalibrationProfile(
-        WIDTH, HEIGHT, 0.9 * WIDTH, 0.9 * WIDTH, WIDTH / 2, HEIGHT / 2
-    )
     return BenchData(
         seconds=seconds,
         events=events,
-        profile=profile,
+        profile=bench.camera_profile(),
         frames=frames,
         numeric=numeric,
         numeric_bytes=[np.ascontiguousarray(row, "<f8").tobytes() for row in numeric],
@@ -275,20 +262,6 @@ def write_fsr(path: Path, data: BenchData, *, encoded: bool) -> float:
     return time.perf_counter() - start
 
 
-def mcap_compression() -> tuple[CompressionType, str]:
-    """Zstd when ``zstandard`` imports, else lz4, else uncompressed chunks."""
-    for module, kind, name in (
-        ("zstandard", CompressionType.ZSTD, "zstd"),
-        ("lz4", CompressionType.LZ4, "lz4"),
-    ):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
-        return kind, name
-    return CompressionType.NONE, "none"
-
-
 def _mcap_channels(writer: McapWriter) -> dict[str, int]:
     codecs = {"intrinsics": "json"}
     channels: dict[str, int] = {}
@@ -319,9 +292,8 @@ def write_mcap(
 ) -> float:
     """Write the MCAP file; return the seconds taken, fsync included."""
     start = time.perf_counter()
-    with path.open("xb") as handle:
-        writer = McapWriter(handle, compression=compression)
-        writer.start(profile="", library="fsr-viewer tools/bench_format.py")
+    library = "fsr-viewer tools/bench_format.py"
+    with bench.mcap_writer(path, compression, library=library) as writer:
         channels = _mcap_channels(writer)
         for event in data.events:
             writer.add_message(
@@ -331,9 +303,6 @@ def write_mcap(
                 publish_time=event.log_time_ns,
                 sequence=event.index,
             )
-        writer.finish()  # type: ignore[no-untyped-call]  # mcap leaves it unannotated
-        handle.flush()
-        os.fsync(handle.fileno())
     return time.perf_counter() - start
 
 
@@ -375,11 +344,7 @@ class FsrSide:
 
     def open_seconds(self) -> float:
         """Time ``FsrReader.open`` (the whole validation), not the close."""
-        start = time.perf_counter()
-        reader = FsrReader.open(self.path)
-        elapsed = time.perf_counter() - start
-        reader.close()
-        return elapsed
+        return bench.fsr_open_seconds(self.path)
 
     def payload(self, stream: str, time_s: float, log_time_ns: int) -> bytes:
         """``seek(..., mode="at_or_before")`` and the record's payload."""
@@ -456,10 +421,6 @@ class McapSide:
 
 
 # ---------------------------------------------------------------- measurement
-def _median(values: Sequence[float]) -> float:
-    return float(statistics.median(values))
-
-
 BLOCK = 25
 BLOCK_WARMUP = 2
 
@@ -490,7 +451,7 @@ def _alternating_blocks(
                 timed = run(i)
                 elapsed = time.perf_counter() - start
                 samples[name].append(timed if isinstance(timed, float) else elapsed)
-    return {name: _median(values) for name, values in samples.items()}
+    return {name: bench.median(values) for name, values in samples.items()}
 
 
 def _picks(events: list[Event], count: int, seed: int) -> list[Event]:
@@ -606,7 +567,7 @@ def measure_scans(sides: Sequence[Side], repeat: int) -> dict[str, dict[str, flo
             totals[side.label] = side.scan()
             timings[side.label].append(time.perf_counter() - start)
     for label, values in timings.items():
-        seconds = _median(values)
+        seconds = bench.median(values)
         records, size = totals[label]
         results[label] = {
             "seconds": seconds,
@@ -683,7 +644,7 @@ def measure_decoders(jpegs: list[bytes], count: int) -> list[dict[str, Any]]:
                 start = time.perf_counter()
                 decode(data)
                 times.append(time.perf_counter() - start)
-            row["median_ms"] = _median(times) * 1e3
+            row["median_ms"] = bench.median(times) * 1e3
         rows.append(row)
     return rows
 
@@ -693,22 +654,8 @@ def write_big_fsr(path: Path, jpegs: list[bytes], target_bytes: int) -> dict[str
     """Write camera frames (cycling ``jpegs``) until ``target_bytes`` of payload."""
     mean = sum(len(b) for b in jpegs) / len(jpegs)
     frames = math.ceil(target_bytes / mean)
-    camera = camera_streams(CAMERA, width=WIDTH, height=HEIGHT, rate_hz=CAMERA_HZ)
-    profile = CalibrationProfile(
-        WIDTH, HEIGHT, 0.9 * WIDTH, 0.9 * WIDTH, WIDTH / 2, HEIGHT / 2
-    )
     start = time.perf_counter()
-    with FsrWriter(path, camera[:2], metadata={"run": {"name": "bench_big"}}) as out:
-        out.write(INTRINSICS, profile, tick=0, sim_time_s=0.0)
-        for i in range(frames):
-            payload = jpegs[i % len(jpegs)]
-            out.write_encoded(
-                CAMERA_RGB,
-                payload,
-                raw_length=len(payload),
-                tick=i,
-                sim_time_s=i / CAMERA_HZ,
-            )
+    bench.write_camera_fsr(path, jpegs, frames, run_name="bench_big")
     return {"frames": frames, "write_s": time.perf_counter() - start}
 
 
@@ -729,7 +676,7 @@ def _cold_open_seconds(path: Path, count: int) -> float:
         reader = FsrReader.open(path)
         samples.append(time.perf_counter() - start)
         reader.close()
-    return _median(samples)
+    return bench.median(samples)
 
 
 def measure_big(
@@ -797,11 +744,11 @@ def _fresh(directory: Path, name: str) -> Path:
 
 
 def _write_figures(seconds: list[float], data: BenchData) -> dict[str, float]:
-    median = _median(seconds)
+    seconds_taken = bench.median(seconds)
     return {
-        "seconds": median,
-        "mb_per_s": data.payload_bytes / MB / median,
-        "records_per_s": data.records / median,
+        "seconds": seconds_taken,
+        "mb_per_s": data.payload_bytes / MB / seconds_taken,
+        "records_per_s": data.records / seconds_taken,
     }
 
 
@@ -1006,7 +953,7 @@ def _config(data: BenchData, options: Options) -> dict[str, Any]:
 
 def run(directory: Path, options: Options) -> dict[str, Any]:
     """Run the whole benchmark in ``directory``; return the figures."""
-    compression, compression_name = mcap_compression()
+    compression, compression_name = bench.mcap_compression()
     _log(f"generating and encoding {options.seconds:g} s of data")
     data = build_data(options.seconds)
     writes, paths = run_writes(directory, data, options, compression)
@@ -1168,74 +1115,30 @@ def render_text(result: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------- main
-def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-
-    return parse
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = bench.argument_parser(__doc__)
     add = parser.add_argument
     add(
         "--seconds",
-        type=_positive(float),
+        type=bench.positive(float),
         default=60.0,
         help="length of the recording in seconds (default 60)",
     )
-    add(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="write and keep the files in DIR (default: a temporary folder, removed)",
-    )
-    add("--json", action="store_true", help="print the figures as JSON")
     add(
         "--big",
         action="store_true",
         help="also write and open a ~1 GB FSR file (refused below 3 GB free)",
     )
-    add(
-        "--repeat",
-        type=_positive(int),
-        default=3,
-        help="writes and full scans per format, median reported (default 3)",
-    )
-    add(
-        "--seeks",
-        type=_positive(int),
-        default=200,
-        help="random seeks per seek figure (default 200)",
-    )
-    add(
-        "--opens", type=_positive(int), default=50, help="opens per format (default 50)"
-    )
-    add(
-        "--decodes",
-        type=_positive(int),
-        default=100,
-        help="decodes per JPEG decoder in the comparison (default 100)",
+    bench.add_counts(
+        parser,
+        {
+            "--repeat": (3, "writes and full scans per format, median reported"),
+            "--seeks": (200, "random seeks per seek figure"),
+            "--opens": (50, "opens per format"),
+            "--decodes": (100, "decodes per JPEG decoder in the comparison"),
+        },
     )
     return parser
-
-
-@contextmanager
-def _workdir(out: Path | None) -> Iterator[Path]:
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        yield out
-        return
-    with tempfile.TemporaryDirectory(prefix="fsr-bench-") as name:
-        yield Path(name)
 
 
 def _check_disk(directory: Path) -> None:
@@ -1253,16 +1156,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(
         args.seconds, args.repeat, args.seeks, args.opens, args.decodes, args.big
     )
-    try:
-        with _workdir(args.out) as directory:
-            if options.big:
-                _check_disk(directory)
-            result = run(directory, options)
-    except (BenchError, FsrError, OSError) as exc:
-        print(f"bench_format: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(result, indent=2) if args.json else render_text(result))
-    return 0
+
+    def measure(directory: Path) -> dict[str, Any]:
+        if options.big:
+            _check_disk(directory)
+        return run(directory, options)
+
+    return bench.report("bench_format", args, measure, render_text)
 
 
 if __name__ == "__main__":

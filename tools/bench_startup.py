@@ -29,18 +29,14 @@ Times come from ``time.perf_counter``. MB and GB mean 10^6 and 10^9 bytes.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,13 +44,11 @@ from typing import Any
 import numpy as np
 from mcap.reader import make_reader
 from mcap.writer import CompressionType
-from mcap.writer import Writer as McapWriter
 
-from fsr_core.calibration import CalibrationProfile
-from fsr_core.errors import FsrError
+import bench_common as bench
+from bench_common import CAMERA, CAMERA_HZ, HEIGHT, JPEG_QUALITY, WIDTH, BenchError
 from fsr_core.format.catalog import camera_streams
 from fsr_core.format.reader import FsrReader
-from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame, encode_frame
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
@@ -63,20 +57,11 @@ TARGET_OPEN_RATIO = 1.0
 WARMUP_RUNS = 2
 WARMUP_OPENS = 3
 
-WIDTH = 640
-HEIGHT = 480
-CAMERA = "bench"
-CAMERA_HZ = 30
-JPEG_QUALITY = 92
 DISTINCT_FRAMES = 30
 SEED = 20261205
 BIG_BYTES = 1 << 30
 FREE_FACTOR = 2.5  # two files of --bytes, and room to spare
 GB = 1e9
-
-
-class BenchError(Exception):
-    """The benchmark cannot run or produced inconsistent data."""
 
 
 @dataclass(frozen=True)
@@ -87,10 +72,6 @@ class Options:
     opens: int
     size_bytes: int
     open_files: bool
-
-
-def _median(values: Sequence[float]) -> float:
-    return float(statistics.median(values))
 
 
 def _log(message: str) -> None:
@@ -151,16 +132,16 @@ def measure_startup(directory: Path, runs: int) -> dict[str, Any]:
     for i in range(runs):  # interleaved, so drift in the machine's load cancels
         for name, command in order if i % 2 == 0 else order[::-1]:
             samples[name].append(_wall_seconds(command, env))
-    median = _median(samples["inspect"])
+    inspect_s = bench.median(samples["inspect"])
     return {
         "command": " ".join([Path(commands["inspect"][0]).name, "inspect", "FILE"]),
         "file_bytes": sample.stat().st_size,
         "runs": runs,
-        "inspect_s": median,
+        "inspect_s": inspect_s,
         "inspect_min_s": min(samples["inspect"]),
-        "floor_s": _median(samples["floor"]),
+        "floor_s": bench.median(samples["floor"]),
         "target_s": TARGET_STARTUP_S,
-        "met": median <= TARGET_STARTUP_S,
+        "met": inspect_s <= TARGET_STARTUP_S,
     }
 
 
@@ -180,58 +161,20 @@ def jpeg_frames(count: int, seed: int) -> list[bytes]:
     return frames
 
 
-def _profile() -> CalibrationProfile:
-    focal = 0.9 * WIDTH
-    return CalibrationProfile(WIDTH, HEIGHT, focal, focal, WIDTH / 2, HEIGHT / 2)
-
-
-def write_fsr(path: Path, jpegs: list[bytes], frames: int) -> None:
-    """Write the intrinsics record, then ``frames`` camera frames cycling ``jpegs``."""
-    rgb, intrinsics = camera_streams(
-        CAMERA, width=WIDTH, height=HEIGHT, rate_hz=CAMERA_HZ
-    )[:2]
-    with FsrWriter(path, [rgb, intrinsics], metadata={"run": {"name": "bench"}}) as out:
-        out.write(intrinsics.name, _profile(), tick=0, sim_time_s=0.0)
-        for i in range(frames):
-            payload = jpegs[i % len(jpegs)]
-            out.write_encoded(
-                rgb.name,
-                payload,
-                raw_length=len(payload),
-                tick=i,
-                sim_time_s=i / CAMERA_HZ,
-            )
-
-
-def mcap_compression() -> tuple[CompressionType, str]:
-    """Zstd when ``zstandard`` imports, else lz4, else uncompressed chunks."""
-    for module, kind, name in (
-        ("zstandard", CompressionType.ZSTD, "zstd"),
-        ("lz4", CompressionType.LZ4, "lz4"),
-    ):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
-        return kind, name
-    return CompressionType.NONE, "none"
-
-
 def write_mcap(
     path: Path, jpegs: list[bytes], frames: int, compression: CompressionType
 ) -> None:
-    """Write the same records as :func:`write_fsr` as MCAP messages."""
+    """Write the same records as :func:`bench_common.write_camera_fsr` as MCAP."""
     rgb, intrinsics = camera_streams(
         CAMERA, width=WIDTH, height=HEIGHT, rate_hz=CAMERA_HZ
     )[:2]
-    with path.open("xb") as handle:
-        writer = McapWriter(handle, compression=compression)
-        writer.start(profile="", library="fsr-viewer tools/bench_startup.py")
+    library = "fsr-viewer tools/bench_startup.py"
+    with bench.mcap_writer(path, compression, library=library) as writer:
         channels = {}
         for spec, encoding in ((intrinsics, "json"), (rgb, "jpeg")):
             schema = writer.register_schema(spec.name, "fsr.stream", b"")
             channels[spec.name] = writer.register_channel(spec.name, encoding, schema)
-        profile = json.dumps(_profile().to_json(), sort_keys=True).encode()
+        profile = json.dumps(bench.camera_profile().to_json(), sort_keys=True).encode()
         writer.add_message(
             channels[intrinsics.name], log_time=0, data=profile, publish_time=0
         )
@@ -244,21 +187,9 @@ def write_mcap(
                 publish_time=log_time,
                 sequence=i,
             )
-        writer.finish()  # type: ignore[no-untyped-call]  # mcap leaves it unannotated
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 # ------------------------------------------------------------------- the open
-def fsr_open_seconds(path: Path) -> float:
-    """Time ``FsrReader.open`` (the whole validation), not the close."""
-    start = time.perf_counter()
-    reader = FsrReader.open(path)
-    elapsed = time.perf_counter() - start
-    reader.close()
-    return elapsed
-
-
 def mcap_open_seconds(path: Path) -> float:
     """Time opening the file, ``make_reader`` and ``get_summary``."""
     start = time.perf_counter()
@@ -280,7 +211,7 @@ def _alternating(runs: dict[str, Callable[[], float]], count: int) -> dict[str, 
     for i in range(count):
         for name in names if i % 2 == 0 else names[::-1]:
             samples[name].append(runs[name]())
-    return {name: _median(values) for name, values in samples.items()}
+    return {name: bench.median(values) for name, values in samples.items()}
 
 
 def measure_open(directory: Path, size_bytes: int, opens: int) -> dict[str, Any]:
@@ -295,9 +226,9 @@ def measure_open(directory: Path, size_bytes: int, opens: int) -> dict[str, Any]
     mean = sum(map(len, jpegs)) / len(jpegs)
     frames = max(1, round(size_bytes / mean))
     fsr, mcap = directory / "bench-open.fsr", directory / "bench-open.mcap"
-    compression, compression_name = mcap_compression()
+    compression, compression_name = bench.mcap_compression()
     _log(f"writing {frames} frames as FSR and as MCAP ({compression_name})")
-    write_fsr(fsr, jpegs, frames)
+    bench.write_camera_fsr(fsr, jpegs, frames, run_name="bench")
     write_mcap(mcap, jpegs, frames, compression)
     with FsrReader.open(fsr) as reader:
         records = reader.record_count
@@ -306,7 +237,7 @@ def measure_open(directory: Path, size_bytes: int, opens: int) -> dict[str, Any]
     _log(f"opening each {opens} times")
     opened = _alternating(
         {
-            "fsr": lambda: fsr_open_seconds(fsr),
+            "fsr": lambda: bench.fsr_open_seconds(fsr),
             "mcap": lambda: mcap_open_seconds(mcap),
         },
         opens,
@@ -383,73 +314,38 @@ def render_text(result: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------- main
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = bench.argument_parser(__doc__)
     add = parser.add_argument
-    add(
-        "--runs",
-        type=_positive_int,
-        default=21,
-        help="inspect (and python -c pass) runs, median reported (default 21)",
-    )
-    add(
-        "--opens",
-        type=_positive_int,
-        default=50,
-        help="opens per format, median reported (default 50)",
+    bench.add_counts(
+        parser,
+        {
+            "--runs": (21, "inspect (and python -c pass) runs, median reported"),
+            "--opens": (50, "opens per format, median reported"),
+        },
     )
     add(
         "--bytes",
-        type=_positive_int,
+        type=bench.positive(int),
         default=BIG_BYTES,
         metavar="N",
         help=f"payload bytes of each file of the open (default {BIG_BYTES}, 1 GiB)",
     )
     add("--no-open", action="store_true", help="time the start-up only")
-    add(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="write and keep the files in DIR (default: a temporary folder, removed)",
-    )
-    add("--json", action="store_true", help="print the figures as JSON")
     return parser
-
-
-@contextmanager
-def _workdir(out: Path | None) -> Iterator[Path]:
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        yield out
-        return
-    with tempfile.TemporaryDirectory(prefix="fsr-bench-") as name:
-        yield Path(name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the report (or JSON); return the exit code."""
     args = _parser().parse_args(argv)
     options = Options(args.runs, args.opens, args.bytes, not args.no_open)
-    try:
-        with _workdir(args.out) as directory:
-            result = run(directory, options)
-    except (BenchError, FsrError, OSError, subprocess.TimeoutExpired) as exc:
-        print(f"bench_startup: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(result, indent=2) if args.json else render_text(result))
-    return 0
+    return bench.report(
+        "bench_startup",
+        args,
+        lambda directory: run(directory, options),
+        render_text,
+        (subprocess.TimeoutExpired,),
+    )
 
 
 if __name__ == "__main__":

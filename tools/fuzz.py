@@ -44,7 +44,6 @@ import os
 import random
 import re
 import resource
-import signal
 import struct
 import tempfile
 import time
@@ -61,6 +60,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from case_watchdog import CaseTimeoutError, watchdog
 from fsr_core.canonical_json import canonical_dumps
 from fsr_core.errors import FsrError
 from fsr_core.format.profiles import IntegrityProfile
@@ -137,24 +137,6 @@ class Outcome:
         )
 
 
-class CaseTimeoutError(BaseException):
-    """Raised in a case by the watchdog; a BaseException so no handler eats it."""
-
-
-@contextlib.contextmanager
-def _watchdog(seconds: float) -> Iterator[None]:
-    def fire(signum: int, frame: object) -> None:
-        raise CaseTimeoutError(f"case ran longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _address_space_bytes() -> int:
     fields = Path("/proc/self/statm").read_text().split()
     return int(fields[0]) * resource.getpagesize()
@@ -225,7 +207,7 @@ def run_case(
         with (
             warnings.catch_warnings(),
             _memory_budget(MEMORY_BUDGET_BYTES),
-            _watchdog(target.timeout_s),
+            watchdog(target.timeout_s),
         ):
             warnings.simplefilter("ignore")
             for step_stage, step in target.steps:

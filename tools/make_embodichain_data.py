@@ -84,6 +84,20 @@ RUN_NAMESPACE = UUID("6a1d3f0e-2b7c-4e59-9f0a-5c3e8d2b1a47")
 # Pixels whose depth is checked in the expected files: (row, col).
 PROBE_PIXELS = [(0, 0), (1, 1), (1, 2), (24, 32), (40, 60), (10, 20)]
 
+
+def _crash_root(
+    phase: str, *, use_videos: bool, depth: str = "log_m"
+) -> dict[str, Any]:
+    """Return a root of two episodes whose recorder dies after ``phase`` of the last."""
+    return {
+        "name": f"crash_{phase}",
+        "lengths": [8, 10],
+        "use_videos": use_videos,
+        "depth": depth,
+        "crash": phase,
+    }
+
+
 # Roots to make. "crash" = journal phase after which the child SIGKILLs itself
 # while committing the last episode; "inject" = {episode: failure}, an OSError
 # raised inside one recorder step of that episode (the recorder handles it and
@@ -96,34 +110,10 @@ ROOTS: list[dict[str, Any]] = [
         "depth": "log_m",
         "real2sim": True,
     },
-    {
-        "name": "crash_prepared",
-        "lengths": [8, 10],
-        "use_videos": False,
-        "depth": "log_m",
-        "crash": "prepared",
-    },
-    {
-        "name": "crash_lerobot_committing",
-        "lengths": [8, 10],
-        "use_videos": False,
-        "depth": "log_m",
-        "crash": "lerobot_committing",
-    },
-    {
-        "name": "crash_lerobot_committed",
-        "lengths": [8, 10],
-        "use_videos": True,
-        "depth": "log_m",
-        "crash": "lerobot_committed",
-    },
-    {
-        "name": "crash_depth_committed",
-        "lengths": [8, 10],
-        "use_videos": False,
-        "depth": "linear_mm",
-        "crash": "depth_committed",
-    },
+    _crash_root("prepared", use_videos=False),
+    _crash_root("lerobot_committing", use_videos=False),
+    _crash_root("lerobot_committed", use_videos=True),
+    _crash_root("depth_committed", use_videos=False, depth="linear_mm"),
     {
         "name": "recorded_errors",
         "lengths": [8, 10, 9],

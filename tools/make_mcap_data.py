@@ -750,28 +750,47 @@ def _ros_image(
     }
 
 
+def _ros_raw_frame(
+    camera: str,
+    frame_id: str,
+    image_ms: int,
+    image: NDArray[np.uint8],
+    distortion: tuple[str, list[float]],
+) -> list[_Event]:
+    """Return one frame of ``/<camera>``: ``camera_info`` 2 ms before ``image_raw``.
+
+    The header stamps lag the log time by :data:`ROS_STAMP_LAG_NS`; the
+    encoding is ``rgb8`` for a colour image, ``mono8`` for a grey one.
+    """
+    stamp = _log_ns(image_ms) - ROS_STAMP_LAG_NS
+    height, width = image.shape[:2]
+    encoding = "rgb8" if image.ndim == 3 else "mono8"
+    info = camera_info(stamp, frame_id, (width, height), distortion)
+    return [
+        _Event(_log_ns(image_ms - 2), f"/{camera}/camera_info", info),
+        _Event(
+            _log_ns(image_ms),
+            f"/{camera}/image_raw",
+            _ros_image(stamp, frame_id, image, encoding),
+        ),
+    ]
+
+
 def _ros_camera_events() -> list[_Event]:
     events = []
-    size = (CAM_WIDTH, CAM_HEIGHT)
+    distortion = ("rational_polynomial", RATIONAL_D)
     for frame in range(5):
         image_ms = 100 + 400 * frame
-        stamp = _log_ns(image_ms) - ROS_STAMP_LAG_NS
         scene = _scene(CAM_WIDTH, CAM_HEIGHT, frame)
-        info = camera_info(stamp, CAM_FRAME, size, ("rational_polynomial", RATIONAL_D))
         compressed = {
-            "header": _ros_header(stamp, CAM_FRAME),
+            "header": _ros_header(_log_ns(image_ms) - ROS_STAMP_LAG_NS, CAM_FRAME),
             "format": "jpeg",
             "data": _compressed(scene, "jpeg"),
         }
-        events += [
-            _Event(_log_ns(image_ms - 2), "/camera/camera_info", info),
-            _Event(
-                _log_ns(image_ms),
-                "/camera/image_raw",
-                _ros_image(stamp, CAM_FRAME, scene, "rgb8"),
-            ),
-            _Event(_log_ns(image_ms + 2), "/camera/image/compressed", compressed),
-        ]
+        events += _ros_raw_frame("camera", CAM_FRAME, image_ms, scene, distortion)
+        events.append(
+            _Event(_log_ns(image_ms + 2), "/camera/image/compressed", compressed)
+        )
     return events
 
 
@@ -800,20 +819,12 @@ def _ros_depth_events() -> list[_Event]:
 
 def _ros_fisheye_events() -> list[_Event]:
     events = []
-    size = (FISHEYE_SIZE, FISHEYE_SIZE)
+    distortion = ("equidistant", EQUIDISTANT_D)
     for frame in range(3):
-        image_ms = 298 + 600 * frame
-        stamp = _log_ns(image_ms) - ROS_STAMP_LAG_NS
         mono = _mono8(FISHEYE_SIZE, FISHEYE_SIZE, frame)
-        info = camera_info(stamp, FISHEYE_FRAME, size, ("equidistant", EQUIDISTANT_D))
-        events += [
-            _Event(_log_ns(image_ms - 2), "/fisheye/camera_info", info),
-            _Event(
-                _log_ns(image_ms),
-                "/fisheye/image_raw",
-                _ros_image(stamp, FISHEYE_FRAME, mono, "mono8"),
-            ),
-        ]
+        events += _ros_raw_frame(
+            "fisheye", FISHEYE_FRAME, 298 + 600 * frame, mono, distortion
+        )
     return events
 
 

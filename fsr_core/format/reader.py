@@ -52,6 +52,7 @@ from fsr_core.format.payloads import decode_payload
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.safe_open import ByteSource, open_source
 from fsr_core.format.seeking import SeekMode, ensure_range, find_row, parse_mode
+from fsr_core.format.series_read import read_raw_series
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import (
     Footer,
@@ -434,6 +435,19 @@ class FsrReader:
             raise ValueError(f"stream {stream!r} is not a raw numeric stream")
         rows = self._layout.stream_rows[stream_id]
         entries = self._layout.entries[rows]
+        try:
+            fast = read_raw_series(
+                self._source,
+                self._layout,
+                rows,
+                spec,
+                self._meta.profile,
+                self._verify_batch,
+            )
+        except FsrError:
+            fast = None  # the record-by-record read below says what is wrong
+        if fast is not None:
+            return entries["tick"].copy(), entries["sim_time_s"].copy(), fast
         values = np.empty((len(rows), *spec.shape), dtype=spec.numpy_dtype)
         for index, row in enumerate(rows):
             values[index] = self._read_row(int(row)).decoded
@@ -550,13 +564,7 @@ class FsrReader:
         data = self._source.read_at(offset, length, section="record")
         seq = int(entry["stream_seq"])
         if _crc(data) != int(entry["record_crc"]):
-            raise CorruptRecordError(
-                "record fails its CRC",
-                path=self.path,
-                stream=spec.name,
-                record=seq,
-                offset=offset,
-            )
+            raise self._record_error("record fails its CRC", spec, seq, offset)
         verified = (
             self._verify(row, data, spec, seq, offset) if verify_digest else False
         )
@@ -569,20 +577,12 @@ class FsrReader:
                     what="record metadata",
                 )
             except FsrError as exc:
-                raise CorruptRecordError(
-                    f"record metadata: {exc.reason}",
-                    path=self.path,
-                    stream=spec.name,
-                    record=seq,
-                    offset=offset,
+                raise self._record_error(
+                    f"record metadata: {exc.reason}", spec, seq, offset
                 ) from exc
             if not isinstance(parsed, dict):
-                raise CorruptRecordError(
-                    "record metadata is not an object",
-                    path=self.path,
-                    stream=spec.name,
-                    record=seq,
-                    offset=offset,
+                raise self._record_error(
+                    "record metadata is not an object", spec, seq, offset
                 )
             metadata = parsed
         return Record(
@@ -599,6 +599,14 @@ class FsrReader:
             decode=self._decode,
         )
 
+    def _record_error(
+        self, message: str, spec: StreamSpec, seq: int, offset: int
+    ) -> CorruptRecordError:
+        """Return a :class:`CorruptRecordError` at record ``seq`` of ``spec``."""
+        return CorruptRecordError(
+            message, path=self.path, stream=spec.name, record=seq, offset=offset
+        )
+
     def _verify(
         self, row: int, data: bytes, spec: StreamSpec, seq: int, offset: int
     ) -> bool:
@@ -609,13 +617,7 @@ class FsrReader:
                 hashlib.sha256(data).digest()
                 != self._layout.record_digests[row].tobytes()
             ):
-                raise CorruptRecordError(
-                    "record fails its SHA-256",
-                    path=self.path,
-                    stream=spec.name,
-                    record=seq,
-                    offset=offset,
-                )
+                raise self._record_error("record fails its SHA-256", spec, seq, offset)
             return True
         if profile is IntegrityProfile.FAST:
             self._verify_batch(int(self._layout.batch_of_row[row]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,14 @@ _MAX_U32 = 0xFFFFFFFF
 _MAX_I64 = (1 << 63) - 1
 
 
+class _Clocks(NamedTuple):
+    """A checked record's three clocks."""
+
+    generation: int
+    tick: int
+    sim_time_s: float
+
+
 @dataclass(frozen=True)
 class PreparedRecord(RecordSlot):
     """A checked record whose payload may still need encoding."""
@@ -71,7 +79,7 @@ class RecordChecks:
         self._specs = specs
         self._ids = {spec.name: i for i, spec in enumerate(specs)}
         self._seq = [0] * len(specs)
-        self._last: list[tuple[int, int, float] | None] = [None] * len(specs)
+        self._last: list[_Clocks | None] = [None] * len(specs)
         self._capture = 0
         self._digests: dict[str, int] = {}
         self._declared: dict[tuple[str, int, int], int] = {}
@@ -102,9 +110,7 @@ class RecordChecks:
         if stream_id is None:
             raise StreamNotFoundError(f"no stream named {stream!r} was declared")
         spec = self._specs[stream_id]
-        tick, sim_time_s, generation = self._check_clocks(
-            spec, stream_id, tick, sim_time_s, generation
-        )
+        clocks = self._check_clocks(spec, stream_id, tick, sim_time_s, generation)
         meta = dict(metadata or {})
         if (
             encoded is not None
@@ -112,14 +118,12 @@ class RecordChecks:
             and spec.kind is not StreamKind.CAMERA_INTRINSICS
         ):
             ref = (
-                self._camera_ref(spec, meta, generation, tick)
+                self._camera_ref(spec, meta, clocks)
                 if spec.kind in CAMERA_KINDS
                 else NO_CALIBRATION
             )
         else:
-            value, ref = self._prepare_value(
-                spec, value, meta, generation, tick, sim_time_s
-            )
+            value, ref = self._prepare_value(spec, value, meta, clocks)
         if spec.codec == "json" and encoded is None:
             # Checked and encoded once, here: the payload is these exact bytes.
             payload = canonical_dumps(value, limits=PAYLOAD_JSON_LIMITS)
@@ -129,9 +133,9 @@ class RecordChecks:
             stream_id,
             self._seq[stream_id],
             self._capture,
-            generation,
-            tick,
-            sim_time_s,
+            clocks.generation,
+            clocks.tick,
+            clocks.sim_time_s,
             ref,
             meta_bytes,
             spec,
@@ -140,7 +144,7 @@ class RecordChecks:
         )
         self._seq[stream_id] += 1
         self._capture += 1
-        self._last[stream_id] = (generation, tick, sim_time_s)
+        self._last[stream_id] = clocks
         return prepared
 
     def _check_clocks(
@@ -150,7 +154,7 @@ class RecordChecks:
         tick: int,
         sim_time_s: float,
         generation: int,
-    ) -> tuple[int, float, int]:
+    ) -> _Clocks:
         if (
             isinstance(tick, bool)
             or not isinstance(tick, int | np.integer)
@@ -190,21 +194,15 @@ class RecordChecks:
                     f"tick {last_tick} at {last_time} s)",
                     stream=spec.name,
                 )
-        return int(tick), time_s, int(generation)
+        return _Clocks(int(generation), int(tick), time_s)
 
     def _prepare_value(
-        self,
-        spec: StreamSpec,
-        value: Any,
-        meta: dict[str, Any],
-        generation: int,
-        tick: int,
-        sim_time_s: float,
+        self, spec: StreamSpec, value: Any, meta: dict[str, Any], clocks: _Clocks
     ) -> tuple[Any, int]:
         if spec.kind is StreamKind.CAMERA_INTRINSICS:
-            return self._intrinsics(spec, value, meta, generation, tick, sim_time_s)
+            return self._intrinsics(spec, value, meta, clocks)
         if spec.kind in CAMERA_KINDS:
-            ref = self._camera_ref(spec, meta, generation, tick)
+            ref = self._camera_ref(spec, meta, clocks)
             if spec.codec == "raw":
                 value = check_raw_value(spec, value)
                 if (
@@ -222,18 +220,13 @@ class RecordChecks:
         if spec.codec == "arrays+zlib":
             return _arrays_snapshot(spec, value), NO_CALIBRATION
         if spec.kind is StreamKind.LIFECYCLE:
-            self._lifecycle(spec, value, generation, tick, sim_time_s)
+            self._lifecycle(spec, value, clocks)
         return value, NO_CALIBRATION
 
     def _intrinsics(
-        self,
-        spec: StreamSpec,
-        value: Any,
-        meta: dict[str, Any],
-        generation: int,
-        tick: int,
-        sim_time_s: float,
+        self, spec: StreamSpec, value: Any, meta: dict[str, Any], clocks: _Clocks
     ) -> tuple[Any, int]:
+        generation, tick, sim_time_s = clocks
         profile = (
             value
             if isinstance(value, CalibrationProfile)
@@ -275,8 +268,9 @@ class RecordChecks:
         return profile.K, ref
 
     def _camera_ref(
-        self, spec: StreamSpec, meta: dict[str, Any], generation: int, tick: int
+        self, spec: StreamSpec, meta: dict[str, Any], clocks: _Clocks
     ) -> int:
+        generation, tick = clocks.generation, clocks.tick
         assert spec.camera is not None
         self._check_pending(spec.camera, generation, tick)
         digest = meta.get("calibration_digest")
@@ -315,14 +309,7 @@ class RecordChecks:
                     f"{used_tick} was not declared within that tick"
                 )
 
-    def _lifecycle(
-        self,
-        spec: StreamSpec,
-        value: Any,
-        generation: int,
-        tick: int,
-        sim_time_s: float,
-    ) -> None:
+    def _lifecycle(self, spec: StreamSpec, value: Any, clocks: _Clocks) -> None:
         event = value.get("event") if isinstance(value, dict) else None
         if event not in LIFECYCLE_EVENTS:
             raise SchemaError(
@@ -333,11 +320,7 @@ class RecordChecks:
         if event == "terminal_semantic_cut":
             if self._terminal_cut is not None:
                 raise SchemaError("a second terminal semantic cut", stream=spec.name)
-            self._terminal_cut = {
-                "generation": generation,
-                "tick": tick,
-                "sim_time_s": sim_time_s,
-            }
+            self._terminal_cut = clocks._asdict()
         elif event == "completion":
             status, reason = value.get("status"), value.get("reason_code")
             if (
@@ -353,8 +336,8 @@ class RecordChecks:
             self._completion = {
                 "status": status,
                 "reason_code": reason,
-                "tick": tick,
-                "sim_time_s": sim_time_s,
+                "tick": clocks.tick,
+                "sim_time_s": clocks.sim_time_s,
             }
 
     def add_gap(self, stream: str, *, after_seq: int, lost: int, reason: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import platform
 from collections.abc import Iterable, Sequence
 from importlib import metadata as package_metadata
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -46,6 +46,7 @@ __all__ = [
     "camera_table",
     "control_streams",
     "observation_stream",
+    "run_section",
     "run_versions",
     "scene_streams",
     "simulator_streams",
@@ -197,4 +198,34 @@ def run_versions(**simulators: str) -> dict[str, str]:
         **simulators,
         "numpy": np.__version__,
         "python": platform.python_version(),
+    }
+
+
+def run_section(
+    name: str,
+    description: str,
+    simulator: str,
+    reproducibility: str,
+    *,
+    interactive: bool = False,
+) -> dict[str, Any]:
+    """Return the ``run`` metadata of a simulator's recording.
+
+    Parameters
+    ----------
+    name, description
+        The scenario's.
+    simulator
+        The registry name of the simulator that recorded it.
+    reproducibility
+        What a re-simulation of the recording gives, for people.
+    interactive
+        Whether the run was pushed from outside its scenario.
+    """
+    return {
+        "name": name,
+        "description": description,
+        "simulator": simulator,
+        "interactive": interactive,
+        "reproducibility": reproducibility,
     }

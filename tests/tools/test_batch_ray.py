@@ -9,14 +9,13 @@ directly. Ray is slow to start, so these tests are few.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from batch_inputs import BROKEN, VALID, make_mixed_folder, read_report
+from python_probe import offscreen_env, run_python
 
 from app.headless.batch.engines.ray_engine import RayEngine
 from app.headless.batch.fault_injection import FAULTS_VARIABLE
@@ -27,7 +26,6 @@ ray = pytest.importorskip("ray")
 
 pytestmark = pytest.mark.slow
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The faults the shared instance's workers inject (its workers read the
 #: environment once, when the instance starts).
 FAULTS = "crash:crash_me.fsr,hang:hang_me.fsr"
@@ -69,15 +67,7 @@ def test_the_command_line_exports_through_the_object_store_on_its_own_instance(
     argv = ["batch", "export", str(mixed), "--engine", "ray", "--jobs", "2"]
     argv += ["--out", str(out), "--report", str(report), "--inputs", "object-store"]
     argv += ["--size", "64x64", "--fps", "4"]
-    done = subprocess.run(
-        [sys.executable, "-m", "app", *argv],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-    )
+    done = run_python(["-m", "app", *argv], env=offscreen_env(), timeout_s=240)
 
     assert done.returncode == 1, done.stderr[-3000:]  # garbage.fsr fails
     assert "Traceback" not in done.stderr

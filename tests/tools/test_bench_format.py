@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
-from tool_scripts import load_tool
+from tool_scripts import ToolRun, fake_free_disk, load_tool, run_main
 
 bench_format = load_tool("bench_format")
 
@@ -29,17 +26,9 @@ FORMAT_FIGURES = [
 ]
 
 
-class Run(NamedTuple):
-    code: int
-    result: dict[str, Any]
-
-
 @pytest.fixture(scope="module")
-def one_second_run() -> Run:
-    stdout = io.StringIO()
-    with contextlib.redirect_stdout(stdout):
-        code = bench_format.main(["--seconds", "1", "--json"])
-    return Run(code, json.loads(stdout.getvalue()))
+def one_second_run() -> ToolRun:
+    return run_main(bench_format.main, ["--seconds", "1", "--json"])
 
 
 def _figure(figures: dict[str, Any], path: tuple[str, ...]) -> Any:
@@ -49,7 +38,7 @@ def _figure(figures: dict[str, Any], path: tuple[str, ...]) -> Any:
     return value
 
 
-def test_a_short_run_exits_0_with_every_section(one_second_run: Run) -> None:
+def test_a_short_run_exits_0_with_every_section(one_second_run: ToolRun) -> None:
     assert one_second_run.code == 0
     assert set(one_second_run.result) >= {
         "config",
@@ -67,7 +56,7 @@ def test_a_short_run_exits_0_with_every_section(one_second_run: Run) -> None:
 @pytest.mark.parametrize("fmt", ["fsr", "mcap"])
 @pytest.mark.parametrize("path", FORMAT_FIGURES, ids=".".join)
 def test_every_figure_is_positive_for_both_formats(
-    one_second_run: Run, fmt: str, path: tuple[str, ...]
+    one_second_run: ToolRun, fmt: str, path: tuple[str, ...]
 ) -> None:
     value = _figure(one_second_run.result["formats"][fmt], path)
 
@@ -75,7 +64,7 @@ def test_every_figure_is_positive_for_both_formats(
     assert value > 0
 
 
-def test_both_files_hold_the_same_records(one_second_run: Run) -> None:
+def test_both_files_hold_the_same_records(one_second_run: ToolRun) -> None:
     data = one_second_run.result["data"]
     formats = one_second_run.result["formats"]
 
@@ -85,7 +74,7 @@ def test_both_files_hold_the_same_records(one_second_run: Run) -> None:
     assert formats["fsr"]["scan"]["payload_bytes"] >= data["payload_bytes"]
 
 
-def test_ratios_and_targets_are_reported(one_second_run: Run) -> None:
+def test_ratios_and_targets_are_reported(one_second_run: ToolRun) -> None:
     result = one_second_run.result
 
     assert all(value > 0 for value in result["ratios"].values())
@@ -95,7 +84,7 @@ def test_ratios_and_targets_are_reported(one_second_run: Run) -> None:
 
 
 def test_the_decoder_table_names_the_backend_of_fsr_core_media(
-    one_second_run: Run,
+    one_second_run: ToolRun,
 ) -> None:
     result = one_second_run.result
     rows = {row["name"]: row for row in result["jpeg_decoders"]}
@@ -109,7 +98,7 @@ def test_the_decoder_table_names_the_backend_of_fsr_core_media(
     assert result["decoder"]["fsr_core_media_backend"] in ("simplejpeg", "pillow")
 
 
-def test_the_text_report_renders_from_the_json(one_second_run: Run) -> None:
+def test_the_text_report_renders_from_the_json(one_second_run: ToolRun) -> None:
     text = bench_format.render_text(one_second_run.result)
 
     assert "FSR/MCAP" in text
@@ -120,12 +109,7 @@ def test_the_text_report_renders_from_the_json(one_second_run: Run) -> None:
 def test_big_is_refused_without_3_gb_free(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class Usage(NamedTuple):
-        total: int
-        used: int
-        free: int
-
-    monkeypatch.setattr(bench_format.shutil, "disk_usage", lambda _: Usage(1, 1, 10**9))
+    fake_free_disk(monkeypatch, 10**9)
 
     code = bench_format.main(["--seconds", "1", "--big", "--out", str(tmp_path)])
 

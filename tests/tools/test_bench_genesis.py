@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
-from tool_scripts import load_tool
+from tool_scripts import load_tool, run_main
 
 bench_genesis = load_tool("bench_genesis")
 
@@ -20,11 +17,11 @@ TASKS = {
 
 
 def test_a_quick_run_without_genesis_prints_every_task_of_ours() -> None:
-    stdout = io.StringIO()
-    with contextlib.redirect_stdout(stdout):
-        code = bench_genesis.main(["--quick", "--no-genesis", "--rounds", "1"])
+    code, stdout = run_main(
+        bench_genesis.main, ["--quick", "--no-genesis", "--rounds", "1"]
+    )
     assert code == 0
-    lines = stdout.getvalue().splitlines()
+    lines = stdout.splitlines()
     assert lines[0].startswith("file: v4_box_exact.gstraj,")
     assert "41 frames" in lines[0]
     assert lines[1].split()[:3] == ["task", "ours", "s"]

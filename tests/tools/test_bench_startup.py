@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import pytest
-from tool_scripts import load_tool
+from tool_scripts import ToolRun, fake_free_disk, load_tool, run_main
 
 bench_startup = load_tool("bench_startup")
 
 
-class Run(NamedTuple):
-    code: int
-    result: dict[str, Any]
-
-
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> ToolRun:
     out = tmp_path_factory.mktemp("bench-startup")
     argv = ["--runs", "1", "--opens", "2", "--bytes", "2000000", "--out", str(out)]
-    stdout = io.StringIO()
-    with contextlib.redirect_stdout(stdout):
-        code = bench_startup.main([*argv, "--json"])
-    return Run(code, json.loads(stdout.getvalue()))
+    return run_main(bench_startup.main, [*argv, "--json"])
 
 
-def test_a_tiny_run_exits_0_with_both_figures(tiny_run: Run) -> None:
+def test_a_tiny_run_exits_0_with_both_figures(tiny_run: ToolRun) -> None:
     assert tiny_run.code == 0
     assert set(tiny_run.result) == {"config", "startup", "open"}
     startup = tiny_run.result["startup"]
@@ -40,7 +28,7 @@ def test_a_tiny_run_exits_0_with_both_figures(tiny_run: Run) -> None:
     assert isinstance(startup["met"], bool)
 
 
-def test_both_files_of_the_open_hold_the_same_frames(tiny_run: Run) -> None:
+def test_both_files_of_the_open_hold_the_same_frames(tiny_run: ToolRun) -> None:
     opened = tiny_run.result["open"]
 
     assert opened["frames"] >= 1
@@ -53,7 +41,7 @@ def test_both_files_of_the_open_hold_the_same_frames(tiny_run: Run) -> None:
     assert isinstance(opened["met"], bool)
 
 
-def test_the_text_report_renders_from_the_json(tiny_run: Run) -> None:
+def test_the_text_report_renders_from_the_json(tiny_run: ToolRun) -> None:
     text = bench_startup.render_text(tiny_run.result)
 
     assert "python -c pass" in text
@@ -74,12 +62,7 @@ def test_no_open_times_the_start_up_only(
 def test_the_open_is_refused_without_the_disk_space(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class Usage(NamedTuple):
-        total: int
-        used: int
-        free: int
-
-    monkeypatch.setattr(bench_startup.shutil, "disk_usage", lambda _: Usage(1, 1, 10))
+    fake_free_disk(monkeypatch, 10)
 
     code = bench_startup.main(["--runs", "1", "--out", str(tmp_path)])
 

@@ -10,12 +10,10 @@ loaded afterwards, so a lazy import that became eager shows up here.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from python_probe import offscreen_env, run_python
 
 from fsr_core.synthetic import SyntheticRun, write_synthetic
 
@@ -42,15 +40,7 @@ sys.stdout.write("\\n" + json.dumps({"code": code, "loaded": loaded}) + "\\n")
 
 
 def _run(argv: list[str], watched: tuple[str, ...]) -> dict[str, object]:
-    completed = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv, "--", *watched],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-    )
+    completed = run_python(["-c", _PROBE, *argv, "--", *watched], env=offscreen_env())
     assert completed.returncode == 0, completed.stderr
     result: dict[str, object] = json.loads(completed.stdout.strip().splitlines()[-1])
     return result

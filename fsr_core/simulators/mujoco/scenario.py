@@ -49,7 +49,7 @@ recording alone.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -196,14 +196,8 @@ class CameraSpec:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """Return the resolved table."""
-        return {
-            "name": self.name,
-            "width": self.width,
-            "height": self.height,
-            "rate_hz": self.rate_hz,
-            "codec": self.codec,
-        }
+        """Return the resolved table: every field, by name."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -239,13 +233,8 @@ class RecordingSpec:
         return spec
 
     def to_json(self) -> dict[str, Any]:
-        """Return the resolved table."""
-        return {
-            "render_state_rate_hz": self.render_state_rate_hz,
-            "geometry_rate_hz": self.geometry_rate_hz,
-            "applied_every_n_steps": self.applied_every_n_steps,
-            "integrity": self.integrity,
-        }
+        """Return the resolved table: every field, by name."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -272,12 +261,8 @@ class RenderSettings:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """Return the resolved table."""
-        return {
-            "shadows": self.shadows,
-            "reflections": self.reflections,
-            "multisamples": self.multisamples,
-        }
+        """Return the resolved table: every field, by name."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from fsr_core.format.catalog import json_stream
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.simulation.recorded_streams import (
     observation_stream,
+    run_section,
     run_versions,
     scene_streams,
     simulator_streams,
@@ -29,6 +30,10 @@ __all__ = [
 
 OBSERVATIONS: Final = "observations.mujoco"
 MODEL_FILES: Final = "model.files"
+_REPRODUCIBILITY: Final = (
+    "deterministic on one machine: re-simulation from the embedded "
+    "model and authored control reproduces every channel bit for bit"
+)
 
 
 def camera_prefix(camera: str) -> str:
@@ -59,16 +64,9 @@ def run_metadata(scenario: MujocoScenario, loaded: LoadedModel) -> dict[str, Any
     """Return the metadata: run, scenario summary, config, model, contract, versions."""
     model = loaded.model
     return {
-        "run": {
-            "name": scenario.name,
-            "description": scenario.description,
-            "simulator": SIMULATOR_NAME,
-            "interactive": False,
-            "reproducibility": (
-                "deterministic on one machine: re-simulation from the embedded "
-                "model and authored control reproduces every channel bit for bit"
-            ),
-        },
+        "run": run_section(
+            scenario.name, scenario.description, SIMULATOR_NAME, _REPRODUCIBILITY
+        ),
         "scenario": {
             "model": scenario.model.entry,
             "duration_s": scenario.duration_s,

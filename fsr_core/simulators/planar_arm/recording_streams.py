@@ -7,6 +7,7 @@ from typing import Any
 from fsr_core.format.streams import StreamSpec
 from fsr_core.simulation.recorded_streams import (
     observation_stream,
+    run_section,
     run_versions,
     scene_streams,
     simulator_streams,
@@ -64,13 +65,13 @@ def run_metadata(scenario: Scenario, *, interactive: bool) -> dict[str, Any]:
     """Return the metadata: run, scenario summary, config, contract, versions."""
     model = scenario.model
     return {
-        "run": {
-            "name": scenario.name,
-            "description": scenario.description,
-            "simulator": SIMULATOR_NAME,
-            "interactive": interactive,
-            "reproducibility": reproducibility(interactive=interactive),
-        },
+        "run": run_section(
+            scenario.name,
+            scenario.description,
+            SIMULATOR_NAME,
+            reproducibility(interactive=interactive),
+            interactive=interactive,
+        ),
         "scenario": {
             "task": scenario.task.get("kind"),
             "controller": scenario.controller.get("kind"),

@@ -27,7 +27,7 @@ A scenario is a TOML document (see ``docs/scenarios.md``) with these tables:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -269,13 +269,8 @@ class Recording:
             raise SchemaError("recording.applied_every_n_ticks must be at least 1")
 
     def to_json(self) -> dict[str, Any]:
-        """Return the resolved recording table."""
-        return {
-            "render_state_rate_hz": self.render_state_rate_hz,
-            "geometry_rate_hz": self.geometry_rate_hz,
-            "integrity": self.integrity,
-            "applied_every_n_ticks": self.applied_every_n_ticks,
-        }
+        """Return the resolved recording table: every field, by name."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ it: ``verify()`` (every record's CRC, digests and decoding), every camera frame
 - ``fsr_error``: an :class:`~fsr_core.errors.FsrError` subclass, at ``open``
   or while reading (``read``);
 - ``crash``: any other exception escaped (a G1 failure);
-- ``hang``: the per-case watchdog (``signal.setitimer``, 2 s) fired (a G3
-  failure).
+- ``hang``: the per-case watchdog (``signal.setitimer``, 2 s; the fuzzer's,
+  ``tools/case_watchdog.py``) fired (a G3 failure).
 
 A :class:`Fingerprint` of everything a reader hands out (metadata, stream
 summaries, every record's clocks, metadata and decoded value, every frame,
@@ -29,15 +29,15 @@ import enum
 import hashlib
 import io
 import os
-import signal
 import tracemalloc
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
+from tool_scripts import import_tool
 
 from fsr_core.errors import FormatError, FsrError
 from fsr_core.format.reader import FsrReader
@@ -46,24 +46,13 @@ from fsr_core.media import RGBFrame
 CASE_TIMEOUT_S = 2.0
 
 
-class CaseTimeoutError(BaseException):
-    """Raised inside a case by the watchdog. A BaseException, so no handler eats it."""
+_case_watchdog = import_tool("case_watchdog")
+CaseTimeoutError = _case_watchdog.CaseTimeoutError
 
 
-@contextmanager
-def watchdog(seconds: float = CASE_TIMEOUT_S) -> Iterator[None]:
+def watchdog(seconds: float = CASE_TIMEOUT_S) -> AbstractContextManager[None]:
     """Raise :class:`CaseTimeoutError` in the main thread after ``seconds``."""
-
-    def fire(signum: int, frame: object) -> None:
-        raise CaseTimeoutError(f"case ran longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return _case_watchdog.watchdog(seconds)
 
 
 # ------------------------------------------------------------------ outcomes

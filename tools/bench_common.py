@@ -1,0 +1,216 @@
+"""What the FSR-against-MCAP benchmarks share: camera, files, timing and ``main``.
+
+``tools/bench_format.py`` and ``tools/bench_startup.py`` write the same camera
+(640x480 JPEG, q92, 30 Hz, one intrinsics record first) as FSR and as MCAP,
+time ``FsrReader.open``, parse the same options and print their figures the
+same way; this module is that common part. A script's own folder is on
+``sys.path`` when it runs, so the scripts import it as ``bench_common``
+(``tests/tool_scripts.py`` puts ``tools/`` there for the tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from mcap.writer import CompressionType
+from mcap.writer import Writer as McapWriter
+
+from fsr_core.calibration import CalibrationProfile
+from fsr_core.errors import FsrError
+from fsr_core.format.catalog import camera_streams
+from fsr_core.format.reader import FsrReader
+from fsr_core.format.writer import FsrWriter
+
+__all__ = [
+    "CAMERA",
+    "CAMERA_HZ",
+    "HEIGHT",
+    "JPEG_QUALITY",
+    "WIDTH",
+    "BenchError",
+    "add_counts",
+    "argument_parser",
+    "camera_profile",
+    "fsr_open_seconds",
+    "mcap_compression",
+    "mcap_writer",
+    "median",
+    "positive",
+    "report",
+    "write_camera_fsr",
+]
+
+WIDTH = 640
+HEIGHT = 480
+CAMERA = "bench"
+CAMERA_HZ = 30
+JPEG_QUALITY = 92
+
+
+class BenchError(Exception):
+    """The benchmark cannot run or produced inconsistent data."""
+
+
+def median(values: Sequence[float]) -> float:
+    """Return the median of ``values`` as a float."""
+    return float(statistics.median(values))
+
+
+# ------------------------------------------------------------------ the files
+def camera_profile() -> CalibrationProfile:
+    """Return the bench camera's intrinsics (focal length 0.9 of the width)."""
+    focal = 0.9 * WIDTH
+    return CalibrationProfile(WIDTH, HEIGHT, focal, focal, WIDTH / 2, HEIGHT / 2)
+
+
+def write_camera_fsr(
+    path: Path, jpegs: Sequence[bytes], frames: int, *, run_name: str
+) -> None:
+    """Write the intrinsics record, then ``frames`` camera frames cycling ``jpegs``."""
+    rgb, intrinsics = camera_streams(
+        CAMERA, width=WIDTH, height=HEIGHT, rate_hz=CAMERA_HZ
+    )[:2]
+    metadata = {"run": {"name": run_name}}
+    with FsrWriter(path, [rgb, intrinsics], metadata=metadata) as out:
+        out.write(intrinsics.name, camera_profile(), tick=0, sim_time_s=0.0)
+        for i in range(frames):
+            payload = jpegs[i % len(jpegs)]
+            out.write_encoded(
+                rgb.name,
+                payload,
+                raw_length=len(payload),
+                tick=i,
+                sim_time_s=i / CAMERA_HZ,
+            )
+
+
+def mcap_compression() -> tuple[CompressionType, str]:
+    """Zstd when ``zstandard`` imports, else lz4, else uncompressed chunks."""
+    for module, kind, name in (
+        ("zstandard", CompressionType.ZSTD, "zstd"),
+        ("lz4", CompressionType.LZ4, "lz4"),
+    ):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+        return kind, name
+    return CompressionType.NONE, "none"
+
+
+@contextmanager
+def mcap_writer(
+    path: Path, compression: CompressionType, *, library: str
+) -> Iterator[McapWriter]:
+    """Create the MCAP file ``path`` (never over one); finish and fsync it after."""
+    with path.open("xb") as handle:
+        writer = McapWriter(handle, compression=compression)
+        writer.start(profile="", library=library)
+        yield writer
+        writer.finish()  # type: ignore[no-untyped-call]  # mcap leaves it unannotated
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+# ------------------------------------------------------------------- the open
+def fsr_open_seconds(path: Path) -> float:
+    """Time ``FsrReader.open`` (the whole validation), not the close."""
+    start = time.perf_counter()
+    reader = FsrReader.open(path)
+    elapsed = time.perf_counter() - start
+    reader.close()
+    return elapsed
+
+
+# ---------------------------------------------------------------------- main
+def positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    """Return an argparse type that parses a positive ``kind``."""
+    what = "whole number" if kind is int else "number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {what}: {text}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+
+    return parse
+
+
+def argument_parser(description: str | None) -> argparse.ArgumentParser:
+    """Return a parser showing ``description`` as is, with ``--out DIR`` and ``--json``.
+
+    ``--out`` keeps the files in ``DIR``; without it :func:`report` works in a
+    temporary folder and removes it.
+    """
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write and keep the files in DIR (default: a temporary folder, removed)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    return parser
+
+
+def add_counts(
+    parser: argparse.ArgumentParser, counts: Mapping[str, tuple[int, str]]
+) -> None:
+    """Add a positive whole-number option per ``flag: (default, what it counts)``."""
+    for flag, (default, what) in counts.items():
+        parser.add_argument(
+            flag,
+            type=positive(int),
+            default=default,
+            help=f"{what} (default {default})",
+        )
+
+
+@contextmanager
+def _workdir(out: Path | None) -> Iterator[Path]:
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        yield out
+        return
+    with tempfile.TemporaryDirectory(prefix="fsr-bench-") as name:
+        yield Path(name)
+
+
+def report(
+    tool: str,
+    args: argparse.Namespace,
+    run: Callable[[Path], dict[str, Any]],
+    render_text: Callable[[dict[str, Any]], str],
+    failures: tuple[type[BaseException], ...] = (),
+) -> int:
+    """Run ``run`` in ``--out`` (or a temporary folder); print and return the code.
+
+    The figures go to stdout, as JSON with ``--json``; a :class:`BenchError`,
+    an ``FsrError``, an ``OSError`` or one of ``failures`` is one line on stderr
+    and exit code 1.
+    """
+    caught: tuple[type[BaseException], ...] = (BenchError, FsrError, OSError)
+    try:
+        with _workdir(args.out) as directory:
+            result = run(directory)
+    except (*caught, *failures) as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2) if args.json else render_text(result))
+    return 0

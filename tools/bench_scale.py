@@ -1,0 +1,203 @@
+"""Benchmark how the viewer's memory scales with the length of one recording.
+
+Writes two FSR recordings of the same kind, one short (``--short-minutes``,
+default 1) and one long (``--minutes``, default 60): a 1 kHz numeric stream
+of 7 joints and a 30 Hz 640x480 JPEG camera (the frames cycle through a few
+pre-encoded pictures, so writing is fast; reading decodes each one). For each,
+a fresh process opens it, scrubs 100 random positions (the camera frame and
+the panel values there, as the window does), then exports 10 s of video with
+the camera and the panel, and reports its peak resident memory after each
+step. The goal (issue: one recording of any size): the long recording's peak
+is at most 1.2x the short one's and at most 500 MB.
+
+    .venv/bin/python tools/bench_scale.py [--minutes 60] [--short-minutes 1]
+        [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.calibration import CalibrationProfile
+from fsr_core.format.catalog import camera_streams, numeric_stream
+from fsr_core.format.writer import FsrWriter
+
+JOINTS_HZ: Final = 1000
+CAMERA_HZ: Final = 30
+WIDTH, HEIGHT = 640, 480
+CAMERA: Final = "front"
+JOINTS: Final = "observations.arm"
+TARGET_RATIO: Final = 1.2
+TARGET_MB: Final = 500.0
+
+
+def _jpegs(count: int = 8) -> list[bytes]:
+    from PIL import Image
+
+    made = []
+    y = np.linspace(0, 255, HEIGHT, dtype=np.float32)[:, None]
+    x = np.linspace(0, 255, WIDTH, dtype=np.float32)[None, :]
+    for number in range(count):
+        shade = np.full((HEIGHT, WIDTH), 30 * number % 256, np.float32)
+        picture = np.stack([x + 0 * y, y + 0 * x, shade], axis=-1).astype(np.uint8)
+        buffer = io.BytesIO()
+        Image.fromarray(picture).save(buffer, format="JPEG", quality=85)
+        made.append(buffer.getvalue())
+    return made
+
+
+def write_recording(path: Path, minutes: float) -> None:
+    """Write ``minutes`` of 1 kHz joints and a 30 Hz camera to ``path``."""
+    joints = numeric_stream(JOINTS, [f"q{i}" for i in range(7)], "rad")
+    rgb, intrinsics = camera_streams(
+        CAMERA, width=WIDTH, height=HEIGHT, rate_hz=CAMERA_HZ
+    )[:2]
+    jpegs = _jpegs()
+    ticks = int(minutes * 60 * JOINTS_HZ)
+    per_frame = JOINTS_HZ // CAMERA_HZ
+    phases = np.arange(7, dtype=np.float64)
+    metadata = {"run": {"name": f"bench_scale_{minutes:g}min"}}
+    with FsrWriter(path, [joints, rgb, intrinsics], metadata=metadata) as out:
+        focal = 0.9 * WIDTH
+        profile = CalibrationProfile(WIDTH, HEIGHT, focal, focal, WIDTH / 2, HEIGHT / 2)
+        out.write(intrinsics.name, profile, tick=0, sim_time_s=0.0)
+        frame = 0
+        for tick in range(ticks):
+            time_s = tick / JOINTS_HZ
+            out.write(
+                joints.name, np.sin(time_s + phases), tick=tick, sim_time_s=time_s
+            )
+            if tick % per_frame == 0:
+                payload = jpegs[frame % len(jpegs)]
+                out.write_encoded(
+                    rgb.name,
+                    payload,
+                    raw_length=len(payload),
+                    tick=tick,
+                    sim_time_s=time_s,
+                )
+                frame += 1
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def measure(path: Path, video: Path) -> dict[str, Any]:
+    """In this process: open, scrub, export; return the peak RSS after each step."""
+    from app.canvas.panel_values import panel_values
+    from app.cli import main as cli_main
+    from fsr_core.sources import open_recording
+
+    figures: dict[str, Any] = {"start_mb": _peak_mb()}
+    started = time.perf_counter()
+    model = open_recording(path)
+    figures["open_s"] = time.perf_counter() - started
+    figures["open_mb"] = _peak_mb()
+    track = model.cameras[0]
+    rng = random.Random(3)
+    started = time.perf_counter()
+    for _ in range(100):
+        time_s = rng.uniform(0.0, model.duration_s)
+        index = track.index_at(time_s)
+        if index is not None:
+            track.fetch(index)
+        panel_values(model, time_s)
+    figures["scrub_s"] = time.perf_counter() - started
+    figures["scrub_mb"] = _peak_mb()
+    end_s = min(10.0, model.duration_s)
+    del model
+    started = time.perf_counter()
+    code = cli_main(
+        [
+            str(path),
+            "--export",
+            str(video),
+            "--start",
+            "0",
+            "--end",
+            f"{end_s:g}",
+            "--view",
+            "camera",
+            "--panel",
+            "--size",
+            "320x240",
+            "--overwrite",
+        ]
+    )
+    figures["export_s"] = time.perf_counter() - started
+    figures["export_code"] = code
+    figures["peak_mb"] = _peak_mb()
+    return figures
+
+
+def _measure_in_child(path: Path, video: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", str(path), str(video)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def _row(name: str, size_gb: float, figures: dict[str, Any]) -> str:
+    return (
+        f"{name:<7} {size_gb:6.2f} GB  open {figures['open_s']:6.2f} s "
+        f"{figures['open_mb']:7.1f} MB  scrub {figures['scrub_s']:6.2f} s "
+        f"{figures['scrub_mb']:7.1f} MB  export 10 s {figures['export_s']:6.2f} s "
+        f"peak {figures['peak_mb']:7.1f} MB"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write both recordings, measure each in a fresh process, print the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=60.0)
+    parser.add_argument("--short-minutes", type=float, default=1.0)
+    parser.add_argument("--keep", type=Path, help="write (and reuse) the files here")
+    parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.measure is not None:
+        print(json.dumps(measure(*args.measure)))
+        return 0
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = {}
+        for name, minutes in (("short", args.short_minutes), ("long", args.minutes)):
+            path = folder / f"scale_{minutes:g}min.fsr"
+            if not path.exists():
+                started = time.perf_counter()
+                write_recording(path, minutes)
+                print(
+                    f"wrote {path.name} ({path.stat().st_size / 1e9:.2f} GB) in "
+                    f"{time.perf_counter() - started:.0f} s",
+                    flush=True,
+                )
+            figures = _measure_in_child(path, folder / f"{name}.mp4")
+            rows[name] = figures
+            print(_row(name, path.stat().st_size / 1e9, figures), flush=True)
+        ratio = rows["long"]["peak_mb"] / rows["short"]["peak_mb"]
+        print(
+            f"peak RSS long / short: {ratio:.2f}x (target <= {TARGET_RATIO}x); "
+            f"long peak {rows['long']['peak_mb']:.0f} MB (target <= {TARGET_MB:.0f} MB)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
