@@ -67,7 +67,9 @@ def _read_into(
         raws.append(source.read_at(offset, size, section="batch"))
 
 
-def _check_one(raw: bytes, index: bytes, row: _Row, number: int, strong: bool) -> None:
+def _check_one(
+    raw: bytes, index: bytes, row: _Row, number: int, strong: bool, origin: int = 0
+) -> None:
     """Check one batch's header and tables (``raw``) against the directory and index."""
     offset, total_length, first_row, stream_id, count = row
     table_size = count * ENTRY_SIZE
@@ -96,7 +98,7 @@ def _check_one(raw: bytes, index: bytes, row: _Row, number: int, strong: bool) -
             record=number,
             offset=offset,
         )
-    first = first_row * ENTRY_SIZE
+    first = first_row * ENTRY_SIZE - origin
     # The batch's own entry table must be byte-identical to the footer's index:
     # a flip in either is found at open, not only by a later salvage scan.
     # (bytes, not memoryview, comparisons: those are a memcmp.)
@@ -133,6 +135,7 @@ def _all_intact(
     directory: np.ndarray,
     index: bytes,
     strong: bool,
+    base: int,
 ) -> bool:
     """Whether every batch passes every check of :func:`_check_one`, at once.
 
@@ -145,8 +148,9 @@ def _all_intact(
     tables = [
         view[BATCH_HEADER_SIZE:end] for view, end in zip(views, ends, strict=True)
     ]
-    firsts = [row[2] * ENTRY_SIZE for row in rows]
-    numbers = np.arange(len(raws), dtype=np.uint64)
+    origin = rows[0][2] * ENTRY_SIZE if rows else 0  # ``index`` starts there
+    firsts = [row[2] * ENTRY_SIZE - origin for row in rows]
+    numbers = np.arange(base, base + len(raws), dtype=np.uint64)
     fields_agree = (
         (headers["magic"] == BATCH_MAGIC)
         & (headers["batch_seq"] == numbers)
@@ -175,11 +179,15 @@ def _crcs(parts: list[memoryview]) -> list[int]:
 
 
 def _check_each(
-    raws: list[bytes], index: bytes, rows: list[_Row], strong: bool
+    raws: list[bytes], index: bytes, rows: list[_Row], strong: bool, base: int
 ) -> None:
-    """Raise the first problem of the batches in ``raws``, in file order."""
+    """Raise the first problem of the batches in ``raws`` (batch ``base`` on).
+
+    ``index`` holds the index entries from the first of ``rows`` on.
+    """
+    origin = rows[0][2] * ENTRY_SIZE if rows else 0
     for number, raw in enumerate(raws):
-        _check_one(raw, index, rows[number], number, strong)
+        _check_one(raw, index, rows[number], base + number, strong, origin)
 
 
 def _first_bad(mask: np.ndarray) -> int | None:
@@ -250,6 +258,32 @@ def _check_digest_fields(
             )
 
 
+GROUP_BYTES = 16 << 20
+"""Most bytes of batch headers and tables read and checked at once (16 MiB):
+the check needs that much beside the index, not a second copy of it."""
+
+
+def _index_end(rows: list[_Row]) -> int:
+    """Return the byte just past the index entries of the last of ``rows``."""
+    last = rows[-1]
+    return (last[2] + last[4]) * ENTRY_SIZE
+
+
+def _groups(rows: list[_Row], strong: bool) -> list[tuple[int, int]]:
+    """Split the directory rows into runs whose headers and tables fit a group."""
+    per_record = ENTRY_SIZE + (DIGEST_SIZE if strong else 0)
+    groups: list[tuple[int, int]] = []
+    first, size = 0, 0
+    for number, row in enumerate(rows):
+        size += BATCH_HEADER_SIZE + row[4] * per_record
+        if size >= GROUP_BYTES:
+            groups.append((first, number + 1))
+            first, size = number + 1, 0
+    if first < len(rows):
+        groups.append((first, len(rows)))
+    return groups
+
+
 def verify_batch_headers(
     source: ByteSource,
     directory: np.ndarray,
@@ -263,25 +297,37 @@ def verify_batch_headers(
     per-record digest table (one row of 32 bytes per record, index order).
     """
     strong = profile is IntegrityProfile.STRONG
-    index = entries.tobytes()
+    flat = np.ascontiguousarray(entries).view(np.uint8)
     rows: list[_Row] = directory.tolist()
-    raws: list[bytes] = []
-    try:
-        _read_into(raws, source, rows, strong)
-    except FsrError:
-        _check_each(raws, index, rows, strong)  # an earlier batch's problem first
-        raise
-    headers = np.frombuffer(
-        b"".join([raw[:BATCH_HEADER_SIZE] for raw in raws]), dtype=HEADER_DTYPE
-    )
-    if not _all_intact(raws, rows, headers, directory, index, strong):
-        _check_each(raws, index, rows, strong)  # says which check of which batch
+    header_parts: list[bytes] = []
+    digest_parts: list[bytes] = []
+    for first, stop in _groups(rows, strong):
+        raws: list[bytes] = []
+        group = rows[first:stop]
+        # The index entries of this group's batches (a copy the size of a group).
+        index = flat[group[0][2] * ENTRY_SIZE : _index_end(group)].tobytes()
+        try:
+            _read_into(raws, source, group, strong)
+        except FsrError:
+            _check_each(raws, index, group, strong, first)  # an earlier batch first
+            raise
+        heads = b"".join([raw[:BATCH_HEADER_SIZE] for raw in raws])
+        headers = np.frombuffer(heads, dtype=HEADER_DTYPE)
+        if not _all_intact(
+            raws, group, headers, directory[first:stop], index, strong, first
+        ):
+            _check_each(raws, index, group, strong, first)  # which check, which batch
+        header_parts.append(heads)
+        if strong:
+            digest_parts.extend(
+                raw[BATCH_HEADER_SIZE + row[4] * ENTRY_SIZE :]
+                for raw, row in zip(raws, group, strict=True)
+            )
+    headers = np.frombuffer(b"".join(header_parts), dtype=HEADER_DTYPE)
     _check_fields(headers, directory, entries, body_lengths)
     _check_digest_fields(headers, directory, profile)
     body_digests = [row.tobytes() for row in headers["body_sha256"]]
     if not strong:
         return body_digests, None
-    starts = [BATCH_HEADER_SIZE + row[4] * ENTRY_SIZE for row in rows]
-    digest_parts = [raw[start:] for raw, start in zip(raws, starts, strict=True)]
     table = np.frombuffer(b"".join(digest_parts), dtype=np.uint8)
     return body_digests, table.reshape(-1, DIGEST_SIZE)

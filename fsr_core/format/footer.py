@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from fsr_core.errors import IndexCorruptionError, SchemaError
-from fsr_core.format.index_columns import distinct
+from fsr_core.format.index_columns import RowColumns, distinct
 from fsr_core.format.profiles import IntegrityProfile, parse_profile
 from fsr_core.format.streams import StreamSpec
 from fsr_core.format.values import Footer, Gap
@@ -15,7 +15,9 @@ from fsr_core.format.values import Footer, Gap
 __all__ = ["inventory_for", "parse_footer"]
 
 
-def inventory_for(spec: StreamSpec, rows: np.ndarray, batches: int) -> dict[str, Any]:
+def inventory_for(
+    spec: StreamSpec, rows: RowColumns | np.ndarray, batches: int
+) -> dict[str, Any]:
     """Compute the inventory entry of one stream from its index rows."""
     if len(rows) == 0:
         return {

@@ -22,7 +22,7 @@ from fsr_core.errors import (
     LimitExceededError,
     SchemaError,
 )
-from fsr_core.format.index_columns import take_rows
+from fsr_core.format.index_columns import RowColumns
 from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES, ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
@@ -143,7 +143,7 @@ def check_entries(
         )
     rows_by_stream = _rows_by_stream(entries, len(meta.streams))
     for stream_id, rows in enumerate(rows_by_stream):
-        _check_stream_rows(meta, stream_id, take_rows(entries, rows))
+        _check_stream_rows(meta, stream_id, RowColumns(entries, rows))
     return rows_by_stream
 
 
@@ -199,7 +199,7 @@ def _rows_by_stream(entries: np.ndarray, stream_count: int) -> list[np.ndarray]:
     return [order[bounds[i] : bounds[i + 1]] for i in range(stream_count)]
 
 
-def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: np.ndarray) -> None:
+def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: RowColumns) -> None:
     spec = meta.streams[stream_id]
     if len(rows) == 0:
         return
@@ -247,7 +247,7 @@ def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: np.ndarray) -> 
         )
 
 
-def _check_payload_sizes(spec: StreamSpec, rows: np.ndarray) -> None:
+def _check_payload_sizes(spec: StreamSpec, rows: RowColumns) -> None:
     if spec.codec in ("raw", "rgb24"):
         expected = spec.element_count * spec.numpy_dtype.itemsize
         if (rows["payload_length"] != expected).any():

@@ -23,7 +23,7 @@ from fsr_core.errors import (
 from fsr_core.format.batch_headers import verify_batch_headers
 from fsr_core.format.calibration_refs import check_calibration_refs
 from fsr_core.format.footer import check_inventory, inventory_for
-from fsr_core.format.index_columns import take_rows
+from fsr_core.format.index_columns import RowColumns
 from fsr_core.format.layout import (
     Layout,
     batch_of_rows,
@@ -149,7 +149,7 @@ def layout_from_footer(
     check_inventory(
         document,
         [
-            inventory_for(spec, take_rows(entries, rows), int(batches_per_stream[i]))
+            inventory_for(spec, RowColumns(entries, rows), int(batches_per_stream[i]))
             for i, (spec, rows) in enumerate(
                 zip(meta.streams, stream_rows, strict=True)
             )
