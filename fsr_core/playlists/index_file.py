@@ -42,6 +42,7 @@ __all__ = [
     "PlaylistIndex",
     "check_digest",
     "indexed_entries",
+    "json_head",
     "looks_like_index",
     "read_index",
     "write_index",
@@ -102,24 +103,29 @@ class PlaylistIndex:
     entries: tuple[IndexEntry, ...]
 
 
-def looks_like_index(path: Path) -> bool:
-    """Say whether ``path`` is a regular ``*.json`` file that names this schema.
+def json_head(path: Path) -> bytes:
+    """Return the first 4 KiB of a regular ``*.json`` file (``b""`` for anything else).
 
-    Only the first 4 KiB are looked at (writers put ``schema`` first); a
+    Playlist files are told apart by the schema their writers put first; a
     FIFO, device or symbolic link is never read.
     """
     if not path.name.lower().endswith(".json"):
-        return False
+        return b""
     try:
         source = open_source(path)
     except FsrError:
-        return False
+        return b""
     try:
-        head = source.read_at(0, min(_SNIFF_BYTES, source.size), section="index")
+        return source.read_at(0, min(_SNIFF_BYTES, source.size), section="index")
     except FsrError:
-        return False
+        return b""
     finally:
         source.close()
+
+
+def looks_like_index(path: Path) -> bool:
+    """Say whether ``path`` is a regular ``*.json`` file that names this schema."""
+    head = json_head(path)
     return b'"schema"' in head and _SCHEMA_PREFIX.encode() in head
 
 

@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from fsr_core.errors import DigestMismatchError, FsrError, IndexFileError
 from fsr_core.format.safe_open import open_source
+from fsr_core.playlists.index_file import json_head
 from fsr_core.sources.episodes import episode_path
 
 __all__ = [
@@ -45,7 +46,6 @@ REAL2SIM_SCHEMA: Final = "real2sim-replay/v1"
 MAX_INDEX_BYTES: Final = 64 << 20
 """The largest index read (64 MiB), as EmbodiChain bounds replay metadata."""
 MAX_EPISODES: Final = 1_000_000
-_SNIFF_BYTES: Final = 4096
 _HASH_BLOCK: Final = 1 << 20
 
 
@@ -148,19 +148,7 @@ class Real2SimIndex:
 
 def looks_like_real2sim(path: Path) -> bool:
     """Say whether ``path`` is a ``*.json`` file naming ``real2sim-replay/v1``."""
-    if not path.name.lower().endswith(".json"):
-        return False
-    try:
-        source = open_source(path)
-    except FsrError:
-        return False
-    try:
-        head = source.read_at(0, min(_SNIFF_BYTES, source.size), section="index")
-    except FsrError:
-        return False
-    finally:
-        source.close()
-    return REAL2SIM_SCHEMA.encode() in head
+    return REAL2SIM_SCHEMA.encode() in json_head(path)
 
 
 def _document(path: Path) -> dict[str, Any]:

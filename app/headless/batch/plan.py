@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -98,33 +98,37 @@ def _recordings(path: Path) -> Iterator[_Found]:
     if not os.path.lexists(path):
         yield path, None, f"{path}: no such file or folder"
     elif looks_like_index(path):
-        yield from _indexed(path)
+        yield from _listed(path, _index_entries)
     elif looks_like_real2sim(path):
-        yield from _replay_indexed(path)
+        yield from _listed(path, _replay_entries)
     elif path.is_dir() and not path.is_symlink():
         yield from _searched(path)
     else:
         yield path, None, ""
 
 
-def _indexed(path: Path) -> Iterator[_Found]:
+_Pins = IndexEntry | Real2SimEpisode
+
+
+def _index_entries(path: Path) -> list[tuple[Path, _Pins]]:
+    return [(entry.path, entry) for entry in read_index(path).entries]
+
+
+def _replay_entries(path: Path) -> list[tuple[Path, _Pins]]:
+    return [(episode.path, episode) for episode in read_real2sim(path).episodes]
+
+
+def _listed(
+    path: Path, entries: Callable[[Path], list[tuple[Path, _Pins]]]
+) -> Iterator[_Found]:
+    """Yield what a playlist file lists, with what it pins; a bad file is an item."""
     try:
-        index = read_index(path)
+        listed = entries(path)
     except FsrError as exc:
         yield path, None, str(exc)
         return
-    for entry in index.entries:
-        yield entry.path, entry, ""
-
-
-def _replay_indexed(path: Path) -> Iterator[_Found]:
-    try:
-        index = read_real2sim(path)
-    except FsrError as exc:
-        yield path, None, str(exc)
-        return
-    for episode in index.episodes:
-        yield episode.path, episode, ""
+    for recording, pinned in listed:
+        yield recording, pinned, ""
 
 
 def _searched(folder: Path) -> Iterator[_Found]:
