@@ -17,22 +17,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration
+from fsr_core.errors import DecodeError, FsrError
+from fsr_core.load_once import LoadOnce
 from fsr_core.media import RGBFrame
 
 __all__ = [
     "TIME_EPSILON_S",
     "CameraTrack",
     "Channel",
+    "ChannelData",
+    "ChannelLoader",
     "GeometryMesh",
     "Integrity",
     "Marker",
@@ -135,21 +139,172 @@ class Timeline:
         return chosen.generation, chosen.first_sim_time_s + offset - chosen.start_play_s
 
 
-@dataclass(frozen=True, eq=False)
-class Channel:
-    """A numeric series: one column per component, on the play-time axis."""
+class ChannelData(NamedTuple):
+    """What a lazy channel's loader returns: its arrays, and columns found on the way.
 
-    name: str
+    ``columns`` is ``None`` when the channel keeps the columns it was built
+    with; a source that learns more columns while reading (a message with a
+    field the first one lacked) gives them all here.
+    """
+
     times_s: FloatArray
     values: FloatArray
-    unit: str = ""
-    label: str = ""
-    columns: tuple[str, ...] = ()
+    columns: tuple[str, ...] | None = None
+
+
+ChannelLoader: TypeAlias = Callable[[], tuple[FloatArray, FloatArray] | ChannelData]
+"""Reads a lazy channel: returns ``(times_s, values)`` or a :class:`ChannelData`."""
+
+
+class Channel:
+    """A numeric series: one column per component, on the play-time axis.
+
+    ``Channel(name, times_s, values, unit, label, columns)`` holds its arrays.
+    :meth:`Channel.lazy` makes one that reads them the first time
+    :attr:`times_s` or :attr:`values` is asked for (once, under a lock, from
+    any thread); :attr:`name`, :attr:`unit`, :attr:`label`, :attr:`columns`,
+    :attr:`width`, :attr:`count`, :attr:`loaded` and :attr:`read_error` never
+    read. A channel is read-only: views share it.
+    """
+
+    __slots__ = ("_columns", "_count", "_data", "_width", "label", "name", "unit")
+
+    name: str
+    unit: str
+    label: str
+    _columns: tuple[str, ...]
+    _data: LoadOnce[ChannelData]
+    _width: int | None
+    _count: int | None
+
+    def __init__(
+        self,
+        name: str,
+        times_s: FloatArray,
+        values: FloatArray,
+        unit: str = "",
+        label: str = "",
+        columns: tuple[str, ...] = (),
+    ) -> None:
+        data = LoadOnce.ready(ChannelData(times_s, values))
+        self._fill(name, unit, label, columns, data, None, None)
+
+    @classmethod
+    def lazy(
+        cls,
+        name: str,
+        load: ChannelLoader,
+        *,
+        unit: str = "",
+        label: str = "",
+        columns: tuple[str, ...] = (),
+        width: int | None = None,
+        count: int | None = None,
+        path: str | Path | None = None,
+    ) -> Channel:
+        """Return a channel whose arrays ``load`` reads when first asked for.
+
+        Parameters
+        ----------
+        name, unit, label, columns
+            As for a channel built with its arrays.
+        load
+            Returns ``(times_s, values)`` (or a :class:`ChannelData`).
+        width
+            Columns before loading; default ``len(columns)`` (at least 1).
+        count
+            Samples before loading, when the source's metadata says;
+            ``None`` when only reading tells.
+        path
+            The file read, named by the error of a failing ``load``.
+        """
+        shown = width if width is not None else max(len(columns), 1)
+        data: LoadOnce[ChannelData] = LoadOnce(
+            lambda: _checked(name, load()), what=f"channel {name[:80]!r}", path=path
+        )
+        channel = cls.__new__(cls)
+        channel._fill(name, unit, label, columns, data, shown, count)
+        return channel
+
+    def _fill(
+        self,
+        name: str,
+        unit: str,
+        label: str,
+        columns: tuple[str, ...],
+        data: LoadOnce[ChannelData],
+        width: int | None,
+        count: int | None,
+    ) -> None:
+        for slot, value in (
+            ("name", name),
+            ("unit", unit),
+            ("label", label),
+            ("_columns", columns),
+            ("_data", data),
+            ("_width", width),
+            ("_count", count),
+        ):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse: a channel is read-only."""
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        """Refuse: a channel is read-only."""
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        """Name, unit, width, count and whether it is loaded (never reads)."""
+        return (
+            f"Channel(name={self.name!r}, unit={self.unit!r}, width={self.width}, "
+            f"count={self.count}, loaded={self.loaded})"
+        )
+
+    @property
+    def times_s(self) -> FloatArray:
+        """Play times of the samples, increasing (reads a lazy channel)."""
+        return self._data.get().times_s
+
+    @property
+    def values(self) -> FloatArray:
+        """The samples, shape ``(count,)`` or ``(count, width)`` (reads a lazy one)."""
+        return self._data.get().values
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the arrays are in memory (a channel built with them always is)."""
+        return self._data.loaded
+
+    @property
+    def read_error(self) -> FsrError | None:
+        """The error reading a lazy channel raised, if it failed (never reads)."""
+        return self._data.error
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Column names (those the loader found, once loaded)."""
+        if self._data.loaded:
+            found = self._data.get().columns
+            if found is not None:
+                return found
+        return self._columns
 
     @property
     def width(self) -> int:
         """Number of components (columns)."""
-        return 1 if self.values.ndim == 1 else int(self.values.shape[1])
+        if not self._data.loaded:
+            return self._width or 1
+        values = self._data.get().values
+        return 1 if values.ndim == 1 else int(values.shape[1])
+
+    @property
+    def count(self) -> int | None:
+        """Number of samples; ``None`` for a lazy channel that only reading tells."""
+        if not self._data.loaded:
+            return self._count
+        return len(self._data.get().times_s)
 
     def index_at(self, play_time_s: float) -> int:
         """Return the index of the last sample at or before ``play_time_s`` (>= 0)."""
@@ -159,6 +314,19 @@ class Channel:
         """Return the sample in force at ``play_time_s``."""
         value: FloatArray = np.atleast_1d(self.values[self.index_at(play_time_s)])
         return value
+
+
+def _checked(
+    name: str, found: tuple[FloatArray, FloatArray] | ChannelData
+) -> ChannelData:
+    """Return a loader's result as :class:`ChannelData`, its lengths checked."""
+    data = found if isinstance(found, ChannelData) else ChannelData(*found)
+    if len(data.times_s) != len(data.values):
+        raise DecodeError(
+            f"channel {name[:80]!r} read {len(data.times_s)} times for "
+            f"{len(data.values)} values"
+        )
+    return data
 
 
 class MarkerKind(StrEnum):
@@ -311,25 +479,128 @@ class SceneGeometry:
         return result
 
 
-@dataclass(frozen=True)
 class CameraTrack:
     """One camera: when its frames are, and how to fetch one (on a worker thread).
 
     ``fetch(index)`` decodes frame ``index`` and returns it with the calibration
     in force for it (``None`` when the source has none). Each call opens what it
     needs itself, so it is safe on any thread.
+
+    ``CameraTrack(name, times_s, fetch, ...)`` holds its frame times;
+    :meth:`CameraTrack.lazy` makes one that reads them the first time
+    :attr:`times_s` is asked for (once, under a lock, from any thread);
+    :attr:`count` and :attr:`loaded` never read. A track is read-only.
     """
 
+    __slots__ = (
+        "_count",
+        "_times",
+        "fetch",
+        "name",
+        "value_range",
+        "value_unit",
+        "values",
+    )
+
     name: str
-    times_s: FloatArray
-    fetch: Callable[[int], tuple[RGBFrame, Calibration | None]] = field(repr=False)
-    values: Callable[[int], FloatArray] | None = field(default=None, repr=False)
+    fetch: Callable[[int], tuple[RGBFrame, Calibration | None]]
+    values: Callable[[int], FloatArray] | None
     """For a measuring camera (depth), frame ``index``'s value per pixel, shape
     ``(height, width)``, in ``value_unit``: what the readout shows under the
     cursor. ``None`` for a picture camera."""
-    value_unit: str = ""
-    value_range: tuple[float, float] | None = None
+    value_unit: str
+    value_range: tuple[float, float] | None
     """The values the colour scale spans, from its first colour to its last."""
+    _times: LoadOnce[FloatArray]
+    _count: int | None
+
+    def __init__(
+        self,
+        name: str,
+        times_s: FloatArray,
+        fetch: Callable[[int], tuple[RGBFrame, Calibration | None]],
+        values: Callable[[int], FloatArray] | None = None,
+        value_unit: str = "",
+        value_range: tuple[float, float] | None = None,
+    ) -> None:
+        self._fill(name, LoadOnce.ready(times_s), None, fetch)
+        for slot, value in (
+            ("values", values),
+            ("value_unit", value_unit),
+            ("value_range", value_range),
+        ):
+            object.__setattr__(self, slot, value)
+
+    @classmethod
+    def lazy(
+        cls,
+        name: str,
+        load_times: Callable[[], FloatArray],
+        fetch: Callable[[int], tuple[RGBFrame, Calibration | None]],
+        *,
+        count: int | None = None,
+        path: str | Path | None = None,
+    ) -> CameraTrack:
+        """Return a picture camera whose frame times ``load_times`` reads when asked.
+
+        ``count`` is the number of frames when the source's metadata says;
+        ``path`` is the file named by the error of a failing ``load_times``.
+        """
+        track = cls.__new__(cls)
+        times = LoadOnce(
+            load_times, what=f"the frame times of {name[:80]!r}", path=path
+        )
+        track._fill(name, times, count, fetch)
+        for slot in ("values", "value_range"):
+            object.__setattr__(track, slot, None)
+        object.__setattr__(track, "value_unit", "")
+        return track
+
+    def _fill(
+        self,
+        name: str,
+        times: LoadOnce[FloatArray],
+        count: int | None,
+        fetch: Callable[[int], tuple[RGBFrame, Calibration | None]],
+    ) -> None:
+        for slot, value in (
+            ("name", name),
+            ("_times", times),
+            ("_count", count),
+            ("fetch", fetch),
+        ):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse: a track is read-only."""
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        """Refuse: a track is read-only."""
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        """Name, frame count and whether the times are loaded (never reads)."""
+        return (
+            f"CameraTrack(name={self.name!r}, count={self.count}, loaded={self.loaded})"
+        )
+
+    @property
+    def times_s(self) -> FloatArray:
+        """Play times of the frames, increasing (reads a lazy track's)."""
+        return self._times.get()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the frame times are in memory."""
+        return self._times.loaded
+
+    @property
+    def count(self) -> int | None:
+        """Number of frames; ``None`` for a lazy track that only reading tells."""
+        if not self._times.loaded:
+            return self._count
+        return len(self._times.get())
 
     def index_at(self, play_time_s: float) -> int | None:
         """Return the index of the frame shown at ``play_time_s`` (None before)."""

@@ -209,18 +209,21 @@ def _channel_lines(report: dict[str, Any]) -> list[str]:
     lines = ["", "channels:", f"  {'channel':<32} {'unit':<12} {'samples':>8}  columns"]
     for channel in report.get("channels") or []:
         columns = ", ".join(str(column) for column in channel.get("columns", []))
+        samples = channel.get("samples", 0)
         lines.append(
             f"  {visible(channel.get('name'), 32):<32} "
             f"{visible(channel.get('unit') or '-', 12):<12} "
-            f"{channel.get('samples', 0):>8}  {visible(columns, 60)}"
+            f"{'?' if samples is None else samples:>8}  {visible(columns, 60)}"
         )
     cameras = report.get("cameras") or []
     if cameras:
         lines.extend(["", "cameras:"])
-        lines.extend(
-            f"  {visible(camera.get('name'), 32)}: {camera.get('frames')} frames"
-            for camera in cameras
-        )
+        for camera in cameras:
+            frames = camera.get("frames")
+            lines.append(
+                f"  {visible(camera.get('name'), 32)}: "
+                f"{'?' if frames is None else frames} frames"
+            )
     return lines
 
 

@@ -145,6 +145,7 @@ def _draw(
             lambda: all(view.settled for view in views),
             "camera frames",
         )
+        _wait(app, last_resort, paths, lambda: window.plots.settled, "plotted channels")
         window.resize(*size)
         app.processEvents()
         _raise_pending(last_resort, paths)

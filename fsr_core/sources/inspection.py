@@ -16,7 +16,8 @@ every source:
     Play-time length in seconds.
 ``channels``
     One entry per numeric channel: ``name``, ``unit``, ``label``, ``columns``
-    and ``samples``.
+    and ``samples`` (as the file's metadata gives them: a channel read only
+    when shown is not read for the report; ``null`` when only reading tells).
 ``cameras``
     One entry per camera: ``name`` and ``frames`` (FSR adds ``stream``,
     ``codec``, ``width`` and ``height``).
@@ -111,7 +112,7 @@ def _channels(model: RecordingModel) -> list[dict[str, Any]]:
             "unit": channel.unit,
             "label": channel.label or channel.name,
             "columns": list(channel.columns),
-            "samples": len(channel.times_s),
+            "samples": channel.count,
         }
         for channel in model.channels.values()
     ]
@@ -151,8 +152,7 @@ def model_report(
         "duration_s": model.duration_s,
         "channels": _channels(model),
         "cameras": [
-            {"name": camera.name, "frames": len(camera.times_s)}
-            for camera in model.cameras
+            {"name": camera.name, "frames": camera.count} for camera in model.cameras
         ],
         "metadata": json_safe(model.metadata),
         "provenance": json_safe(model.provenance),
@@ -161,7 +161,7 @@ def model_report(
     }
     if verify:
         if checked_records is None:
-            checked_records = sum(len(c.times_s) for c in model.channels.values())
+            checked_records = sum(c.count or 0 for c in model.channels.values())
         report["verification"] = verification_entry(
             checked_records, [], digest_verified=False
         )

@@ -19,7 +19,7 @@ from fsr_core.errors import CompareError
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
 from fsr_core.media import RGBFrame
-from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
+from fsr_core.recording import CameraTrack, Channel, RecordingModel, Segment, Timeline
 from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 from fsr_core.simulators.planar_arm.demos import _take_documents
@@ -566,7 +566,7 @@ def test_each_frame_is_decoded_once(tmp_path: Path) -> None:
             return track.fetch(index)
 
         return dataclasses.replace(
-            model, cameras=(dataclasses.replace(track, fetch=fetch),)
+            model, cameras=(CameraTrack(track.name, track.times_s, fetch),)
         )
 
     compare_recordings(counted(reference, "ref"), counted(candidate, "cand"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 
 from tool_scripts import load_tool
 
@@ -17,7 +18,7 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
     assert code == 0
     lines = stdout.getvalue().splitlines()
     assert lines[0].startswith("file: 1 min,")
-    rows = {line[:32].strip(): line[32:].split() for line in lines[2:]}
+    rows = {line[:32].strip(): line[32:].split() for line in lines[2:5]}
     assert set(rows) == {
         "open",
         "seek + show a camera frame",
@@ -26,7 +27,17 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
     for ours, theirs, ratio, *_ in rows.values():
         assert float(ours) > 0
         assert float(theirs) > 0
-        # Times print with 4 decimals, so a tiny library time rounds coarsely.
-        low = float(ours) / (float(theirs) + 0.00005)
-        high = float(ours) / max(float(theirs) - 0.00005, 1e-9)
-        assert low * 0.99 <= float(ratio) <= high * 1.01
+        # Times print with 4 decimals, so a tiny time rounds coarsely.
+        low = (float(ours) - 0.00005) / (float(theirs) + 0.00005)
+        high = (float(ours) + 0.00005) / max(float(theirs) - 0.00005, 1e-9)
+        assert low * 0.99 - 0.005 <= float(ratio) <= high * 1.01 + 0.005
+    memory = re.fullmatch(
+        r"memory: plotting /joint_states raised peak RSS by ([0-9.]+) MB "
+        r"\(its arrays: ([0-9.]+) MB; the file: ([0-9.]+) MB\)",
+        lines[5],
+    )
+    assert memory is not None
+    raised, arrays, file = (float(part) for part in memory.groups())
+    assert arrays > 0
+    assert file > arrays
+    assert raised >= 0

@@ -1,8 +1,9 @@
 """Plot channels…: choose the channels (or columns) to plot, searching by name.
 
-The tree lists each channel (name and unit) with its columns as children;
-checking a channel checks all its columns. :meth:`ChannelPickerDialog.selected_plots`
-turns the checks into the plot selection of
+The tree lists each channel (name and unit) with its columns as children,
+from what the channels know without reading them (a channel read only when
+shown stays unread until plotted); checking a channel checks all its columns.
+:meth:`ChannelPickerDialog.selected_plots` turns the checks into the plot selection of
 :attr:`app.window.state.ViewOptions.plots`: a fully checked channel is its key
 ``"channel"``, a partly checked one its ``"channel[col]"`` keys, one plot per
 channel or all of them in one plot.
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.window.plots.series_cache import column_keys, column_names, resolve_key
+from app.window.plots.series_cache import column_keys, column_names, key_columns
 from app.window.widgets.plain_text import tooltip_html, visible_text
 from fsr_core.recording import Channel, RecordingModel
 
@@ -52,10 +53,10 @@ def _chosen_series(
 ) -> set[str]:
     """Return the column keys (``"channel[col]"``) the current plots show."""
     return {
-        series.key
+        column
         for keys in current
         for key in keys
-        for series in resolve_key(model, key)
+        for column, _ in key_columns(model, key)
     }
 
 
@@ -65,9 +66,7 @@ def _one_plot_of_many(
     """Whether the current selection is a single plot of several channels."""
     if len(current) != 1:
         return False
-    channels = {
-        series.channel for key in current[0] for series in resolve_key(model, key)
-    }
+    channels = {channel for key in current[0] for _, channel in key_columns(model, key)}
     return len(channels) > 1
 
 

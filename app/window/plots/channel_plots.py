@@ -10,6 +10,9 @@ Large series stay fluid: on every change of the visible x range the lines
 are re-cut to the view and min/max decimated to about one bucket per pixel
 (:func:`~app.window.plots.series_cache.view_points`), and each curve caches its
 pixels, so moving the cursor repaints without redrawing the data.
+
+A channel read only when shown (an MCAP topic) is read off the GUI thread
+through ``runner`` first, the note saying so; the plots appear when it is in.
 """
 
 from __future__ import annotations
@@ -29,11 +32,14 @@ from app.window.plots.series_cache import (
     drawable,
     extent_indices,
     resolve_key,
+    unread_channels,
     view_points,
 )
 from app.window.widgets.plain_text import LABEL_CHARS, markup_text, visible_text
+from app.window.workers import ChannelJob, Runner, pool_runner
 from fsr_core.arrays import IndexArray
-from fsr_core.recording import RecordingModel
+from fsr_core.errors import FsrError
+from fsr_core.recording import Channel, RecordingModel
 
 __all__ = ["MAX_SERIES_PER_PLOT", "MAX_SERIES_SHOWN", "ChannelPlots", "series_label"]
 
@@ -155,11 +161,23 @@ def _capped(groups: list[list[Series]]) -> tuple[list[list[Series]], int]:
     return capped, clipped
 
 
-def _plot_series(model: RecordingModel, keys: tuple[str, ...]) -> list[Series]:
-    """Return the series of one plot's keys, skipping unknown and repeated ones."""
+def _plot_series(
+    model: RecordingModel, keys: tuple[str, ...], failures: list[str]
+) -> list[Series]:
+    """Return the series of one plot's keys, skipping unknown and repeated ones.
+
+    A channel that fails to read is left out and its error added to
+    ``failures``.
+    """
     found: dict[str, Series] = {}
     for key in keys:
-        for item in resolve_key(model, key):
+        try:
+            resolved = resolve_key(model, key)
+        except FsrError as exc:
+            if str(exc) not in failures:
+                failures.append(str(exc))
+            continue
+        for item in resolved:
             found.setdefault(item.key, item)
     return list(found.values())
 
@@ -170,8 +188,14 @@ class ChannelPlots(QWidget):
     #: The user clicked in a plot or dragged a cursor: play time, in seconds.
     seek_requested = Signal(float)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, runner: Runner | None = None
+    ) -> None:
         super().__init__(parent)
+        self._runner = runner if runner is not None else pool_runner()
+        self._reading: int | None = None
+        self._request_id = 0
+        self._jobs: dict[int, ChannelJob] = {}  # kept alive until they report
         self._model: RecordingModel | None = None
         self._plots: tuple[tuple[str, ...], ...] = ()
         self._panels: list[_Panel] = []
@@ -196,6 +220,11 @@ class ChannelPlots(QWidget):
     def plot_count(self) -> int:
         """Number of plots shown (plots whose keys all are unknown are left out)."""
         return len(self._panels)
+
+    @property
+    def settled(self) -> bool:
+        """Whether no channel is being read for the plots."""
+        return self._reading is None
 
     @property
     def plots(self) -> tuple[tuple[str, ...], ...]:
@@ -260,16 +289,24 @@ class ChannelPlots(QWidget):
         self._panels = []
         self._range_s = (0.0, 0.0)
         self._shown_model = self._model
+        self._reading = None  # a read still running is for an earlier choice
         self._set_note(0, 0)
         if self._model is None:
             return
-        groups = [_plot_series(self._model, keys) for keys in self._plots]
+        unread = unread_channels(self._model, self._plots)
+        if unread:
+            self._read_then_rebuild(self._model, unread)
+            return
+        failures: list[str] = []
+        groups = [_plot_series(self._model, keys, failures) for keys in self._plots]
         groups = [series for series in groups if series]
+        self._set_note(0, 0, failures=failures)
         if not groups:
             return
         wanted = sum(len(series) for series in groups)
         groups, clipped = _capped(groups)
-        self._set_note(sum(len(series) for series in groups), wanted, clipped)
+        shown = sum(len(series) for series in groups)
+        self._set_note(shown, wanted, clipped, failures)
         self._range_s = _time_range([item for group in groups for item in group])
         self._panels = [self._add_panel(series) for series in groups]
         first = self._panels[0]
@@ -284,12 +321,40 @@ class ChannelPlots(QWidget):
         for panel in self._panels:
             self._refresh_lines(panel)
 
-    def _set_note(self, shown: int, wanted: int, clipped: int = 0) -> None:
+    def _read_then_rebuild(
+        self, model: RecordingModel, channels: list[Channel]
+    ) -> None:
+        """Read channels read only when shown off the GUI thread, then plot them."""
+        self._request_id += 1
+        self._reading = self._request_id
+        self.note.setText(f"Reading {len(channels)} channel(s) from the file…")
+        self.note.setVisible(True)
+        job = ChannelJob(self._request_id, model.path, tuple(channels))
+        job.signals.finished.connect(self._on_channels_read)
+        job.signals.failed.connect(self._on_channels_read)
+        self._jobs[self._request_id] = job
+        self._runner(job)
+
+    def _on_channels_read(self, request_id: int, _: object) -> None:
+        self._jobs.pop(request_id, None)
+        if request_id != self._reading:
+            return  # the plots or the file changed meanwhile
+        self._reading = None
+        self._rebuild()
+
+    def _set_note(
+        self,
+        shown: int,
+        wanted: int,
+        clipped: int = 0,
+        failures: list[str] | None = None,
+    ) -> None:
         """Say how many series are drawn of how many were asked for (if fewer).
 
-        Also say how many drawn series lost samples beyond :data:`PLOT_LIMIT`.
+        Also say how many drawn series lost samples beyond :data:`PLOT_LIMIT`,
+        and which channels could not be read.
         """
-        parts = []
+        parts = [f"Not plotted: {visible_text(f)}" for f in failures or []]
         if shown < wanted:
             parts.append(
                 f"Showing {shown:,} of {wanted:,} series (at most "
@@ -355,7 +420,10 @@ class ChannelPlots(QWidget):
         if self._companion is None:
             return
         model, label = self._companion
-        other = next(iter(resolve_key(model, item.key)), None)
+        try:
+            other = next(iter(resolve_key(model, item.key)), None)
+        except FsrError:
+            other = None  # the companion's channel cannot be read: drawn alone
         if other is None:
             return
         pen = pg.mkPen(color, width=LINE_WIDTH_PX + 0.5, style=Qt.PenStyle.DashLine)

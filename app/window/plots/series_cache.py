@@ -26,9 +26,11 @@ __all__ = [
     "decimate",
     "drawable",
     "extent_indices",
+    "key_columns",
     "parse_key",
     "resolve_key",
     "series_keys",
+    "unread_channels",
     "view_points",
 ]
 
@@ -101,6 +103,59 @@ def _column(values: FloatArray, index: int) -> FloatArray:
     return column
 
 
+def _channel_of(model: RecordingModel, key: str) -> tuple[Channel, str | None] | None:
+    """Return the channel a key names and its column part (``None``: all)."""
+    channel = model.channels.get(key)
+    if channel is not None:
+        return channel, None
+    name, column = parse_key(key)
+    channel = model.channels.get(name)
+    if channel is None or column is None:
+        return None
+    return channel, column
+
+
+def _indices(channel: Channel, column: str | None) -> list[int]:
+    """Return the column indices of a key's column part (all for ``None``)."""
+    if column is None:
+        return list(range(channel.width))
+    found = _column_index(channel, column)
+    return [] if found is None else [found]
+
+
+def unread_channels(
+    model: RecordingModel, plots: tuple[tuple[str, ...], ...]
+) -> list[Channel]:
+    """Return the channels the plots' keys name that are still to be read.
+
+    A channel whose reading failed is not among them: its plot names the error.
+    """
+    found: dict[str, Channel] = {}
+    for keys in plots:
+        for key in keys:
+            named = _channel_of(model, key)
+            if named is None:
+                continue
+            channel = named[0]
+            if not channel.loaded and channel.read_error is None:
+                found.setdefault(channel.name, channel)
+    return list(found.values())
+
+
+def key_columns(model: RecordingModel, key: str) -> list[tuple[str, str]]:
+    """Return ``(column key, channel name)`` of each column a key names.
+
+    Reads no channel: a channel read only when shown gives the columns it
+    knows before reading (those of its first message).
+    """
+    found = _channel_of(model, key)
+    if found is None:
+        return []
+    channel, column = found
+    keys = column_keys(channel)
+    return [(keys[index], channel.name) for index in _indices(channel, column)]
+
+
 def resolve_key(model: RecordingModel, key: str) -> list[Series]:
     """Return the series a key names in ``model`` (empty when it names nothing).
 
@@ -116,25 +171,22 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
     -------
     list of Series
         The matching series, in column order.
+
+    Raises
+    ------
+    FsrError
+        The channel is read only when shown, and reading it failed.
     """
-    channel = model.channels.get(key)
-    indices: list[int] = []
-    if channel is not None:
-        indices = list(range(channel.width))
-    else:
-        name, column = parse_key(key)
-        channel = model.channels.get(name)
-        if channel is None or column is None:
-            return []
-        found = _column_index(channel, column)
-        if found is None:
-            return []
-        indices = [found]
-    names = column_names(channel)
-    keys = column_keys(channel)
+    found = _channel_of(model, key)
+    if found is None:
+        return []
+    channel, column = found
+    # Read first: a channel read only when shown may find more columns.
     times = np.asarray(channel.times_s, dtype=np.float64)
     # Converted once for all columns: a wide channel has thousands of them.
     values = np.asarray(channel.values, dtype=np.float64)
+    names = column_names(channel)
+    keys = column_keys(channel)
     return [
         Series(
             key=keys[index],
@@ -145,7 +197,7 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
             unit=channel.unit,
             label=channel.label or channel.name,
         )
-        for index in indices
+        for index in _indices(channel, column)
     ]
 
 

@@ -22,7 +22,8 @@ from app.window.state.playlist import EntryState, PlaylistModel
 from app.window.state.view_options import ViewOptionsModel
 from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
 from app.window.workers.jobs import CheckResult, FileIdentity, entry_summary
-from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.budgets import EXPORT_FRAMES
+from fsr_core.recording import Channel, Integrity, RecordingModel
 from fsr_core.sources import open_recording
 from fsr_core.sources.recording_digest import Pinned
 
@@ -48,14 +49,29 @@ def frame_times(model: RecordingModel) -> np.ndarray:
     """Return the times a frame step moves between: the recorded state samples.
 
     The joint channel when there is one, else every camera frame, else the
-    union of all channels' sample times.
+    union of all channels' sample times. A model whose channels are read only
+    when shown (an MCAP file opened from its indexes) steps on an even grid
+    instead, as many steps as its densest channel has samples (at most the
+    ``FSR_VIEWER_EXPORT_FRAMES`` budget), so opening it reads no channel.
     """
     if model.joint_channel is not None and model.joint_channel in model.channels:
         return model.channels[model.joint_channel].times_s
     if model.cameras:
         return np.concatenate([track.times_s for track in model.cameras])
-    series = [channel.times_s for channel in model.channels.values()]
+    channels = list(model.channels.values())
+    if not all(channel.loaded for channel in channels):
+        return _even_steps(model.duration_s, channels)
+    series = [channel.times_s for channel in channels]
     return np.concatenate(series) if series else np.zeros(1)
+
+
+def _even_steps(duration_s: float, channels: list[Channel]) -> np.ndarray:
+    """Return evenly spaced times over ``[0, duration_s]``, densest channel's rate."""
+    if not duration_s > 0:
+        return np.zeros(1)
+    densest = max((channel.count or 0 for channel in channels), default=0)
+    steps = min(max(densest - 1, 1), EXPORT_FRAMES.limit())
+    return np.linspace(0.0, duration_s, steps + 1)
 
 
 class PlayerSession(QObject):

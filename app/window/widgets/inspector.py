@@ -210,16 +210,21 @@ def _stream_row(section: QTreeWidgetItem, entry: Report) -> None:
 
 def _channel_row(section: QTreeWidgetItem, name: str, model: RecordingModel) -> None:
     channel = model.channels[name]
-    samples = len(channel.times_s)
-    span = float(channel.times_s[-1] - channel.times_s[0]) if samples > 1 else 0.0
-    rate = (samples - 1) / span if span > 0 else None
+    samples = channel.count
+    # A channel read only when shown is not read for this: its rate and time
+    # span show once something has read it.
+    times = channel.times_s if channel.loaded else None
+    span = float(times[-1] - times[0]) if times is not None and len(times) > 1 else 0.0
+    rate = (samples - 1) / span if samples is not None and span > 0 else None
     parts = [
         "channel",
-        f"{samples} samples",
+        "samples read when shown" if samples is None else f"{samples} samples",
         f"{channel.width} column(s)",
         channel.unit or None,
         None if rate is None else f"{rate:.1f} Hz",
-        time_span_text(channel.times_s[0], channel.times_s[-1]) if samples else None,
+        time_span_text(times[0], times[-1])
+        if times is not None and len(times)
+        else None,
     ]
     item = _row(section, name, " · ".join(p for p in parts if p))
     for key, value in (
@@ -242,7 +247,8 @@ def _fill_streams(
         for name in list(model.channels)[:_MAX_CHILDREN]:
             _channel_row(section, name, model)
     for camera in model.cameras if not streams else ():
-        _row(section, camera.name, f"camera · {len(camera.times_s)} frames")
+        frames = "?" if camera.count is None else camera.count
+        _row(section, camera.name, f"camera · {frames} frames")
     if not section.childCount():
         _row(section, "none", "no streams")
 

@@ -15,12 +15,14 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
 from app.window.workers.error_message import error_message
-from fsr_core.recording import CameraTrack, Integrity, RecordingModel
+from fsr_core.errors import FsrError
+from fsr_core.recording import CameraTrack, Channel, Integrity, RecordingModel
 from fsr_core.sources import open_recording
 from fsr_core.sources.episodes import backing_path
 from fsr_core.sources.recording_digest import Pinned
 
 __all__ = [
+    "ChannelJob",
     "CheckJob",
     "CheckResult",
     "FileIdentity",
@@ -109,8 +111,34 @@ class OpenJob(_OpenerJob):
     """Open a recording (validation and index included) into a RecordingModel."""
 
     def work(self) -> RecordingModel:
-        """Open the file."""
-        return self._open()
+        """Open the file, and read the cameras' frame times the views step on.
+
+        A source may leave them to be read when first asked for (an MCAP
+        file's message indexes): read here, the GUI thread never waits on them.
+        """
+        model = self._open()
+        for track in model.cameras:
+            _ = track.times_s
+        return model
+
+
+class ChannelJob(_Job):
+    """Read channels that are read only when shown (the plots' channels)."""
+
+    def __init__(
+        self, request_id: int, path: Path, channels: tuple[Channel, ...]
+    ) -> None:
+        super().__init__(request_id, path)
+        self._channels = channels
+
+    def work(self) -> int:
+        """Read each channel; one that fails keeps its error for its plot to name."""
+        for channel in self._channels:
+            try:
+                _ = channel.values
+            except FsrError:
+                continue
+        return len(self._channels)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,16 @@
 """The MCAP source: ROS 2, Foxglove and other MCAP logs as recordings.
 
-``container`` finds what a file holds (summary or scan), ``decoding`` turns
-message bytes into plain values by encoding, ``known_types`` reads the
-message types the viewer understands (images, calibrations, transforms),
-``numeric_leaves`` makes channels of every other numeric field,
-``transform_tree`` and ``frames_scene`` place the coordinate frames,
-``images`` decodes camera frames, ``model`` builds the recording model and
-``report`` the inspector's section; ``source`` registers it all.
+``container`` finds what a file holds (summary or scan; ``chunk_index`` reads
+the summary's chunk indexes) and ``block_reading`` reads the messages of its
+chunks; ``decoding`` turns message bytes into plain values by encoding,
+``known_types`` reads the message types the viewer understands (images,
+calibrations, transforms), ``numeric_leaves`` makes channels of every other
+numeric field, ``transform_tree`` and ``frames_scene`` place the coordinate
+frames, ``images`` decodes camera frames. ``topics`` holds what is read of
+each channel; ``reading`` reads every block at open, or ``indexed_reading``
+opens a file from its indexes (``message_index``), leaving each numeric topic
+to ``topic_loader`` and each camera's frame times to ``cameras`` until first
+shown, with ``late_problems`` reporting what those later reads find. ``model``
+builds the recording model and ``report`` the inspector's section; ``source``
+registers it all.
 """

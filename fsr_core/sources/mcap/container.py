@@ -7,21 +7,25 @@ left without a summary opens up to its last complete record, and the place and
 reason of the cut are kept for the inspector.
 
 What it returns, :class:`McapContents`, names the *blocks* that hold messages:
-each chunk, or a run of messages written outside chunks. :func:`read_block`
-returns a block's messages. Every length, size and count read from the file is
-checked against the file size and the memory budget before anything is
-allocated, and every error the library or a decompressor raises becomes an
-:class:`~fsr_core.errors.FsrError` naming the file and the byte offset.
+each chunk, or a run of messages written outside chunks
+(:mod:`fsr_core.sources.mcap.block_reading` reads their messages). Chunk
+indexes, thousands in a big file, are read field by field with ``struct``, in
+the layout of the MCAP specification; the other records by the library. Every
+length, size and count read from the file is checked against the file size and
+the memory budget before anything is allocated, and every error the library or
+a decompressor raises becomes an :class:`~fsr_core.errors.FsrError` naming the
+file and the byte offset.
 """
 
 from __future__ import annotations
 
 import io
+import operator
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final, cast
+from typing import IO, Any, Final, NamedTuple, cast
 
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import (
@@ -33,6 +37,7 @@ from fsr_core.errors import (
     TruncatedFileError,
 )
 from fsr_core.format.safe_open import ByteSource, open_source
+from fsr_core.sources.mcap.chunk_index import ChunkIndexFields, parse_chunk_index
 
 __all__ = [
     "MCAP_MAGIC",
@@ -43,7 +48,6 @@ __all__ = [
     "McapContents",
     "TopicInfo",
     "index_file",
-    "read_block",
 ]
 
 MCAP_MAGIC: Final = b"\x89MCAP0\r\n"
@@ -51,6 +55,7 @@ _RECORD_PREFIX: Final = 9  # opcode (1) and record length (8)
 _FOOTER_RECORD: Final = _RECORD_PREFIX + 20
 _MAX_SUMMARY_BYTES: Final = 256 << 20
 _EXTRA: Final = "pip install 'fsr-viewer[mcap]'"
+_BY_OFFSET: Final = operator.itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,12 @@ class TopicInfo:
             self.last_ns = log_time_ns
 
 
-@dataclass(frozen=True)
-class Block:
-    """A byte range of the file that holds messages: a chunk, or loose records."""
+class Block(NamedTuple):
+    """A byte range of the file that holds messages: a chunk, or loose records.
+
+    A tuple, not a dataclass: a big file has thousands of chunks, and each is
+    made while the file opens.
+    """
 
     offset: int
     length: int
@@ -100,6 +108,11 @@ class Block:
     end_ns: int = 0
     channel_ids: frozenset[int] | None = None
     """The channels with messages in it, ``None`` when the index does not say."""
+    message_indexes: tuple[tuple[int, int], ...] = ()
+    """``(channel id, byte offset)`` of each channel's message index record,
+    in file order (from the chunk index; empty when it has none)."""
+    message_index_length: int = 0
+    """Bytes of all the chunk's message index records together."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +189,7 @@ def _library() -> Any:
 class _ExactBytes(io.RawIOBase):
     """A byte string read by the record classes; a short read is an error."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | memoryview) -> None:
         super().__init__()
         self._view = memoryview(data)
         self._position = 0
@@ -205,7 +218,7 @@ class _ShortRecordError(Exception):
 
 
 def _parse(
-    opcode: int, body: bytes, records: Any
+    opcode: int, body: bytes | memoryview, records: Any
 ) -> Any:  # one record's fields, by the library's reader of its kind
     from mcap.data_stream import ReadDataStream
 
@@ -354,10 +367,10 @@ def decompress(
     return found
 
 
-def _chunk_messages(
-    file: _File, offset: int, chunk: Any, records: Any, *, verify: bool
-) -> Iterator[tuple[int, Any]]:
-    """Yield ``(opcode, record)`` of the records inside a chunk."""
+def _chunk_records(
+    file: _File, offset: int, chunk: Any, *, verify: bool
+) -> Iterator[tuple[int, memoryview]]:
+    """Yield ``(opcode, body)`` of every record inside a chunk (bodies not copied)."""
     _check_size(file, chunk.uncompressed_size, "a chunk", offset)
     data = decompress(
         chunk.compression,
@@ -375,6 +388,7 @@ def _chunk_messages(
                 path=file.path,
                 offset=offset,
             )
+    view = memoryview(data)
     position = 0
     while position < len(data):
         if len(data) - position < _RECORD_PREFIX:
@@ -392,8 +406,15 @@ def _chunk_messages(
                 path=file.path,
                 offset=offset,
             )
-        body = data[start : start + length]
         position = start + length
+        yield opcode, view[start:position]
+
+
+def _chunk_messages(
+    file: _File, offset: int, chunk: Any, records: Any, *, verify: bool
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(opcode, record)`` of the schemas, channels and messages of a chunk."""
+    for opcode, body in _chunk_records(file, offset, chunk, verify=verify):
         if opcode not in (0x03, 0x04, 0x05):
             continue
         try:
@@ -608,11 +629,8 @@ def _summary(
             offset=start,
         )
     found = _SummaryRecords()
-    offset = start
-    while offset < footer_at:
-        opcode, length, record = file.record_at(offset, records, "summary record")
+    for opcode, record, offset in _summary_records(file, records, start, footer_at):
         found.take(file, contents, opcode, record, offset, counts)
-        offset += _RECORD_PREFIX + length
     for at in found.metadata_at:
         _, _, metadata = file.record_at(at, records, "metadata")
         if metadata is None or not hasattr(metadata, "metadata"):
@@ -626,6 +644,49 @@ def _summary(
     for channel in channels:
         _add_channel(contents, schemas, channel)
     return schemas
+
+
+def _summary_records(
+    file: _File, records: Any, start: int, end: int
+) -> Iterator[tuple[int, Any, int]]:
+    """Yield ``(opcode, record, offset)`` of the summary, read in one piece.
+
+    Chunk indexes, thousands in a big file, are read by
+    :func:`~fsr_core.sources.mcap.chunk_index.parse_chunk_index`; the other
+    records by the library's record classes.
+    """
+    _check_size(file, end - start, "the summary section", start)
+    data = file.read(start, end - start, "summary")
+    position = 0
+    while position < len(data):
+        offset = start + position
+        if len(data) - position < _RECORD_PREFIX:
+            raise TruncatedFileError(
+                "a summary record header runs past the summary",
+                path=file.path,
+                offset=offset,
+            )
+        opcode = data[position]
+        length = int.from_bytes(
+            data[position + 1 : position + _RECORD_PREFIX], "little"
+        )
+        body_at = position + _RECORD_PREFIX
+        if length > len(data) - body_at:
+            raise TruncatedFileError(
+                f"summary record of {length} bytes runs past the summary",
+                path=file.path,
+                offset=offset,
+            )
+        body = data[body_at : body_at + length]
+        position = body_at + length
+        try:
+            if opcode == 0x08:
+                record: Any = parse_chunk_index(body)
+            else:
+                record = _parse(opcode, body, records)
+        except Exception as exc:
+            raise _record_error(exc, file.path, offset, "summary record") from exc
+        yield opcode, record, offset
 
 
 @dataclass
@@ -661,26 +722,28 @@ class _SummaryRecords:
 
 
 def _take_chunk_index(
-    file: _File, contents: McapContents, index: Any, where: int
+    file: _File, contents: McapContents, index: ChunkIndexFields, where: int
 ) -> None:
-    start, length = int(index.chunk_start_offset), int(index.chunk_length)
+    start, length = index.chunk_start_offset, index.chunk_length
     if start < len(MCAP_MAGIC) or length < _RECORD_PREFIX or start + length > file.size:
         raise CorruptRecordError(
             f"chunk index points at bytes {start}..{start + length}, outside the file",
             path=file.path,
             offset=where,
         )
-    offsets = dict(index.message_index_offsets)
+    offsets = index.message_index_offsets
     contents.blocks.append(
         Block(
             offset=start,
             length=length,
             chunk=True,
             compression=index.compression,
-            uncompressed_size=int(index.uncompressed_size),
-            start_ns=int(index.message_start_time),
-            end_ns=int(index.message_end_time),
+            uncompressed_size=index.uncompressed_size,
+            start_ns=index.message_start_time,
+            end_ns=index.message_end_time,
             channel_ids=frozenset(offsets) if offsets else None,
+            message_indexes=tuple(sorted(offsets.items(), key=_BY_OFFSET)),
+            message_index_length=index.message_index_length,
         )
     )
     if offsets:
@@ -809,71 +872,6 @@ def _index(file: _File, records: Any, *, verify: bool) -> McapContents:
     scan.run(verify=verify)
     contents.counted = contents.cut is None
     return contents
-
-
-def read_block(
-    path: Path,
-    block: Block,
-    channel_ids: frozenset[int] | None,
-    *,
-    verify: bool = False,
-) -> list[BlockMessage]:
-    """Return the messages of ``block`` on ``channel_ids`` (all when ``None``).
-
-    Raises
-    ------
-    FsrError
-        The block cannot be read (as :func:`index_file`).
-    """
-    records = _library()
-    file = _File(path)
-    try:
-        return list(_block_messages(file, block, channel_ids, records, verify=verify))
-    finally:
-        file.close()
-
-
-def _block_messages(
-    file: _File,
-    block: Block,
-    channel_ids: frozenset[int] | None,
-    records: Any,
-    *,
-    verify: bool,
-) -> Iterator[BlockMessage]:
-    def wanted(record: Any) -> bool:
-        return channel_ids is None or record.channel_id in channel_ids
-
-    if block.chunk:
-        opcode, _, chunk = file.record_at(block.offset, records, "chunk")
-        if opcode != 0x06:
-            raise CorruptRecordError(
-                "the chunk index points at a record that is not a chunk",
-                path=file.path,
-                offset=block.offset,
-            )
-        for kind, record in _chunk_messages(
-            file, block.offset, chunk, records, verify=verify
-        ):
-            if kind == 0x05 and wanted(record):
-                yield _message(record)
-        return
-    offset, end = block.offset, block.offset + block.length
-    while offset < end:
-        opcode, length, record = file.record_at(offset, records, "message")
-        offset += _RECORD_PREFIX + length
-        if opcode == 0x05 and wanted(record):
-            yield _message(record)
-
-
-def _message(record: Any) -> BlockMessage:
-    return BlockMessage(
-        channel_id=record.channel_id,
-        log_time_ns=record.log_time,
-        publish_time_ns=record.publish_time,
-        sequence=record.sequence,
-        data=record.data,
-    )
 
 
 def attachment_problems(path: Path, attachments: list[AttachmentInfo]) -> list[str]:

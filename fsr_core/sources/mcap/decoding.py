@@ -86,12 +86,18 @@ def _leaf_or_tree(value: Any, depth: int) -> PlainTree:
     return _protobuf_tree(value, depth + 1) if hasattr(value, "DESCRIPTOR") else value
 
 
+_PLAIN: Final = frozenset({bool, int, float, str, bytes})
+"""Types a decoded ROS 2 value already has in a plain tree."""
+
+
 def _ros2_tree(message: Any, depth: int = 0) -> PlainTree:
     if depth > _MAX_DEPTH:
         raise ValueError("message nests deeper than 64 levels")
     slots = getattr(message, "__slots__", None)
     if slots is None:
         if isinstance(message, list):
+            if depth < _MAX_DEPTH and all(type(item) in _PLAIN for item in message):
+                return list(message)  # an array of numbers or strings, as is
             return [_ros2_tree(item, depth + 1) for item in message]
         return message
     return {name: _ros2_tree(getattr(message, name), depth + 1) for name in slots}

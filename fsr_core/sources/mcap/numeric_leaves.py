@@ -29,6 +29,7 @@ MAX_LIST: Final = 1024
 """Longest array read as columns; longer ones (point clouds, blobs) are skipped."""
 _MAX_DEPTH: Final = 32
 _NAME_FIELDS: Final = ("name", "names", "joint_names")
+_ROWS_AT_ONCE: Final = 65536
 
 
 def _names(tree: dict[str, Any]) -> list[str] | None:
@@ -53,10 +54,29 @@ def _walk_dict(
             continue
         child = f"{path}.{key}" if path else str(key)
         if names is not None and isinstance(item, list) and len(item) == len(names):
-            for name, element in zip(names, item, strict=True):
-                _walk(element, f"{child}.{name}", out, depth + 1)
+            _walk_items([f"{child}.{name}" for name in names], item, out, depth + 1)
         else:
             _walk(item, child, out, depth + 1)
+
+
+def _walk_items(
+    paths: list[str],
+    items: list[Any] | tuple[Any, ...],
+    out: dict[str, float],
+    depth: int,
+) -> None:
+    """Walk the elements of an array, each at its path; plain floats inline.
+
+    The same as calling :func:`_walk` on each (an array of a thousand
+    numbers is most of a message), without a call per number.
+    """
+    for child, item in zip(paths, items, strict=True):
+        if type(item) is float:
+            if depth > _MAX_DEPTH or len(out) > MAX_COLUMNS:
+                return
+            out[child] = item if math.isfinite(item) else math.nan
+        else:
+            _walk(item, child, out, depth)
 
 
 def _walk(value: Any, path: str, out: dict[str, float], depth: int) -> None:
@@ -69,8 +89,10 @@ def _walk(value: Any, path: str, out: dict[str, float], depth: int) -> None:
     elif isinstance(value, dict):
         _walk_dict(value, path, out, depth)
     elif isinstance(value, list | tuple) and len(value) <= MAX_LIST:
-        for index, item in enumerate(value):
-            _walk(item, f"{path}.{index}" if path else str(index), out, depth + 1)
+        paths = [
+            f"{path}.{index}" if path else str(index) for index in range(len(value))
+        ]
+        _walk_items(paths, value, out, depth + 1)
 
 
 def numeric_leaves(tree: Any) -> dict[str, float]:
@@ -161,14 +183,32 @@ class NumericTable:
             (self.rows, max(len(self._columns), 1)), np.nan, dtype=np.float64
         )
         flat = np.frombuffer(self._flat, dtype=np.float64)
+        if len(self._shape_columns) == 1:
+            self._fill_one_shape(result, flat)
+            return result
         shapes = np.frombuffer(self._row_shapes, dtype=np.int64)
         widths = np.asarray([len(c) for c in self._shape_columns], dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(widths[shapes])[:-1]])
-        for shape, columns in enumerate(self._shape_columns):
-            rows = np.flatnonzero(shapes == shape)
-            if rows.size == 0 or columns.size == 0:
-                continue
-            offsets = starts[rows][:, None] + np.arange(columns.size)[None, :]
-            kept = columns >= 0
-            result[rows[:, None], columns[kept][None, :]] = flat[offsets][:, kept]
+        # In batches of rows: the index arrays of a long topic stay small.
+        for begin in range(0, self.rows, _ROWS_AT_ONCE):
+            batch = shapes[begin : begin + _ROWS_AT_ONCE]
+            for shape, columns in enumerate(self._shape_columns):
+                rows = np.flatnonzero(batch == shape) + begin
+                if rows.size == 0 or columns.size == 0:
+                    continue
+                offsets = starts[rows][:, None] + np.arange(columns.size)[None, :]
+                kept = columns >= 0
+                result[rows[:, None], columns[kept][None, :]] = flat[offsets][:, kept]
         return result
+
+    def _fill_one_shape(self, result: FloatArray, flat: FloatArray) -> None:
+        """Fill ``result`` when every message has the same leaves (the usual case)."""
+        columns = self._shape_columns[0]
+        if self.rows == 0 or columns.size == 0:
+            return
+        block = flat.reshape(self.rows, columns.size)
+        if np.array_equal(columns, np.arange(columns.size)):
+            result[:, : columns.size] = block
+            return
+        kept = columns >= 0
+        result[:, columns[kept]] = block[:, kept]

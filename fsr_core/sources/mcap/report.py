@@ -9,12 +9,10 @@ what the viewer makes of it, the attachments and the metadata records.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fsr_core.sources.mcap.container import McapContents
-
-if TYPE_CHECKING:
-    from fsr_core.sources.mcap.model import _Reading
+from fsr_core.sources.mcap.reading import Reading
 
 __all__ = ["contents_report"]
 
@@ -33,16 +31,23 @@ def _index_note(contents: McapContents) -> str:
     return "read from the summary"
 
 
+def _reading_note(reading: Reading) -> str:
+    if reading.every_block_read:
+        return "every chunk read at open"
+    return (
+        "numeric topics read when first shown (their chunks are checked then; "
+        "inspect --verify reads them all)"
+    )
+
+
 def contents_report(
-    contents: McapContents, reading: _Reading, notes: list[str]
+    contents: McapContents, reading: Reading, notes: list[str]
 ) -> dict[str, Any]:
     """Return the ``mcap`` section and the notes of a file's report."""
     topics = []
     for channel_id, topic in reading.topics.items():
-        times = topic.times_ns
         count = reading.counts.get(channel_id, 0)
-        first = min(times) if times else None
-        last = max(times) if times else None
+        first, last = topic.first_ns, topic.last_ns
         entry: dict[str, Any] = {
             "topic": topic.info.topic,
             "channel_id": channel_id,
@@ -72,6 +77,7 @@ def contents_report(
         "profile": contents.profile,
         "library": contents.library,
         "index": _index_note(contents),
+        "reading": _reading_note(reading),
         "summary": contents.has_summary,
         "chunk_index": contents.chunk_indexed,
         "message_indexes": contents.message_indexed,

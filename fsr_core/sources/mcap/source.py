@@ -108,10 +108,17 @@ class McapSource:
         return bag_file(path) is not None
 
     def open(self, path: Path) -> RecordingModel:
-        """Build the recording model of the file (or of a bag's MCAP file)."""
+        """Build the recording model of the file (or of a bag's MCAP file).
+
+        A file with indexes opens from them: each numeric topic is read when
+        its channel is first shown.
+        """
+        return self._open(path, read_everything=False)
+
+    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
         from fsr_core.sources.mcap.model import load_mcap
 
-        return load_mcap(_file_of(path))
+        return load_mcap(_file_of(path), read_everything=read_everything)
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when the ``mcap`` package is missing."""
@@ -122,12 +129,13 @@ class McapSource:
         return None
 
     def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
-        """Return the file's report; opening reads every chunk and checks its CRC.
+        """Return the file's report; ``verify`` reads every chunk and checks its CRC.
 
         The ``mcap`` section lists the index, compression, topics, attachments,
         metadata records and any cut (:mod:`fsr_core.sources.mcap.report`).
+        Without ``verify`` a file with indexes is reported from them.
         """
-        model = self.open(path)
+        model = self._open(path, read_everything=verify)
         messages = model.report.get("messages")
         checked = messages if isinstance(messages, int) else None
         report = file_report(
@@ -149,7 +157,8 @@ class McapSource:
         """Write the file as FSR: every channel, camera and calibration."""
         from fsr_core.sources.model_to_fsr import write_model_as_fsr
 
-        model = self.open(path)
+        # Every topic is written: one pass reads them all at once.
+        model = self._open(path, read_everything=True)
         return write_model_as_fsr(
             model,
             output,

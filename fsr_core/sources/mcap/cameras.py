@@ -1,0 +1,271 @@
+"""Camera tracks of an MCAP file: frames fetched from their chunk when shown.
+
+Each camera topic becomes a :class:`~fsr_core.recording.CameraTrack` whose
+``fetch(i)`` reads the chunk that holds image ``i`` (the last few chunks stay
+cached, shared by the cameras of one file), decodes that one message and
+returns the frame with the calibration in force: the calibration topic of the
+camera's frame (else of its namespace), its pose from the transform tree. A
+camera of a file opened from its indexes finds its frames in the message
+indexes the first time its frame times, or a frame, are asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from fsr_core.arrays import FloatArray
+from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose
+from fsr_core.calibration.profile import calibration_digest
+from fsr_core.calibration.rotations import quaternion_from_matrix
+from fsr_core.errors import CalibrationError, DecodeError
+from fsr_core.format.safe_open import open_source
+from fsr_core.load_once import LoadOnce
+from fsr_core.media import RGBFrame
+from fsr_core.recording import CameraTrack
+from fsr_core.sources.mcap.block_reading import read_block
+from fsr_core.sources.mcap.container import Block, BlockMessage
+from fsr_core.sources.mcap.decoding import PlainTree
+from fsr_core.sources.mcap.images import compressed_frame, message_bytes, raw_frame
+from fsr_core.sources.mcap.known_types import TopicKind, frame_id_of
+from fsr_core.sources.mcap.message_index import indexed_messages
+from fsr_core.sources.mcap.topics import IMAGE_KINDS, ImageRefs, Topic
+from fsr_core.sources.mcap.transform_tree import TransformTree
+
+__all__ = ["Epoch", "camera_tracks", "epochs_of"]
+
+_CACHED_BLOCKS: Final = 4
+
+
+class _BlockCache:
+    """The last few blocks' messages, shared by the camera tracks of one file."""
+
+    def __init__(self, path: Path, blocks: list[Block]) -> None:
+        self._path = path
+        self._blocks = blocks
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[int, int], list[BlockMessage]] = OrderedDict()
+
+    def message(self, block: int, channel_id: int, ordinal: int) -> BlockMessage:
+        key = (block, channel_id)
+        with self._lock:
+            found = self._cache.get(key)
+            if found is not None:
+                self._cache.move_to_end(key)
+        if found is None:
+            found = read_block(
+                self._path, self._blocks[block], frozenset({channel_id}), verify=True
+            )
+            with self._lock:
+                self._cache[key] = found
+                while len(self._cache) > _CACHED_BLOCKS:
+                    self._cache.popitem(last=False)
+        if ordinal >= len(found):
+            raise DecodeError(
+                "the message is no longer in its chunk (the file changed)",
+                path=self._path,
+            )
+        return found[ordinal]
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """A calibration in force from ``start_ns`` until the next one differs."""
+
+    start_ns: int
+    profile: CalibrationProfile
+    digest: str
+
+
+def epochs_of(found: list[tuple[int, CalibrationProfile, str]]) -> list[Epoch]:
+    """Return the calibration epochs of a calibration topic's messages."""
+    epochs: list[Epoch] = []
+    for time_ns, profile, _ in sorted(found, key=lambda item: item[0]):
+        digest = calibration_digest(profile)
+        if not epochs or epochs[-1].digest != digest:
+            epochs.append(Epoch(time_ns, profile, digest))
+    return epochs
+
+
+def _camera_calibrations(
+    image: Topic, calibration_topics: list[Topic]
+) -> list[tuple[int, CalibrationProfile, str]]:
+    """Return the calibrations of ``image``'s camera: same frame, else namespace."""
+    if image.frame_id:
+        for topic in calibration_topics:
+            if any(frame == image.frame_id for _, _, frame in topic.calibrations):
+                return topic.calibrations
+    namespace = image.info.topic.rsplit("/", 1)[0]
+    for topic in calibration_topics:
+        other = topic.info.topic.rsplit("/", 1)[0]
+        if other and (namespace.startswith(other) or other.startswith(namespace)):
+            return topic.calibrations
+    return []
+
+
+class _ImageIndex:
+    """Where a lazily read camera's images are: read from the message indexes once."""
+
+    def __init__(self, path: Path, topic: Topic) -> None:
+        self._path = path
+        self._topic = topic
+        what = f"the frames of {topic.info.topic[:80]!r}"
+        self._refs: LoadOnce[ImageRefs] = LoadOnce(self._read, what=what, path=path)
+
+    def _read(self) -> ImageRefs:
+        source = open_source(self._path)
+        try:
+            found = indexed_messages(
+                source, self._path, self._topic.held_in, self._topic.info.channel_id
+            )
+        finally:
+            source.close()
+        return ImageRefs.in_time_order(*found)
+
+    def get(self) -> ImageRefs:
+        return self._refs.get()
+
+
+class _CameraFetch:
+    """Decode frame ``i`` of one image topic, with the calibration in force."""
+
+    def __init__(
+        self,
+        topic: Topic,
+        refs: Callable[[], ImageRefs],
+        cache: _BlockCache,
+        epochs: list[Epoch],
+        tree: TransformTree,
+        origin_ns: int,
+    ) -> None:
+        self._topic = topic
+        self._refs = refs
+        self._cache = cache
+        self._epochs = epochs
+        self._epoch_starts = np.asarray([e.start_ns for e in epochs], dtype=np.int64)
+        self._tree = tree
+        self._origin_ns = origin_ns
+        self._decode = topic.decoder.decode
+
+    def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
+        refs = self._refs()
+        block, ordinal = int(refs.blocks[index]), int(refs.ordinals[index])
+        message = self._cache.message(block, self._topic.info.channel_id, ordinal)
+        what = f"topic {self._topic.info.topic[:80]!r}"
+        assert self._decode is not None
+        try:
+            tree = self._decode(message.data)
+        except Exception as exc:
+            raise DecodeError(f"{what}: the message does not decode: {exc}") from exc
+        frame = _frame_of(self._topic.kind, tree, what)
+        return frame, self._calibration(int(refs.times_ns[index]), tree)
+
+    def _calibration(self, time_ns: int, tree: PlainTree) -> Calibration | None:
+        if not self._epochs:
+            return None
+        epoch = max(int(np.searchsorted(self._epoch_starts, time_ns, "right")) - 1, 0)
+        chosen = self._epochs[epoch]
+        pose = None
+        frame = frame_id_of(tree) or self._topic.frame_id
+        found = self._tree.world_pose(frame, time_ns) if frame else None
+        if found is not None:
+            translation, rotation = found
+            try:
+                pose = CameraPose.normalized(
+                    translation, quaternion_from_matrix(rotation)
+                )
+            except (CalibrationError, ValueError):
+                pose = None
+        return Calibration(
+            camera=self._topic.info.topic,
+            generation=0,
+            epoch=epoch,
+            digest=chosen.digest,
+            profile=chosen.profile,
+            pose=pose,
+            first_tick=0,
+            first_sim_time_s=(chosen.start_ns - self._origin_ns) / 1e9,
+        )
+
+
+def _frame_of(kind: TopicKind, tree: PlainTree, what: str) -> RGBFrame:
+    if not isinstance(tree, dict):
+        raise DecodeError(f"{what}: the image message is not a structure")
+    data = message_bytes(tree.get("data", b""), what)
+    if kind is TopicKind.COMPRESSED_IMAGE:
+        return compressed_frame(data, str(tree.get("format", "")), what)
+    fields = {name: tree.get(name) for name in ("width", "height", "step")}
+    if not all(isinstance(value, int) for value in fields.values()):
+        raise DecodeError(f"{what}: width, height or step is not an integer")
+    encoding = tree.get("encoding")
+    return raw_frame(
+        data,
+        width=int(fields["width"]),  # type: ignore[arg-type]
+        height=int(fields["height"]),  # type: ignore[arg-type]
+        encoding=str(encoding or ""),
+        step=int(fields["step"]),  # type: ignore[arg-type]
+        big_endian=bool(tree.get("is_bigendian", False)),
+        what=what,
+    )
+
+
+def camera_tracks(
+    path: Path,
+    blocks: list[Block],
+    topics: list[Topic],
+    tree: TransformTree,
+    origin_ns: int,
+) -> tuple[CameraTrack, ...]:
+    """Return a track per camera topic with images, frames at their play times.
+
+    A topic read at open has its frames placed; one read later (its blocks
+    known, :attr:`Topic.held_in`) finds them in the message indexes the first
+    time its frame times or a frame are asked for.
+    """
+    calibration_topics = [t for t in topics if t.kind is TopicKind.CALIBRATION]
+    cache = _BlockCache(path, blocks)
+    tracks = []
+    for topic in topics:
+        if topic.kind not in IMAGE_KINDS:
+            continue
+        epochs = epochs_of(_camera_calibrations(topic, calibration_topics))
+        refs = topic.image_refs
+        if refs is not None:
+            fetch = _CameraFetch(topic, _kept(refs), cache, epochs, tree, origin_ns)
+            tracks.append(CameraTrack(topic.info.topic, _play(refs, origin_ns), fetch))
+        elif topic.held_in:
+            index = _ImageIndex(path, topic)
+            fetch = _CameraFetch(topic, index.get, cache, epochs, tree, origin_ns)
+            tracks.append(
+                CameraTrack.lazy(
+                    topic.info.topic,
+                    functools.partial(_indexed_play, index, origin_ns),
+                    fetch,
+                    count=topic.info.count,
+                    path=path,
+                )
+            )
+    return tuple(tracks)
+
+
+def _kept(refs: ImageRefs) -> Callable[[], ImageRefs]:
+    """Return a getter of references already read."""
+    return lambda: refs
+
+
+def _indexed_play(index: _ImageIndex, origin_ns: int) -> FloatArray:
+    """Return the play times of a lazily read camera's images (reads its index)."""
+    return _play(index.get(), origin_ns)
+
+
+def _play(refs: ImageRefs, origin_ns: int) -> FloatArray:
+    """Return the play times (s) of a camera's images."""
+    play: FloatArray = (refs.times_ns - origin_ns).astype(np.float64) / 1e9
+    return play
