@@ -156,7 +156,25 @@ ChannelLoader: TypeAlias = Callable[[], tuple[FloatArray, FloatArray] | ChannelD
 """Reads a lazy channel: returns ``(times_s, values)`` or a :class:`ChannelData`."""
 
 
-class Channel:
+class _ReadOnly:
+    """Read-only slots, set once by :meth:`_assign`: models are shared by views."""
+
+    __slots__ = ()
+
+    def _assign(self, **values: object) -> None:
+        for slot, value in values.items():
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse: the object is read-only."""
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        """Refuse: the object is read-only."""
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Channel(_ReadOnly):
     """A numeric series: one column per component, on the play-time axis.
 
     ``Channel(name, times_s, values, unit, label, columns)`` holds its arrays.
@@ -236,24 +254,15 @@ class Channel:
         width: int | None,
         count: int | None,
     ) -> None:
-        for slot, value in (
-            ("name", name),
-            ("unit", unit),
-            ("label", label),
-            ("_columns", columns),
-            ("_data", data),
-            ("_width", width),
-            ("_count", count),
-        ):
-            object.__setattr__(self, slot, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        """Refuse: a channel is read-only."""
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        """Refuse: a channel is read-only."""
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        self._assign(
+            name=name,
+            unit=unit,
+            label=label,
+            _columns=columns,
+            _data=data,
+            _width=width,
+            _count=count,
+        )
 
     def __repr__(self) -> str:
         """Name, unit, width, count and whether it is loaded (never reads)."""
@@ -479,7 +488,7 @@ class SceneGeometry:
         return result
 
 
-class CameraTrack:
+class CameraTrack(_ReadOnly):
     """One camera: when its frames are, and how to fetch one (on a worker thread).
 
     ``fetch(index)`` decodes frame ``index`` and returns it with the calibration
@@ -524,12 +533,7 @@ class CameraTrack:
         value_range: tuple[float, float] | None = None,
     ) -> None:
         self._fill(name, LoadOnce.ready(times_s), None, fetch)
-        for slot, value in (
-            ("values", values),
-            ("value_unit", value_unit),
-            ("value_range", value_range),
-        ):
-            object.__setattr__(self, slot, value)
+        self._assign(values=values, value_unit=value_unit, value_range=value_range)
 
     @classmethod
     def lazy(
@@ -551,9 +555,7 @@ class CameraTrack:
             load_times, what=f"the frame times of {name[:80]!r}", path=path
         )
         track._fill(name, times, count, fetch)
-        for slot in ("values", "value_range"):
-            object.__setattr__(track, slot, None)
-        object.__setattr__(track, "value_unit", "")
+        track._assign(values=None, value_unit="", value_range=None)
         return track
 
     def _fill(
@@ -563,21 +565,7 @@ class CameraTrack:
         count: int | None,
         fetch: Callable[[int], tuple[RGBFrame, Calibration | None]],
     ) -> None:
-        for slot, value in (
-            ("name", name),
-            ("_times", times),
-            ("_count", count),
-            ("fetch", fetch),
-        ):
-            object.__setattr__(self, slot, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        """Refuse: a track is read-only."""
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        """Refuse: a track is read-only."""
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        self._assign(name=name, _times=times, _count=count, fetch=fetch)
 
     def __repr__(self) -> str:
         """Name, frame count and whether the times are loaded (never reads)."""

@@ -82,21 +82,9 @@ def _suffix(args: argparse.Namespace, verb: Verb) -> str:
 def _options(args: argparse.Namespace, verb: Verb) -> BatchOptions:
     video = None
     if verb is Verb.EXPORT:
-        from app.headless.export.request import VideoRequest
+        from app.headless.export.command import video_request
 
-        video = VideoRequest(
-            source=Path(),
-            output=Path(),
-            fps=args.fps,
-            speed=args.speed,
-            size=args.size or (800, 800),
-            view=args.view,
-            camera=args.camera,
-            panel=args.panel,
-            show_com=args.show_com,
-            start_s=args.start,
-            end_s=args.end,
-        )
+        video = video_request(args, Path(), Path())
     return BatchOptions(
         verb=verb, video=video, with_recorded_force=args.with_recorded_force
     )

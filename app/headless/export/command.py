@@ -31,7 +31,14 @@ from fsr_core.output_paths import check_output_path, prepare_output_folder
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording, recording_stem
 
-__all__ = ["TerminalProgress", "check_options", "run_export", "stem", "wants_export"]
+__all__ = [
+    "TerminalProgress",
+    "check_options",
+    "run_export",
+    "stem",
+    "video_request",
+    "wants_export",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -214,24 +221,31 @@ def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
     _out(f"{still.path}: {still.width}x{still.height} at t = {play_time_s:g} s")
 
 
-def _export_video(
-    args: argparse.Namespace, model: RecordingModel, output: Path
-) -> None:
-    ensure_gui_app()
-    request = VideoRequest(
-        source=model.path,
+def video_request(
+    args: argparse.Namespace, source: Path, output: Path, *, overwrite: bool = False
+) -> VideoRequest:
+    """Return the video export the ``--export`` options ask for (batch too)."""
+    return VideoRequest(
+        source=source,
         output=output,
         fps=args.fps,
         speed=args.speed,
-        size=args.size,
+        size=args.size or (800, 800),
         view=args.view,
         camera=args.camera,
         panel=args.panel,
         show_com=args.show_com,
         start_s=args.start,
         end_s=args.end,
-        overwrite=args.overwrite,
+        overwrite=overwrite,
     )
+
+
+def _export_video(
+    args: argparse.Namespace, model: RecordingModel, output: Path
+) -> None:
+    ensure_gui_app()
+    request = video_request(args, model.path, output, overwrite=args.overwrite)
     bar = TerminalProgress()
     try:  # the export File → Export… runs too
         result = export_request(model, request, progress=bar)
