@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -32,22 +32,28 @@ from fsr_core.load_once import LoadOnce
 from fsr_core.media import RGBFrame
 
 __all__ = [
+    "OVERVIEW_FROM_SAMPLES",
     "TIME_EPSILON_S",
     "CameraTrack",
     "Channel",
     "ChannelData",
     "ChannelLoader",
+    "ChannelOverview",
     "GeometryMesh",
     "Integrity",
     "Marker",
     "MarkerKind",
+    "OverviewReader",
     "PlanarKinematics",
     "RecordingModel",
+    "SampleReader",
     "SceneGeometry",
     "SceneTarget",
     "Segment",
+    "SpanReader",
     "TaskOverlay",
     "Timeline",
+    "span_rows",
 ]
 
 #: Float error in a play time: a time this little before a sample (or a
@@ -59,6 +65,17 @@ TIME_EPSILON_S = 1e-9
 def _in_force(times_s: FloatArray, play_time_s: float) -> int:
     """Return the index of the last time at or before ``play_time_s`` (-1: none)."""
     return int(np.searchsorted(times_s, play_time_s + TIME_EPSILON_S, "right")) - 1
+
+
+def span_rows(times_s: FloatArray, start_s: float, end_s: float) -> tuple[int, int]:
+    """Return ``first, stop`` of the samples a plot of ``start_s .. end_s`` draws.
+
+    From the last sample at or before ``start_s`` to the first at or after
+    ``end_s``, so lines reach both edges.
+    """
+    first = max(int(np.searchsorted(times_s, start_s, "right")) - 1, 0)
+    stop = min(int(np.searchsorted(times_s, end_s, "left")) + 1, len(times_s))
+    return first, max(stop, first)
 
 
 class Integrity(StrEnum):
@@ -156,6 +173,39 @@ ChannelLoader: TypeAlias = Callable[[], tuple[FloatArray, FloatArray] | ChannelD
 """Reads a lazy channel: returns ``(times_s, values)`` or a :class:`ChannelData`."""
 
 
+class ChannelOverview(NamedTuple):
+    """A long channel at a glance: each bucket of samples' lowest and highest.
+
+    Column ``j`` is drawn from ``times_s[:, j]`` and ``values[:, j]``: per
+    bucket of consecutive samples, its minimum and maximum at their own
+    times, plus the first and last sample, in time order. What a plot draws
+    of a channel it does not read whole.
+    """
+
+    times_s: FloatArray
+    """Shape ``(points, width)``: each column's point times, non-decreasing."""
+    values: FloatArray
+    """Shape ``(points, width)``: the values at those times (NaN: a gap)."""
+
+
+OVERVIEW_FROM_SAMPLES: Final = 1_000_000
+"""A lazy channel with an overview reader and more samples than this is
+plotted from its overview and read by span when zoomed in, never whole."""
+
+OverviewReader: TypeAlias = Callable[[], ChannelOverview]
+"""Makes a channel's :class:`ChannelOverview`, reading it part by part."""
+
+SpanReader: TypeAlias = Callable[[float, float, int], "ChannelData | None"]
+"""``span(start_s, end_s, limit)``: the samples of a channel from the last one
+at or before ``start_s`` to the first one at or after ``end_s``, or ``None``
+when that is more than ``limit`` samples."""
+
+SampleReader: TypeAlias = Callable[[float], FloatArray]
+"""Reads the sample of a lazy channel in force at a play time, alone: what
+:meth:`Channel.value_at` asks while the whole channel is unread, so a panel
+scrubbing an hour-long recording reads one record, not the hour."""
+
+
 class _ReadOnly:
     """Read-only slots, set once by :meth:`_assign`: models are shared by views."""
 
@@ -182,10 +232,25 @@ class Channel(_ReadOnly):
     :attr:`times_s` or :attr:`values` is asked for (once, under a lock, from
     any thread); :attr:`name`, :attr:`unit`, :attr:`label`, :attr:`columns`,
     :attr:`width`, :attr:`count`, :attr:`loaded` and :attr:`read_error` never
-    read. A channel is read-only: views share it.
+    read. A lazy channel given a :data:`SampleReader` answers
+    :meth:`value_at` through it until something reads the whole channel;
+    given an :data:`OverviewReader` and a :data:`SpanReader`, a plot of a
+    long channel reads its :meth:`overview` and :meth:`span` instead of all
+    of it (:attr:`prefers_overview`). A channel is read-only: views share it.
     """
 
-    __slots__ = ("_columns", "_count", "_data", "_width", "label", "name", "unit")
+    __slots__ = (
+        "_columns",
+        "_count",
+        "_data",
+        "_overview",
+        "_sample",
+        "_span",
+        "_width",
+        "label",
+        "name",
+        "unit",
+    )
 
     name: str
     unit: str
@@ -194,6 +259,9 @@ class Channel(_ReadOnly):
     _data: LoadOnce[ChannelData]
     _width: int | None
     _count: int | None
+    _sample: SampleReader | None
+    _overview: LoadOnce[ChannelOverview] | None
+    _span: SpanReader | None
 
     def __init__(
         self,
@@ -206,6 +274,7 @@ class Channel(_ReadOnly):
     ) -> None:
         data = LoadOnce.ready(ChannelData(times_s, values))
         self._fill(name, unit, label, columns, data, None, None)
+        self._assign(_sample=None, _overview=None, _span=None)
 
     @classmethod
     def lazy(
@@ -219,6 +288,9 @@ class Channel(_ReadOnly):
         width: int | None = None,
         count: int | None = None,
         path: str | Path | None = None,
+        sample: SampleReader | None = None,
+        overview: OverviewReader | None = None,
+        span: SpanReader | None = None,
     ) -> Channel:
         """Return a channel whose arrays ``load`` reads when first asked for.
 
@@ -235,6 +307,13 @@ class Channel(_ReadOnly):
             ``None`` when only reading tells.
         path
             The file read, named by the error of a failing ``load``.
+        sample
+            Reads the one sample in force at a play time (as :meth:`value_at`
+            returns it) while the channel is unread; ``None``: ``value_at``
+            reads the whole channel.
+        overview, span
+            Read the channel's overview (once) and a span of it, for a plot
+            of a channel too long to read whole; both or neither.
         """
         shown = width if width is not None else max(len(columns), 1)
         data: LoadOnce[ChannelData] = LoadOnce(
@@ -242,6 +321,12 @@ class Channel(_ReadOnly):
         )
         channel = cls.__new__(cls)
         channel._fill(name, unit, label, columns, data, shown, count)
+        summary = (
+            None
+            if overview is None or span is None
+            else LoadOnce(overview, what=f"the overview of {name[:80]!r}", path=path)
+        )
+        channel._assign(_sample=sample, _overview=summary, _span=span)
         return channel
 
     def _fill(
@@ -315,12 +400,75 @@ class Channel(_ReadOnly):
             return self._count
         return len(self._data.get().times_s)
 
+    @property
+    def prefers_overview(self) -> bool:
+        """Whether a plot should draw :meth:`overview` and :meth:`span` (never reads).
+
+        True for an unread lazy channel that can give both and holds more
+        than :data:`OVERVIEW_FROM_SAMPLES` samples.
+        """
+        return (
+            self._overview is not None
+            and not self._data.loaded
+            and (self._count or 0) > OVERVIEW_FROM_SAMPLES
+        )
+
+    @property
+    def overview_loaded(self) -> bool:
+        """Whether :meth:`overview` is read (never reads)."""
+        return self._overview is not None and self._overview.loaded
+
+    @property
+    def overview_error(self) -> FsrError | None:
+        """The error reading :meth:`overview` raised, if it failed (never reads)."""
+        return None if self._overview is None else self._overview.error
+
+    def overview(self) -> ChannelOverview:
+        """Return the channel's overview, reading it the first time.
+
+        Raises
+        ------
+        FsrError
+            Reading failed (now or before); the message names the file.
+        ValueError
+            The channel has no overview reader.
+        """
+        if self._overview is None:
+            raise ValueError(f"channel {self.name[:80]!r} has no overview")
+        return self._overview.get()
+
+    def span(self, start_s: float, end_s: float, limit: int) -> ChannelData | None:
+        """Return the samples from ``start_s`` to ``end_s``, one more each side.
+
+        ``None`` when they are more than ``limit``. Read from the arrays when
+        they are loaded, else through the span reader (a channel without one
+        reads itself whole).
+
+        Raises
+        ------
+        FsrError
+            Reading failed; the message names the file.
+        """
+        if self._span is not None and not self._data.loaded:
+            return self._span(start_s, end_s, limit)
+        times = self.times_s
+        first, stop = span_rows(times, start_s, end_s)
+        if stop - first > limit:
+            return None
+        return ChannelData(times[first:stop], self.values[first:stop])
+
     def index_at(self, play_time_s: float) -> int:
         """Return the index of the last sample at or before ``play_time_s`` (>= 0)."""
         return max(_in_force(self.times_s, play_time_s), 0)
 
     def value_at(self, play_time_s: float) -> FloatArray:
-        """Return the sample in force at ``play_time_s``."""
+        """Return the sample in force at ``play_time_s`` (the first, before it).
+
+        An unread lazy channel with a sample reader reads that sample alone.
+        """
+        if self._sample is not None and not self._data.loaded:
+            found: FloatArray = np.atleast_1d(self._sample(play_time_s))
+            return found
         value: FloatArray = np.atleast_1d(self.values[self.index_at(play_time_s)])
         return value
 

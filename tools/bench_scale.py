@@ -5,10 +5,11 @@ default 1) and one long (``--minutes``, default 60): a 1 kHz numeric stream
 of 7 joints and a 30 Hz 640x480 JPEG camera (the frames cycle through a few
 pre-encoded pictures, so writing is fast; reading decodes each one). For each,
 a fresh process opens it, scrubs 100 random positions (the camera frame and
-the panel values there, as the window does), then exports 10 s of video with
-the camera and the panel, and reports its peak resident memory after each
-step. The goal (issue: one recording of any size): the long recording's peak
-is at most 1.2x the short one's and at most 500 MB.
+the panel values there, as the window does), plots the joints (the whole run,
+then 20 random 10 s zooms), then exports 10 s of video with the camera and
+the panel, and reports its peak resident memory after each step. The goal
+(issue: one recording of any size): the long recording's peak is at most
+1.2x the short one's and at most 500 MB.
 
     .venv/bin/python tools/bench_scale.py [--minutes 60] [--short-minutes 1]
         [--keep DIR]
@@ -117,6 +118,19 @@ def measure(path: Path, video: Path) -> dict[str, Any]:
         panel_values(model, time_s)
     figures["scrub_s"] = time.perf_counter() - started
     figures["scrub_mb"] = _peak_mb()
+    # A plot of the joints: the whole run, then zoomed to 10 s at 20 places
+    # (a long channel draws its overview, and reads the samples zoomed in).
+    channel = model.channels[JOINTS]
+    started = time.perf_counter()
+    if channel.prefers_overview:
+        channel.overview()
+    else:
+        _ = channel.values
+    for _ in range(20):
+        start_s = rng.uniform(0.0, max(model.duration_s - 10.0, 0.0))
+        channel.span(start_s, start_s + 10.0, 200_000)
+    figures["plot_s"] = time.perf_counter() - started
+    figures["plot_mb"] = _peak_mb()
     end_s = min(10.0, model.duration_s)
     del model
     started = time.perf_counter()
@@ -158,7 +172,8 @@ def _row(name: str, size_gb: float, figures: dict[str, Any]) -> str:
     return (
         f"{name:<7} {size_gb:6.2f} GB  open {figures['open_s']:6.2f} s "
         f"{figures['open_mb']:7.1f} MB  scrub {figures['scrub_s']:6.2f} s "
-        f"{figures['scrub_mb']:7.1f} MB  export 10 s {figures['export_s']:6.2f} s "
+        f"{figures['scrub_mb']:7.1f} MB  plot {figures['plot_s']:6.2f} s "
+        f"{figures['plot_mb']:7.1f} MB  export 10 s {figures['export_s']:6.2f} s "
         f"peak {figures['peak_mb']:7.1f} MB"
     )
 

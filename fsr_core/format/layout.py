@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 DIGEST_SIZE = 32
+CHECK_BLOCK_ROWS = 1 << 20
+"""Index rows checked at a time at open (temporaries of a few arrays of this many)."""
 
 
 @dataclass
@@ -108,7 +110,6 @@ def check_entries(
         Sequences or clocks are not continuous within a stream.
     """
     counts = directory["record_count"].astype(np.int64)
-    batch_of_row = batch_of_rows(directory)
     if len(entries) != int(counts.sum()):
         raise IndexCorruptionError(
             f"index has {len(entries)} entries, the batches hold {int(counts.sum())}",
@@ -116,96 +117,147 @@ def check_entries(
         )
     if len(entries) == 0:
         return [np.zeros(0, dtype=np.int64) for _ in meta.streams]
-    _check_packing(entries, directory, batch_of_row, body_lengths)
-    if (
-        entries["stream_id"].astype(np.int64)
-        != directory["stream_id"].astype(np.int64)[batch_of_row]
-    ).any():
-        row = int(
-            np.flatnonzero(
-                entries["stream_id"] != directory["stream_id"][batch_of_row]
-            )[0]
-        )
-        raise IndexCorruptionError(
-            "index entry names another stream than its batch",
-            section="index",
-            record=row,
-        )
-    if (entries["flags"] != 0).any():
-        raise IndexCorruptionError("index entry has unknown flags set", section="index")
-    if not np.isfinite(entries["sim_time_s"]).all():
-        raise CorruptRecordError("record with a non-finite sim time", section="index")
+    for first, stop in _batch_blocks(counts):
+        _check_block(entries, directory, body_lengths, first, stop)
     # Stable (a merge of the batches' sorted runs): several times faster here.
     captures = np.sort(entries["capture_seq"], kind="stable")
-    if len(captures) > 1 and (np.diff(captures) == 0).any():
+    if len(captures) > 1 and (captures[1:] == captures[:-1]).any():
         raise CorruptRecordError(
             "two records share a capture sequence number", section="index"
         )
-    rows_by_stream = _rows_by_stream(entries, len(meta.streams))
+    del captures
+    rows_by_stream = _rows_by_stream(directory, len(meta.streams))
     for stream_id, rows in enumerate(rows_by_stream):
-        _check_stream_rows(meta, stream_id, RowColumns(entries, rows))
+        _check_stream_rows(meta, stream_id, entries, rows)
     return rows_by_stream
+
+
+def _batch_blocks(counts: np.ndarray) -> list[tuple[int, int]]:
+    """Split the batches into runs of about :data:`CHECK_BLOCK_ROWS` records.
+
+    The row checks run block by block, so their temporaries are a few
+    arrays of one block, not of an index of millions of records.
+    """
+    ends = np.cumsum(counts)
+    blocks: list[tuple[int, int]] = []
+    first = 0
+    while first < len(counts):
+        done = int(ends[first - 1]) if first else 0
+        stop = int(np.searchsorted(ends, done + CHECK_BLOCK_ROWS, side="right"))
+        stop = max(stop, first + 1)
+        blocks.append((first, stop))
+        first = stop
+    return blocks
+
+
+def _check_block(
+    entries: np.ndarray,
+    directory: np.ndarray,
+    body_lengths: np.ndarray,
+    first: int,
+    stop: int,
+) -> None:
+    """Check the entries of batches ``first:stop``: packing, stream, flags, times."""
+    directory = directory[first:stop]
+    base = int(directory["first_row"][0])
+    counts = directory["record_count"].astype(np.int64)
+    block = entries[base : base + int(counts.sum())]
+    first_rows = directory["first_row"].astype(np.int64) - base
+    _check_packing(block, first_rows, counts, body_lengths[first:stop], (base, first))
+    batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
+    wrong = block["stream_id"] != directory["stream_id"][batch_of_row]
+    if wrong.any():
+        raise IndexCorruptionError(
+            "index entry names another stream than its batch",
+            section="index",
+            record=base + int(np.flatnonzero(wrong)[0]),
+        )
+    if (block["flags"] != 0).any():
+        raise IndexCorruptionError("index entry has unknown flags set", section="index")
+    if not np.isfinite(block["sim_time_s"]).all():
+        raise CorruptRecordError("record with a non-finite sim time", section="index")
 
 
 def _check_packing(
     entries: np.ndarray,
-    directory: np.ndarray,
-    batch_of_row: np.ndarray,
+    first_rows: np.ndarray,
+    counts: np.ndarray,
     body_lengths: np.ndarray,
+    origin: tuple[int, int],
 ) -> None:
+    """Check that records tile each body (``origin``: row and batch of the 0th)."""
+    base, first_batch = origin
     starts = entries["body_offset"].astype(np.int64)
     ends = (
         starts
         + entries["meta_length"].astype(np.int64)
         + entries["payload_length"].astype(np.int64)
     )
-    first_rows = directory["first_row"].astype(np.int64)
     is_first = np.zeros(len(entries), dtype=bool)
     is_first[first_rows] = True
     if (starts[is_first] != 0).any():
         raise IndexCorruptionError(
             "a batch's first record does not start its body", section="index"
         )
-    following = ~is_first
-    following[0] = False
-    prev_end = np.concatenate(([0], ends[:-1]))
-    if (starts[following] != prev_end[following]).any():
-        row = int(np.flatnonzero(following & (starts != prev_end))[0])
+    misplaced = starts[1:] != ends[:-1]
+    misplaced &= ~is_first[1:]
+    if misplaced.any():
+        row = int(np.flatnonzero(misplaced)[0]) + 1
         raise IndexCorruptionError(
             "records overlap or leave a gap inside a batch body",
             section="index",
-            record=row,
+            record=base + row,
         )
-    last_rows = first_rows + directory["record_count"].astype(np.int64) - 1
+    last_rows = first_rows + counts - 1
     if (ends[last_rows] != body_lengths).any():
         batch = int(np.flatnonzero(ends[last_rows] != body_lengths)[0])
         raise IndexCorruptionError(
             "records do not fill their batch body exactly",
             section="index",
-            record=batch,
+            record=first_batch + batch,
         )
-    del batch_of_row
 
 
-def _rows_by_stream(entries: np.ndarray, stream_count: int) -> list[np.ndarray]:
-    ids = entries["stream_id"].astype(np.int64)
+def _rows_by_stream(directory: np.ndarray, stream_count: int) -> list[np.ndarray]:
+    """Return each stream's rows in file order, from its batches' row ranges.
+
+    Every entry's stream is its batch's (checked before), so no per-row sort
+    of the index is needed.
+    """
+    ids = directory["stream_id"].astype(np.int64)
     if len(ids) and int(ids.max()) >= stream_count:
         raise IndexCorruptionError(
             f"record names stream id {int(ids.max())}, only {stream_count} declared",
             section="index",
         )
-    order = np.argsort(ids, kind="stable")
-    bounds = np.searchsorted(ids[order], np.arange(stream_count + 1))
-    return [order[bounds[i] : bounds[i + 1]] for i in range(stream_count)]
+    firsts = directory["first_row"].astype(np.int64)
+    counts = directory["record_count"].astype(np.int64)
+    found = []
+    for stream_id in range(stream_count):
+        mine = np.flatnonzero(ids == stream_id)
+        sizes = counts[mine]
+        # Row i of the stream lies in batch b: first_row[b] + (i - rows before b).
+        shift = np.repeat(firsts[mine] - (np.cumsum(sizes) - sizes), sizes)
+        found.append(np.arange(int(sizes.sum()), dtype=np.int64) + shift)
+    return found
 
 
-def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: RowColumns) -> None:
+def _check_stream_rows(
+    meta: FileMetadata, stream_id: int, entries: np.ndarray, rows: np.ndarray
+) -> None:
+    """Check one stream's rows, a block at a time (each block from the row before)."""
     spec = meta.streams[stream_id]
-    if len(rows) == 0:
-        return
+    for start in range(0, len(rows), CHECK_BLOCK_ROWS):
+        first = max(start - 1, 0)
+        part = RowColumns(entries, rows[first : start + CHECK_BLOCK_ROWS])
+        _check_stream_part(spec, part, first)
+
+
+def _check_stream_part(spec: StreamSpec, rows: RowColumns, first: int) -> None:
+    """Check rows ``first ...`` of a stream (continuity within them, sizes)."""
     name = spec.name
     seqs = rows["stream_seq"]
-    if seqs[0] != 0 or (len(seqs) > 1 and (np.diff(seqs.astype(np.int64)) != 1).any()):
+    if (seqs != np.arange(first, first + len(seqs), dtype=seqs.dtype)).any():
         raise CorruptRecordError(
             "stream sequence numbers are not 0, 1, 2, ... (batches missing or swapped)",
             stream=name,
@@ -225,14 +277,14 @@ def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: RowColumns) -> 
         # Compared, not subtracted: np.diff of int64 ticks wraps for spans over 2^63.
         backwards = rows[key][1:] < rows[key][:-1]
         if (same_gen & backwards).any():
-            record = int(np.flatnonzero(same_gen & backwards)[0]) + 1
+            record = first + int(np.flatnonzero(same_gen & backwards)[0]) + 1
             raise CorruptRecordError(
                 f"{key} goes backwards within generation",
                 stream=name,
                 record=record,
                 section="index",
             )
-    _check_payload_sizes(spec, rows)
+    _check_payload_sizes(spec, rows, first)
     refs = rows["calibration_ref"]
     if spec.kind in CAMERA_KINDS:
         if (refs == NO_CALIBRATION).any():
@@ -247,17 +299,18 @@ def _check_stream_rows(meta: FileMetadata, stream_id: int, rows: RowColumns) -> 
         )
 
 
-def _check_payload_sizes(spec: StreamSpec, rows: RowColumns) -> None:
+def _check_payload_sizes(spec: StreamSpec, rows: RowColumns, first: int) -> None:
     if spec.codec in ("raw", "rgb24"):
         expected = spec.element_count * spec.numpy_dtype.itemsize
-        if (rows["payload_length"] != expected).any():
-            record = int(np.flatnonzero(rows["payload_length"] != expected)[0])
-            found = int(rows["payload_length"][record])
+        lengths = rows["payload_length"]
+        if (lengths != expected).any():
+            record = int(np.flatnonzero(lengths != expected)[0])
+            found = int(lengths[record])
             raise CorruptRecordError(
                 f"payload length {found}, the stream's {list(spec.shape)} "
                 f"{spec.dtype} needs {expected}",
                 stream=spec.name,
-                record=record,
+                record=first + record,
                 section="index",
             )
     if (

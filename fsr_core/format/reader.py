@@ -32,6 +32,7 @@ from fsr_core.errors import (
     FsrError,
     LimitExceededError,
     StreamNotFoundError,
+    TruncatedFileError,
 )
 from fsr_core.format.cross_checks import (
     build_epochs,
@@ -39,7 +40,6 @@ from fsr_core.format.cross_checks import (
     lifecycle_problems,
 )
 from fsr_core.format.footer import parse_footer
-from fsr_core.format.index_columns import distinct, take_rows
 from fsr_core.format.layout import Layout
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata, read_file_metadata
@@ -208,6 +208,46 @@ class FsrReader:
         reader._sha256 = digest
         return reader
 
+    def twin(self) -> FsrReader:
+        """Open this reader's file again, sharing the layout it validated.
+
+        A second reader of one file (another thread's) costs a descriptor,
+        not a second validation and a second copy of the record index. The
+        file must still have the size this reader opened; whether it is the
+        same file (inode, mtime) is the caller's check, as for any reopen.
+
+        Raises
+        ------
+        FsrError
+            The file cannot be opened, or its size changed.
+        """
+        source = open_source(self.path)
+        if source.size != self._source.size:
+            source.close()
+            raise TruncatedFileError(
+                f"changed size since it was opened ({self._source.size} -> "
+                f"{source.size} bytes): reload it",
+                section="file",
+                path=self.path,
+            )
+        try:
+            twin = type(self)(
+                source,
+                self._meta,
+                self._layout,
+                self._footer,
+                self._recovery,
+                self._limits,
+            )
+        except FsrError as exc:
+            source.close()
+            raise exc.with_path(source.name) from exc.__cause__
+        except BaseException:
+            source.close()
+            raise
+        twin._sha256 = self._sha256
+        return twin
+
     def close(self) -> None:
         """Release the pinned descriptor (a caller's file object stays open)."""
         self._source.close()
@@ -302,20 +342,28 @@ class FsrReader:
 
     # ------------------------------------------------------------------ access
     def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
-        rows = take_rows(self._layout.entries, self._layout.stream_rows[stream_id])
+        rows = self._layout.stream_rows[stream_id]
         if len(rows) == 0:
             return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0, None)
+        first, last = self._generation_runs(rows)
+        span = float((last["sim_time_s"] - first["sim_time_s"]).sum())
+        intervals = int((last["stream_seq"] - first["stream_seq"]).sum())
         return StreamInfo(
             spec=spec,
             stream_id=stream_id,
             record_count=len(rows),
-            first_tick=int(rows["tick"][0]),
-            last_tick=int(rows["tick"][-1]),
-            first_sim_time_s=float(rows["sim_time_s"][0]),
-            last_sim_time_s=float(rows["sim_time_s"][-1]),
-            generations=tuple(int(g) for g in distinct(rows["generation"])),
-            payload_bytes=int(rows["payload_length"].astype(np.int64).sum()),
-            rate_hz=_rate_hz(rows),
+            first_tick=int(first["tick"][0]),
+            last_tick=int(last["tick"][-1]),
+            first_sim_time_s=float(first["sim_time_s"][0]),
+            last_sim_time_s=float(last["sim_time_s"][-1]),
+            generations=tuple(int(g) for g in first["generation"]),
+            payload_bytes=int(
+                np.take(self._layout.entries["payload_length"], rows).sum(
+                    dtype=np.int64
+                )
+            ),
+            # Mean record rate within generations (a reset restarts the clock).
+            rate_hz=intervals / span if intervals and span > 0 else None,
         )
 
     def _stream_id(self, stream: str) -> int:
@@ -332,6 +380,61 @@ class FsrReader:
             self._layout.entries, self._layout.stream_rows[self._stream_id(stream)]
         )
         return rows
+
+    def generation_runs(self, stream: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return the index entries that begin and end each generation of ``stream``.
+
+        Two structured arrays of one entry per generation, in order: a
+        generation's ticks and sim times are its first entry's to its last's
+        (they never go back within it), read without gathering the stream's
+        whole index.
+        """
+        return self._generation_runs(self._layout.stream_rows[self._stream_id(stream)])
+
+    def _generation_runs(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        entries = self._layout.entries
+        if len(rows) == 0:
+            empty = entries[:0].copy()
+            return empty, empty
+        # Generations never go back within a stream (checked at open): each is
+        # one run of rows, so only the rows where a run starts or ends are read.
+        generations = np.take(entries["generation"], rows)
+        starts = np.flatnonzero(generations[1:] != generations[:-1]) + 1
+        del generations
+        firsts = np.concatenate(([0], starts))
+        lasts = np.concatenate((starts - 1, [len(rows) - 1]))
+        ends = np.take(entries, rows[np.concatenate((firsts, lasts))])
+        return ends[: len(firsts)], ends[len(firsts) :]
+
+    def stream_entries(self, stream: str, seqs: slice | np.ndarray) -> np.ndarray:
+        """Return the index entries of records ``seqs`` of ``stream`` (a copy)."""
+        rows = self._layout.stream_rows[self._stream_id(stream)][seqs]
+        found: np.ndarray = np.take(self._layout.entries, rows)
+        return found
+
+    def batch_starts(self, stream: str) -> np.ndarray:
+        """Return the sequence number of the first record of each batch of ``stream``.
+
+        A few numbers per thousand records: with :meth:`stream_entries`, a
+        record found by time reads the index of one batch, not of the stream.
+        """
+        stream_id = self._stream_id(stream)
+        directory = self._layout.directory
+        counts = directory["record_count"][directory["stream_id"] == stream_id]
+        starts: np.ndarray = np.cumsum(counts, dtype=np.int64) - counts
+        return starts
+
+    def column(self, stream: str, key: str) -> np.ndarray:
+        """Return one index field of ``stream``'s records in order (a new array).
+
+        ``key`` is an entry field (``"generation"``, ``"tick"``,
+        ``"sim_time_s"`` ...): a long stream's times cost 8 bytes a record,
+        not the 64 of :meth:`rows`.
+        """
+        column: np.ndarray = self._layout.entries[key][
+            self._layout.stream_rows[self._stream_id(stream)]
+        ]
+        return column
 
     def record(self, stream: str, stream_seq: int) -> Record:
         """Return record ``stream_seq`` of ``stream``."""
@@ -427,14 +530,22 @@ class FsrReader:
         for row in np.argsort(self._layout.entries["capture_seq"], kind="stable"):
             yield self._read_row(int(row))
 
-    def read_series(self, stream: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(ticks, sim_times_s, values)`` of a numeric stream in one pass."""
+    def read_series(
+        self, stream: str, first: int = 0, stop: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(ticks, sim_times_s, values)`` of a numeric stream in one pass.
+
+        ``first`` and ``stop`` pick the records ``first .. stop - 1`` (default:
+        all), so a long stream can be read a part at a time.
+        """
         stream_id = self._stream_id(stream)
         spec = self._meta.streams[stream_id]
         if spec.codec != "raw":
             raise ValueError(f"stream {stream!r} is not a raw numeric stream")
-        rows = self._layout.stream_rows[stream_id]
-        entries = self._layout.entries[rows]
+        rows = self._layout.stream_rows[stream_id][first:stop]
+        entries = self._layout.entries
+        ticks = np.take(entries["tick"], rows)
+        times = np.take(entries["sim_time_s"], rows)
         try:
             fast = read_raw_series(
                 self._source,
@@ -447,11 +558,11 @@ class FsrReader:
         except FsrError:
             fast = None  # the record-by-record read below says what is wrong
         if fast is not None:
-            return entries["tick"].copy(), entries["sim_time_s"].copy(), fast
+            return ticks, times, fast
         values = np.empty((len(rows), *spec.shape), dtype=spec.numpy_dtype)
         for index, row in enumerate(rows):
             values[index] = self._read_row(int(row)).decoded
-        return entries["tick"].copy(), entries["sim_time_s"].copy(), values
+        return ticks, times, values
 
     def iter_media(self, camera: str | None = None) -> Iterator[MediaFrame]:
         """Yield decoded camera frames (of one camera, or all in capture order)."""
@@ -700,16 +811,6 @@ class FsrReader:
                 lifecycle.append(record)
         problems.extend(lifecycle_problems(self._footer, lifecycle, self.path))
         return problems
-
-
-def _rate_hz(rows: np.ndarray) -> float | None:
-    """Mean record rate within generations (a reset restarts the clock)."""
-    intervals, span = 0, 0.0
-    for generation in distinct(rows["generation"]):
-        times = rows["sim_time_s"][rows["generation"] == generation]
-        intervals += len(times) - 1
-        span += float(times[-1] - times[0])
-    return intervals / span if intervals and span > 0 else None
 
 
 def _crc(data: bytes) -> int:

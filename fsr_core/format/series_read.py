@@ -70,12 +70,17 @@ def read_raw_series(
     """
     dtype = spec.numpy_dtype
     size = spec.element_count * dtype.itemsize
-    entries = layout.entries[rows]
-    offsets = layout.record_offsets[rows].astype(np.int64)
-    meta = entries["meta_length"].astype(np.int64)
-    lengths = meta + entries["payload_length"].astype(np.int64)
-    if len(rows) == 0 or np.any(entries["payload_length"] != size):
+    # Column by column: a copy of whole 64-byte entries of millions of
+    # records would cost more than the values read.
+    columns = layout.entries
+    payloads = np.take(columns["payload_length"], rows)
+    if len(rows) == 0 or np.any(payloads != size):
         return None
+    offsets = layout.record_offsets[rows].astype(np.int64)
+    meta = np.take(columns["meta_length"], rows).astype(np.int64)
+    lengths = meta + payloads.astype(np.int64)
+    del payloads
+    crcs = np.take(columns["record_crc"], rows)
     if np.any(np.diff(offsets) <= 0):
         return None
     ends = offsets + lengths
@@ -89,7 +94,7 @@ def read_raw_series(
             data,
             local,
             lengths[first:last],
-            entries["record_crc"][first:last],
+            crcs[first:last],
             None if digests is None else digests[rows[first:last]],
         )
         if problem is not None:
@@ -97,7 +102,7 @@ def read_raw_series(
             raise CorruptRecordError(
                 reason,
                 stream=spec.name,
-                record=int(entries["stream_seq"][first + row]),
+                record=int(columns["stream_seq"][rows[first + row]]),
                 offset=int(offsets[first + row]),
             )
         if profile is IntegrityProfile.FAST:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 from app.window.plots.series_cache import (
     PLOT_LIMIT,
     Series,
+    detailed_points,
     drawable,
     extent_indices,
     resolve_key,
@@ -385,6 +386,7 @@ class ChannelPlots(QWidget):
         # Ticks show the recorded values: an SI scale (0.4 drawn as "400") needs
         # its "(x0.001)" note, which a short panel cuts off.
         plot.getAxis("left").enableAutoSIPrefix(False)
+        plot.getAxis("bottom").enableAutoSIPrefix(False)  # seconds stay seconds
         plot.getViewBox().setAutoVisible(y=True)
         # One row at the top right, over the newest data least often.
         columns = len(series) * (1 if self._companion is None else 2)
@@ -465,8 +467,13 @@ class ChannelPlots(QWidget):
         width_px = int(panel.view.width())
         buckets = width_px if width_px > 0 else _DEFAULT_BUCKETS
         for line in panel.lines:
-            x, y = view_points(line.series, line.anchors, x_min, x_max, buckets)
-            line.item.setData(x, y)
+            try:
+                found = detailed_points(line.series, x_min, x_max, buckets)
+            except FsrError:
+                found = None  # a damaged span: the overview stays drawn
+            if found is None:
+                found = view_points(line.series, line.anchors, x_min, x_max, buckets)
+            line.item.setData(*found)
 
     def _on_view_changed(self, panel: _Panel) -> None:
         if panel in self._panels:

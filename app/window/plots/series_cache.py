@@ -10,8 +10,9 @@ few thousand points without losing its peaks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, TypeAlias
 
 import numpy as np
 
@@ -19,11 +20,14 @@ from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.recording import Channel, RecordingModel
 
 __all__ = [
+    "DETAIL_SAMPLES",
     "PLOT_LIMIT",
+    "Detail",
     "Series",
     "column_keys",
     "column_names",
     "decimate",
+    "detailed_points",
     "drawable",
     "extent_indices",
     "key_columns",
@@ -40,6 +44,13 @@ __all__ = [
 #: such samples are left out as gaps, and the plot says so.
 PLOT_LIMIT: Final = 1e100
 
+#: Most samples of a long channel read for a zoomed-in view (about 2 MB a column).
+DETAIL_SAMPLES: Final = 200_000
+
+Detail: TypeAlias = Callable[[float, float], tuple[FloatArray, FloatArray] | None]
+"""``detail(x_min, x_max)``: a long channel's column in full over (at least) that
+range, or ``None`` when the range holds too many samples to read."""
+
 
 @dataclass(frozen=True, eq=False)
 class Series:
@@ -52,6 +63,9 @@ class Series:
     y: FloatArray
     unit: str
     label: str
+    detail: Detail | None = None
+    """For a channel drawn from its overview (``x``, ``y``: each bucket's
+    extremes): reads the samples of a zoomed-in view."""
 
 
 def column_names(channel: Channel) -> tuple[str, ...]:
@@ -137,7 +151,10 @@ def unread_channels(
             if named is None:
                 continue
             channel = named[0]
-            if not channel.loaded and channel.read_error is None:
+            if channel.prefers_overview:
+                if not channel.overview_loaded and channel.overview_error is None:
+                    found.setdefault(channel.name, channel)
+            elif not channel.loaded and channel.read_error is None:
                 found.setdefault(channel.name, channel)
     return list(found.values())
 
@@ -181,6 +198,8 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
     if found is None:
         return []
     channel, column = found
+    if channel.prefers_overview:
+        return _overview_series(channel, column)
     # Read first: a channel read only when shown may find more columns.
     times = np.asarray(channel.times_s, dtype=np.float64)
     # Converted once for all columns: a wide channel has thousands of them.
@@ -199,6 +218,80 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
         )
         for index in _indices(channel, column)
     ]
+
+
+def _column_detail(channel: Channel, index: int) -> Detail:
+    """Read column ``index`` of ``channel`` over a view, with a view each side.
+
+    The read spans three view widths, so a pan within it reads nothing.
+    """
+    held: list[tuple[FloatArray, FloatArray]] = []
+
+    def detail(x_min: float, x_max: float) -> tuple[FloatArray, FloatArray] | None:
+        if held:
+            x, _ = held[0]
+            if x.size and x[0] <= x_min and x[-1] >= x_max:
+                return held[0]
+        width = max(x_max - x_min, 0.0)
+        data = channel.span(x_min - width, x_max + width, DETAIL_SAMPLES)
+        if data is None:
+            data = channel.span(x_min, x_max, DETAIL_SAMPLES)
+        if data is None:
+            return None
+        values = np.asarray(data.values, dtype=np.float64)
+        found = (
+            np.asarray(data.times_s, dtype=np.float64),
+            _column(values, index),
+        )
+        held[:] = [found]
+        return found
+
+    return detail
+
+
+def _overview_series(channel: Channel, column: str | None) -> list[Series]:
+    """Return a long channel's series: its overview, reading spans zoomed in."""
+    overview = channel.overview()
+    names = column_names(channel)
+    keys = column_keys(channel)
+    return [
+        Series(
+            key=keys[index],
+            channel=channel.name,
+            name=names[index],
+            x=overview.times_s[:, index],
+            y=overview.values[:, index],
+            unit=channel.unit,
+            label=channel.label or channel.name,
+            detail=_column_detail(channel, index),
+        )
+        for index in _indices(channel, column)
+    ]
+
+
+def detailed_points(
+    series: Series, x_min: float, x_max: float, buckets: int
+) -> tuple[FloatArray, FloatArray] | None:
+    """Return a long channel's points for a zoomed-in view, or ``None``.
+
+    ``None`` when the series has no detail reader or the view holds too many
+    samples: draw its overview then. Otherwise the samples of the view,
+    decimated to ``buckets``, between the overview's points outside them (so
+    the drawn data keeps the channel's whole extent).
+    """
+    if series.detail is None:
+        return None
+    found = series.detail(x_min, x_max)
+    if found is None or not found[0].size:
+        return None
+    x, y = found
+    inside_x, inside_y = decimate(x, y, x_min, x_max, buckets)
+    before = series.x < x[0]
+    after = series.x > x[-1]
+    return (
+        np.concatenate((series.x[before], inside_x, series.x[after])),
+        np.concatenate((series.y[before], inside_y, series.y[after])),
+    )
 
 
 def drawable(series: Series) -> tuple[Series, bool]:

@@ -135,7 +135,10 @@ class ChannelJob(_Job):
         """Read each channel; one that fails keeps its error for its plot to name."""
         for channel in self._channels:
             try:
-                _ = channel.values
+                if channel.prefers_overview:
+                    channel.overview()  # a long channel is never read whole
+                else:
+                    _ = channel.values
             except FsrError:
                 continue
         return len(self._channels)

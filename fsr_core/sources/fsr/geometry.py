@@ -40,11 +40,17 @@ def _stream(reader: FsrReader, kind: StreamKind) -> str | None:
 
 def play_times(reader: FsrReader, stream: str, timeline: Timeline) -> FloatArray:
     """Return the play time of every record of ``stream`` on ``timeline``."""
-    rows = reader.rows(stream)
-    times = np.empty(len(rows))
-    for generation in np.unique(rows["generation"]):
-        mask = rows["generation"] == generation
-        times[mask] = timeline.play_time(int(generation), rows["sim_time_s"][mask])
+    times: FloatArray = reader.column(stream, "sim_time_s").astype(
+        np.float64, copy=False
+    )
+    # Each generation is one run of rows: shifted in place, run by run.
+    firsts, lasts = reader.generation_runs(stream)
+    for first, last in zip(firsts, lasts, strict=True):
+        rows = slice(int(first["stream_seq"]), int(last["stream_seq"]) + 1)
+        segment = timeline.segment(int(first["generation"]))
+        run = times[rows]  # a view: Timeline.play_time's sum, done in place
+        np.subtract(run, segment.first_sim_time_s, out=run)
+        np.add(run, segment.start_play_s, out=run)
     return times
 
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from fsr_core.format.index_columns import distinct
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
@@ -34,13 +33,13 @@ def _duration_s(reader: FsrReader) -> float:
     """Sum over generations of each generation's sim-time span (the play time)."""
     spans: dict[int, tuple[float, float]] = {}
     for name in reader.streams:
-        rows = reader.rows(name)
-        for generation in distinct(rows["generation"]):
-            times = rows["sim_time_s"][rows["generation"] == generation]
-            first, last = spans.get(int(generation), (np.inf, -np.inf))
-            spans[int(generation)] = (
-                min(first, float(times.min())),
-                max(last, float(times.max())),
+        firsts, lasts = reader.generation_runs(name)
+        for begin, end in zip(firsts, lasts, strict=True):
+            generation = int(begin["generation"])
+            first, last = spans.get(generation, (np.inf, -np.inf))
+            spans[generation] = (
+                min(first, float(begin["sim_time_s"])),
+                max(last, float(end["sim_time_s"])),
             )
     return float(sum(last - first for first, last in spans.values()))
 

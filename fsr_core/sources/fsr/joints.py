@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from fsr_core.arrays import FloatArray
 from fsr_core.recording import Channel
 
 __all__ = ["JOINT_CHANNEL", "contract_joint_channel"]
@@ -31,6 +32,27 @@ def _revolute_axes(metadata: Mapping[str, Any]) -> list[str]:
     return [axis for axis in axes if isinstance(axis, str) and units.get(axis) == "rad"]
 
 
+def _picked(channel: Channel, picks: list[int], axes: tuple[str, ...]) -> Channel:
+    """Return the columns ``picks`` of ``channel``, read whole or by sample."""
+
+    def load() -> tuple[FloatArray, FloatArray]:
+        return channel.times_s, channel.values[:, picks]
+
+    def sample(play_time_s: float) -> FloatArray:
+        value: FloatArray = channel.value_at(play_time_s)[picks]
+        return value
+
+    return Channel.lazy(
+        JOINT_CHANNEL,
+        load,
+        unit="rad",
+        label="joint angle",
+        columns=axes,
+        count=channel.count,
+        sample=sample,
+    )
+
+
 def contract_joint_channel(
     channels: dict[str, Channel], metadata: Mapping[str, Any]
 ) -> str | None:
@@ -46,13 +68,6 @@ def contract_joint_channel(
     for channel in channels.values():
         if all(column in channel.columns for column in wanted):
             picks = [channel.columns.index(column) for column in wanted]
-            channels[JOINT_CHANNEL] = Channel(
-                JOINT_CHANNEL,
-                channel.times_s,
-                channel.values[:, picks],
-                "rad",
-                "joint angle",
-                tuple(axes),
-            )
+            channels[JOINT_CHANNEL] = _picked(channel, picks, tuple(axes))
             return JOINT_CHANNEL
     return None

@@ -33,9 +33,10 @@ from fsr_core.recording import (
 )
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
+from fsr_core.sources.fsr.channels import stream_channel
 from fsr_core.sources.fsr.geometry import load_geometry, play_times
 from fsr_core.sources.fsr.joints import contract_joint_channel
-from fsr_core.sources.fsr.reader_pool import file_identity, shared_pool
+from fsr_core.sources.fsr.reader_pool import FileIdentity, file_identity, shared_pool
 from fsr_core.sources.fsr.run_metadata import check_run_metadata, run_title
 from fsr_core.sources.fsr.tail import lost_tail_markers, recovered_copy_reason
 from fsr_core.sources.fsr.task_overlays import load_overlays
@@ -47,15 +48,15 @@ def _timeline(reader: FsrReader) -> Timeline:
     spans: dict[int, list[float]] = {}
     ticks: dict[int, list[int]] = {}
     for info in reader.streams.values():
-        rows = reader.rows(info.name)
-        for generation in np.unique(rows["generation"]):
-            mine = rows[rows["generation"] == generation]
-            span = spans.setdefault(int(generation), [np.inf, -np.inf])
-            span[0] = min(span[0], float(mine["sim_time_s"].min()))
-            span[1] = max(span[1], float(mine["sim_time_s"].max()))
-            tick = ticks.setdefault(int(generation), [2**63, -(2**63)])
-            tick[0] = min(tick[0], int(mine["tick"].min()))
-            tick[1] = max(tick[1], int(mine["tick"].max()))
+        firsts, lasts = reader.generation_runs(info.name)
+        for first, last in zip(firsts, lasts, strict=True):
+            generation = int(first["generation"])
+            span = spans.setdefault(generation, [np.inf, -np.inf])
+            span[0] = min(span[0], float(first["sim_time_s"]))
+            span[1] = max(span[1], float(last["sim_time_s"]))
+            tick = ticks.setdefault(generation, [2**63, -(2**63)])
+            tick[0] = min(tick[0], int(first["tick"]))
+            tick[1] = max(tick[1], int(last["tick"]))
     segments = []
     start = 0.0
     for generation in sorted(spans):
@@ -94,23 +95,16 @@ def _channel_name(
     return info.name
 
 
-def _channels(reader: FsrReader, timeline: Timeline) -> dict[str, Channel]:
+def _channels(
+    reader: FsrReader, identity: FileIdentity, timeline: Timeline
+) -> dict[str, Channel]:
+    """One lazy channel per numeric stream: nothing is read until shown."""
     channels: dict[str, Channel] = {}
     numeric = _numeric_streams(reader)
     streams = {info.name for info in numeric}
     for info in numeric:
-        spec = info.spec
-        _, _, values = reader.read_series(info.name)
-        flat = values.reshape(len(values), -1).astype(np.float64, copy=False)
-        units = spec.units if isinstance(spec.units, tuple) else (spec.units,)
         name = _channel_name(info, streams, channels)
-        channels[name] = Channel(
-            name=name,
-            times_s=play_times(reader, info.name, timeline),
-            values=flat,
-            unit=units[0] if len(set(units)) == 1 else "",
-            columns=spec.channels or tuple(str(i) for i in range(flat.shape[1])),
-        )
+        channels[name] = stream_channel(info, name, identity, timeline)
     return channels
 
 
@@ -169,12 +163,11 @@ def _markers(reader: FsrReader, timeline: Timeline) -> tuple[Marker, ...]:
 
 
 def _camera_tracks(
-    reader: FsrReader, path: Path, timeline: Timeline
+    reader: FsrReader, identity: FileIdentity, timeline: Timeline
 ) -> tuple[CameraTrack, ...]:
     # No descriptor is held per model: each fetch borrows a reader from the
     # shared pool (a few stay open), reopening the same file (same inode) when
     # none is idle; a crashed file reopens the way it opened.
-    identity = file_identity(path, recover=reader.recovered)
     pool = shared_pool()
     tracks = []
     for info in reader.streams.values():
@@ -240,7 +233,12 @@ def load_fsr(path: str | Path, *, recover: bool = True) -> RecordingModel:
 
 
 def _load(source: Path, *, recover: bool) -> RecordingModel:
-    with FsrReader.open(source, recover=recover) as reader:
+    # A file the pool already has a reader of (the same inode, size and
+    # mtime: a playlist going back to it, an export of the file on screen)
+    # is twinned, not validated and indexed in memory a second time.
+    identity = file_identity(source, recover=recover)
+    reader = shared_pool().open(identity)
+    try:
         check_run_metadata(reader.metadata, source)
         check_numeric_memory(_numeric_streams(reader), str(source))
         integrity, reason = _integrity(reader)
@@ -249,18 +247,26 @@ def _load(source: Path, *, recover: bool) -> RecordingModel:
             path=source,
             integrity=integrity,
             integrity_reason=reason,
-            generic_model=lambda: _generic_model(reader, source, integrity, reason),
+            generic_model=lambda: _generic_model(reader, identity, integrity, reason),
         )
         profile = recording_profile(reader.metadata)
-        return opening.generic_model() if profile is None else profile.build(opening)
+        model = opening.generic_model() if profile is None else profile.build(opening)
+    except BaseException:
+        reader.close()
+        raise
+    # The model's channels and cameras read through the pool: the reader
+    # that validated the file serves them (and its twins share its index).
+    shared_pool().adopt(identity, reader)
+    return model
 
 
 def _generic_model(
-    reader: FsrReader, source: Path, integrity: Integrity, reason: str
+    reader: FsrReader, identity: FileIdentity, integrity: Integrity, reason: str
 ) -> RecordingModel:
     """Build the model every FSR file gets, whatever its simulator."""
+    source = Path(identity.path)
     timeline = _timeline(reader)
-    channels = _channels(reader, timeline)
+    channels = _channels(reader, identity, timeline)
     joint = contract_joint_channel(channels, reader.metadata)
     streams = {info.spec.kind for info in reader.streams.values() if info.record_count}
     config_ok = "config" in reader.metadata and "simulation_contract" in reader.metadata
@@ -270,7 +276,7 @@ def _generic_model(
         title=run_title(reader.metadata, source.stem),
         timeline=timeline,
         channels=channels,
-        cameras=_camera_tracks(reader, source, timeline),
+        cameras=_camera_tracks(reader, identity, timeline),
         geometry=load_geometry(reader, timeline),
         joint_channel=joint,
         overlays=load_overlays(reader),

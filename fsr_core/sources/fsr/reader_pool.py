@@ -11,13 +11,19 @@ at a time: checked out, it belongs to the fetching thread alone.
 
 A reader is reopened from the path only when the file is still the one the
 model was built from (same device and inode); a file replaced on disk is
-refused with a message that says to reload it.
+refused with a message that says to reload it. A reader of a file the pool
+already has a reader of (idle, lent out, or the one the model was built
+with, handed over by :meth:`ReaderPool.adopt`) is that reader's
+:meth:`~fsr_core.format.reader.FsrReader.twin`: a new descriptor sharing the
+validated record index, so an hour-long recording is validated and indexed
+in memory once, however many threads read it.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -72,6 +78,11 @@ class ReaderPool:
         self._capacity = capacity
         self._lock = threading.Lock()
         self._idle: list[tuple[FileIdentity, FsrReader]] = []  # oldest first
+        # Any live reader of a file, to twin: a weak reference, so a model
+        # dropped with its readers frees its index.
+        self._known: weakref.WeakValueDictionary[FileIdentity, FsrReader] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def idle_count(self) -> int:
@@ -94,8 +105,36 @@ class ReaderPool:
         for _, old in evicted:
             old.close()
 
+    def adopt(self, identity: FileIdentity, reader: FsrReader) -> None:
+        """Keep ``reader`` (opened on ``identity``) as an idle reader of the pool.
+
+        The reader a model was built with is handed over instead of closed,
+        so the model's first reads need no second open.
+        """
+        with self._lock:
+            self._known[identity] = reader
+        self._give_back(identity, reader)
+
+    def open(self, identity: FileIdentity) -> FsrReader:
+        """Return a new reader of ``identity``, the caller's to close.
+
+        A twin of a reader the pool knows of the same file (nothing is
+        validated again), else a full open.
+
+        Raises
+        ------
+        FsrError
+            The file cannot be opened or validated, or was replaced on disk.
+        """
+        return self._open(identity)
+
     def _open(self, identity: FileIdentity) -> FsrReader:
-        reader = FsrReader.open(identity.path, recover=identity.recover)
+        with self._lock:
+            known = self._known.get(identity)
+        if known is not None:
+            reader = known.twin()
+        else:
+            reader = FsrReader.open(identity.path, recover=identity.recover)
         try:
             now = file_identity(Path(identity.path), recover=identity.recover)
         except BaseException:
@@ -107,6 +146,8 @@ class ReaderPool:
                 "replaced on disk since it was opened: reload it to see the new file",
                 path=identity.path,
             )
+        with self._lock:
+            self._known.setdefault(identity, reader)
         return reader
 
     @contextmanager
