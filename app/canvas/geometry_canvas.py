@@ -3,12 +3,16 @@
 :class:`GeometryCanvas` is the scene view of a recording whose model has
 :class:`~fsr_core.recording.SceneGeometry` and no planar arm: every recorded
 mesh posed by its body's recorded transform at the play time, seen through a
-fixed perspective view fitted once per recording (the bodies' whole motion and
-the targets, from the front right and above, the up axis opposite the recorded
-gravity), flat shaded and painted back to front. Planes are the floor: drawn
-first, with a metre grid. Targets are rings over everything. Like
-:class:`~app.canvas.scene_canvas.SceneCanvas`, it paints into any ``QPainter``,
-so the window and the export share it.
+perspective :class:`SceneView3d` fitted once per recording (the bodies' whole
+motion and the targets, from the front right and above, the up axis opposite
+the recorded gravity), flat shaded and painted back to front. Planes are the
+floor: drawn first, with a metre grid (from below, the grid alone). Targets
+are rings over everything. Like :class:`~app.canvas.scene_canvas.SceneCanvas`,
+it paints into any ``QPainter``, so the window and the export share it; the
+export paints the fitted view, the window's scene view whatever view the user
+orbited to (:attr:`GeometryCanvas.view`). Shapes reaching behind the eye or
+far out of the view are cut in 3D, so a view from close or from under the
+floor draws what is in front of the eye.
 
 :class:`GeometryCameraCanvas` is the camera view of such a recording: the
 recorded frame, with each body's frame (x red, y green, z blue) and the
@@ -22,7 +26,6 @@ fits a recording; views and the export call them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -42,6 +45,13 @@ from app.canvas.scene_marks import (
     cross,
     paint_time_label,
 )
+from app.canvas.scene_view3d import (
+    SceneView3d,
+    ViewClip,
+    place,
+    rotations,
+    scene_points,
+)
 from app.canvas.shown_text import LABEL_CHARS, visible_text
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
@@ -50,6 +60,7 @@ from fsr_core.recording import RecordingModel, SceneGeometry
 __all__ = [
     "GeometryCameraCanvas",
     "GeometryCanvas",
+    "SceneView3d",
     "camera_canvas_for",
     "scene_canvas_for",
 ]
@@ -60,33 +71,16 @@ GRID_COLOR: Final = palette_rgb("geometry.grid")
 #: The x, y and z axes (of the world gizmo and of each body's frame).
 AXIS_COLORS: Final = palette_cycle("geometry.axes")
 _AXIS_SHADOW: Final = qcolor("geometry.axis_shadow")
-_AZIMUTH_DEG: Final = -55.0
-_ELEVATION_DEG: Final = 24.0
-_FOVY_DEG: Final = 36.0
-_MARGIN: Final = 1.15
-_POSE_SAMPLES: Final = 64
 _AMBIENT: Final = 0.42
 #: Shapes whose faces turned away from the eye are hidden by the others.
 _CONVEX: Final = frozenset({"box", "sphere", "capsule", "cylinder", "ellipsoid"})
-
-
-def _rotations(quaternions_xyzw: npt.ArrayLike) -> FloatArray:
-    """Rotation matrices of unit quaternions ``(..., 4)`` (x, y, z, w)."""
-    q = np.asarray(quaternions_xyzw, dtype=np.float64)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    rows = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
-    result: FloatArray = np.stack([np.stack(row, -1) for row in rows], -2)
-    return result
-
-
-def _place(vertices_m: FloatArray, pose: FloatArray) -> FloatArray:
-    """Move body-frame points into the world by one pose ``x y z qx qy qz qw``."""
-    placed: FloatArray = vertices_m @ _rotations(pose[3:]).T + pose[:3]
-    return placed
+#: Solid triangles longer than this fraction of the scene are split (up to
+#: :data:`_SPLITS` times in four): painted back to front, a long one (a box's
+#: side) is sorted by its middle and would hide what stands on it.
+_PIECE_OF_SCENE: Final = 1.0 / 16.0
+_SPLITS: Final = 4
+#: A mesh is split into at most this many triangles (or keeps its own count).
+_SPLIT_BUDGET: Final = 4096
 
 
 def _up_axis(model: RecordingModel) -> FloatArray:
@@ -104,87 +98,48 @@ def _up_axis(model: RecordingModel) -> FloatArray:
     return result
 
 
-def _scene_points(geometry: SceneGeometry) -> FloatArray:
-    """World points the view must hold: bodies' geometry over time, targets."""
-    solid = [mesh for mesh in geometry.meshes if mesh.kind != "plane"]
-    samples = np.unique(
-        np.linspace(0, len(geometry.poses) - 1, _POSE_SAMPLES).round().astype(int)
-    )
-    points = [np.asarray(target.position_m)[None] for target in geometry.targets]
-    for mesh in solid or geometry.meshes:
-        low, high = mesh.vertices_m.min(axis=0), mesh.vertices_m.max(axis=0)
-        corners = np.array(
-            [[(low, high)[i][0], (low, high)[j][1], (low, high)[k][2]]
-             for i in (0, 1) for j in (0, 1) for k in (0, 1)]
-        )  # fmt: skip
-        for sample in samples:
-            points.append(_place(corners, geometry.poses[sample, mesh.body]))
-    stacked: FloatArray = np.vstack(points)
-    return stacked[np.isfinite(stacked).all(axis=1)]
+def _split(
+    vertices_m: FloatArray, faces: npt.NDArray[Any], longest_m: float
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Split each triangle with an edge over ``longest_m`` in four, again if need be.
 
-
-@dataclass(frozen=True)
-class SceneView3d:
-    """A fixed perspective view: eye position and camera axes (right, up, forward)."""
-
-    eye_m: FloatArray
-    rotation: FloatArray
-    """Rows: right, up, forward (unit vectors in the world)."""
-    fovy_deg: float = _FOVY_DEG
-
-    @classmethod
-    def fitted(cls, geometry: SceneGeometry, up: FloatArray) -> SceneView3d:
-        """Look at everything the recording moves, from the front right, above."""
-        points = _scene_points(geometry)
-        low, high = points.min(axis=0), points.max(axis=0)
-        center = 0.5 * (low + high)
-        azimuth, elevation = np.radians([_AZIMUTH_DEG, _ELEVATION_DEG])
-        side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0, 1.0, 0])
-        side = side - up * float(side @ up)
-        side /= np.linalg.norm(side)
-        across = np.cross(up, side)
-        toward_eye = (
-            math.cos(elevation)
-            * (math.cos(azimuth) * side + math.sin(azimuth) * across)
-            + math.sin(elevation) * up
+    At most :data:`_SPLITS` times, and no further than :data:`_SPLIT_BUDGET`
+    triangles in all. A mesh with no such triangle comes back as it is; else
+    every triangle gets its own three vertices, and the four pieces of one
+    keep its winding (so its side facing out).
+    """
+    triangles = vertices_m[faces]
+    edges = np.linalg.norm(triangles - np.roll(triangles, 1, axis=1), axis=2)
+    if not len(triangles) or edges.max() <= longest_m:
+        return vertices_m, np.asarray(faces, dtype=np.int64)
+    pieces: list[FloatArray] = []
+    budget = max(_SPLIT_BUDGET, len(faces))
+    for _ in range(_SPLITS):
+        edges = np.linalg.norm(triangles - np.roll(triangles, 1, axis=1), axis=2)
+        long = (edges.max(axis=1) > longest_m) & np.isfinite(edges).all(axis=1)
+        done = sum(len(piece) for piece in pieces)
+        if not long.any() or done + len(triangles) + 3 * int(long.sum()) > budget:
+            break
+        pieces.append(triangles[~long])
+        a, b, c = triangles[long, 0], triangles[long, 1], triangles[long, 2]
+        ab, bc, ca = 0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a)
+        triangles = np.concatenate(
+            [
+                np.stack(corners, axis=1)
+                for corners in ((a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca))
+            ]
         )
-        forward = -toward_eye
-        right = np.cross(forward, up)
-        right /= np.linalg.norm(right)
-        camera_up = np.cross(right, forward)
-        axes = np.stack([right, camera_up, forward])
-        # The nearest eye distance at which every point projects inside the
-        # field of view (shrunk by the margin): |x| / (z + d) <= tan(fovy / 2).
-        offsets = (points - center) @ axes.T
-        slope = math.tan(math.radians(_FOVY_DEG) / 2.0) / _MARGIN
-        spread = np.abs(offsets[:, :2]).max(axis=1) / slope - offsets[:, 2]
-        distance = max(float(spread.max()), 1e-3)
-        return cls(center + distance * toward_eye, axes)
-
-    def camera(self, points_m: FloatArray) -> FloatArray:
-        """World points in camera axes (x right, y up, z depth ahead)."""
-        result: FloatArray = (points_m - self.eye_m) @ self.rotation.T
-        return result
-
-    def focal_px(self, rect: QRectF) -> float:
-        """Pixels per unit of ``x / z`` for ``rect``."""
-        half = 0.5 * min(rect.width(), rect.height())
-        return half / math.tan(math.radians(self.fovy_deg) / 2.0)
-
-    def pixels(self, rect: QRectF, camera_points: FloatArray) -> FloatArray:
-        """Project camera-axis points into ``rect`` (NaN at or behind the eye)."""
-        depth = camera_points[:, 2]
-        focal = self.focal_px(rect)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x = rect.center().x() + focal * camera_points[:, 0] / depth
-            y = rect.center().y() - focal * camera_points[:, 1] / depth
-        result: FloatArray = np.column_stack([x, y])
-        result[depth <= 1e-6] = np.nan
-        return result
+    pieces.append(triangles)
+    split: FloatArray = np.concatenate(pieces).reshape(-1, 3)
+    return split, np.arange(len(split), dtype=np.int64).reshape(-1, 3)
 
 
 class GeometryCanvas(RecordingCanvas[SceneOptions]):
-    """Draws a RecordingModel's recorded 3D scene at a play time with QPainter."""
+    """Draws a RecordingModel's recorded 3D scene at a play time with QPainter.
+
+    :attr:`view` is the view painted: :attr:`fitted_view` until someone
+    (the window's scene view, as the user orbits) sets another.
+    """
 
     def __init__(
         self, model: RecordingModel, options: SceneOptions | None = None
@@ -196,9 +151,20 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
         )
         self._geometry: SceneGeometry = model.geometry
         self._up = _up_axis(model)
-        self.view = SceneView3d.fitted(model.geometry, self._up)
-        light = -self.view.rotation[2] + 0.8 * self._up + 0.4 * self.view.rotation[0]
-        self._light = light / np.linalg.norm(light)
+        self._fitted = SceneView3d.fitted(model.geometry, self._up)
+        points = scene_points(model.geometry)
+        longest = _PIECE_OF_SCENE * float(np.linalg.norm(np.ptp(points, axis=0)))
+        self._solids = [
+            (mesh, *_split(mesh.vertices_m, mesh.faces, max(longest, 1e-9)))
+            for mesh in model.geometry.meshes
+            if mesh.kind != "plane" and len(mesh.faces)
+        ]
+        self.view: SceneView3d = self._fitted
+
+    @property
+    def fitted_view(self) -> SceneView3d:
+        """The view fitted to the recording: everything it moves, in sight."""
+        return self._fitted
 
     def body_positions(self, rect: QRectF, play_time_s: float) -> FloatArray:
         """Return every body's origin at ``play_time_s`` in ``rect`` pixels."""
@@ -210,29 +176,43 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
         with painting_in(painter, rect):
             painter.fillRect(rect, _color(BACKGROUND))
             poses = self._geometry.poses_at(play_time_s)
-            self._paint_floors(painter, rect, poses)
-            self._paint_solids(painter, rect, poses)
+            clip = ViewClip.of(self.view, rect)
+            self._paint_floors(painter, clip, poses)
+            self._paint_solids(painter, clip, poses)
             if self._options.show_targets:
                 self._paint_targets(painter, rect)
             self._paint_axes(painter, rect)
             paint_time_label(painter, rect, play_time_s, QPen(_color(GRID_COLOR), 1.0))
 
-    def _paint_floors(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> None:
+    def _paint_floors(
+        self, painter: QPainter, clip: ViewClip, poses: FloatArray
+    ) -> None:
+        """Fill each plane seen from its top side; draw its grid from either side."""
         for mesh in self._geometry.meshes:
-            if mesh.kind != "plane":
+            if mesh.kind != "plane" or not len(mesh.faces):
                 continue
-            world = _place(mesh.vertices_m, poses[mesh.body])
-            pixels = self.view.pixels(rect, self.view.camera(world))
-            if not np.isfinite(pixels).all():
-                continue
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_color(FLOOR_COLOR))
-            for face in mesh.faces:
-                painter.drawPolygon(_polygon(pixels[face]))
-            self._paint_grid(painter, rect, mesh.vertices_m, poses[mesh.body])
+            world = place(mesh.vertices_m, poses[mesh.body])
+            if self._faces_eye(world[mesh.faces[0]]):
+                camera = self.view.camera(world)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_color(FLOOR_COLOR))
+                for face in mesh.faces:
+                    shown = clip.polygon(camera[face])
+                    if len(shown):
+                        painter.drawPolygon(_polygon(clip.pixels(shown)))
+            self._paint_grid(painter, clip, mesh.vertices_m, poses[mesh.body])
+
+    def _faces_eye(self, triangle: FloatArray) -> bool:
+        """Whether the eye is on the front side (counter-clockwise) of a triangle."""
+        normal = np.cross(triangle[1] - triangle[0], triangle[2] - triangle[0])
+        return float(normal @ (self.view.eye_m - triangle[0])) >= 0.0
 
     def _paint_grid(
-        self, painter: QPainter, rect: QRectF, vertices_m: FloatArray, pose: FloatArray
+        self,
+        painter: QPainter,
+        clip: ViewClip,
+        vertices_m: FloatArray,
+        pose: FloatArray,
     ) -> None:
         low, high = vertices_m.min(axis=0), vertices_m.max(axis=0)
         span = float(max(high[0] - low[0], high[1] - low[1]))
@@ -249,26 +229,37 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
                 lines.append((start, end))
         painter.setPen(QPen(_color(GRID_COLOR), 1.0))
         for start, end in lines:
-            ends = _place(np.array([start, end]), pose)
-            pixels = self.view.pixels(rect, self.view.camera(ends))
-            if np.isfinite(pixels).all():
+            ends = self.view.camera(place(np.array([start, end]), pose))
+            shown = clip.segment(ends[0], ends[1])
+            if shown is not None:
+                pixels = clip.pixels(shown)
                 painter.drawLine(_point(pixels[0]), _point(pixels[1]))
 
-    def _paint_solids(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> None:
-        """Flat-shaded triangles of every non-plane mesh, far to near."""
-        depths, corners, colors = [], [], []
-        for mesh in self._geometry.meshes:
-            if mesh.kind == "plane" or not len(mesh.faces):
-                continue
-            world = _place(mesh.vertices_m, poses[mesh.body])
+    def _paint_solids(
+        self, painter: QPainter, clip: ViewClip, poses: FloatArray
+    ) -> None:
+        """Flat-shaded triangles of every non-plane mesh, far to near.
+
+        A triangle wholly inside the clip is drawn as it is; one partly
+        inside, cut to the clip (a triangle reaching behind the eye, or far
+        past the view's edges).
+        """
+        # A light over the eye's right shoulder, whichever way it looks.
+        axes = self.view.rotation
+        light = -axes[2] + 0.8 * self.view.up + 0.4 * axes[0]
+        light /= np.linalg.norm(light)
+        depths: list[FloatArray] = []
+        colors: list[npt.NDArray[np.int64]] = []
+        polygons: list[list[list[float]]] = []
+        for mesh, vertices_m, mesh_faces in self._solids:
+            world = place(vertices_m, poses[mesh.body])
             camera = self.view.camera(world)
-            triangles = world[mesh.faces]
+            triangles = world[mesh_faces]
             normals = np.cross(
                 triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0]
             )
-            keep = np.isfinite(self.view.pixels(rect, camera)[mesh.faces]).all(
-                axis=(1, 2)
-            )
+            outside = clip.distances(camera)[mesh_faces] < 0.0  # (M, 3, planes)
+            keep = ~np.any(np.all(outside, axis=1), axis=1)  # not all past one plane
             if mesh.kind in _CONVEX:  # only faces turned to the eye can show
                 centers = triangles.mean(axis=1)
                 outward = np.sign(
@@ -278,27 +269,37 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
                 keep &= outward * toward > 0.0
             lengths = np.linalg.norm(normals[keep], axis=1)
             lengths[lengths == 0.0] = 1.0
-            facing = np.abs(normals[keep] @ self._light) / lengths
+            facing = np.abs(normals[keep] @ light) / lengths
             shade = _AMBIENT + (1.0 - _AMBIENT) * facing
             rgb = np.clip(255.0 * np.outer(shade, mesh.rgba[:3]), 0, 255).astype(int)
             alpha = np.full((len(rgb), 1), round(255 * mesh.rgba[3]))
-            colors.append(np.hstack([rgb, alpha]))
-            depths.append(camera[mesh.faces[keep]][:, :, 2].mean(axis=1))
-            corners.append(self.view.pixels(rect, camera)[mesh.faces[keep]])
-        if not corners:
+            rgba = np.hstack([rgb, alpha])
+            faces = mesh_faces[keep]
+            whole = ~outside[keep].any(axis=(1, 2))
+            pixels = clip.pixels(camera)
+            depths.append(camera[faces[whole]][:, :, 2].mean(axis=1))
+            colors.append(rgba[whole])
+            polygons.extend(pixels[faces[whole]].tolist())
+            for face, color in zip(faces[~whole], rgba[~whole], strict=True):
+                shown = clip.polygon(camera[face])
+                if len(shown):
+                    depths.append(shown[:, 2].mean(keepdims=True))
+                    colors.append(color[None])
+                    polygons.append(clip.pixels(shown).tolist())
+        if not polygons:
             return
         order = np.argsort(-np.concatenate(depths), kind="stable")
-        points = np.concatenate(corners)[order].tolist()
-        for (r, g, b, a), triangle in zip(
-            np.concatenate(colors)[order].tolist(), points, strict=True
-        ):
+        color_rows = np.concatenate(colors).tolist()
+        for index in order.tolist():
+            r, g, b, a = color_rows[index]
             color = QColor(r, g, b, a)
-            painter.setPen(QPen(color, 0.8))
+            painter.setPen(QPen(color, 1.2))
             painter.setBrush(color)
-            painter.drawConvexPolygon([QPointF(x, y) for x, y in triangle])
+            painter.drawConvexPolygon([QPointF(x, y) for x, y in polygons[index]])
 
     def _paint_targets(self, painter: QPainter, rect: QRectF) -> None:
         focal = self.view.focal_px(rect)
+        largest = 2.0 * (rect.width() + rect.height())
         for target in self._geometry.targets:
             camera = self.view.camera(np.asarray([target.position_m]))
             pixel = self.view.pixels(rect, camera)[0]
@@ -306,6 +307,7 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
                 continue
             center = _point(pixel)
             ring = max(4.0, focal * target.radius_m / float(camera[0, 2]))
+            ring = min(ring, largest)
             pen = QPen(_color(TARGET_COLOR), 2.0)
             pen.setDashPattern([3.0, 2.0])
             painter.setPen(pen)
@@ -356,13 +358,13 @@ class GeometryCameraCanvas(CameraCanvas):
         if model.geometry is None:
             raise ValueError(f"{model.path.name} has no recorded scene geometry")
         self._geometry: SceneGeometry = model.geometry
-        points = _scene_points(model.geometry)
+        points = scene_points(model.geometry)
         extent = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
         self._axis_m = max(0.06 * extent, 1e-3)
 
     def _world_points(self, frame_time_s: float) -> dict[str, FloatArray]:
         poses = self._geometry.poses_at(frame_time_s)[1:]  # not the fixed world
-        columns = _rotations(poses[:, 3:]).transpose(0, 2, 1)  # (B, axis, xyz)
+        columns = rotations(poses[:, 3:]).transpose(0, 2, 1)  # (B, axis, xyz)
         axes = poses[:, None, :3] + self._axis_m * columns
         targets = np.array([t.position_m for t in self._geometry.targets]).reshape(
             -1, 3

@@ -16,12 +16,20 @@ the file there like a bad record. Each frame is a sample:
   positions from the scene description, ``x y z`` and quaternion ``w x y z``,
   else indices ``i.j``. The LAST frame fills the last sample by field name.
   ``timings/...`` fields are channels in seconds.
-* **Geometry.** Where the frames hold the link poses (exact mode), every link
-  is a body drawn as an axis triad.
+* **Geometry.** Every link is a body (``env1/link3`` when ``n_envs`` > 1),
+  posed by the recorded link poses (exact mode) or, where the frames hold only
+  ``qpos`` (minimal, compressed), by forward kinematics over the link tree of
+  the scene description (:mod:`~fsr_core.sources.genesis.kinematics`).
+  Environment ``e`` is shown at Genesis's own environment offset. Bodies carry
+  the meshes of the description (:mod:`~fsr_core.sources.genesis.scene_geometry`:
+  visual geoms, else collision geoms; planes as a square under the scene;
+  within a triangle budget); a link without a readable mesh is drawn as an
+  axis triad.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 from typing import Any, Final
@@ -34,6 +42,7 @@ from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import FsrError, TruncatedFileError
 from fsr_core.recording import (
     Channel,
+    GeometryMesh,
     Integrity,
     Marker,
     MarkerKind,
@@ -50,7 +59,20 @@ from fsr_core.sources.genesis.container import (
     index_file,
 )
 from fsr_core.sources.genesis.frames import FrameDecoder
+from fsr_core.sources.genesis.kinematics import (
+    KinematicTree,
+    env_offsets,
+    forward_kinematics,
+    kinematic_tree,
+)
 from fsr_core.sources.genesis.report import manifest_facts, trajectory_report
+from fsr_core.sources.genesis.scene_geometry import (
+    Description,
+    link_meshes,
+    place_meshes,
+    plane_half_size,
+    read_description,
+)
 from fsr_core.sources.genesis.scene_names import SceneNames, scene_names
 
 __all__ = [
@@ -65,6 +87,7 @@ TIME_CHANNEL: Final = "Simulator.time"
 MAX_BODIES: Final = 1024
 _LINK_POS: Final = "RigidSolver.dyn_state.links.pos"
 _LINK_QUAT: Final = "RigidSolver.dyn_state.links.quat"
+_QPOS: Final = "RigidSolver.rigid_info.qpos"
 _UNBATCHED: Final = ("RigidSolver.dyn_info.", "RigidSolver.dyn_state.fixed_verts.")
 
 
@@ -326,65 +349,143 @@ class _Builder:
                 channels[channel.name] = channel
         return channels
 
-    def geometry(self, play: FloatArray) -> SceneGeometry | None:
-        fields = {f.name: f for f in self.manifest.fields}
-        pos_field, quat_field = fields.get(_LINK_POS), fields.get(_LINK_QUAT)
-        if pos_field is None or quat_field is None or pos_field.size == 0:
+    def _frames_of(self, name: str) -> npt.NDArray[np.float64] | None:
+        """Return chunk field ``name`` of every frame, frames first (None: absent).
+
+        The LAST frame fills the last row when it holds the field with the
+        same shape; a row no frame fills stays NaN.
+        """
+        item = next((f for f in self.manifest.fields if f.name == name), None)
+        if item is None or item.size == 0:
+            return None
+        check_budget(
+            MEMORY, 8.0 * item.size * self.n_frames, name, path=self.index.path
+        )
+        values = np.full((self.n_frames, *item.shape), np.nan)
+        for number, chunk in enumerate(self.index.chunks):
+            frames = self.decoder.decode_chunk(number)
+            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
+            values[rows] = _stack(frames, item)
+        if self.index.last is not None:
+            last = self.decoder.last_frame().get(name)
+            if last is not None and last.shape == item.shape:
+                values[-1] = last
+        return values
+
+    def _recorded_poses(self) -> FloatArray | None:
+        """Return the recorded link poses, ``(frames, B, links, 7)`` (xyz, wxyz)."""
+        pos, quat = self._frames_of(_LINK_POS), self._frames_of(_LINK_QUAT)
+        if pos is None or quat is None:
+            return None
+        batch = self.manifest.batch
+        quat_shape = (*pos.shape[:3], 4)
+        if pos.ndim != 4 or pos.shape[2:] != (batch, 3) or quat.shape != quat_shape:
+            self.notes.append("the recorded link poses have an unexpected shape")
+            return None
+        poses: FloatArray = np.concatenate(
+            [np.moveaxis(pos, 2, 1), np.moveaxis(quat, 2, 1)], axis=-1
+        )
+        return poses
+
+    def _kinematic_poses(self, tree: KinematicTree | None) -> FloatArray | None:
+        """Return link poses from ``qpos`` by forward kinematics (as recorded ones)."""
+        if tree is None:
             self.notes.append(
-                "the frames hold no link poses (minimal or compressed mode): no 3D "
-                "scene is drawn (forward kinematics is not done)"
+                "the frames hold no link poses and the description no readable "
+                "link tree: no 3D scene"
             )
             return None
-        n_links = pos_field.shape[0]
         batch = self.manifest.batch
-        if pos_field.shape != (n_links, batch, 3) or quat_field.shape != (
-            n_links,
-            batch,
-            4,
-        ):
-            self.notes.append("the link poses have an unexpected shape: no 3D scene")
+        qpos = self._frames_of(_QPOS)
+        if qpos is None and tree.n_qs == 0:
+            qpos = np.zeros((self.n_frames, 0, batch))
+        if qpos is None or qpos.shape[1:] != (tree.n_qs, batch):
+            self.notes.append(
+                "the frames hold neither link poses nor a qpos that fits the "
+                "description's joints: no 3D scene"
+            )
             return None
+        check_budget(
+            MEMORY,
+            8.0 * 7 * 3 * self.n_frames * batch * len(tree.parents),
+            "the link poses",
+            path=self.index.path,
+        )
+        pos, quat = forward_kinematics(tree, np.moveaxis(qpos, 1, 2))
+        self.notes.append(
+            "the frames hold no link poses (minimal or compressed mode): the 3D "
+            "scene places the links by forward kinematics from qpos"
+        )
+        poses: FloatArray = np.concatenate([pos, quat], axis=-1)
+        return poses
+
+    def _meshes(
+        self,
+        description: Description | None,
+        bodies: tuple[str, ...],
+        poses: FloatArray,
+        local_m: FloatArray,
+    ) -> tuple[GeometryMesh, ...]:
+        """Return the description's meshes on ``bodies``, triads where none reads.
+
+        ``local_m`` are the link positions in their environment, ``(frames,
+        envs, links, 3)``; ``poses`` the bodies' poses as drawn.
+        """
+        n_links = local_m.shape[2]
+        placed: tuple[GeometryMesh, ...] = ()
+        covered = np.zeros(len(bodies), dtype=bool)
+        if description is not None and len(description.links) == n_links:
+            found, notes = link_meshes(description, plane_half_size(local_m))
+            placed, covered, budget_notes = place_meshes(found, n_links, bodies)
+            self.notes.extend(notes + budget_notes)
+        elif description is not None:
+            self.notes.append(
+                f"the scene description has {len(description.links)} links, the "
+                f"frames {n_links}: links are drawn as axis triads"
+            )
+        missing = np.flatnonzero(~covered)
+        if not len(missing):
+            return placed
+        length = triad_length(poses[..., :3], share=0.08, shortest=0.03, longest=0.3)
+        triads = triad_meshes(
+            [bodies[body] for body in missing], length, thickness_share=1 / 10
+        )
+        return placed + tuple(
+            dataclasses.replace(mesh, body=int(missing[mesh.body])) for mesh in triads
+        )
+
+    def _link_poses(self, description: Description | None) -> FloatArray | None:
+        """Return the link poses, recorded or else computed; None (noted): none."""
+        tree = None
+        if description is not None:
+            try:
+                tree = kinematic_tree(description)
+            except FsrError as exc:
+                self.notes.append(f"no forward kinematics: {exc.reason}")
+        try:
+            poses = self._recorded_poses()
+            return self._kinematic_poses(tree) if poses is None else poses
+        except FsrError as exc:  # the scene is optional: the channels still play
+            self.notes.append(f"no 3D scene: {exc.reason}")
+            return None
+
+    def geometry(self, play: FloatArray) -> SceneGeometry | None:
+        description, problem = read_description(self.index)
+        if problem:
+            self.notes.append(problem)
+        poses = self._link_poses(description)
+        if poses is None:
+            return None
+        batch, n_links = poses.shape[1], poses.shape[2]
         envs = max(1, min(batch, MAX_BODIES // max(n_links, 1)))
         if envs < batch:
             self.notes.append(
                 f"the 3D scene shows the first {envs} of {batch} environments"
             )
-        check_budget(
-            MEMORY,
-            8.0 * 7 * self.n_frames * envs * n_links,
-            "the link poses",
-            path=self.index.path,
-        )
-        poses = np.zeros((self.n_frames, envs, n_links, 7), dtype=np.float64)
-        poses[..., 6] = 1.0
-
-        def place(
-            rows: slice | int, pos: npt.NDArray[Any], quat: npt.NDArray[Any]
-        ) -> None:
-            pos = np.moveaxis(pos[:, :, :envs], 2, 1)
-            quat = np.moveaxis(quat[:, :, :envs], 2, 1)
-            poses[rows, ..., :3] = pos
-            poses[rows, ..., 3:6] = quat[..., 1:]
-            poses[rows, ..., 6] = quat[..., 0]
-
-        for number, chunk in enumerate(self.index.chunks):
-            frames = self.decoder.decode_chunk(number)
-            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
-            place(rows, _stack(frames, pos_field), _stack(frames, quat_field))
-        if self.index.last is not None:
-            last = self.decoder.last_frame()
-            pos, quat = last.get(_LINK_POS), last.get(_LINK_QUAT)
-            if (
-                pos is not None
-                and quat is not None
-                and pos.shape == pos_field.shape
-                and quat.shape == quat_field.shape
-            ):
-                place(
-                    slice(self.n_frames - 1, self.n_frames),
-                    pos[np.newaxis],
-                    quat[np.newaxis],
-                )
+        local = poses[:, :envs]
+        offsets, note = env_offsets(self.manifest.raw.get("layout"), batch)
+        if note:
+            self.notes.append(note)
         link_names = (
             self.names.links
             if len(self.names.links) == n_links
@@ -395,9 +496,12 @@ class _Builder:
             for env in range(envs)
             for link in link_names
         )
-        flat = poses.reshape(self.n_frames, envs * n_links, 7)
-        length = triad_length(flat[..., :3], share=0.08, shortest=0.03, longest=0.3)
-        meshes = triad_meshes(bodies, length, thickness_share=1 / 10)
+        flat = np.empty((self.n_frames, envs, n_links, 7))
+        flat[..., :3] = local[..., :3] + offsets[:envs, np.newaxis]
+        flat[..., 3:6] = local[..., 4:7]
+        flat[..., 6] = local[..., 3]
+        flat = flat.reshape(self.n_frames, envs * n_links, 7)
+        meshes = self._meshes(description, bodies, flat, local[..., :3])
         return SceneGeometry(bodies=bodies, meshes=meshes, times_s=play, poses=flat)
 
     def markers(

@@ -55,9 +55,10 @@ def test_batched_file_has_channels_per_environment() -> None:
     assert any(marker.label == "env1 reset" for marker in model.markers)
 
 
-def test_minimal_file_has_no_geometry_but_says_why() -> None:
+def test_minimal_file_places_links_by_kinematics_and_says_so() -> None:
     model = open_recording(DATA / "v4_box_minimal.gstraj")
-    assert model.geometry is None
+    assert model.geometry is not None
+    assert model.geometry.bodies == ("plane_baselink", "box_baselink")
     assert any("forward kinematics" in note for note in model.report["notes"])
 
 
