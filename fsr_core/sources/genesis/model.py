@@ -1,8 +1,13 @@
 """Build the recording model of a Genesis trajectory.
 
-Every chunk is decoded once, in order, through :class:`FrameDecoder` (memory:
-one chunk at a time beside the channels); a chunk that does not decode cuts
-the file there like a bad record. Each frame is a sample:
+At open every chunk is decoded once, in order, through :class:`FrameDecoder`
+(memory: one chunk at a time); a chunk that does not decode cuts the file
+there like a bad record. That pass keeps only what the timeline and the scene
+need (the step counts, the link poses, the joint positions); every other field
+is read when one of its channels is first shown, all its environments at once
+(every chunk decoded again, that field picked out, its memory checked against
+the budget first), or at open for ``inspect --verify`` and ``convert``
+(``read_everything``). Each frame is a sample:
 
 * **Time.** Genesis's time of environment ``e`` at frame ``i`` is
   ``steps[i, e] * dt`` computed in the simulation float type (``precision``);
@@ -40,6 +45,7 @@ import numpy.typing as npt
 from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import FsrError, TruncatedFileError
+from fsr_core.load_once import LoadOnce
 from fsr_core.recording import (
     Channel,
     GeometryMesh,
@@ -53,6 +59,7 @@ from fsr_core.recording import (
 )
 from fsr_core.sources.axis_triads import triad_length, triad_meshes
 from fsr_core.sources.genesis.container import (
+    STEPS_FIELDS,
     Cut,
     Field,
     TrajectoryIndex,
@@ -88,6 +95,8 @@ MAX_BODIES: Final = 1024
 _LINK_POS: Final = "RigidSolver.dyn_state.links.pos"
 _LINK_QUAT: Final = "RigidSolver.dyn_state.links.quat"
 _QPOS: Final = "RigidSolver.rigid_info.qpos"
+_AT_OPEN: Final = (_LINK_POS, _LINK_QUAT, _QPOS)
+"""Chunk fields the model reads at open (the scene's poses), besides the steps."""
 _UNBATCHED: Final = ("RigidSolver.dyn_info.", "RigidSolver.dyn_state.fixed_verts.")
 
 
@@ -163,8 +172,18 @@ class _Series:
             value_shape.pop(1)
         self.envs = batch if self.axis is not None else 1
         self.columns = _columns(item.name, tuple(value_shape), names)
-        width = len(self.columns)
-        self.values = np.full((self.envs, frames, width), np.nan, dtype=np.float64)
+        self.frames = frames
+        self.values = np.zeros((self.envs, 0, len(self.columns)))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the field's channels once read (float64)."""
+        return 8 * self.envs * self.frames * len(self.columns)
+
+    def start(self) -> None:
+        """Make room for every frame (NaN until a frame fills it)."""
+        shape = (self.envs, self.frames, len(self.columns))
+        self.values = np.full(shape, np.nan, dtype=np.float64)
 
     def put(self, rows: slice | int, arrays: npt.NDArray[Any]) -> None:
         """Store ``arrays`` (frames first, then the canonical shape) at ``rows``."""
@@ -179,14 +198,29 @@ class _Series:
             1, 0, 2
         )
 
-    def channels(self, times: FloatArray, batched: bool) -> list[Channel]:
+    def channels(
+        self, times: FloatArray, batched: bool, data: LoadOnce[FloatArray], path: Path
+    ) -> list[Channel]:
+        """One channel per environment, reading the field through ``data``."""
         name = self.item.name
         unit = "s" if name.startswith("timings/") else ""
         found = []
         for env in range(self.envs):
             label = f"env{env}/{name}" if batched and self.axis is not None else name
+
+            def load(env: int = env) -> tuple[FloatArray, FloatArray]:
+                return times, data.get()[env]
+
             found.append(
-                Channel(label, times, self.values[env], unit, label, self.columns)
+                Channel.lazy(
+                    label,
+                    load,
+                    unit=unit,
+                    label=label,
+                    columns=self.columns,
+                    count=self.frames,
+                    path=path,
+                )
             )
         return found
 
@@ -211,17 +245,41 @@ def open_trajectory(path: Path) -> tuple[TrajectoryIndex, FrameDecoder]:
         As :func:`~fsr_core.sources.genesis.container.index_file`, or no frame
         decodes.
     """
+    index, decoder, _ = _open_keeping(path, ())
+    return index, decoder
+
+
+def _open_keeping(
+    path: Path, names: tuple[str, ...]
+) -> tuple[TrajectoryIndex, FrameDecoder, dict[str, npt.NDArray[Any]]]:
+    """:func:`open_trajectory`, keeping the chunk fields ``names`` on the way.
+
+    The open decodes every chunk anyway; the fields the model needs at once
+    (steps, link poses, joint positions) are picked out then, so no second
+    pass over the chunks is made. Each kept array is frames first, one row
+    per chunk frame (before any LAST), in the field's own type.
+    """
     index = index_file(path)
     decoder = FrameDecoder(index)
+    items = [f for f in index.manifest.fields if f.name in names and f.size > 0]
+    check_budget(
+        MEMORY,
+        float(sum(item.nbytes for item in items) * index.chunk_frames),
+        "the steps and poses of the trajectory",
+        path=path,
+    )
+    parts: dict[str, list[npt.NDArray[Any]]] = {item.name: [] for item in items}
     for number in range(len(index.chunks)):
         try:
-            decoder.decode_chunk(number)
+            frames = decoder.decode_chunk(number)
         except FsrError as exc:
             index.cut_chunks_from(
                 number, f"chunk {number} does not decode: {exc.reason}"
             )
             decoder = FrameDecoder(index)
             break
+        for item in items:
+            parts[item.name].append(np.array(_stack(frames, item)))
     if index.last is not None:
         try:
             decoder.last_frame()
@@ -235,13 +293,23 @@ def open_trajectory(path: Path) -> tuple[TrajectoryIndex, FrameDecoder]:
     if index.n_frames == 0:
         reason = index.cut.describe() if index.cut is not None else "no record"
         raise TruncatedFileError(f"holds no frame ({reason})", path=path)
-    return index, decoder
+    kept = {name: np.concatenate(found) for name, found in parts.items() if found}
+    return index, decoder, kept
 
 
 class _Builder:
-    def __init__(self, index: TrajectoryIndex, decoder: FrameDecoder) -> None:
+    def __init__(
+        self,
+        index: TrajectoryIndex,
+        decoder: FrameDecoder,
+        *,
+        read_everything: bool = False,
+        kept: dict[str, npt.NDArray[Any]] | None = None,
+    ) -> None:
         self.index = index
         self.decoder = decoder
+        self.read_everything = read_everything
+        self.kept = kept or {}
         self.manifest = index.manifest
         self.names = scene_names(index)
         self.n_frames = index.n_frames
@@ -251,8 +319,11 @@ class _Builder:
         name = self.manifest.steps_field
         steps = np.zeros((self.n_frames, self.manifest.batch), dtype=np.int32)
         chunk_field = next((f for f in self.manifest.fields if f.name == name), None)
+        kept = self.kept.get(name)
+        if kept is not None:
+            steps[: len(kept)] = kept
         for number, chunk in enumerate(self.index.chunks):
-            if chunk_field is None:
+            if chunk_field is None or kept is not None:
                 break
             frames = self.decoder.decode_chunk(number)
             rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
@@ -294,39 +365,68 @@ class _Builder:
         return play, segments
 
     def series(self) -> list[_Series]:
+        """Every field's channels, unread."""
         fields = [
             f for f in self.manifest.fields + self.manifest.info_fields if f.size > 0
         ]
         fields = [f for f in fields if f.kind != "SCRATCH"]
-        width = sum(f.size for f in fields) + self.manifest.batch
+        batch = self.manifest.batch
+        return [_Series(f, batch, self.n_frames, self.names) for f in fields]
+
+    def fill(self, found: list[_Series]) -> list[FloatArray]:
+        """Read the fields of ``found`` in one pass over the chunks; their values.
+
+        The memory they take is checked against the budget first.
+        """
+        what = found[0].item.name[:80] if len(found) == 1 else "the trajectory"
         check_budget(
             MEMORY,
-            8.0 * width * self.n_frames,
-            "the channels of the trajectory",
+            float(sum(item.nbytes for item in found)),
+            f"the channels of {what}",
             path=self.index.path,
         )
-        batch = self.manifest.batch
-        found = [_Series(f, batch, self.n_frames, self.names) for f in fields]
-        chunk_series = [s for s in found if s.item in self.manifest.fields]
-        info_series = [s for s in found if s.item not in self.manifest.fields]
-        for number, chunk in enumerate(self.index.chunks):
-            frames = self.decoder.decode_chunk(number)
-            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
-            for item in chunk_series:
-                item.put(rows, _stack(frames, item.item))
-        for frame in range(self.index.chunk_frames):
-            info = self.decoder.info_for(frame) if info_series else None
-            if info is None:
-                continue
-            for item in info_series:
-                item.put(frame, info[item.item.name][np.newaxis])
+        for item in found:
+            item.start()
+        self._fill_chunks([s for s in found if s.item in self.manifest.fields])
+        self._fill_infos([s for s in found if s.item not in self.manifest.fields])
         if self.index.last is not None:
             last = self.decoder.last_frame()
             for item in found:
                 value = last.get(item.item.name)
                 if value is not None and value.shape == item.item.shape:
                     item.put(self.n_frames - 1, value[np.newaxis])
-        return found
+        values = []
+        for item in found:
+            values.append(item.values)
+            item.values = np.zeros((item.envs, 0, len(item.columns)))
+        return values
+
+    def _fill_chunks(self, found: list[_Series]) -> None:
+        if not found:
+            return
+        for number, chunk in enumerate(self.index.chunks):
+            frames = self.decoder.decode_chunk(number)
+            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
+            for item in found:
+                item.put(rows, _stack(frames, item.item))
+
+    def _fill_infos(self, found: list[_Series]) -> None:
+        if not found:
+            return
+        for frame in range(self.index.chunk_frames):
+            info = self.decoder.info_for(frame)
+            if info is None:
+                continue
+            for item in found:
+                item.put(frame, info[item.item.name][np.newaxis])
+
+    def _field_data(self, item: _Series) -> LoadOnce[FloatArray]:
+        """Return one field's values, read (every chunk decoded) when first asked."""
+        return LoadOnce(
+            lambda: self.fill([item])[0],
+            what=f"field {item.item.name[:80]!r}",
+            path=self.index.path,
+        )
 
     def channels(
         self, steps: npt.NDArray[np.int32], play: FloatArray
@@ -344,8 +444,15 @@ class _Builder:
             "simulated time per environment (steps x dt, as Genesis computes it)",
             columns,
         )
-        for series in self.series():
-            for channel in series.channels(play, batch > 1):
+        found = self.series()
+        path = self.index.path
+        if self.read_everything:
+            datas = [LoadOnce.ready(values) for values in self.fill(found)]
+        else:
+            # A field is read (every chunk decoded) when one of its channels is.
+            datas = [self._field_data(item) for item in found]
+        for series, data in zip(found, datas, strict=True):
+            for channel in series.channels(play, batch > 1, data, path):
                 channels[channel.name] = channel
         return channels
 
@@ -362,7 +469,12 @@ class _Builder:
             MEMORY, 8.0 * item.size * self.n_frames, name, path=self.index.path
         )
         values = np.full((self.n_frames, *item.shape), np.nan)
+        kept = self.kept.get(name)
+        if kept is not None:
+            values[: len(kept)] = kept
         for number, chunk in enumerate(self.index.chunks):
+            if kept is not None:
+                break
             frames = self.decoder.decode_chunk(number)
             rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
             values[rows] = _stack(frames, item)
@@ -569,8 +681,12 @@ class _Builder:
         )
 
 
-def load_genesis(path: Path) -> RecordingModel:
+def load_genesis(path: Path, *, read_everything: bool = False) -> RecordingModel:
     """Open ``path`` as a recording model.
+
+    A field's channels are read (every chunk decoded, that field picked) the
+    first time one is asked for; with ``read_everything`` (``inspect
+    --verify``, ``convert``) every field is read at open, in one pass.
 
     Raises
     ------
@@ -578,5 +694,6 @@ def load_genesis(path: Path) -> RecordingModel:
         Not a supported trajectory, a bad manifest, a claim over the memory
         budget, or no readable frame; the message names the file.
     """
-    index, decoder = open_trajectory(path)
-    return _Builder(index, decoder).model()
+    with_steps = (*_AT_OPEN, *STEPS_FIELDS)
+    index, decoder, kept = _open_keeping(path, with_steps)
+    return _Builder(index, decoder, read_everything=read_everything, kept=kept).model()

@@ -44,7 +44,10 @@ class GenesisSource:
         return read_head(path, len(MAGIC_PREFIX)).startswith(MAGIC_PREFIX)
 
     def open(self, path: Path) -> RecordingModel:
-        """Build the recording model of the trajectory."""
+        """Build the recording model of the trajectory (fields read when shown)."""
+        return self._open(path, read_everything=False)
+
+    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
         from fsr_core.sources.genesis.model import load_genesis
 
         if _zstandard_missing() and read_head(path, 8) == b"GSTRAJ4\n":
@@ -53,7 +56,7 @@ class GenesisSource:
                 "(pip install zstandard)",
                 path=path,
             )
-        return load_genesis(path)
+        return load_genesis(path, read_everything=read_everything)
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when ``zstandard`` is missing (GSTRAJ4 needs it)."""
@@ -67,7 +70,7 @@ class GenesisSource:
         The ``genesis`` section holds the manifest, the fields, the records and
         any cut (:mod:`fsr_core.sources.genesis.report`).
         """
-        model = self.open(path)
+        model = self._open(path, read_everything=verify)
         records = model.report.get("records")
         return file_report(
             model,
@@ -83,7 +86,7 @@ class GenesisSource:
         """Write the trajectory as FSR: every channel and the link poses."""
         from fsr_core.sources.model_to_fsr import write_model_as_fsr
 
-        model = self.open(path)
+        model = self._open(path, read_everything=True)
         return write_model_as_fsr(
             model,
             output,
