@@ -19,6 +19,7 @@ import numpy.typing as npt
 from PySide6.QtCore import QRectF
 
 from fsr_core.arrays import FloatArray
+from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.recording import SceneGeometry
 
 __all__ = ["SceneView3d", "ViewClip", "place", "rotations", "scene_points"]
@@ -40,16 +41,8 @@ _GUARD: Final = 3.0
 
 
 def rotations(quaternions_xyzw: npt.ArrayLike) -> FloatArray:
-    """Rotation matrices of unit quaternions ``(..., 4)`` (x, y, z, w)."""
-    q = np.asarray(quaternions_xyzw, dtype=np.float64)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    rows = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
-    result: FloatArray = np.stack([np.stack(row, -1) for row in rows], -2)
-    return result
+    """Rotation matrices of recorded unit quaternions ``(..., 4)`` (x, y, z, w)."""
+    return matrices_from_quaternions(quaternions_xyzw, normalise=False)
 
 
 def place(vertices_m: FloatArray, pose: FloatArray) -> FloatArray:

@@ -26,6 +26,7 @@ from fsr_core.calibration.profile import (
 )
 from fsr_core.calibration.projection import project_points
 from fsr_core.calibration.rotations import (
+    matrices_from_quaternions,
     matrix_from_quaternion,
     quaternion_from_matrix,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "centred_pinhole",
     "distortion_model_for",
     "look_at",
+    "matrices_from_quaternions",
     "matrix_from_quaternion",
     "project_points",
     "quaternion_from_matrix",

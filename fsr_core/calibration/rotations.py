@@ -11,7 +11,38 @@ from fsr_core.arrays import FloatArray
 from fsr_core.calibration._fields import POSE_SECTION
 from fsr_core.errors import CalibrationError
 
-__all__ = ["matrix_from_quaternion", "quaternion_from_matrix"]
+__all__ = [
+    "matrices_from_quaternions",
+    "matrix_from_quaternion",
+    "quaternion_from_matrix",
+]
+
+
+def matrices_from_quaternions(
+    quaternions: npt.ArrayLike, *, scalar_first: bool = False, normalise: bool = True
+) -> FloatArray:
+    """Return the rotation matrices ``(..., 3, 3)`` of quaternions ``(..., 4)``.
+
+    Vectorised, for poses by the thousand (a scene's bodies over time). The
+    quaternions are ``(x, y, z, w)``, or ``(w, x, y, z)`` with
+    ``scalar_first``. Each is normalised first (one of zero length gives
+    NaN) unless ``normalise`` is false: recorded unit quaternions drawn as
+    they are.
+    """
+    q = np.asarray(quaternions, dtype=np.float64)
+    if scalar_first:
+        q = np.roll(q, -1, axis=-1)
+    if normalise:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    rows = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]
+    result: FloatArray = np.stack([np.stack(row, -1) for row in rows], -2)
+    return result
 
 
 def matrix_from_quaternion(quaternion_xyzw: npt.ArrayLike) -> FloatArray:

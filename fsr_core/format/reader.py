@@ -16,6 +16,7 @@ import hashlib
 import os
 import zlib
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, BinaryIO
 
@@ -64,6 +65,19 @@ from fsr_core.format.values import (
 )
 
 __all__ = ["FsrReader"]
+
+
+@contextmanager
+def _closed_on_failure(source: ByteSource) -> Iterator[None]:
+    """Close ``source`` when the block fails; an FsrError gets its file named."""
+    try:
+        yield
+    except FsrError as exc:
+        source.close()
+        raise exc.with_path(source.name) from exc.__cause__
+    except BaseException:
+        source.close()
+        raise
 
 
 class FsrReader:
@@ -141,7 +155,7 @@ class FsrReader:
         """
         limits = limits or ReaderLimits()
         source = open_source(target)
-        try:
+        with _closed_on_failure(source):
             return cls._open_source(
                 source,
                 limits,
@@ -150,12 +164,6 @@ class FsrReader:
                 recover=recover,
                 check=check,
             )
-        except FsrError as exc:
-            source.close()
-            raise exc.with_path(source.name) from exc.__cause__
-        except BaseException:
-            source.close()
-            raise
 
     @classmethod
     def _open_source(
@@ -230,7 +238,7 @@ class FsrReader:
                 section="file",
                 path=self.path,
             )
-        try:
+        with _closed_on_failure(source):
             twin = type(self)(
                 source,
                 self._meta,
@@ -239,12 +247,6 @@ class FsrReader:
                 self._recovery,
                 self._limits,
             )
-        except FsrError as exc:
-            source.close()
-            raise exc.with_path(source.name) from exc.__cause__
-        except BaseException:
-            source.close()
-            raise
         twin._sha256 = self._sha256
         return twin
 

@@ -14,19 +14,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from long_channels import ARM, write_long_take
 from shown_widgets import show_widget
 
 from app.window.plots import ChannelPlots, series_cache
 from app.window.workers import run_inline
-from fsr_core import recording as recording_module
-from fsr_core.format.catalog import numeric_stream
-from fsr_core.format.writer import FsrWriter
 from fsr_core.sources import open_recording
-from fsr_core.sources.fsr import channels as fsr_channels
 
 pytestmark = pytest.mark.gui
 
-ARM = "observations.arm"
 COUNT = 5000
 SPIKE_AT, SPIKE = 2222, 9.5
 
@@ -39,15 +35,10 @@ def _values() -> np.ndarray:
 
 @pytest.fixture
 def long_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(recording_module, "OVERVIEW_FROM_SAMPLES", 1000)
-    monkeypatch.setattr(fsr_channels, "OVERVIEW_BUCKETS", 100)
-    monkeypatch.setattr(fsr_channels, "PART_ROWS", 700)
     monkeypatch.setattr(series_cache, "DETAIL_SAMPLES", 500)
-    path = tmp_path / "long.fsr"
-    with FsrWriter(path, [numeric_stream(ARM, ["q"])]) as writer:
-        for tick, value in enumerate(_values()):
-            writer.write(ARM, [value], tick=tick, sim_time_s=tick / 1000.0)
-    return path
+    return write_long_take(
+        tmp_path / "long.fsr", _values(), monkeypatch, buckets=100, part_rows=700
+    )
 
 
 def _drawn(plots: ChannelPlots) -> tuple[np.ndarray, np.ndarray]:

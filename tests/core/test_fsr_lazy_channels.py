@@ -14,14 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from long_channels import write_long_take
 
-from fsr_core import recording as recording_module
 from fsr_core.errors import CorruptRecordError, FsrError
 from fsr_core.format.catalog import numeric_stream
 from fsr_core.format.writer import FsrWriter
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
-from fsr_core.sources.fsr import channels as fsr_channels
 
 ARM = "observations.arm"
 # (generation, tick) of every record: a reset restarts the clock at tick 0.
@@ -134,14 +133,9 @@ def _long_values() -> np.ndarray:
 @pytest.fixture
 def long_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Write a 5000-sample channel, "long" for thresholds scaled down to it."""
-    monkeypatch.setattr(recording_module, "OVERVIEW_FROM_SAMPLES", 1000)
-    monkeypatch.setattr(fsr_channels, "OVERVIEW_BUCKETS", 64)
-    monkeypatch.setattr(fsr_channels, "PART_ROWS", 300)
-    path = tmp_path / "long.fsr"
-    with FsrWriter(path, [numeric_stream(ARM, ["s", "c"])]) as writer:
-        for tick, value in enumerate(_long_values()):
-            writer.write(ARM, value, tick=tick, sim_time_s=tick / 1000.0)
-    return path
+    return write_long_take(
+        tmp_path / "long.fsr", _long_values(), monkeypatch, buckets=64, part_rows=300
+    )
 
 
 def test_a_long_channel_is_overviewed_with_every_bucket_extreme(

@@ -199,25 +199,52 @@ def resolve_key(model: RecordingModel, key: str) -> list[Series]:
         return []
     channel, column = found
     if channel.prefers_overview:
-        return _overview_series(channel, column)
+        overview = channel.overview()
+        return _column_series(
+            channel,
+            column,
+            lambda index: (overview.times_s[:, index], overview.values[:, index]),
+            long=True,
+        )
     # Read first: a channel read only when shown may find more columns.
     times = np.asarray(channel.times_s, dtype=np.float64)
     # Converted once for all columns: a wide channel has thousands of them.
     values = np.asarray(channel.values, dtype=np.float64)
+    return _column_series(
+        channel, column, lambda index: (times, _column(values, index)), long=False
+    )
+
+
+def _column_series(
+    channel: Channel,
+    column: str | None,
+    points: Callable[[int], tuple[FloatArray, FloatArray]],
+    *,
+    long: bool,
+) -> list[Series]:
+    """Return the series of a key's columns; ``points(j)`` gives column ``j``'s.
+
+    A ``long`` channel's points are its overview, and each series reads the
+    samples of a zoomed-in view.
+    """
     names = column_names(channel)
     keys = column_keys(channel)
-    return [
-        Series(
-            key=keys[index],
-            channel=channel.name,
-            name=names[index],
-            x=times,
-            y=_column(values, index),
-            unit=channel.unit,
-            label=channel.label or channel.name,
+    found = []
+    for index in _indices(channel, column):
+        x, y = points(index)
+        found.append(
+            Series(
+                key=keys[index],
+                channel=channel.name,
+                name=names[index],
+                x=x,
+                y=y,
+                unit=channel.unit,
+                label=channel.label or channel.name,
+                detail=_column_detail(channel, index) if long else None,
+            )
         )
-        for index in _indices(channel, column)
-    ]
+    return found
 
 
 def _column_detail(channel: Channel, index: int) -> Detail:
@@ -247,26 +274,6 @@ def _column_detail(channel: Channel, index: int) -> Detail:
         return found
 
     return detail
-
-
-def _overview_series(channel: Channel, column: str | None) -> list[Series]:
-    """Return a long channel's series: its overview, reading spans zoomed in."""
-    overview = channel.overview()
-    names = column_names(channel)
-    keys = column_keys(channel)
-    return [
-        Series(
-            key=keys[index],
-            channel=channel.name,
-            name=names[index],
-            x=overview.times_s[:, index],
-            y=overview.values[:, index],
-            unit=channel.unit,
-            label=channel.label or channel.name,
-            detail=_column_detail(channel, index),
-        )
-        for index in _indices(channel, column)
-    ]
 
 
 def detailed_points(

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fsr_core.arrays import FloatArray
+from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 
 __all__ = ["GeomMesh", "body_names", "body_poses", "geom_meshes"]
@@ -165,17 +166,6 @@ def _shape(
     return None
 
 
-def _rotation(quaternion_wxyz: npt.ArrayLike) -> FloatArray:
-    w, x, y, z = (float(v) for v in np.asarray(quaternion_wxyz))
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-
-
 def body_names(loaded: LoadedModel) -> list[str]:
     """Name of every body, the world (body 0) first."""
     kind = loaded.mujoco.mjtObj.mjOBJ_BODY
@@ -200,7 +190,13 @@ def geom_meshes(loaded: LoadedModel) -> list[GeomMesh]:
         if shape is None:
             continue
         vertices, faces = shape
-        placed = vertices @ _rotation(model.geom_quat[geom]).T + model.geom_pos[geom]
+        placed = (
+            vertices
+            @ matrices_from_quaternions(
+                model.geom_quat[geom], scalar_first=True, normalise=False
+            ).T
+            + model.geom_pos[geom]
+        )
         meshes.append(
             GeomMesh(
                 geom=loaded.name(mujoco.mjtObj.mjOBJ_GEOM, geom, f"geom{geom}"),

@@ -60,11 +60,14 @@ import numpy.typing as npt
 
 from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.errors import FormatError, FsrError
-from fsr_core.format.safe_open import open_source
 from fsr_core.recording import GeometryMesh
 from fsr_core.sources.genesis.container import TrajectoryIndex
-from fsr_core.sources.genesis.scene_names import MAX_SCENE_JSON_BYTES
+from fsr_core.sources.genesis.scene_names import (
+    MAX_SCENE_JSON_BYTES,
+    description_bytes,
+)
 
 __all__ = [
     "DAMAGE_ERRORS",
@@ -353,17 +356,8 @@ def parse_description(blob: bytes, path: Path) -> Description:
 
 def read_description(index: TrajectoryIndex) -> tuple[Description | None, str]:
     """Return the description of a trajectory, or None and why it cannot be used."""
-    length = index.description_length
     try:
-        check_budget(MEMORY, length, "the scene description", path=index.path)
-        source = open_source(index.path)
-        try:
-            blob = source.read_at(
-                index.description_offset, length, section="scene description"
-            )
-        finally:
-            source.close()
-        return parse_description(blob, index.path), ""
+        return parse_description(description_bytes(index), index.path), ""
     except FsrError as exc:
         return None, f"scene description not used: {exc.reason}"
 
@@ -373,16 +367,7 @@ def quaternion_rotations(quat_wxyz: npt.ArrayLike) -> FloatArray:
 
     The quaternions (w, x, y, z) need not be unit: each is normalised first.
     """
-    q = np.asarray(quat_wxyz, dtype=np.float64)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    rows = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
-    result: FloatArray = np.stack([np.stack(row, -1) for row in rows], -2)
-    return result
+    return matrices_from_quaternions(quat_wxyz, scalar_first=True)
 
 
 def _square(

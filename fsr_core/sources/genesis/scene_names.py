@@ -19,7 +19,7 @@ from fsr_core.errors import FsrError
 from fsr_core.format.safe_open import open_source
 from fsr_core.sources.genesis.container import TrajectoryIndex
 
-__all__ = ["MAX_SCENE_JSON_BYTES", "SceneNames", "scene_names"]
+__all__ = ["MAX_SCENE_JSON_BYTES", "SceneNames", "description_bytes", "scene_names"]
 
 MAX_SCENE_JSON_BYTES: Final = 32 << 20
 _FREE_Q: Final = ("x", "y", "z", "qw", "qx", "qy", "qz")
@@ -72,18 +72,30 @@ def _names(scene: Any) -> SceneNames:
     )
 
 
+def description_bytes(index: TrajectoryIndex, *, expansion: float = 1.0) -> bytes:
+    """Return the scene description's bytes (a zip archive).
+
+    Raises
+    ------
+    FsrError
+        ``expansion`` times its length is over the memory budget, or it
+        cannot be read.
+    """
+    length = index.description_length
+    check_budget(MEMORY, expansion * length, "the scene description", path=index.path)
+    source = open_source(index.path)
+    try:
+        return source.read_at(
+            index.description_offset, length, section="scene description"
+        )
+    finally:
+        source.close()
+
+
 def scene_names(index: TrajectoryIndex) -> SceneNames:
     """Return the names the description gives (empty ones when it cannot be read)."""
-    length = index.description_length
     try:
-        check_budget(MEMORY, 4.0 * length, "the scene description", path=index.path)
-        source = open_source(index.path)
-        try:
-            blob = source.read_at(
-                index.description_offset, length, section="scene description"
-            )
-        finally:
-            source.close()
+        blob = description_bytes(index, expansion=4.0)
         with zipfile.ZipFile(io.BytesIO(blob)) as archive:
             member = archive.getinfo("scene.json")
             if member.file_size > MAX_SCENE_JSON_BYTES:
