@@ -4,18 +4,20 @@ Every FILE may be any recording the viewer reads: an FSR file (*.fsr), a
 skelarm state log (*.sklog.npz), an MCAP log, a Genesis trajectory, a LeRobot
 dataset folder (a playlist of its episodes; --episode N picks one) or the
 kind of an installed source plugin. The kind is told from the first bytes,
-never from the name.
+never from the name. --time-base log|publish|header (player, export,
+screenshot, inspect, convert, compare) places an MCAP log's messages at their
+log time (default), publish time or header stamp; other kinds ignore it.
 
 Player and export:
   FILE...                             open recordings in the player (a playlist)
-       [--speed S] [--show-com]
-       [--plot CHANNELS]... [--inspector]
+       [--speed S] [--show-com] [--time-base log|publish|header]
+       [--plot CHANNELS]... [--inspector] [--environment NAME]
   FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
        [--start T] [--end T] [--overwrite]
-       [--view scene|camera|both] [--camera NAME]
+       [--view scene|camera|both] [--camera NAME] [--environment NAME]
   FILE... --export-dir DIR [--format mp4|gif|webm]
                                       each FILE to DIR/<stem>.<format> (same options)
   FILE --export-frame T OUT.png       one still at play time T (same options)
@@ -23,15 +25,15 @@ Player and export:
 
 Subcommands:
   inspect FILE [--json] [--verify]   validation report, one JSON shape for every
-       [--episode N]                  kind (exit 0 valid, 1 not); a dataset folder
+       [--episode N] [--time-base B]  kind (exit 0 valid, 1 not); a dataset folder
                                       reports every episode, or episode N
   recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
   simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
-       [--tolerance X] [--channels a,b] [--json]
+       [--tolerance X] [--channels a,b] [--json] [--time-base B]
   convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm, MCAP,
-       [--episode N]                  Genesis, one LeRobot episode)
+       [--episode N] [--time-base B]  Genesis, one LeRobot episode)
   resimulate LOG -o OUT.sklog.npz     re-run a skelarm log through skelarm (3.12+)
   replay FILE --mode render|resimulate -o OUT.fsr
        [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
@@ -67,8 +69,10 @@ from app.headless.batch import command as batch_command
 from app.headless.options import (
     MAX_TICKS,
     add_episode,
+    add_time_base,
     checked_number,
     fps_option,
+    open_options,
     size_option,
     speed_option,
     time_option,
@@ -111,11 +115,10 @@ def _base_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="show tracebacks and debug logs"
     )
+    # What came before --time-base: it sets FSR_VIEWER_MCAP_TIME, the default of
+    # every command in this process; kept out of --help for the scripts using it.
     parser.add_argument(
-        "--mcap-time",
-        choices=("log", "publish", "header"),
-        help="place MCAP messages at their log time (default), publish time or "
-        "header stamp (sets FSR_VIEWER_MCAP_TIME)",
+        "--mcap-time", choices=("log", "publish", "header"), help=argparse.SUPPRESS
     )
     return parser
 
@@ -148,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="also read and check every record"
     )
     add_episode(inspect)
+    add_time_base(inspect)
     recover = commands.add_parser(
         "recover",
         help="write a sealed copy of the trustworthy part of a damaged FSR file",
@@ -306,6 +310,13 @@ def _player_parser() -> argparse.ArgumentParser:
         "--show-com", action="store_true", help="draw the links' centres of mass"
     )
     parser.add_argument(
+        "--environment",
+        metavar="NAME",
+        default="",
+        help="in a batched run's 3D scene, draw environment NAME (like env1) in "
+        "full and fade the others (window: View > Environment)",
+    )
+    parser.add_argument(
         "--view",
         choices=("scene", "camera", "both"),
         default="scene",
@@ -318,6 +329,7 @@ def _player_parser() -> argparse.ArgumentParser:
         help="the camera of --view camera|both (default: the first camera)",
     )
     add_episode(parser)
+    add_time_base(parser)
     return parser
 
 
@@ -325,8 +337,10 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse a subcommand line, or else the player/export form."""
     words = list(sys.argv[1:] if argv is None else argv)
     valued = {i + 1 for i, word in enumerate(words) if word == "--mcap-time"}
+    # The value of an option before the first word is not that word.
+    taken = valued | {i + 1 for i, word in enumerate(words) if word == "--time-base"}
     first = next(
-        (w for i, w in enumerate(words) if not w.startswith("-") and i not in valued),
+        (w for i, w in enumerate(words) if not w.startswith("-") and i not in taken),
         None,
     )
     if first in SUBCOMMANDS:
@@ -335,7 +349,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         rest = [
             w for i, w in enumerate(words) if i not in valued and i + 1 not in valued
         ]
-        return _parser().parse_args([*front, *rest])
+        return _parser().parse_args(_options_after_command([*front, *rest], first))
     # Only the player and export forms load the export (PyAV, and Qt when drawing).
     from app.headless.export.command import check_options, wants_export
 
@@ -349,6 +363,24 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args.window_size = args.size or (1280, 800)
     args.size = args.size or (800, 800)
     return args
+
+
+def _options_after_command(words: list[str], command: str) -> list[str]:
+    """Move a ``--time-base B`` given before the subcommand word to after it.
+
+    It is an option of the subcommands that open recordings (``inspect``,
+    ``convert``, ``compare``); any other refuses it as an unknown argument.
+    """
+    at = words.index(command)
+    moved: set[int] = set()
+    for index, word in enumerate(words[:at]):
+        if word.startswith("--time-base="):
+            moved.add(index)
+        elif word == "--time-base":
+            moved.update(i for i in (index, index + 1) if i < at)
+    before = [word for index, word in enumerate(words[:at]) if index not in moved]
+    options = [words[index] for index in sorted(moved)]
+    return [*before, command, *options, *words[at + 1 :]]
 
 
 def _check_window_speed(parser: argparse.ArgumentParser, speed: float) -> None:
@@ -410,8 +442,10 @@ def _window(args: argparse.Namespace) -> int:
         args.files,  # the window expands them itself, and checks an index's digests
         speed=args.speed if args.speed != 1.0 else None,
         show_com=args.show_com,
+        environment=args.environment,
         plots=tuple(args.plot),
         inspector=args.inspector,
+        open_options=open_options(args),
     )
 
 
@@ -446,6 +480,8 @@ def _screenshot(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         plots=tuple(args.plot),
         inspector=args.inspector,
+        open_options=open_options(args),
+        environment=args.environment,
     )
     _out(
         f"{shot.path}: {shot.width}x{shot.height} window at "
@@ -455,7 +491,9 @@ def _screenshot(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    report = inspect_recording(args.file, verify=args.verify)
+    report = inspect_recording(
+        args.file, verify=args.verify, options=open_options(args)
+    )
     if args.json:
         _out(json.dumps(report, indent=2, ensure_ascii=True))
     else:

@@ -629,6 +629,14 @@ class SceneGeometry:
     poses: FloatArray
     """Shape (T, len(bodies), 7): ``x y z qx qy qz qw`` per body and sample."""
     targets: tuple[SceneTarget, ...] = ()
+    body_groups: tuple[str, ...] = ()
+    """The group (environment) of each body of a batched run, like ``env1``;
+    empty when the scene is not grouped. A view may highlight one group."""
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The distinct groups of the bodies, in body order (empty: not grouped)."""
+        return tuple(dict.fromkeys(group for group in self.body_groups if group))
 
     def poses_at(self, play_time_s: float) -> FloatArray:
         """Return every body's pose in force at ``play_time_s`` (the first before)."""

@@ -615,6 +615,10 @@ ROS_DEFINITIONS: Final = {
         "geometry_msgs/PoseWithCovariance pose\n"
         "geometry_msgs/TwistWithCovariance twist\n"
     ),
+    "geometry_msgs/PointStamped": (
+        "std_msgs/Header header\ngeometry_msgs/Point point\n"
+    ),
+    "std_msgs/Float64": "float64 data\n",
 }
 """ROS 2 ``.msg`` texts, keyed ``package/Name`` as rosbag2 names dependencies."""
 SEPARATOR: Final = "=" * 80
@@ -989,6 +993,145 @@ def write_schemaless(path: Path) -> None:
                 sequence=sequences[event.topic],
             )
         writer.finish()  # type: ignore[no-untyped-call]  # left unannotated upstream
+
+
+# -- time_bases.mcap -------------------------------------------------------------------
+
+TIME_BASES_FILE: Final = "time_bases.mcap"
+TIME_BASES_TOPIC_TYPES: Final = {
+    "/joint_states": "sensor_msgs/msg/JointState",
+    "/battery/voltage": "std_msgs/msg/Float64",
+    "/target": "geometry_msgs/msg/PointStamped",
+}
+UNSET_STAMPS: Final = 2
+"""``/target``'s first messages carry the unset stamp 0 (no clock yet)."""
+TARGET_STAMP_LAG_NS: Final = 25 * MS_NS
+"""``/target``'s set stamps lag its log time by 25 ms."""
+
+
+@dataclass(frozen=True)
+class _TimedEvent:
+    """A message whose publish time is its own, not log time - 1 ms."""
+
+    log_time_ns: int
+    publish_time_ns: int
+    topic: str
+    message: Json
+
+
+def _time_bases_joints() -> list[_TimedEvent]:
+    """Return joint states stamped on a 100 ms grid, sent later and later, jittered.
+
+    Stamp ``T0 + 100 ms * i``, publish time 2 ms + 3 ms * i after it (a
+    growing queue), log time 10 ms (even i) or 40 ms (odd i) after that.
+    """
+    events = []
+    for index in range(10):
+        stamp = _log_ns(100 * index)
+        publish = stamp + (2 + 3 * index) * MS_NS
+        log = publish + (40 if index % 2 else 10) * MS_NS
+        message = joint_state(stamp + ROS_STAMP_LAG_NS)  # its header stamp: ``stamp``
+        events.append(_TimedEvent(log, publish, "/joint_states", message))
+    return events
+
+
+def _time_bases_battery() -> list[_TimedEvent]:
+    """``std_msgs/Float64`` has no header: it has no stamp to place it."""
+    return [
+        _TimedEvent(
+            _log_ns(50 + 200 * index),
+            _log_ns(50 + 200 * index) - PUBLISH_LAG_NS,
+            "/battery/voltage",
+            {"data": round(24.0 - 0.05 * index, 6)},
+        )
+        for index in range(5)
+    ]
+
+
+def _time_bases_target() -> list[_TimedEvent]:
+    """Return stamped points whose first stamps are unset (0): no clock yet."""
+    events = []
+    for index in range(4):
+        log = _log_ns(120 + 200 * index)
+        stamp = 0 if index < UNSET_STAMPS else log - TARGET_STAMP_LAG_NS
+        message = {
+            "header": _ros_header(stamp, "base_link"),
+            "point": {"x": 0.4 + 0.01 * index, "y": -0.1, "z": 0.25},
+        }
+        events.append(_TimedEvent(log, log - PUBLISH_LAG_NS, "/target", message))
+    return events
+
+
+def _time_bases_events() -> list[_TimedEvent]:
+    found = [*_time_bases_joints(), *_time_bases_battery(), *_time_bases_target()]
+    return sorted(found, key=lambda event: event.log_time_ns)
+
+
+def write_time_bases(path: Path) -> None:
+    """Write ROS 2 topics whose log, publish and header times differ, unevenly."""
+    schemas: dict[str, Any] = {}
+    sequences: Counter[str] = Counter()
+    with path.open("wb") as stream:
+        writer = Ros2Writer(stream)
+        for event in _time_bases_events():
+            type_name = TIME_BASES_TOPIC_TYPES[event.topic]
+            if type_name not in schemas:
+                schemas[type_name] = writer.register_msgdef(
+                    type_name, ros2_schema_text(type_name)
+                )
+            sequences[event.topic] += 1
+            writer.write_message(
+                event.topic,
+                schemas[type_name],
+                event.message,
+                log_time=event.log_time_ns,
+                publish_time=event.publish_time_ns,
+                sequence=sequences[event.topic],
+            )
+        writer.finish()  # type: ignore[no-untyped-call]  # left unannotated upstream
+
+
+def _header_stamp(decoded: Any) -> int | None:
+    """Return a decoded message's header stamp; ``None`` without one or when unset."""
+    header = getattr(decoded, "header", None)
+    if header is None:
+        return None
+    stamp = int(header.stamp.sec) * NS_PER_S + int(header.stamp.nanosec)
+    return stamp or None
+
+
+def time_bases_references(path: Path) -> Json:
+    """Say where each message lies on each time base, as read back from ``path``.
+
+    For each base (``log``, ``publish``, ``header``): ``start_ns``, the
+    earliest time, and per topic each message's offset from it in log-time
+    order. A message without a header stamp (no header, or the unset stamp 0)
+    counts at its log time; ``at_log_time`` counts them per topic.
+    """
+    items = _decoded(path)
+    stamps = [_header_stamp(item.decoded_message) for item in items]
+    times = {
+        "log": [item.message.log_time for item in items],
+        "publish": [item.message.publish_time for item in items],
+        "header": [
+            item.message.log_time if stamp is None else stamp
+            for item, stamp in zip(items, stamps, strict=True)
+        ],
+    }
+    bases: Json = {}
+    for base, values in times.items():
+        start = min(values)
+        offsets: dict[str, list[int]] = {}
+        for item, value in zip(items, values, strict=True):
+            offsets.setdefault(item.channel.topic, []).append(value - start)
+        bases[base] = {"start_ns": start, "offsets_ns": dict(sorted(offsets.items()))}
+    unstamped = Counter(
+        item.channel.topic
+        for item, stamp in zip(items, stamps, strict=True)
+        if stamp is None
+    )
+    bases["header"]["at_log_time"] = dict(sorted(unstamped.items()))
+    return bases
 
 
 # -- layout_*.mcap ---------------------------------------------------------------------
@@ -1787,7 +1930,10 @@ def build_expected(out: Path, layout_names: Sequence[str]) -> Json:
         files[name], scans[name] = _file_entry(out / name)
     for name in content:
         files[name]["decoded"] = decoded_references(out / name)
+    files[TIME_BASES_FILE], _ = _file_entry(out / TIME_BASES_FILE)
+    files[TIME_BASES_FILE]["time_bases"] = time_bases_references(out / TIME_BASES_FILE)
     _check_ros2_against_rosbags(out / ROS2_FILE)
+    _check_ros2_against_rosbags(out / TIME_BASES_FILE)
     layout_scans = {name: scans[name] for name in layout_names}
     digest = _check_layouts(layout_scans, files)
     return {
@@ -1839,6 +1985,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_foxglove(out / FOXGLOVE_FILE)
     write_ros2(out / ROS2_FILE)
     write_schemaless(out / SCHEMALESS_FILE)
+    write_time_bases(out / TIME_BASES_FILE)
     layout_names = write_layouts(out)
     write_rosbag2(out / ROSBAG2_DIR)
     expected = build_expected(out, layout_names)

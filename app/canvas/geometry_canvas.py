@@ -74,6 +74,9 @@ _AXIS_SHADOW: Final = qcolor("geometry.axis_shadow")
 _AMBIENT: Final = 0.42
 #: Shapes whose faces turned away from the eye are hidden by the others.
 _CONVEX: Final = frozenset({"box", "sphere", "capsule", "cylinder", "ellipsoid"})
+#: How far the bodies of environments other than the active one are faded
+#: toward the background (0: not at all, 1: gone).
+_FADE: Final = 0.72
 #: Solid triangles longer than this fraction of the scene are split (up to
 #: :data:`_SPLITS` times in four): painted back to front, a long one (a box's
 #: side) is sorted by its middle and would hide what stands on it.
@@ -160,6 +163,13 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             if mesh.kind != "plane" and len(mesh.faces)
         ]
         self.view: SceneView3d = self._fitted
+        groups = model.geometry.body_groups
+        active = self._options.active_group
+        self._faded = frozenset(
+            body
+            for body, group in enumerate(groups)
+            if active in model.geometry.groups and group != active
+        )
 
     @property
     def fitted_view(self) -> SceneView3d:
@@ -195,7 +205,10 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             if self._faces_eye(world[mesh.faces[0]]):
                 camera = self.view.camera(world)
                 painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(_color(FLOOR_COLOR))
+                faded = mesh.body in self._faded
+                painter.setBrush(
+                    _color(_toward_background(FLOOR_COLOR) if faded else FLOOR_COLOR)
+                )
                 for face in mesh.faces:
                     shown = clip.polygon(camera[face])
                     if len(shown):
@@ -273,6 +286,10 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             shade = _AMBIENT + (1.0 - _AMBIENT) * facing
             rgb = np.clip(255.0 * np.outer(shade, mesh.rgba[:3]), 0, 255).astype(int)
             alpha = np.full((len(rgb), 1), round(255 * mesh.rgba[3]))
+            if mesh.body in self._faded:  # another environment than the active one
+                rgb = np.round(
+                    _FADE * np.asarray(BACKGROUND) + (1.0 - _FADE) * rgb
+                ).astype(int)
             rgba = np.hstack([rgb, alpha])
             faces = mesh_faces[keep]
             whole = ~outside[keep].any(axis=(1, 2))
@@ -338,6 +355,15 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             painter.setPen(QPen(_color(rgb), 2.2))
             painter.drawLine(origin, end)
             painter.drawText(end + QPointF(3.0, 4.0), label)
+
+
+def _toward_background(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Return ``rgb`` faded toward the background by :data:`_FADE`."""
+    red, green, blue = (
+        round(_FADE * back + (1.0 - _FADE) * own)
+        for back, own in zip(BACKGROUND, rgb, strict=True)
+    )
+    return red, green, blue
 
 
 def _point(xy: FloatArray) -> QPointF:

@@ -88,6 +88,9 @@ class SceneOptions:
     show_force: bool = True
     show_targets: bool = True
     show_reference: bool = True
+    active_group: str = ""
+    """The group (environment) of a batched 3D scene drawn in full, the others
+    faded; ``""`` (or a group the scene lacks) draws every body in full."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,12 @@ import logging
 import sys
 from pathlib import Path
 
-from app.headless.options import checked_number, finite_non_negative
+from app.headless.options import (
+    add_time_base,
+    checked_number,
+    finite_non_negative,
+    open_options,
+)
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
 
@@ -110,6 +115,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="compare only these cameras (comma-separated names; no channel "
         "unless --channels names some)",
     )
+    add_time_base(compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -119,8 +125,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from fsr_core.compare import compare_recordings
 
     try:
-        reference = open_recording(args.reference)
-        candidate = open_recording(args.candidate)
+        options = open_options(args)
+        reference = open_recording(args.reference, options=options)
+        candidate = open_recording(args.candidate, options=options)
         comparison = compare_recordings(
             reference,
             candidate,

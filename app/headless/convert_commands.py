@@ -13,7 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.headless.options import add_episode, add_output, add_overwrite
+from app.headless.options import (
+    add_episode,
+    add_output,
+    add_overwrite,
+    add_time_base,
+    open_options,
+)
 from fsr_core.sources import (
     convert_recording,
     recording_stem,
@@ -50,6 +56,7 @@ def add_convert_parser(
     )
     add_overwrite(convert)
     add_episode(convert)
+    add_time_base(convert)
 
 
 def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
@@ -78,7 +85,9 @@ def run_convert(args: argparse.Namespace) -> int:
         output = Path(f"{recording_stem(args.log)}.fsr")
     if output is None:
         output = default_output(args.log, source_for(args.log).patterns)
-    result = convert_recording(args.log, output, overwrite=args.overwrite)
+    result = convert_recording(
+        args.log, output, overwrite=args.overwrite, options=open_options(args)
+    )
     sys.stdout.write(
         f"{result.output}: {result.summary}, {result.records} records, "
         f"{result.size_bytes} bytes\n"

@@ -1,9 +1,11 @@
 """What the subcommands' parsers share: common options, checked numbers.
 
 Each ``*_commands`` module adds the options every writing command has
-(:func:`add_output`, :func:`add_overwrite`, :func:`add_enum_option`); option
-types built on :func:`checked_number` refuse a bad value with an argparse
-usage error (exit 2) that names the value and what was expected.
+(:func:`add_output`, :func:`add_overwrite`, :func:`add_enum_option`) and those
+that say how a recording opens (:func:`add_episode`, :func:`add_time_base`,
+read back by :func:`open_options`); option types built on
+:func:`checked_number` refuse a bad value with an argparse usage error (exit 2)
+that names the value and what was expected.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TypeVar
 
+from fsr_core.sources import TIME_BASES, OpenOptions
+
 __all__ = [
     "MAX_FPS",
     "MAX_IN_FLIGHT",
@@ -25,10 +29,12 @@ __all__ = [
     "add_episode",
     "add_output",
     "add_overwrite",
+    "add_time_base",
     "checked_number",
     "episode_option",
     "finite_non_negative",
     "fps_option",
+    "open_options",
     "size_option",
     "speed_option",
     "time_option",
@@ -146,6 +152,24 @@ def add_episode(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the episode N of a dataset folder (a LeRobot dataset root)",
     )
+
+
+def add_time_base(parser: argparse.ArgumentParser) -> None:
+    """Add ``--time-base log|publish|header``: which time places a logged message."""
+    parser.add_argument(
+        "--time-base",
+        choices=TIME_BASES,
+        help="which time places each message of an MCAP log on the timeline: "
+        "log (when it was recorded; the default, or FSR_VIEWER_MCAP_TIME), "
+        "publish (when it was sent) or header (its header stamp; a message "
+        "without one stays at its log time and the inspector names its topic); "
+        "other kinds of recording have one time and ignore it",
+    )
+
+
+def open_options(args: argparse.Namespace) -> OpenOptions:
+    """Return how the command line asks recordings to open (``--time-base``)."""
+    return OpenOptions(time_base=getattr(args, "time_base", None))
 
 
 def size_option(text: str) -> tuple[int, int]:

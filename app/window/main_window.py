@@ -48,7 +48,7 @@ from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
 from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
-from fsr_core.sources import expand_recordings
+from fsr_core.sources import OpenOptions, expand_recordings
 from fsr_core.sources.recording_digest import pinned_entries
 
 __all__ = ["APP_TITLE", "MainWindow", "open_player"]
@@ -150,7 +150,11 @@ class MainWindow(QMainWindow):
     def _build_export(self) -> WindowExport:
         session = self.session
         return WindowExport(
-            self, clock=session.clock, options=session.options, status=self
+            self,
+            clock=session.clock,
+            options=session.options,
+            status=self,
+            opening=session,
         )
 
     def _build_replay(self) -> WindowReplay:
@@ -368,13 +372,16 @@ def open_player(
     *,
     speed: float | None = None,
     show_com: bool = False,
+    environment: str = "",
     plots: tuple[tuple[str, ...], ...] = (),
     inspector: bool = False,
+    open_options: OpenOptions | None = None,
 ) -> int:
     """Open the player window on ``paths`` and run until it closes; return 0.
 
     ``plots`` (one tuple of channel keys per plot) replaces the remembered
-    plot selection; ``inspector`` opens the inspector dock. While the window
+    plot selection; ``inspector`` opens the inspector dock; ``open_options``
+    (the command line's ``--time-base``) is how files open. While the window
     runs, an exception nobody catches is logged and shown in a non-modal box
     (:class:`~app.window.last_resort.LastResort`).
     """
@@ -388,10 +395,14 @@ def open_player(
             window.session.clock.set_speed(speed)
         if show_com:
             window.session.options.update(show_com=True)
+        if environment:
+            window.session.options.update(environment=environment)
         if plots:
             window.session.options.update(plots=plots)
         if inspector:
             window.inspector_dock.show()
+        if open_options is not None:
+            window.session.set_open_options(open_options)
         window.show()
         window.open_files(list(paths))
         return int(app.exec())

@@ -5,6 +5,8 @@ background (:class:`app.window.export.window_export.WindowExport`); the
 Replay menu's entries come from
 :class:`app.window.replay.window_replay.WindowReplay`. The menus take the
 ``QMainWindow`` they sit in and a :class:`MenuHost` for the player's intents.
+View → Time base reopens the playing recording with another time base (log
+time, publish time, header stamp) when its source reads one (an MCAP log).
 
 Keys are application-wide shortcuts, so they work while the playlist (even
 floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
@@ -13,12 +15,12 @@ floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -32,7 +34,12 @@ from app.window.replay.window_replay import WindowReplay
 from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
 from fsr_core.recording import RecordingModel
-from fsr_core.sources import open_dialog_filter
+from fsr_core.sources import (
+    TIME_BASE_NAMES,
+    TIME_BASES,
+    open_dialog_filter,
+    source_reads_option,
+)
 
 __all__ = ["KEYS", "MenuHost", "Menus", "build_menus"]
 
@@ -51,6 +58,15 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+I", "show / hide the inspector"),
     ("Q", "quit"),
 )
+
+#: What View → Time base says of each base (the text is its name, capitalised).
+_TIME_BASE_TIPS: dict[str, str] = {
+    "log": "place each message at the time the recorder wrote it (the default)",
+    "publish": "place each message at the time it was sent",
+    "header": "place each message at its header stamp (when its data were taken); "
+    "a message without one stays at its log time, and the inspector's notes "
+    "name its topic",
+}
 
 _TOGGLE_LABELS: tuple[tuple[str, str], ...] = (
     ("show_com", "Show center of mass"),
@@ -97,6 +113,9 @@ class Menus:
     inspector_action: QAction
     export: WindowExport
     replay: WindowReplay
+    time_base_menu: QMenu
+    environment_menu: QMenu
+    time_base_actions: dict[str, QAction] = field(default_factory=dict)
     toggles: dict[str, QAction] = field(default_factory=dict)
 
     def set_recent(self, paths: list[Path]) -> None:
@@ -124,6 +143,68 @@ class Menus:
             action.setChecked(name in chosen)
             action.toggled.connect(self._on_camera_toggled)
         self.camera_menu.setEnabled(bool(names))
+        self.time_base_menu.setEnabled(
+            model is not None and source_reads_option(model.source, "time_base")
+        )
+        self.sync_time_base()
+        self._set_environments(model)
+
+    def _set_environments(self, model: RecordingModel | None) -> None:
+        """Offer the environments of a batched 3D scene under View → Environment."""
+        menu = self.environment_menu
+        menu.clear()
+        geometry = None if model is None else model.geometry
+        groups = () if geometry is None else geometry.groups
+        chosen = self.host.session.options.options.environment
+        chosen = chosen if chosen in groups else ""
+        exclusive = QActionGroup(menu)
+        for name, label in (("", "All"), *((group, group) for group in groups)):
+            action = menu.addAction(label.replace("&", "&&"))  # "&" is no mnemonic
+            action.setCheckable(True)
+            action.setChecked(name == chosen)
+            action.setActionGroup(exclusive)
+            action.triggered.connect(
+                lambda _=False, picked=name: self.host.session.options.update(
+                    environment=picked
+                )
+            )
+        menu.setEnabled(bool(groups))
+
+    def sync_time_base(self, *_: object) -> None:
+        """Tick the time base chosen, else the one the playing recording is on."""
+        session = self.host.session
+        model = session.model
+        in_effect = None if model is None else model.metadata.get("time_base")
+        base = session.open_options.time_base or in_effect or TIME_BASES[0]
+        for name, action in self.time_base_actions.items():
+            action.setChecked(name == base)
+
+    def add_time_base_actions(self, window: QMainWindow) -> None:
+        """Fill View → Time base: one exclusive, checkable action per base."""
+        group = QActionGroup(window)
+        group.setExclusive(True)
+        self.time_base_menu.setToolTipsVisible(True)
+        for base in TIME_BASES:
+            action = self.time_base_menu.addAction(TIME_BASE_NAMES[base].capitalize())
+            action.setCheckable(True)
+            action.setToolTip(_TIME_BASE_TIPS[base])
+            action.setStatusTip(_TIME_BASE_TIPS[base])
+            action.setActionGroup(group)
+            action.triggered.connect(
+                lambda _=False, chosen=base: self._on_time_base_triggered(chosen)
+            )
+            self.time_base_actions[base] = action
+        self.host.session.open_options_changed.connect(self.sync_time_base)
+
+    def _on_time_base_triggered(self, base: str) -> None:
+        """Reopen the playing recording on ``base``; later files open on it too."""
+        session = self.host.session
+        options = replace(session.open_options, time_base=base)
+        model = session.model
+        if model is not None and model.metadata.get("time_base") == base:
+            session.set_open_options(options)  # already on it: nothing to reopen
+        elif not session.reopen(options):
+            session.set_open_options(options)
 
     def _on_camera_toggled(self, _: bool) -> None:
         chosen = tuple(
@@ -227,7 +308,10 @@ def build_menus(
         inspector_action,
         export,
         replay,
+        view_menu.addMenu("Time &base"),
+        view_menu.addMenu("&Environment"),
     )
+    menus.add_time_base_actions(window)
     for name, label in _TOGGLE_LABELS:
         action = view_menu.addAction(label)
         action.setCheckable(True)

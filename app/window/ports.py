@@ -11,8 +11,15 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.window.state.view_options import ViewOptions
+from fsr_core.sources import OpenOptions
 
-__all__ = ["PlaybackPosition", "PlaybackSpeed", "StatusLine", "ViewChoices"]
+__all__ = [
+    "OpenChoices",
+    "PlaybackPosition",
+    "PlaybackSpeed",
+    "StatusLine",
+    "ViewChoices",
+]
 
 
 class StatusLine(Protocol):
@@ -36,6 +43,14 @@ class PlaybackPosition(Protocol):
     @property
     def position_s(self) -> float:
         """Current play time, in seconds."""
+
+
+class OpenChoices(Protocol):
+    """How recordings open, e.g. an MCAP log's time base (the session)."""
+
+    @property
+    def open_options(self) -> OpenOptions:
+        """The options every file opens with now."""
 
 
 class ViewChoices(Protocol):

@@ -24,6 +24,7 @@ from app.headless.export.atomic import atomic_output, write_failed
 from app.window.last_resort import LastResort
 from app.window.workers.error_message import error_message
 from fsr_core.errors import FsrError
+from fsr_core.sources import OpenOptions
 
 __all__ = ["Screenshot", "take_screenshot"]
 
@@ -82,14 +83,30 @@ def take_screenshot(
     overwrite: bool = False,
     plots: tuple[tuple[str, ...], ...] = (),
     inspector: bool = False,
+    open_options: OpenOptions | None = None,
+    environment: str = "",
 ) -> Screenshot:
-    """Draw the player window on ``paths`` at play time ``at_s`` into ``output``."""
+    """Draw the player window on ``paths`` at play time ``at_s`` into ``output``.
+
+    The files open as ``open_options`` ask (the command line's ``--time-base``);
+    ``environment`` is the batched scene's environment drawn in full.
+    """
     app = ensure_app(headless=True)
     last_resort = LastResort(headless=True)
     last_resort.install()
     try:
         return _draw(
-            app, last_resort, paths, output, at_s, size, overwrite, plots, inspector
+            app,
+            last_resort,
+            paths,
+            output,
+            at_s,
+            size,
+            overwrite,
+            plots,
+            inspector,
+            open_options or OpenOptions(),
+            environment,
         )
     finally:
         last_resort.uninstall()
@@ -106,6 +123,8 @@ def _draw(
     overwrite: bool,
     plots: tuple[tuple[str, ...], ...],
     inspector: bool,
+    open_options: OpenOptions,
+    environment: str,
 ) -> Screenshot:
     from app.window.main_window import MainWindow
 
@@ -115,6 +134,7 @@ def _draw(
     try:
         window.resize(*size)
         window.show()
+        window.session.set_open_options(open_options)
         window.open_files(list(paths))
         session = window.session
         _wait(
@@ -133,6 +153,8 @@ def _draw(
         )
         if plots:
             session.options.update(plots=plots)
+        if environment:
+            session.options.update(environment=environment)
         if inspector:
             window.inspector_dock.show()
         if at_s is not None:

@@ -3,7 +3,9 @@
 The registry (:mod:`fsr_core.sources.registry`) picks the source by the file's
 first bytes, so a file's name never decides how it is parsed. Every command
 opens, inspects and converts its inputs through the functions below, so each
-accepts every registered source (FSR, skelarm logs, plugins).
+accepts every registered source (FSR, skelarm logs, plugins). Each takes
+``options`` (:class:`OpenOptions`, e.g. the time base of a message log): a
+source that reads them gets them, any other opens as it always does.
 """
 
 from __future__ import annotations
@@ -24,18 +26,24 @@ from fsr_core.sources.file_names import (
 )
 from fsr_core.sources.folders import expand_recordings, recordings_in
 from fsr_core.sources.inspection import model_report
+from fsr_core.sources.open_options import TIME_BASE_NAMES, TIME_BASES, OpenOptions
 from fsr_core.sources.registry import (
     ConvertingSource,
     EpisodeSource,
     FsrConversion,
     InspectingSource,
+    OptionsSource,
     Source,
     source_for,
+    source_named,
     source_names,
 )
 
 __all__ = [
+    "TIME_BASES",
+    "TIME_BASE_NAMES",
     "FsrConversion",
+    "OpenOptions",
     "Source",
     "convert_recording",
     "episode_address",
@@ -48,6 +56,7 @@ __all__ = [
     "recordings_in",
     "source_for",
     "source_names",
+    "source_reads_option",
     "split_episode_path",
 ]
 
@@ -64,8 +73,30 @@ def _usable_source(path: Path) -> Source:
     return source
 
 
-def open_recording(path: str | Path) -> RecordingModel:
+def _options_for(source: Source, options: OpenOptions | None) -> dict[str, Any]:
+    """Return the ``options=`` keyword for ``source``: none unless it reads options."""
+    if options is None or not options.given() or not isinstance(source, OptionsSource):
+        return {}
+    return {"options": options}
+
+
+def source_reads_option(source_name: str, option: str) -> bool:
+    """Say whether the source called ``source_name`` reads the open option ``option``.
+
+    ``source_name`` is a model's ``source`` (``"mcap"``); ``option`` a field
+    of :class:`OpenOptions` (``"time_base"``). An unknown source reads none.
+    """
+    source = source_named(source_name)
+    return isinstance(source, OptionsSource) and option in tuple(source.open_options)
+
+
+def open_recording(
+    path: str | Path, *, options: OpenOptions | None = None
+) -> RecordingModel:
     """Open a recording of any registered kind as a recording model.
+
+    ``options`` go to a source that reads them (the MCAP source's time
+    base); other sources ignore them.
 
     Raises
     ------
@@ -75,11 +106,15 @@ def open_recording(path: str | Path) -> RecordingModel:
         known).
     """
     target = Path(path)
-    return _usable_source(target).open(target)
+    source = _usable_source(target)
+    return source.open(target, **_options_for(source, options))
 
 
 def inspect_recording(
-    path: str | os.PathLike[str], *, verify: bool = False
+    path: str | os.PathLike[str],
+    *,
+    verify: bool = False,
+    options: OpenOptions | None = None,
 ) -> dict[str, Any]:
     """Return the inspection report of a recording of any registered kind.
 
@@ -93,15 +128,16 @@ def inspect_recording(
     """
     target = Path(path)
     source = _usable_source(target)
+    given = _options_for(source, options)
     if isinstance(source, InspectingSource):
-        return source.inspect(target, verify=verify)
+        return source.inspect(target, verify=verify, **given)
     byte_source = open_source(target)
     try:
         size_bytes = byte_source.size
     finally:
         byte_source.close()
     return model_report(
-        source.open(target),
+        source.open(target, **given),
         description=source.description,
         size_bytes=size_bytes,
         verify=verify,
@@ -113,6 +149,7 @@ def convert_recording(
     output: str | os.PathLike[str],
     *,
     overwrite: bool = False,
+    options: OpenOptions | None = None,
 ) -> FsrConversion:
     """Write a recording of any kind that converts as the FSR file ``output``.
 
@@ -136,7 +173,9 @@ def convert_recording(
             path=target,
         )
     check_output_path(output, (target,), overwrite=overwrite, hint=" (use --overwrite)")
-    return source.to_fsr(target, Path(output), overwrite=overwrite)
+    return source.to_fsr(
+        target, Path(output), overwrite=overwrite, **_options_for(source, options)
+    )
 
 
 def episode_address(path: str | os.PathLike[str], index: int) -> Path:

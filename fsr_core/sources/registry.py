@@ -7,8 +7,9 @@ file ``patterns`` it reads (for file dialogs and default output names),
 :func:`~fsr_core.sources.head.read_head`, that never blocks), ``open(path)`` and
 ``unavailable_reason()`` (``None``, or what to install). A source may also
 ``inspect`` a file (:class:`InspectingSource`, the report of
-:mod:`fsr_core.sources.inspection`) and write it as FSR
-(:class:`ConvertingSource`).
+:mod:`fsr_core.sources.inspection`), write it as FSR
+(:class:`ConvertingSource`) and read open options such as the time base
+(:class:`OptionsSource`, :mod:`fsr_core.sources.open_options`).
 
 The built-in sources are named below by module path and imported with
 :mod:`importlib` the first time the registry is used, so this module never
@@ -44,6 +45,7 @@ from fsr_core.simulation.plugin_loading import (
 )
 from fsr_core.sources.episodes import EpisodeEntry, split_episode_path
 from fsr_core.sources.head import read_head
+from fsr_core.sources.open_options import OpenOptions
 
 __all__ = [
     "BUILTIN_SOURCES",
@@ -53,6 +55,7 @@ __all__ = [
     "FolderSource",
     "FsrConversion",
     "InspectingSource",
+    "OptionsSource",
     "Source",
     "folder_source",
     "known_kinds",
@@ -60,6 +63,7 @@ __all__ = [
     "refresh_sources",
     "register_source",
     "source_for",
+    "source_named",
     "source_names",
     "sources",
     "unregister_source",
@@ -192,6 +196,30 @@ class ConvertingSource(Source, Protocol):
         ------
         FsrError
             ``path`` is unreadable, or ``output`` exists without ``overwrite``.
+        """
+        ...
+
+
+@runtime_checkable
+class OptionsSource(Source, Protocol):
+    """A source that reads some open options (:class:`OpenOptions`).
+
+    Its ``open`` (and ``inspect`` and ``to_fsr``, when it has them) takes
+    ``options=``; a source without ``open_options`` is never given any.
+    """
+
+    @property
+    def open_options(self) -> tuple[str, ...]:
+        """The names of the options it reads, e.g. ``("time_base",)``."""
+        ...
+
+    def open(self, path: Path, options: OpenOptions | None = None) -> RecordingModel:
+        """Read ``path`` into a recording model, as ``options`` ask.
+
+        Raises
+        ------
+        FsrError
+            The file is unreadable or malformed; the message names it.
         """
         ...
 
@@ -345,6 +373,14 @@ def _sniffing_order() -> Iterator[Source]:
     yield from first
     seen = {id(source) for source in first}
     yield from (source for source in sources() if id(source) not in seen)
+
+
+def source_named(name: str) -> Source | None:
+    """Return the registered source called ``name`` (``None`` when none is).
+
+    The built-ins are looked at first: the plugins load only for another name.
+    """
+    return next((source for source in _sniffing_order() if source.name == name), None)
 
 
 def _sniffs(source: Source, path: Path) -> bool:

@@ -149,6 +149,9 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--view", choices=_VIEWS, default="scene")
     parser.add_argument("--camera", metavar="NAME", help="export: the camera shown")
     parser.add_argument("--show-com", action="store_true")
+    parser.add_argument(
+        "--environment", metavar="NAME", default="", help="export: env drawn in full"
+    )
     parser.add_argument("--start", type=time_option, metavar="T")
     parser.add_argument("--end", type=time_option, metavar="T")
 

@@ -25,6 +25,7 @@ from app.headless.export.video import (
     ensure_gui_app,
     play_window,
 )
+from app.headless.options import open_options
 from app.headless.terminal_progress import TerminalProgress
 from fsr_core.errors import FsrError
 from fsr_core.output_paths import check_output_path, prepare_output_folder
@@ -157,7 +158,7 @@ def _export_dir(args: argparse.Namespace) -> int:
             check_output_path(
                 output, args.files, overwrite=args.overwrite, hint=" (use --overwrite)"
             )
-            model = open_recording(source)
+            model = open_recording(source, options=open_options(args))
             play_window(model.duration_s, args.start, args.end)
             check_view(model, args.view, args.camera)
             _export_video(args, model, output)
@@ -173,7 +174,7 @@ def _export_dir(args: argparse.Namespace) -> int:
 
 
 def _export_one(args: argparse.Namespace) -> int:
-    model = open_recording(args.files[0])
+    model = open_recording(args.files[0], options=open_options(args))
     try:
         play_window(model.duration_s, args.start, args.end)
         if args.export_frame is not None:
@@ -213,6 +214,7 @@ def _export_frame(args: argparse.Namespace, model: RecordingModel) -> None:
         output,
         panel=args.panel,
         show_com=args.show_com,
+        environment=args.environment,
         size=args.size,
         view=args.view,
         camera=args.camera,
@@ -235,6 +237,7 @@ def video_request(
         camera=args.camera,
         panel=args.panel,
         show_com=args.show_com,
+        environment=args.environment,
         start_s=args.start,
         end_s=args.end,
         overwrite=overwrite,

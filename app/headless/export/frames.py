@@ -69,6 +69,7 @@ class FrameSource:
         show_com: bool,
         view: str = "scene",
         camera: str | None = None,
+        environment: str = "",
     ) -> None:
         from PySide6.QtCore import QRectF
         from PySide6.QtGui import QImage
@@ -82,7 +83,8 @@ class FrameSource:
         width, height = size
         views: list[Any] = []
         if view in ("scene", "both"):
-            views.append(scene_canvas_for(model, SceneOptions(show_com=show_com)))
+            scene = SceneOptions(show_com=show_com, active_group=environment)
+            views.append(scene_canvas_for(model, scene))
         if name is not None:
             views.append(camera_canvas_for(model, name, CameraOptions()))
         parts: list[tuple[Any, Any]] = [

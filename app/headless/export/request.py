@@ -42,6 +42,8 @@ class VideoRequest:
     camera: str | None = None
     panel: bool = False
     show_com: bool = False
+    environment: str = ""
+    """The environment of a batched 3D scene drawn in full (others faded)."""
     start_s: float | None = None
     end_s: float | None = None
     overwrite: bool = False
@@ -117,6 +119,7 @@ def export_request(
         speed=request.speed,
         panel=request.panel,
         show_com=request.show_com,
+        environment=request.environment,
         size=request.size,
         view=request.view,
         camera=request.camera,

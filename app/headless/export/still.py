@@ -43,6 +43,7 @@ def export_frame(
     *,
     panel: bool = False,
     show_com: bool = False,
+    environment: str = "",
     size: tuple[int, int] = (800, 800),
     view: str = "scene",
     camera: str | None = None,
@@ -77,7 +78,13 @@ def export_frame(
     check_frame_memory(*drawn_size(size, view=view, panel=panel), output, still=True)
     started = time.perf_counter()
     frames = FrameSource(
-        model, size=size, panel=panel, show_com=show_com, view=view, camera=camera
+        model,
+        size=size,
+        panel=panel,
+        show_com=show_com,
+        view=view,
+        camera=camera,
+        environment=environment,
     )
     rgb = frames.render(min(play_time_s, duration))
     height, width = rgb.shape[:2]

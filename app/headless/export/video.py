@@ -264,6 +264,7 @@ def export_video(
     speed: float = 1.0,
     panel: bool = False,
     show_com: bool = False,
+    environment: str = "",
     size: tuple[int, int] = (800, 800),
     view: str = "scene",
     camera: str | None = None,
@@ -309,7 +310,13 @@ def export_video(
     check_frame_memory(*drawn_size(size, view=view, panel=panel), output)
     started = time.perf_counter()
     frames = FrameSource(
-        model, size=size, panel=panel, show_com=show_com, view=view, camera=camera
+        model,
+        size=size,
+        panel=panel,
+        show_com=show_com,
+        view=view,
+        camera=camera,
+        environment=environment,
     )
     width, height = padded_size(frames.width, frames.height, kind)
     with atomic_output(output, overwrite=overwrite) as handle:

@@ -9,11 +9,13 @@ nothing is left under the final name.
 
 The controller takes what it uses, not the window: a parent widget (dialogs,
 the close it watches), the playback speed and view options a new export
-starts from, and the status line.
+starts from, how the recording opens (the time base the window plays it on)
+and the status line.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QKeySequence
@@ -25,9 +27,10 @@ from app.headless.export.video import ExportResult
 from app.window.export.dialog import ExportDialog
 from app.window.export.job import ExportJob
 from app.window.job_controller import JobController
-from app.window.ports import PlaybackSpeed, StatusLine, ViewChoices
+from app.window.ports import OpenChoices, PlaybackSpeed, StatusLine, ViewChoices
 from app.window.workers.background_job import JobRunner
 from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
 
 __all__ = ["WindowExport"]
 
@@ -52,10 +55,12 @@ class WindowExport(JobController[ExportJob, ExportDialog]):
         options: ViewChoices,
         status: StatusLine,
         runner: JobRunner | None = None,
+        opening: OpenChoices | None = None,
     ) -> None:
         super().__init__(parent, status=status, runner=runner)
         self._clock = clock
         self._options = options
+        self._opening = opening
         self._folder: Path | None = None
         self.action = QAction("&Export…", parent)
         self.action.setShortcut(QKeySequence("Ctrl+E"))
@@ -73,7 +78,8 @@ class WindowExport(JobController[ExportJob, ExportDialog]):
 
     def start(self, request: VideoRequest) -> ExportJob:
         """Start exporting ``request`` in the background, with a progress dialog."""
-        job = ExportJob(request)
+        options = None if self._opening is None else self._opening.open_options
+        job = ExportJob(request, functools.partial(open_recording, options=options))
         self._folder = request.output.parent
         self._run(
             job,
@@ -96,6 +102,7 @@ class WindowExport(JobController[ExportJob, ExportDialog]):
             output=folder / f"{stem(model.path)}.mp4",
             speed=self._clock.speed,
             show_com=options.show_com,
+            environment=options.environment,
             camera=next(iter(chosen or cameras), None),
         )
 

@@ -1,7 +1,9 @@
 """The player session: which file plays, and loading it off the GUI thread.
 
-Also the playlist's background checks, auto-advance, and noticing files that
-change on disk.
+Also the playlist's background checks, auto-advance, noticing files that
+change on disk, and the open options (:class:`~fsr_core.sources.OpenOptions`,
+e.g. an MCAP log's time base) every file opens with: changing them reopens
+the playing file through the same off-thread open, at the same play time.
 
 QtCore only. Views connect to its signals; the window forwards user intents
 (open, play row, next/previous file) to it.
@@ -9,10 +11,12 @@ QtCore only. Views connect to its signals; the window forwards user intents
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
@@ -24,10 +28,10 @@ from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
 from app.window.workers.jobs import CheckResult, FileIdentity, entry_summary
 from fsr_core.budgets import EXPORT_FRAMES
 from fsr_core.recording import Channel, Integrity, RecordingModel
-from fsr_core.sources import open_recording
+from fsr_core.sources import OpenOptions, open_recording
 from fsr_core.sources.recording_digest import Pinned
 
-__all__ = ["PlayerSession", "frame_times"]
+__all__ = ["Opener", "PlayerSession", "frame_times"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +47,25 @@ _STATES: Final = {
     Integrity.DEGRADED: EntryState.DEGRADED,
     Integrity.INVALID: EntryState.INVALID,
 }
+
+
+class Opener(Protocol):
+    """Opens a recording as the open options ask (:func:`open_recording`)."""
+
+    def __call__(
+        self, path: Path, *, options: OpenOptions | None = None
+    ) -> RecordingModel:
+        """Return the recording model of ``path``."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Reopen:
+    """A reopen of the playing file under way: its load, where it played, before."""
+
+    load_id: int
+    position_s: float
+    previous: OpenOptions
 
 
 def frame_times(model: RecordingModel) -> np.ndarray:
@@ -85,13 +108,16 @@ class PlayerSession(QObject):
     message = Signal(str)
     #: The playing file changed on disk (reason), e.g. deleted or replaced.
     file_changed_on_disk = Signal(str)
+    #: The open options changed (the new OpenOptions), or went back after a
+    #: reopen failed.
+    open_options_changed = Signal(object)
 
     def __init__(
         self,
         *,
         runner: Runner | None = None,
         check_runner: Runner | None = None,
-        opener: Callable[[Path], RecordingModel] = open_recording,
+        opener: Opener = open_recording,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -105,6 +131,8 @@ class PlayerSession(QObject):
             check_runner = pool_runner(self._check_pool)
         self._check_runner = check_runner
         self._opener = opener
+        self._open_options = OpenOptions()
+        self._reopen: _Reopen | None = None
         self._indexed: dict[Path, Pinned] = {}
         self._model: RecordingModel | None = None
         self._identity: FileIdentity | None = None
@@ -126,6 +154,11 @@ class PlayerSession(QObject):
         return self._model
 
     @property
+    def open_options(self) -> OpenOptions:
+        """How files open (a source reads the options it knows, others ignore them)."""
+        return self._open_options
+
+    @property
     def loading(self) -> bool:
         """Whether a file is being opened or checked."""
         return bool(self._jobs)
@@ -136,6 +169,35 @@ class PlayerSession(QObject):
         return pool.waitForDone(timeout_ms) if pool is not None else True
 
     # -- intents ----------------------------------------------------------
+
+    def set_open_options(self, options: OpenOptions) -> None:
+        """Open files with ``options`` from now on (the command line's, at start)."""
+        if options != self._open_options:
+            self._open_options = options
+            self.open_options_changed.emit(options)
+
+    def reopen(self, options: OpenOptions) -> bool:
+        """Open the playing file again with ``options``, at the same play time.
+
+        The options stay for every file opened after. The file opens off the
+        GUI thread like any other while the old model plays on; if it cannot
+        open so, the old model and options stay and :attr:`message` says why.
+        Returns False (nothing changes) when no file plays.
+        """
+        row = self.playlist.current
+        if (
+            self._model is None
+            or row < 0
+            or not self.playlist.entry(row).state.playable
+        ):
+            return False
+        # Known before the load starts: a runner may finish it at once.
+        self._reopen = _Reopen(
+            self._request_id + 1, self.clock.position_s, self._open_options
+        )
+        self.set_open_options(options)
+        self.load_row(row)
+        return True
 
     def open_paths(
         self,
@@ -192,8 +254,10 @@ class PlayerSession(QObject):
         self.clock.pause()
         self._request_id += 1
         self._load_id = self._request_id
+        if self._reopen is not None and self._reopen.load_id != self._load_id:
+            self._reopen = None  # another load supersedes the reopen
         expected = self._indexed.get(entry.path)
-        job = OpenJob(self._request_id, entry.path, self._opener, expected)
+        job = OpenJob(self._request_id, entry.path, self._bound_opener(), expected)
         job.signals.finished.connect(self._on_open_finished)
         job.signals.failed.connect(self._on_open_failed)
         self._jobs[self._request_id] = (job, row)
@@ -213,10 +277,16 @@ class PlayerSession(QObject):
 
     # -- loading ----------------------------------------------------------
 
+    def _bound_opener(self) -> Callable[[Path], RecordingModel]:
+        """Return the opener with the options in force now (a job may outlive them)."""
+        return functools.partial(self._opener, options=self._open_options)
+
     def _check(self, row: int) -> None:
         self._request_id += 1
         path = self.playlist.entry(row).path
-        job = CheckJob(self._request_id, path, self._opener, self._indexed.get(path))
+        job = CheckJob(
+            self._request_id, path, self._bound_opener(), self._indexed.get(path)
+        )
         job.signals.finished.connect(self._on_check_finished)
         job.signals.failed.connect(self._on_check_failed)
         self._jobs[self._request_id] = (job, row)
@@ -239,11 +309,14 @@ class PlayerSession(QObject):
         if request_id != self._load_id:
             return  # superseded by a later load
         assert isinstance(result, RecordingModel)
+        reopen, self._reopen = self._reopen, None
         self._model = result
         self._identity = FileIdentity.of(result.path)
         self.playlist.set_state(row, _STATES[result.integrity], result.integrity_reason)
         self.playlist.set_summary(row, entry_summary(result))
         self.clock.set_frames(frame_times(result))
+        if reopen is not None and reopen.load_id == request_id:
+            self.clock.seek(reopen.position_s)  # the seek keeps it in the new range
         self.model_changed.emit(result)
         self._watch.start()
         if self._resume_playing:
@@ -251,11 +324,23 @@ class PlayerSession(QObject):
 
     def _on_open_failed(self, request_id: int, reason: str) -> None:
         _, row = self._jobs.pop(request_id)
+        reopen = self._reopen
+        if reopen is not None and reopen.load_id == request_id:
+            self._keep_after_failed_reopen(reopen, reason)
+            return
         self.playlist.set_state(row, EntryState.INVALID, reason)
         self.load_failed.emit(str(self.playlist.entry(row).path), reason)
         self.message.emit(reason)
         if request_id == self._load_id:
             self._skip_from(row)
+
+    def _keep_after_failed_reopen(self, reopen: _Reopen, reason: str) -> None:
+        """Go on with the model and options that played before the reopen."""
+        self._reopen = None
+        self.set_open_options(reopen.previous)
+        self.message.emit(f"could not reopen with the new options: {reason}")
+        if self._resume_playing:
+            self.clock.play()
 
     def _skip_from(self, row: int) -> None:
         """Move on from an unplayable file to the next playable one, if any."""

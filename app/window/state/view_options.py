@@ -23,6 +23,9 @@ class ViewOptions:
     cameras: tuple[str, ...] = ()
     #: Channel plots: one tuple of series keys ("channel" or "channel[col]") per plot.
     plots: tuple[tuple[str, ...], ...] = ()
+    #: The environment of a batched 3D scene drawn in full, the others faded
+    #: ("" draws them all in full; so does a name the recording lacks).
+    environment: str = ""
 
 
 class ViewOptionsModel(QObject):

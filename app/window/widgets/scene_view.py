@@ -55,6 +55,7 @@ def scene_options(options: ViewOptions) -> SceneOptions:
         show_force=options.show_force,
         show_targets=options.show_targets,
         show_reference=options.show_reference,
+        active_group=options.environment,
     )
 
 

@@ -614,7 +614,14 @@ class _Builder:
         flat[..., 6] = local[..., 3]
         flat = flat.reshape(self.n_frames, envs * n_links, 7)
         meshes = self._meshes(description, bodies, flat, local[..., :3])
-        return SceneGeometry(bodies=bodies, meshes=meshes, times_s=play, poses=flat)
+        groups = (
+            tuple(f"env{env}" for env in range(envs) for _ in link_names)
+            if batch > 1
+            else ()
+        )
+        return SceneGeometry(
+            bodies=bodies, meshes=meshes, times_s=play, poses=flat, body_groups=groups
+        )
 
     def markers(
         self, steps: npt.NDArray[np.int32], play: FloatArray, segments: list[Segment]

@@ -7,8 +7,11 @@ a lazy channel that reads its own chunks when first shown. Any other file,
 and any time base but log time, is read in one pass over every block
 (:meth:`Reading.read_everything`). Either way images are read only when a view
 asks for their frame. The play-time axis starts at the first message; each
-message sits at its log time, or at its publish time or header stamp when
-``FSR_VIEWER_MCAP_TIME`` says so.
+message sits at its log time, or at its publish time or header stamp when the
+caller's ``time_base`` (the ``--time-base`` option, View → Time base) says so,
+or, when it does not, ``FSR_VIEWER_MCAP_TIME`` (the default for scripts). With
+header stamps, a message without one (no header, or the unset stamp 0) stays at
+its log time, and the report's notes and topics say which topics did.
 """
 
 from __future__ import annotations
@@ -44,16 +47,18 @@ from fsr_core.sources.mcap.report import contents_report
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
 from fsr_core.sources.mcap.transform_tree import TransformTree
+from fsr_core.sources.open_options import TIME_BASES
 
-__all__ = ["TIME_BASES", "TIME_VARIABLE", "load_mcap"]
+__all__ = ["TIME_BASES", "TIME_VARIABLE", "default_time_base", "load_mcap"]
 
 TIME_VARIABLE: Final = "FSR_VIEWER_MCAP_TIME"
-"""Which time places a message: ``log`` (default), ``publish`` or ``header``."""
-TIME_BASES: Final = ("log", "publish", "header")
+"""The default time base, for scripts: ``log`` (default), ``publish`` or ``header``."""
+_LISTED_TOPICS: Final = 5
+"""Topics named in the note of messages left at their log time; the rest counted."""
 
 
-def time_base() -> str:
-    """Return the time base in force (an unknown value means ``log``)."""
+def default_time_base() -> str:
+    """Return the default time base (:data:`TIME_VARIABLE`; unknown: ``log``)."""
     chosen = os.environ.get(TIME_VARIABLE, "log").strip().lower()
     return chosen if chosen in TIME_BASES else "log"
 
@@ -66,20 +71,29 @@ def _play_times(times_ns: list[int], origin_ns: int) -> tuple[np.ndarray, FloatA
     return order, play
 
 
-def load_mcap(path: Path, *, read_everything: bool = False) -> RecordingModel:
+def load_mcap(
+    path: Path, *, time_base: str | None = None, read_everything: bool = False
+) -> RecordingModel:
     """Open ``path`` as a recording model.
 
-    With ``read_everything`` (``inspect --verify``, ``convert``) every chunk is
-    read and checked at open, and every channel holds its values.
+    ``time_base`` places each message at its ``log`` time, ``publish`` time
+    or ``header`` stamp (``None``: :func:`default_time_base`, the environment's
+    default). With ``read_everything`` (``inspect --verify``, ``convert``)
+    every chunk is read and checked at open, and every channel holds its
+    values.
 
     Raises
     ------
+    ValueError
+        ``time_base`` is none of :data:`TIME_BASES`.
     FsrError
         The file is not MCAP, cannot be read, needs more than the budgets, or
         needs a package that is missing (named with its extra).
     """
+    if time_base is not None and time_base not in TIME_BASES:
+        raise ValueError(f"time base {time_base!r}: expected one of {TIME_BASES}")
+    base = default_time_base() if time_base is None else time_base
     contents = index_file(path, verify=True)
-    base = time_base()
     reading = Reading(contents, base)
     if read_everything or not can_read_from_indexes(contents, base):
         reading.read_everything()
@@ -228,7 +242,9 @@ class _Assembly:
         samples += [t.count or 0 for t in cameras]
         ticks = max(samples, default=1)
         integrity, reason = self.integrity()
-        report = contents_report(self.contents, self.reading, self.notes)
+        note = _at_log_time_note(self.reading)
+        notes = [note, *self.notes] if note else self.notes
+        report = contents_report(self.contents, self.reading, notes)
         self.problems.attach(report)
         return RecordingModel(
             path=self.contents.path,
@@ -250,6 +266,31 @@ class _Assembly:
             integrity_reason=reason,
             report=report,
         )
+
+
+def _at_log_time_note(reading: Reading) -> str:
+    """Name the topics with messages left at their log time for want of a stamp.
+
+    Only the ``header`` time base leaves any: the inspector's notes say which,
+    so a timeline mixing stamps and log times is never silent.
+    """
+    left = [
+        (topic.info.topic, topic.at_log_time, reading.counts.get(channel_id, 0))
+        for channel_id, topic in reading.topics.items()
+        if topic.at_log_time
+    ]
+    if not left:
+        return ""
+    named = ", ".join(
+        f"{name[:80]} ({f'all {count}' if count >= total else f'{count} of {total}'})"
+        for name, count, total in left[:_LISTED_TOPICS]
+    )
+    more = len(left) - _LISTED_TOPICS
+    rest = f" and {more} more topic(s)" if more > 0 else ""
+    return (
+        f"header stamps: {len(left)} topic(s) have messages without one (no "
+        f"header, or the unset stamp 0), placed at their log time: {named}{rest}"
+    )
 
 
 def _tf_channels(tree: TransformTree) -> dict[str, tuple[list[int], FloatArray]]:

@@ -7,6 +7,11 @@ one pass over every block that decodes every topic (a file without an index,
 a time base other than log time, ``inspect --verify``); the file opened from
 its indexes reads only some blocks and hands their messages to
 :meth:`Reading.take` (:mod:`fsr_core.sources.mcap.indexed_reading`).
+
+With the ``header`` time base a message sits at its own stamp (``header.stamp``,
+or a Foxglove ``timestamp``; each transform at its own); a message without one,
+or with the unset stamp 0, stays at its log time and its topic counts it
+(:attr:`Topic.at_log_time`) for the report to say so.
 """
 
 from __future__ import annotations
@@ -78,13 +83,20 @@ class Reading:
                 continue
             yield index, found
 
-    def _time(self, message: BlockMessage, tree: PlainTree | None) -> int:
+    def _time(self, topic: Topic, message: BlockMessage, tree: PlainTree | None) -> int:
+        """Return the time that places ``message`` on the time base.
+
+        With header stamps, a transform message is placed transform by
+        transform (:meth:`_value`); any other message without a stamp stays
+        at its log time, counted by its topic.
+        """
         if self.base == "publish":
             return message.publish_time_ns
-        if self.base == "header" and tree is not None:
-            stamp = stamp_ns(tree)
+        if self.base == "header" and topic.kind is not TopicKind.TRANSFORMS:
+            stamp = _set_stamp(stamp_ns(tree))
             if stamp is not None:
                 return stamp
+            topic.at_log_time += 1
         return message.log_time_ns
 
     def take(self, block: int, ordinal: int, message: BlockMessage) -> None:
@@ -105,7 +117,7 @@ class Reading:
             except Exception as exc:  # noqa: BLE001 - a library's decode error
                 topic.fail(f"a message does not decode: {str(exc)[:160]}")
                 return
-        time_ns = self._time(message, tree)
+        time_ns = self._time(topic, message, tree)
         if image:
             if not topic.refs and tree is not None:
                 topic.frame_id = frame_id_of(tree)
@@ -124,17 +136,27 @@ class Reading:
             topic.times_ns.append(time_ns)
         elif topic.kind is TopicKind.TRANSFORMS:
             static = topic.info.topic in _STATIC_TOPICS
+            header = self.base == "header"
+            placed: list[int] = []
+            unstamped = False
             for stamped in transforms_of(tree):
-                when = (
-                    stamped.stamp_ns
-                    if self.base == "header" and stamped.stamp_ns is not None
-                    else time_ns
-                )
+                stamp = _set_stamp(stamped.stamp_ns) if header else None
+                unstamped |= header and stamp is None
+                when = time_ns if stamp is None else stamp
                 self.tree.add(when, stamped.value, static=static)
-            topic.times_ns.append(time_ns)
+                placed.append(when)
+            if unstamped:
+                topic.at_log_time += 1  # a transform of it had no stamp of its own
+            # The topic spans its transforms' times, so the axis starts early enough.
+            topic.times_ns.append(min(placed, default=time_ns))
         elif topic.table is not None:
             topic.table.add(time_ns, tree)
             topic.times_ns.append(time_ns)
+
+
+def _set_stamp(stamp: int | None) -> int | None:
+    """Return a stamp that was set (``None`` for none, 0 or before 1970)."""
+    return stamp if stamp is not None and stamp > 0 else None
 
 
 def ordinals(messages: list[BlockMessage]) -> Iterable[tuple[int, BlockMessage]]:

@@ -1,10 +1,12 @@
 """The MCAP section of the inspection report (``report["mcap"]``).
 
-It lists what ``mcap info`` would: the header's profile and library, how the
-file is indexed (summary, chunk index, message indexes, statistics, or a scan
-of a file without them, with where a cut file stops), chunk compression,
+It lists what ``mcap info`` would, after the time base in effect: the
+header's profile and library, how the file is indexed (summary, chunk index,
+message indexes, statistics, or a scan of a file without them, with where a
+cut file stops), chunk compression,
 every topic with its schema, encodings, message count, rate and time span and
-what the viewer makes of it, the attachments and the metadata records.
+what the viewer makes of it (with header stamps, how many of its messages had
+none and stay at their log time), the attachments and the metadata records.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from fsr_core.sources.mcap.container import McapContents
 from fsr_core.sources.mcap.reading import Reading
+from fsr_core.sources.open_options import TIME_BASE_NAMES
 
 __all__ = ["contents_report"]
 
@@ -62,6 +65,8 @@ def contents_report(
         }
         if topic.decoder.problem:
             entry["not_decoded"] = topic.decoder.problem
+        if topic.at_log_time:
+            entry["at_log_time"] = topic.at_log_time
         if topic.failures:
             entry["failed_messages"] = topic.failures
             entry["first_failure"] = topic.first_failure
@@ -74,6 +79,7 @@ def contents_report(
         all_notes.insert(0, _index_note(contents))
     return {
         "notes": all_notes,
+        "time_base": TIME_BASE_NAMES.get(reading.base, reading.base),
         "profile": contents.profile,
         "library": contents.library,
         "index": _index_note(contents),

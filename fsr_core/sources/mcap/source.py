@@ -1,9 +1,11 @@
 """The MCAP source's registration: ``.mcap`` logs (ROS 2, Foxglove and others).
 
-:meth:`McapSource.sniff` checks the MCAP magic. Reading needs the ``mcap``
-extra (``mcap``, ``zstandard``, ``lz4``, and the protobuf and ROS 2 decoders);
-a topic whose decoder is missing still lists in the inspector with the extra
-that would read it.
+:meth:`McapSource.sniff` checks the MCAP magic. It reads one open option,
+``time_base`` (:class:`~fsr_core.sources.open_options.OpenOptions`): which
+time places each message. Reading needs the ``mcap`` extra (``mcap``,
+``zstandard``, ``lz4``, and the protobuf and ROS 2 decoders); a topic whose
+decoder is missing still lists in the inspector with the extra that would
+read it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
+from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
@@ -94,6 +97,7 @@ class McapSource:
     name: Final = "mcap"
     description: Final = "MCAP log"
     patterns: Final = ("*.mcap",)
+    open_options: Final = ("time_base",)
 
     def sniff(self, path: Path) -> bool:
         """Whether the file starts with the MCAP magic."""
@@ -107,18 +111,25 @@ class McapSource:
         """Whether ``path`` is a rosbag2 bag stored as MCAP (``metadata.yaml``)."""
         return bag_file(path) is not None
 
-    def open(self, path: Path) -> RecordingModel:
+    def open(self, path: Path, options: OpenOptions | None = None) -> RecordingModel:
         """Build the recording model of the file (or of a bag's MCAP file).
 
-        A file with indexes opens from them: each numeric topic is read when
-        its channel is first shown.
+        A file with indexes opens from them at log time: each numeric topic
+        is read when its channel is first shown. ``options.time_base`` places
+        messages at another time (``None``: ``FSR_VIEWER_MCAP_TIME``, else log).
         """
-        return self._open(path, read_everything=False)
+        return self._open(path, read_everything=False, options=options)
 
-    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
+    def _open(
+        self, path: Path, *, read_everything: bool, options: OpenOptions | None
+    ) -> RecordingModel:
         from fsr_core.sources.mcap.model import load_mcap
 
-        return load_mcap(_file_of(path), read_everything=read_everything)
+        return load_mcap(
+            _file_of(path),
+            time_base=None if options is None else options.time_base,
+            read_everything=read_everything,
+        )
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when the ``mcap`` package is missing."""
@@ -128,14 +139,16 @@ class McapSource:
             return "the 'mcap' package (pip install 'fsr-viewer[mcap]')"
         return None
 
-    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+    def inspect(
+        self, path: Path, *, verify: bool = False, options: OpenOptions | None = None
+    ) -> dict[str, Any]:
         """Return the file's report; ``verify`` reads every chunk and checks its CRC.
 
         The ``mcap`` section lists the index, compression, topics, attachments,
         metadata records and any cut (:mod:`fsr_core.sources.mcap.report`).
         Without ``verify`` a file with indexes is reported from them.
         """
-        model = self._open(path, read_everything=verify)
+        model = self._open(path, read_everything=verify, options=options)
         messages = model.report.get("messages")
         checked = messages if isinstance(messages, int) else None
         report = file_report(
@@ -152,13 +165,22 @@ class McapSource:
         return report
 
     def to_fsr(
-        self, path: Path, output: Path, *, overwrite: bool = False
+        self,
+        path: Path,
+        output: Path,
+        *,
+        overwrite: bool = False,
+        options: OpenOptions | None = None,
     ) -> FsrConversion:
-        """Write the file as FSR: every channel, camera and calibration."""
+        """Write the file as FSR: every channel, camera and calibration.
+
+        Play times are those of the time base in ``options``, recorded in the
+        provenance as ``mcap_time_base``.
+        """
         from fsr_core.sources.model_to_fsr import write_model_as_fsr
 
         # Every topic is written: one pass reads them all at once.
-        model = self._open(path, read_everything=True)
+        model = self._open(path, read_everything=True, options=options)
         return write_model_as_fsr(
             model,
             output,
@@ -168,6 +190,7 @@ class McapSource:
             provenance={
                 "mcap_profile": model.metadata.get("profile", ""),
                 "mcap_library": model.metadata.get("library", ""),
+                "mcap_time_base": model.metadata.get("time_base", ""),
             },
         )
 

@@ -69,6 +69,8 @@ class Topic:
     frame_id: str = ""
     failures: int = 0
     first_failure: str = ""
+    at_log_time: int = 0
+    """With header stamps: the messages placed at their log time for want of one."""
     first_columns: tuple[str, ...] | None = None
     """A numeric topic read when first shown: the columns of its first message."""
     span_ns: tuple[int, int] | None = None

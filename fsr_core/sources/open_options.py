@@ -1,0 +1,58 @@
+"""How a recording is to be opened: options a source may read and others ignore.
+
+:class:`OpenOptions` travels with every open, inspection and conversion
+(:func:`fsr_core.sources.open_recording` and its siblings). A source that
+reads some of them names them in its ``open_options`` attribute (the MCAP
+source: ``("time_base",)``) and takes ``options=`` in ``open`` (and in
+``inspect`` and ``to_fsr`` when it has them); any other source is opened as
+before, so a plugin written before options existed keeps working and a
+playlist mixing kinds opens every file with the same options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Final
+
+__all__ = ["TIME_BASES", "TIME_BASE_NAMES", "OpenOptions"]
+
+TIME_BASES: Final = ("log", "publish", "header")
+"""The times that can place a logged message on the timeline."""
+
+TIME_BASE_NAMES: Final = {
+    "log": "log time",
+    "publish": "publish time",
+    "header": "header stamp",
+}
+"""What each time base is called, for people."""
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """What the user chose about how recordings open (``None``: the default).
+
+    Raises
+    ------
+    ValueError
+        ``time_base`` is not one of :data:`TIME_BASES` (a programmer error:
+        the command line and the window offer only those).
+    """
+
+    time_base: str | None = None
+    """Which time places each message of a message log (MCAP): its ``log`` time
+    (when the recorder wrote it), its ``publish`` time (when it was sent) or its
+    ``header`` stamp (when the data were taken; a message without one stays at
+    its log time). ``None``: the source's default."""
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown time base."""
+        if self.time_base is not None and self.time_base not in TIME_BASES:
+            raise ValueError(
+                f"time base {self.time_base!r}: expected one of {', '.join(TIME_BASES)}"
+            )
+
+    def given(self) -> frozenset[str]:
+        """Return the names of the options set (not left to the default)."""
+        return frozenset(
+            item.name for item in fields(self) if getattr(self, item.name) is not None
+        )
