@@ -171,7 +171,11 @@ def decode_chunk_alone(index: TrajectoryIndex, number: int) -> npt.NDArray[np.ui
         frame[flags] = source[position:end].reshape(-1, _BLOCK)
         position = end
     flat = frames.reshape(chunk.frame_count, size)
-    np.bitwise_xor.accumulate(flat, axis=0, out=flat)
+    # The running XOR in 8-byte words, row by row (what numpy does fastest;
+    # bitwise_xor.accumulate over uint8 rows is about 50x slower).
+    words = flat.view(np.uint64)
+    for row in range(1, len(words)):
+        np.bitwise_xor(words[row], words[row - 1], out=words[row])
     return flat
 
 

@@ -96,12 +96,24 @@ def _zlib_exact(payload: bytes, size: int, what: str) -> bytes:
     return data
 
 
-def _undo_block_sparse(data: bytes, count: int, frame_size: int, what: str) -> Bytes:
-    """Rebuild the ``count`` XOR deltas of a GSTRAJ4 chunk from block-sparse bytes."""
+def _undo_block_sparse(
+    data: bytes,
+    count: int,
+    frame_size: int,
+    what: str,
+    keep: npt.NDArray[np.int64] | None = None,
+) -> Bytes:
+    """Rebuild the ``count`` XOR deltas of a GSTRAJ4 chunk from block-sparse bytes.
+
+    With ``keep`` (sorted block numbers), only those blocks: shape
+    ``(count, len(keep) * 256)``; every frame's bitmap and length is checked
+    all the same.
+    """
     blocks = frame_size // _BLOCK
     bitmap_bytes = frame_size // 2048
     source = np.frombuffer(data, dtype=np.uint8)
-    deltas = np.zeros((count, blocks, _BLOCK), dtype=np.uint8)
+    kept = blocks if keep is None else len(keep)
+    deltas = np.zeros((count, kept, _BLOCK), dtype=np.uint8)
     position = 0
     for k in range(count):
         if position + bitmap_bytes > source.size:
@@ -114,13 +126,40 @@ def _undo_block_sparse(data: bytes, count: int, frame_size: int, what: str) -> B
         end = position + changed * _BLOCK
         if end > source.size:
             raise DecodeError(f"{what}: frame {k}'s blocks lie past the data")
-        deltas[k, flags] = source[position:end].reshape(changed, _BLOCK)
+        stored = source[position:end].reshape(changed, _BLOCK)
+        if keep is None:
+            deltas[k, flags] = stored
+        else:
+            # The changed blocks are stored in block order: a kept block's
+            # place among them is the count of changed blocks before it.
+            rank = np.cumsum(flags) - 1
+            hit = flags[keep]
+            deltas[k, hit] = stored[rank[keep[hit]]]
         position = end
     if position != source.size:
         raise DecodeError(
             f"{what}: {source.size - position} bytes left over after {count} frames"
         )
-    return deltas.reshape(count, frame_size)
+    return deltas.reshape(count, kept * _BLOCK)
+
+
+def _running_xor(deltas: Bytes) -> Bytes:
+    """Return frame ``k`` = delta ``k`` XOR frame ``k - 1`` down the rows.
+
+    Row by row, in 8-byte words where the frame size allows:
+    ``numpy.bitwise_xor.accumulate`` over the rows of a uint8 array walks it
+    byte by byte and took a second for a 62 MB chunk, this 30 ms.
+    """
+    # In place when the deltas are a fresh array of our own (GSTRAJ4's).
+    frames = (
+        deltas
+        if deltas.flags.writeable and deltas.flags.c_contiguous
+        else (np.array(deltas, dtype=np.uint8, order="C"))
+    )
+    words = frames.view(np.uint64) if frames.shape[1] % 8 == 0 else frames
+    for row in range(1, len(words)):
+        np.bitwise_xor(words[row], words[row - 1], out=words[row])
+    return frames
 
 
 class FrameDecoder:
@@ -190,8 +229,45 @@ class FrameDecoder:
                 deltas = _undo_block_sparse(data, count, size, what)
         except DecodeError as exc:
             raise exc.with_path(self.path) from None
-        result: Bytes = np.bitwise_xor.accumulate(deltas, axis=0)
-        return result
+        return _running_xor(deltas)
+
+    def decode_fields(self, number: int, items: Sequence[Field]) -> Bytes:
+        """Return chunk ``number``'s frames with only ``items``' bytes rebuilt.
+
+        The chunk is read, CRC-checked and decompressed, and every frame's
+        framing checked, as :meth:`decode_chunk` does (so a chunk that does
+        not decode fails here too); but only the 256-byte blocks (GSTRAJ4) or
+        bytes (GSTRAJ1) of ``items`` are carried down the chunk's running
+        XOR. The other bytes of the ``(n, frame_size)`` result are zeros.
+        Not cached.
+        """
+        chunk = self.index.chunks[number]
+        what = f"chunk {number} at byte {chunk.offset}"
+        size = self.manifest.frame_size
+        count = chunk.frame_count
+        check_budget(MEMORY, 2.0 * count * size, what, path=self.path)
+        payload = self._payload(
+            chunk.payload_offset, chunk.payload_length, chunk.crc, what
+        )
+        ranges = [np.arange(i.offset, i.offset + i.nbytes) for i in items if i.nbytes]
+        wanted = np.unique(np.concatenate(ranges)) if ranges else np.zeros(0, int)
+        frames: Bytes = np.zeros((count, size), dtype=np.uint8)
+        try:
+            if self.manifest.version == 1:
+                data = _zlib_exact(payload, count * size, what)
+                deltas: Bytes = np.frombuffer(data, dtype=np.uint8).reshape(count, size)
+                frames[:, wanted] = _running_xor(deltas[:, wanted])
+            else:
+                bound = count * (size // 2048 + size)
+                data = _zstd_bounded(payload, bound, what)
+                keep = np.unique(wanted // _BLOCK).astype(np.int64)
+                sparse = _undo_block_sparse(data, count, size, what, keep)
+                blocks = frames.reshape(count, size // _BLOCK, _BLOCK)
+                blocks[:, keep] = _running_xor(sparse).reshape(count, -1, _BLOCK)
+        except DecodeError as exc:
+            raise exc.with_path(self.path) from None
+        frames.setflags(write=False)
+        return frames
 
     def _locate(self, frame: int) -> tuple[int, int]:
         number = int(np.searchsorted(self._chunk_starts, frame, "right")) - 1

@@ -271,7 +271,9 @@ def _open_keeping(
     parts: dict[str, list[npt.NDArray[Any]]] = {item.name: [] for item in items}
     for number in range(len(index.chunks)):
         try:
-            frames = decoder.decode_chunk(number)
+            # Every chunk's framing is checked; only the kept fields' bytes
+            # are rebuilt (a chunk of a large scene is tens of MB decoded).
+            frames = decoder.decode_fields(number, items)
         except FsrError as exc:
             index.cut_chunks_from(
                 number, f"chunk {number} does not decode: {exc.reason}"

@@ -89,3 +89,25 @@ def test_a_file_too_big_to_read_whole_opens_and_reads_field_by_field(
     with pytest.raises(LimitExceededError, match="FSR_VIEWER_MEMORY_BUDGET") as caught:
         load_genesis(path, read_everything=True)
     assert path.name in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name", ["v4_batch_exact", "v4_arm_minimal", "v1_arm_exact", "v1_box_compressed"]
+)
+def test_decoding_some_fields_of_a_chunk_gives_their_bytes_of_the_whole_decode(
+    name: str,
+) -> None:
+    index = index_file(DATA / f"{name}.gstraj")
+    decoder = FrameDecoder(index)
+    fields = [item for item in index.manifest.fields if item.nbytes]
+    picked = [fields[0], fields[len(fields) // 2], fields[-1]]
+
+    for number in range(len(index.chunks)):
+        whole = decoder.decode_chunk(number)
+        some = decoder.decode_fields(number, picked)
+        assert some.shape == whole.shape
+        for item in picked:
+            cut = slice(item.offset, item.offset + item.nbytes)
+            np.testing.assert_array_equal(some[:, cut], whole[:, cut])
+        # Other bytes are zeros, or (GSTRAJ4: whole 256-byte blocks) right.
+        assert np.all((some == 0) | (some == whole))
