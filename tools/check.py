@@ -3,7 +3,9 @@
 The one definition of "checks pass" (docs/style.md, Tooling). In order: ``ruff format
 --check``, ``ruff check``, ``mypy``, ``lint-imports``, a grep that bans sleeps in
 tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``, then the tests
-that run skelarm itself in ``.venv312`` when a Python 3.12 or 3.13 exists. With
+that run skelarm itself in ``.venv312`` when a Python 3.12 or 3.13 exists, then
+those that run Genesis in the Python ``FSR_VIEWER_GENESIS_PYTHON`` names (or
+``.venv-genesis``) when there is one. With
 ``--fix``, ``ruff format`` and ``ruff check --fix`` run first. Every tool comes from the
 environment of the Python running this script, so run it as
 ``.venv/bin/python tools/check.py``.
@@ -124,6 +126,63 @@ def _skelarm_tests() -> int:
     return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
 
 
+GENESIS_TESTS = ("tests/genesis",)
+"""What the Genesis step runs (``-m genesis`` selects the tests that need it)."""
+GENESIS_VARIABLE = "FSR_VIEWER_GENESIS_PYTHON"
+GENESIS_VENV = REPO_ROOT / ".venv-genesis"
+_GENESIS_PROBE = (
+    "import importlib.util as u, sys\n"
+    "sys.exit(any(u.find_spec(m) is None for m in ('genesis', 'torch', 'pytest')))\n"
+)
+
+
+def genesis_python() -> str | None:
+    """Return the Python the Genesis tests run in: the variable's, or .venv-genesis."""
+    named = os.environ.get(GENESIS_VARIABLE, "").strip()
+    if named:
+        return named
+    candidate = GENESIS_VENV / "bin" / "python"
+    return str(candidate) if candidate.exists() else None
+
+
+def _genesis_tests() -> int:
+    """Run the Genesis tests where genesis-world, torch and pytest are installed.
+
+    Genesis (with torch) is too large to install here on every run, so the
+    step uses a Python that has it: ``FSR_VIEWER_GENESIS_PYTHON``, else
+    ``.venv-genesis`` (e.g. ``python3.12 -m venv .venv-genesis`` then
+    ``.venv-genesis/bin/pip install -e '.[genesis]' pytest pytest-timeout
+    pytest-qt hypothesis``). Without one, or when it lacks a package, the step
+    says so and passes: nothing could be run. The repository goes first on
+    the child's path, so its code is tested even if an older copy is installed.
+    """
+    python = genesis_python()
+    if python is None:
+        print(
+            f"genesis tests NOT RUN: no {GENESIS_VARIABLE} and no .venv-genesis "
+            "(a Python with genesis-world, torch and pytest)"
+        )
+        return 0
+    try:
+        probe = subprocess.run(
+            [python, "-c", _GENESIS_PROBE], cwd=REPO_ROOT, check=False, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"genesis tests NOT RUN: {python} cannot be run ({exc})")
+        return 0
+    if probe.returncode != 0:
+        print(f"genesis tests NOT RUN: {python} lacks genesis-world, torch or pytest")
+        return 0
+    paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH", "")])]
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": os.pathsep.join(paths),
+    }
+    argv = [python, "-m", "pytest", "-q", "-m", "genesis", *GENESIS_TESTS]
+    return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+
+
 def build_steps(*, fix: bool) -> list[Step]:
     """Return the checks in the order they run.
 
@@ -153,6 +212,7 @@ def build_steps(*, fix: bool) -> list[Step]:
         Step("no sleeps in tests", _check_no_sleeps),
         Step("pytest", _command(*_python("-m", "pytest", "-q"), env=test_env)),
         Step("skelarm tests on Python >= 3.12 (.venv312)", _skelarm_tests),
+        Step(f"genesis tests ({GENESIS_VARIABLE} or .venv-genesis)", _genesis_tests),
     ]
     return steps
 

@@ -69,6 +69,7 @@ BUILTIN_SIMULATORS: Final = {
     "planar_arm": "..simulators.planar_arm.adapter:PlanarArmAdapter",
     "mujoco": "..simulators.mujoco.adapter:MujocoAdapter",
     "skelarm": "..simulators.skelarm.adapter:SkelarmAdapter",
+    "genesis": "..simulators.genesis.adapter:GenesisAdapter",
 }
 """Name and ``module:class`` of each built-in simulator, the module relative to
 this package: ``..simulators`` is the simulators package beside it."""

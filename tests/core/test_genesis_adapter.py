@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tool_scripts import load_tool
 
 from app.cli import main
 from fsr_core.compare import compare_recordings
@@ -148,6 +149,19 @@ def test_a_worker_python_without_genesis_is_named(
 
 
 @pytest.mark.usefixtures("genesis_missing")
+def test_replay_menu_says_what_to_install_for_an_open_trajectory() -> None:
+    from app.window.replay.availability import replay_block_reason, simulator_choices
+
+    model = open_recording(BOX)
+
+    assert simulator_choices(model) == ["genesis"]
+    for mode in ReplayMode:
+        reason = replay_block_reason(model, mode)
+        assert reason is not None
+        assert INSTALL in reason
+
+
+@pytest.mark.usefixtures("genesis_missing")
 @pytest.mark.parametrize("mode", ["render", "resimulate"])
 @pytest.mark.parametrize("named", [True, False])
 def test_replay_command_refuses_in_one_line_without_genesis(
@@ -192,6 +206,21 @@ def test_a_format_the_installed_genesis_cannot_read_is_refused_in_one_line(
     assert "1.4.0 to 1.4.4" in err[0]
 
 
+def test_plan_says_how_faithful_the_replay_is() -> None:
+    adapter = get_adapter("genesis", require_available=False)
+    resimulate = ReplayOptions(mode=ReplayMode.RESIMULATE)
+
+    exact = adapter.plan_replay(BOX, resimulate)
+    minimal = adapter.plan_replay(DATA / "v4_box_minimal.gstraj", resimulate)
+
+    assert exact.fidelity == "exact"
+    assert "compared bit for bit" in exact.notes[0]
+    assert minimal.fidelity == "recomputed"
+    assert adapter.plan_replay(BOX, ReplayOptions(mode=ReplayMode.RENDER)).notes
+    with pytest.raises(ReplayError, match="not a replayable Genesis trajectory"):
+        adapter.plan_replay(DATA / "README.md", resimulate)
+
+
 def test_header_problems_are_said() -> None:
     header = read_header(BOX)
     assert format_problem(header, "1.4.5") is None
@@ -229,6 +258,11 @@ def test_bad_requests_are_refused(fields: dict[str, object], complaint: str) -> 
         GenesisRequest(**given)  # type: ignore[arg-type]
 
 
+def _with_camera(fields: str) -> str:
+    head = '{"mode": "render", "source": "/r", "start_frame": 0, "camera": '
+    return head + "{" + fields + "}}"
+
+
 @pytest.mark.parametrize(
     ("text", "complaint"),
     [
@@ -236,20 +270,11 @@ def test_bad_requests_are_refused(fields: dict[str, object], complaint: str) -> 
         ("{", "not JSON"),
         ('{"mode": "render"}', "fields differ"),
         (
-            '{"mode": "render", "source": "/r", "start_frame": 0, "camera": {"fov_deg": 40,'
-            ' "width": 64, "height": 48, "zoom": 2}}',
-            "unknown fields",
+            _with_camera('"fov_deg": 40, "width": 64, "height": 48, "zoom": 2'),
+            "unknown",
         ),
-        (
-            '{"mode": "render", "source": "/r", "start_frame": 0, "camera": {"fov_deg": 400,'
-            ' "width": 64, "height": 48}}',
-            "fov must be",
-        ),
-        (
-            '{"mode": "render", "source": "/r", "start_frame": 0, "camera": {"fov_deg": 40,'
-            ' "width": 64, "height": 99999}}',
-            "each side of size",
-        ),
+        (_with_camera('"fov_deg": 400, "width": 64, "height": 48'), "fov must be"),
+        (_with_camera('"fov_deg": 40, "width": 64, "height": 99999'), "each side"),
     ],
 )
 def test_bad_request_json_is_refused(text: str, complaint: str) -> None:
@@ -358,10 +383,14 @@ def test_replay_channels_are_named_as_the_source_names_them(path: Path) -> None:
     }
 
     assert ours == theirs
-    steps = model.channels[header.steps_field if header.version == 4 else "steps"]
-    counts = np.asarray(steps.values).reshape(len(steps.times_s), -1).max(axis=1)
+    field = header.steps_field
+    names = [f"env{e}/{field}" for e in range(header.batch)]
+    series = [model.channels[name] for name in names if name in model.channels]
+    series = series or [model.channels[field]]
+    counts = np.max([np.asarray(c.values).reshape(-1) for c in series], axis=0)
     play = play_times(counts.astype(np.int64).tolist(), header.dt)
-    assert play.tobytes() == np.asarray(steps.times_s, dtype=np.float64).tobytes()
+    times = model.channels[TIME_CHANNEL].times_s
+    assert play.tobytes() == np.asarray(times, dtype=np.float64).tobytes()
 
 
 def test_authored_inputs_are_controls_forces_and_model_parameters() -> None:
@@ -484,3 +513,35 @@ def test_replay_file_of_exact_frames_compares_equal_with_the_source(
         assert provenance["genesis_version"] == "1.4.5"
         assert provenance["comparison"]["bit_for_bit"] is True
         assert reader.metadata["replay"]["mode"] == "resimulate"
+
+
+# ---------------------------------------------------------------- check.py
+
+
+def test_check_step_says_genesis_tests_did_not_run_without_a_genesis_python(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    check = load_tool("check", "tool_check_genesis")
+    monkeypatch.delenv("FSR_VIEWER_GENESIS_PYTHON", raising=False)
+    monkeypatch.setattr(check, "GENESIS_VENV", tmp_path / "none")
+
+    assert check._genesis_tests() == 0
+    assert (
+        "genesis tests NOT RUN: no FSR_VIEWER_GENESIS_PYTHON" in capfd.readouterr().out
+    )
+
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import importlib.util as u; print(u.find_spec('torch'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if probe.stdout.strip() != "None":
+        pytest.skip("torch is installed in this interpreter")
+    monkeypatch.setenv("FSR_VIEWER_GENESIS_PYTHON", sys.executable)
+    assert check._genesis_tests() == 0
+    assert "lacks genesis-world, torch or pytest" in capfd.readouterr().out

@@ -1,0 +1,294 @@
+"""Re-render or re-simulate a Genesis trajectory into a new FSR file.
+
+:func:`replay_trajectory` checks what it can before Genesis starts (where
+Genesis runs, the trajectory's header and format version against the
+installed Genesis, the pinned digest, the request), then runs the request
+(:mod:`.runner`) into a :class:`~.output.ReplayFile` and publishes it
+atomically; on a cancel or a failure nothing is published. The result's
+message and first note give the comparison's verdict in one line, the next
+note where Genesis ran and how long the rebuild and the frames took.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+from fsr_core.errors import AdapterUnavailableError, ReplayError
+from fsr_core.format.safe_open import open_source
+from fsr_core.simulation.lifecycle import cancel_check
+from fsr_core.simulation.output import check_output, replay_output
+from fsr_core.simulation.protocol import (
+    ReplayMode,
+    ReplayOptions,
+    ReplayOutcome,
+    ReplayPlan,
+    ReplayResult,
+)
+from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulators.genesis.availability import Runtime, find_runtime
+from fsr_core.simulators.genesis.output import SIMULATOR_NAME, ReplayFile, Source
+from fsr_core.simulators.genesis.request import (
+    CameraSpec,
+    GenesisRequest,
+    RequestError,
+    camera_from_environment,
+    start_from_environment,
+)
+from fsr_core.simulators.genesis.runner import RunOutcome, run_request
+from fsr_core.simulators.genesis.trajectory_file import (
+    FORMAT_BY_GENESIS,
+    HeaderError,
+    TrajectoryHeader,
+    read_header,
+)
+
+__all__ = ["format_problem", "plan", "replay_trajectory", "trajectory_problem"]
+
+
+def _reads(genesis_version: str) -> int:
+    """Return the trajectory format version a genesis-world release reads."""
+    parts = []
+    for part in genesis_version.split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return 4 if tuple(parts) >= (1, 4, 5) else 1
+
+
+def format_problem(header: TrajectoryHeader, genesis_version: str) -> str | None:
+    """Return why the installed Genesis cannot read ``header``'s format (None: can)."""
+    if header.version == _reads(genesis_version):
+        return None
+    return (
+        f"the file is in format GSTRAJ{header.version} (written by genesis-world "
+        f"{header.genesis or '?'}), which only genesis-world "
+        f"{FORMAT_BY_GENESIS[header.version]} reads, and genesis-world "
+        f"{genesis_version} runs here"
+    )
+
+
+def trajectory_problem(source: Path) -> str | None:
+    """Return why ``source`` cannot be replayed here (None: it can, as far as known)."""
+    try:
+        header = read_header(source)
+    except HeaderError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    runtime = find_runtime()
+    if isinstance(runtime, Runtime):
+        return format_problem(header, runtime.genesis_version)
+    return None
+
+
+def plan(source: Path, options: ReplayOptions) -> ReplayPlan:
+    """Say what replaying ``source`` gives, before Genesis runs.
+
+    Raises
+    ------
+    ReplayError
+        ``source`` is not a readable trajectory.
+    """
+    header = _header(source)
+    notes = []
+    if options.mode is ReplayMode.RENDER:
+        fidelity = "exact" if header.mode == "exact" else "recomputed"
+        notes.append(
+            "every frame is put back with Genesis's seek and rendered by one camera "
+            f"(the scene's, one framing the motion, or {_CAMERA_HINT})"
+        )
+    else:
+        exact = header.mode == "exact" and header.manifest.get("backend") == "cpu"
+        fidelity = "exact" if exact else "recomputed"
+        notes.append(
+            "the scene steps on from the start frame; before each step the recorded "
+            "control targets, applied link forces and model parameters are put back, "
+            "and every other field of every later frame is compared bit for bit"
+        )
+        if header.mode != "exact":
+            notes.append(
+                f"{header.mode} frames do not hold the derived state: the restart "
+                "recomputes it, so the re-run may differ in the last bits"
+            )
+        if header.manifest.get("backend") not in (None, "cpu"):
+            notes.append(
+                f"recorded on the {header.manifest.get('backend')} backend and "
+                "re-run on the CPU: expect differences in the last bits"
+            )
+    return ReplayPlan(fidelity, tuple(notes))
+
+
+_CAMERA_HINT = "the camera FSR_VIEWER_GENESIS_CAMERA gives"
+
+
+def _header(source: Path) -> TrajectoryHeader:
+    try:
+        return read_header(source)
+    except HeaderError as exc:
+        raise ReplayError(
+            f"not a replayable Genesis trajectory: {exc}", path=source
+        ) from None
+    except OSError as exc:
+        raise ReplayError(
+            f"cannot be read ({exc.strerror or exc})", path=source
+        ) from None
+
+
+def _runtime() -> Runtime:
+    found = find_runtime()
+    if isinstance(found, str):
+        raise AdapterUnavailableError(
+            f"simulator {SIMULATOR_NAME!r} is unavailable: {found}"
+        )
+    return found
+
+
+def _request(
+    call: ReplayCall, camera: CameraSpec | None, start_frame: int | None
+) -> GenesisRequest:
+    try:
+        chosen = camera if camera is not None else camera_from_environment()
+        start = start_frame if start_frame is not None else start_from_environment()
+        return GenesisRequest(
+            mode=call.options.mode.value,
+            source=str(call.source.resolve()),
+            start_frame=start,
+            camera=chosen if chosen is not None else CameraSpec(),
+        )
+    except RequestError as exc:
+        raise ReplayError(str(exc), path=call.source) from None
+
+
+def _digest(call: ReplayCall) -> str:
+    check = cancel_check(call.cancel, call.source, "while hashing the source")
+    source = open_source(call.source)
+    try:
+        digest = source.sha256(check)
+    finally:
+        source.close()
+    pinned = call.options.pinned_sha256
+    if pinned is not None and digest != pinned:
+        raise ReplayError(
+            f"source SHA-256 is {digest}, expected {pinned}", path=call.source
+        )
+    return digest
+
+
+def _timing_note(sink: ReplayFile, runtime: Runtime, wall_s: float) -> str:
+    build = float(sink.facts.get("build_s", 0.0))
+    per_frame = sink.render_s / sink.frames * 1000.0 if sink.frames else 0.0
+    verb = "rendered" if sink.mode is ReplayMode.RENDER else "re-simulated"
+    return (
+        f"{runtime.describe()}: scene rebuilt in {build:.1f} s, {sink.frames} "
+        f"frame(s) {verb} in {sink.render_s:.2f} s ({per_frame:.1f} ms a frame), "
+        f"{wall_s:.1f} s in all"
+    )
+
+
+def _run_into(sink: ReplayFile, runtime: Runtime, call: ReplayCall) -> RunOutcome:
+    """Run the sink's request; publish on success, drop the file on a cancel.
+
+    Raises
+    ------
+    ReplayError
+        Genesis refused or failed, or replayed no frame.
+    """
+    outcome = run_request(
+        sink.request, sink, runtime, cancel=call.cancel, scratch=call.output.parent
+    )
+    if outcome.failed:
+        raise ReplayError(
+            f"Genesis could not rebuild or replay the scene: {outcome.error}",
+            path=call.source,
+        )
+    if outcome.cancelled:
+        sink.abort()
+    elif sink.frames == 0:
+        raise ReplayError("Genesis replayed no frame", path=call.source)
+    else:
+        sink.finish()
+    return outcome
+
+
+def replay_trajectory(
+    call: ReplayCall,
+    *,
+    camera: CameraSpec | None = None,
+    start_frame: int | None = None,
+) -> ReplayResult:
+    """Re-render or re-simulate the trajectory ``call.source`` into ``call.output``.
+
+    Parameters
+    ----------
+    call
+        Source, output, options (mode, overwrite, pinned digest), progress
+        and cancel.
+    camera
+        The render's camera (default: ``FSR_VIEWER_GENESIS_CAMERA``, else
+        the scene's).
+    start_frame
+        The frame to start from (default: ``FSR_VIEWER_GENESIS_START_FRAME``,
+        else 0).
+
+    Raises
+    ------
+    AdapterUnavailableError
+        Genesis runs nowhere here (the message names the extra).
+    ReplayError
+        The trajectory cannot be read, is in a format the installed Genesis
+        does not read, its digest differs from the pinned one, the camera or
+        start frame is bad, or Genesis could not rebuild or replay the scene.
+    TargetExistsError
+        ``call.output`` exists and ``overwrite`` is false.
+    """
+    started = time.perf_counter()
+    source, output, options = Path(call.source), Path(call.output), call.options
+    check_output(source, output, overwrite=options.overwrite)
+    runtime = _runtime()
+    header = _header(source)
+    problem = format_problem(header, runtime.genesis_version)
+    if problem is not None:
+        raise ReplayError(f"Genesis cannot read it: {problem}", path=source)
+    request = _request(call, camera, start_frame)
+    digest = _digest(call)
+    run_id = f"replay-{secrets.token_hex(6)}"
+    with replay_output(output, overwrite=options.overwrite) as target:
+        sink = ReplayFile(
+            target, Source(source, digest, header), request, options, run_id,
+            call.progress,
+        )  # fmt: skip
+        try:
+            outcome = _run_into(sink, runtime, call)
+        except BaseException:
+            sink.abort()
+            raise
+    wall_s = time.perf_counter() - started
+    if outcome.cancelled:
+        return ReplayResult(
+            outcome=ReplayOutcome.CANCELLED,
+            output=None,
+            source_sha256=digest,
+            mode=options.mode,
+            simulator=SIMULATOR_NAME,
+            message="cancelled; nothing was published",
+            steps=sink.frames,
+            wall_s=wall_s,
+        )
+    verdict = sink.log.sentence()
+    if options.with_recorded_force and options.mode is ReplayMode.RESIMULATE:
+        sink.notes.append(
+            "with_recorded_force changes nothing here: a trajectory records the "
+            "applied link forces as inputs, and they are always put back"
+        )
+    return ReplayResult(
+        outcome=ReplayOutcome.SUCCEEDED,
+        output=output,
+        source_sha256=digest,
+        mode=options.mode,
+        simulator=SIMULATOR_NAME,
+        message=verdict,
+        steps=sink.frames,
+        wall_s=wall_s,
+        notes=(verdict, _timing_note(sink, runtime, wall_s), *sink.notes),
+    )
