@@ -117,7 +117,25 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="resimulate: apply the recorded external force channel (pushes "
         "recorded only as evidence)",
     )
+    replay.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        type=_setting,
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting of the simulator's own (repeatable); genesis takes "
+        "camera='pos=x,y,z lookat=x,y,z fov=DEG size=WxH' and start_frame=N",
+    )
     add_overwrite(replay)
+
+
+def _setting(text: str) -> tuple[str, str]:
+    """Parse ``NAME=VALUE`` (argparse type: a bad one is a usage error)."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text[:80]!r}")
+    return name.strip(), value
 
 
 def _options(args: argparse.Namespace) -> ReplayOptions:
@@ -128,6 +146,7 @@ def _options(args: argparse.Namespace) -> ReplayOptions:
         max_in_flight=args.max_in_flight,
         with_recorded_force=args.with_recorded_force,
         overwrite=args.overwrite,
+        settings=tuple(args.settings),
     )
 
 

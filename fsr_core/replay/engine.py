@@ -125,6 +125,7 @@ def replay_file(
     check_output(source_path, output_path, overwrite=options.overwrite)
     claimant = claiming_simulator(source_path)
     if claimant is not None and simulator in (None, claimant.name):
+        _check_settings(claimant, source_path, options)
         return _replay_claimed(
             claimant, source_path, output_path, options, progress, cancel
         )
@@ -144,6 +145,21 @@ def replay_file(
     if passive:
         result = dataclasses.replace(result, notes=(PASSIVE_NOTE, *result.notes))
     return result
+
+
+def _check_settings(
+    simulator: Simulator | ReplayingAdapter, source: Path, options: ReplayOptions
+) -> None:
+    """Refuse a ``--set`` name the simulator does not take, naming those it does."""
+    known = tuple(getattr(simulator, "replay_settings", ()))
+    for name, _ in options.settings:
+        if name not in known:
+            takes = f"it takes {', '.join(known)}" if known else "it takes none"
+            raise preflight_error(
+                source,
+                f"simulator {simulator.name!r} has no replay setting "
+                f"{name[:80]!r} ({takes})",
+            )
 
 
 def _cancelled(
@@ -179,6 +195,7 @@ def _preflight(
     passive = False
     with open_checked(source, options, check) as reader:
         adapter = replay_adapter(reader, options.mode, simulator)
+        _check_settings(adapter, source, options)
         validate_fully(reader, check)
         if options.mode is ReplayMode.RENDER:
             check_render_source(reader)

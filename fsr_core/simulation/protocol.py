@@ -140,6 +140,10 @@ class ReplayOptions:
     pinned_sha256: str | None = None
     """When given, the source file must have exactly this digest."""
     overwrite: bool = False
+    settings: tuple[tuple[str, str], ...] = ()
+    """The simulator's own settings, ``(name, value)`` as the user typed them
+    (``replay --set NAME=VALUE``): only names the simulator lists in
+    ``replay_settings`` are taken; the engine refuses any other."""
 
     def __post_init__(self) -> None:
         """Refuse limits that cannot work (a programming error)."""

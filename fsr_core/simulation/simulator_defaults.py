@@ -42,6 +42,11 @@ class SimulatorDefaults:
         """Registry name; every simulator gives its own."""
         raise NotImplementedError
 
+    @property
+    def replay_settings(self) -> tuple[str, ...]:
+        """Take no simulator-specific replay setting (``replay --set``)."""
+        return ()
+
     def recognises_recording(self, metadata: Mapping[str, Any]) -> bool:
         """Recognise the recordings whose simulation contract names this simulator."""
         return contract_simulator(metadata) == self.name

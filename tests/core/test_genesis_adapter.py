@@ -545,3 +545,67 @@ def test_check_step_says_genesis_tests_did_not_run_without_a_genesis_python(
     monkeypatch.setenv("FSR_VIEWER_GENESIS_PYTHON", sys.executable)
     assert check._genesis_tests() == 0
     assert "lacks genesis-world, torch or pytest" in capfd.readouterr().out
+
+
+# ------------------------------------------------------ replay --set settings
+
+
+def test_replay_settings_give_the_camera_and_the_start_frame(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from fsr_core.simulation.replay_call import ReplayCall
+    from fsr_core.simulators.genesis import replay as genesis_replay
+
+    monkeypatch.delenv("FSR_VIEWER_GENESIS_CAMERA", raising=False)
+    monkeypatch.setenv("FSR_VIEWER_GENESIS_START_FRAME", "2")  # --set wins
+    settings = (
+        ("camera", "pos=1,2,3 lookat=0,0,0.5 fov=40 size=320x240"),
+        ("start_frame", "7"),
+    )
+    call = ReplayCall(
+        BOX,
+        tmp_path / "out.fsr",
+        ReplayOptions(mode=ReplayMode.RESIMULATE, settings=settings),
+    )
+
+    request = genesis_replay._request(call, None, None)
+
+    assert request.start_frame == 7
+    assert request.camera.pos == (1.0, 2.0, 3.0)
+    assert request.camera.lookat == (0.0, 0.0, 0.5)
+    assert (request.camera.fov_deg, request.camera.width) == (40.0, 320)
+    bad = ReplayCall(
+        BOX,
+        tmp_path / "out.fsr",
+        ReplayOptions(mode=ReplayMode.RENDER, settings=(("camera", "zoom=2"),)),
+    )
+    with pytest.raises(ReplayError, match="unknown camera setting 'zoom'"):
+        genesis_replay._request(bad, None, None)
+
+
+def test_a_setting_the_simulator_does_not_take_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "out.fsr"
+    argv = ["replay", str(BOX), "--mode", "render", "-o", str(output)]
+
+    status = main([*argv, "--set", "fov=30"])
+
+    said = capsys.readouterr()
+    lines = [line for line in said.err.splitlines() if line.strip()]
+    assert status == 1
+    assert len(lines) == 1, said.err
+    assert "has no replay setting 'fov' (it takes camera, start_frame)" in lines[0]
+    assert not output.exists()
+
+
+def test_a_setting_without_a_value_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["replay", str(BOX), "--mode", "render", "-o", str(tmp_path / "o.fsr")]
+
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--set", "camera"])
+
+    assert stopped.value.code == 2
+    assert "expected NAME=VALUE" in capsys.readouterr().err

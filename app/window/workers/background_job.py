@@ -25,6 +25,7 @@ from typing import ClassVar
 from PySide6.QtCore import QObject, Signal
 
 from app.window.workers.error_message import error_message, naming_file
+from app.window.workers.gui_owned import gui_parent, retire
 
 __all__ = [
     "PROGRESS_EVERY_S",
@@ -39,13 +40,20 @@ PROGRESS_EVERY_S = 0.05
 
 
 class BackgroundSignals(QObject):
-    """What a background job reports (emitted on its thread, received on the GUI's)."""
+    """What a background job reports (emitted on its thread, received on the GUI's).
+
+    Owned by the application and deleted on the GUI thread
+    (:mod:`~app.window.workers.gui_owned`), never by the job's thread.
+    """
 
     stage = Signal(str)
     progress = Signal(int, int)
     finished = Signal(object)
     cancelled = Signal(str)
     failed = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__(gui_parent())
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,8 @@ class BackgroundJob:
                 self.signals.failed.emit(naming_file(outcome.message, self.files))
             else:
                 self.signals.cancelled.emit(outcome.message)
+        finally:
+            retire(self.signals)
 
     def report_stage(self, text: str) -> None:
         """Say that the work moved on to ``text`` (any thread)."""

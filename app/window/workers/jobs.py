@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
 from app.window.workers.error_message import error_message
+from app.window.workers.gui_owned import gui_parent, retire
 from fsr_core.errors import FsrError
 from fsr_core.recording import CameraTrack, Channel, Integrity, RecordingModel
 from fsr_core.sources import open_recording
@@ -38,10 +39,17 @@ logger = logging.getLogger(__name__)
 
 
 class JobSignals(QObject):
-    """What a job reports; queued to the receiver's thread."""
+    """What a job reports; queued to the receiver's thread.
+
+    Owned by the application and deleted on the GUI thread
+    (:mod:`~app.window.workers.gui_owned`), never by a worker.
+    """
 
     finished = Signal(int, object)
     failed = Signal(int, str)
+
+    def __init__(self) -> None:
+        super().__init__(gui_parent())
 
 
 class _Job(QRunnable):
@@ -66,6 +74,8 @@ class _Job(QRunnable):
             self._report(self.signals.failed, message)
         else:
             self._report(self.signals.finished, result)
+        finally:
+            retire(self.signals)
 
     def _report(self, signal: SignalInstance, payload: object) -> None:
         """Emit ``payload``, unless the application is gone (quitting)."""

@@ -32,6 +32,7 @@ from fsr_core.simulators.genesis.replay import (
     replay_trajectory,
     trajectory_problem,
 )
+from fsr_core.simulators.genesis.request import SETTINGS
 from fsr_core.simulators.genesis.trajectory_file import MAGIC_PREFIX
 
 __all__ = ["SOURCE_KIND", "GenesisAdapter"]
@@ -51,6 +52,11 @@ class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
     def unavailable_reason(self) -> str | None:
         """Return ``None`` where Genesis runs, else what to install (the extra)."""
         return unavailable_reason()
+
+    @property
+    def replay_settings(self) -> tuple[str, ...]:
+        """Take ``camera`` (pos, lookat, fov, size) and ``start_frame``."""
+        return SETTINGS
 
     def capabilities(self) -> frozenset[ReplayMode]:
         """Both modes: render (seek every frame) and resimulate (step on)."""

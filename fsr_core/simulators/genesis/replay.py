@@ -34,6 +34,8 @@ from fsr_core.simulators.genesis.request import (
     GenesisRequest,
     RequestError,
     camera_from_environment,
+    parse_camera,
+    parse_start_frame,
     start_from_environment,
 )
 from fsr_core.simulators.genesis.runner import RunOutcome, run_request
@@ -147,7 +149,12 @@ def _runtime() -> Runtime:
 def _request(
     call: ReplayCall, camera: CameraSpec | None, start_frame: int | None
 ) -> GenesisRequest:
+    settings = dict(call.options.settings)
     try:
+        if camera is None and "camera" in settings:
+            camera = parse_camera(settings["camera"])
+        if start_frame is None and "start_frame" in settings:
+            start_frame = parse_start_frame(settings["start_frame"])
         chosen = camera if camera is not None else camera_from_environment()
         start = start_frame if start_frame is not None else start_from_environment()
         return GenesisRequest(

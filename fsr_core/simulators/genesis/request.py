@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 MODES: Final = ("render", "resimulate")
+SETTINGS: Final = ("camera", "start_frame")
+"""What ``replay --set NAME=VALUE`` may give (before the environment variables)."""
 CAMERA_VARIABLE: Final = "FSR_VIEWER_GENESIS_CAMERA"
 START_VARIABLE: Final = "FSR_VIEWER_GENESIS_START_FRAME"
 DEFAULT_FOV_DEG: Final = 40.0

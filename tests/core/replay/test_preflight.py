@@ -126,6 +126,16 @@ def test_source_with_another_digest_than_the_pinned_one_is_refused(
     assert "ab" * 32 in error.reason
 
 
+def test_a_simulator_setting_the_simulator_does_not_take_is_refused(
+    short_recording: Path, tmp_path: Path
+) -> None:
+    options = dataclasses.replace(RESIMULATE, settings=(("camera", "fov=30"),))
+
+    error = _refused(short_recording, tmp_path, options)
+
+    assert "has no replay setting 'camera' (it takes none)" in error.reason
+
+
 def test_source_with_a_damaged_record_fails_full_validation(
     short_recording: Path, tmp_path: Path
 ) -> None:
