@@ -5,10 +5,11 @@ channel of every non-empty field of the frames and INFO records (but the
 SCRATCH ones), one per environment when ``n_envs`` > 1. A replay writes the
 fields of the scene it rebuilt under the same channel names, columns and
 play times, so that ``fsr-viewer compare RUN.gstraj REPLAY.fsr`` and the
-window's comparison after a replay pair them channel by channel. The rules
-here follow the source's (``fsr_core/sources/genesis/model.py``), which this
-package may not import; ``tests/core/test_genesis_adapter.py`` checks, on
-every test trajectory, that both give the same names and columns.
+window's comparison after a replay pair them channel by channel. The naming
+rules are the source's own, shared through
+:mod:`fsr_core.logs.genesis.naming` (neither package may import the other);
+``tests/core/test_genesis_adapter.py`` checks, on every test trajectory,
+that both give the same names and columns.
 
 * Environment axis (:func:`batch_axis`): the second axis of rigid-solver
   arrays, the first of ``(B,)`` arrays and of gravity; none for the model
@@ -26,7 +27,6 @@ Genesis side imports :func:`batch_axis`).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,9 +35,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.logs.genesis.naming import batch_axis, field_columns
 from fsr_core.simulators.genesis.trajectory_file import (
     FieldRow,
-    SceneNames,
     TrajectoryHeader,
 )
 
@@ -58,59 +58,8 @@ TIME_CHANNEL: Final = "Simulator.time"
 TIMINGS_PREFIX: Final = "timings/"
 MAX_STREAMS: Final = 4000
 """Channels a replay writes at most (an FSR file holds 4096 streams)."""
-_UNBATCHED: Final = ("RigidSolver.dyn_info.", "RigidSolver.dyn_state.fixed_verts.")
 _STREAM_PREFIX: Final = "observations."
 _NOT_IN_NAME: Final = re.compile(r"[^A-Za-z0-9_.\-]")
-
-
-def batch_axis(name: str, shape: tuple[int, ...], batch: int) -> int | None:
-    """Return the environment axis of a field's canonical shape (None: none)."""
-    if not shape:
-        return None
-    if name.startswith(_UNBATCHED) and ".equalities." not in name:
-        return None
-    if name.endswith("gravity") or len(shape) == 1:
-        return 0 if shape[0] == batch else None
-    if shape[1] == batch:
-        return 1
-    for axis in range(2, len(shape)):
-        if shape[axis] == batch:
-            return axis
-    return 0 if shape[0] == batch else None
-
-
-def _axis_labels(
-    name: str, size: int, position: int, ndim: int, names: SceneNames
-) -> list[str]:
-    if position == ndim - 1 and ndim >= 1:
-        if size == 4 and "quat" in name:
-            return ["w", "x", "y", "z"]
-        if size == 3 and ndim >= 2:
-            return ["x", "y", "z"]
-    if position == 0:
-        for marker, known in (
-            (".links.", names.links),
-            (".joints.", names.joints),
-            (".dofs.", names.dofs),
-        ):
-            if marker in name and len(known) == size:
-                return list(known)
-        if (
-            name.endswith(("rigid_info.qpos", "rigid_info.qpos0"))
-            and len(names.qs) == size
-        ):
-            return list(names.qs)
-    return [str(k) for k in range(size)]
-
-
-def _columns(name: str, shape: tuple[int, ...], names: SceneNames) -> tuple[str, ...]:
-    if not shape or (len(shape) == 1 and shape[0] == 1):
-        return ("value",)
-    labels = [
-        _axis_labels(name, size, position, len(shape), names)
-        for position, size in enumerate(shape)
-    ]
-    return tuple(".".join(parts) for parts in itertools.product(*labels))
 
 
 def is_recorded_field(row: FieldRow) -> bool:
@@ -154,7 +103,7 @@ def channel_specs(header: TrajectoryHeader) -> list[ChannelSpec]:
             value_shape.pop(axis)
         elif batch == 1 and len(row.shape) >= 2 and row.shape[1] == 1:
             value_shape.pop(1)
-        columns = _columns(row.name, tuple(value_shape), header.names)
+        columns = field_columns(row.name, tuple(value_shape), header.names)
         if axis is None:
             specs.append(ChannelSpec(row.name, None, None, row.name, columns))
             continue

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from fsr_core.logs.genesis.naming import SceneNames, scene_names_of
+
 __all__ = [
     "FORMAT_BY_GENESIS",
     "MAGIC_PREFIX",
@@ -42,8 +44,6 @@ _MAX_MANIFEST_BYTES: Final = 64 << 20
 _MAX_DESCRIPTION_BYTES: Final = 1 << 30
 _MAX_SCENE_JSON_BYTES: Final = 32 << 20
 _LENGTH: Final = struct.Struct("<Q")
-_FREE_Q: Final = ("x", "y", "z", "qw", "qx", "qy", "qz")
-_FREE_DOF: Final = ("x", "y", "z", "rx", "ry", "rz")
 
 
 class HeaderError(ValueError):
@@ -66,16 +66,6 @@ class FieldRow:
         for side in self.shape:
             count *= side
         return count
-
-
-@dataclass(frozen=True)
-class SceneNames:
-    """Link, joint, dof and position names in solver order (empty when unknown)."""
-
-    links: tuple[str, ...] = ()
-    joints: tuple[str, ...] = ()
-    dofs: tuple[str, ...] = ()
-    qs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,18 +143,6 @@ def _rows(manifest: dict[str, Any], key: str) -> tuple[FieldRow, ...]:
     return tuple(found)
 
 
-def _joint_names(joint: dict[str, Any]) -> tuple[list[str], list[str]]:
-    name = str(joint.get("name", "joint"))
-    n_qs, n_dofs = joint.get("n_qs", 0), joint.get("n_dofs", 0)
-    if not isinstance(n_qs, int) or not isinstance(n_dofs, int):
-        raise TypeError("joint sizes are not integers")
-    if n_qs == 7 and n_dofs == 6:
-        return [f"{name}.{q}" for q in _FREE_Q], [f"{name}.{d}" for d in _FREE_DOF]
-    qs = [name] if n_qs == 1 else [f"{name}.{k}" for k in range(n_qs)]
-    dofs = [name] if n_dofs == 1 else [f"{name}.{k}" for k in range(n_dofs)]
-    return qs, dofs
-
-
 def _scene_names(description: bytes) -> SceneNames:
     """Return the names the description's entities give; none when it cannot say."""
     try:
@@ -173,21 +151,9 @@ def _scene_names(description: bytes) -> SceneNames:
             if member.file_size > _MAX_SCENE_JSON_BYTES:
                 return SceneNames()
             scene = json.loads(archive.read(member).decode("utf-8"))
-        links: list[str] = []
-        joints: list[str] = []
-        dofs: list[str] = []
-        qs: list[str] = []
-        for entity in scene["held"]["scene"]["entities"]:
-            for link in entity.get("links") or []:
-                links.append(str(link.get("name", f"link{len(links)}")))
-                for joint in link.get("joints") or []:
-                    joints.append(str(joint.get("name", f"joint{len(joints)}")))
-                    joint_qs, joint_dofs = _joint_names(joint)
-                    qs.extend(joint_qs)
-                    dofs.extend(joint_dofs)
+        return scene_names_of(scene)
     except Exception:  # noqa: BLE001 - names are a convenience: any damage gives none
         return SceneNames()
-    return SceneNames(tuple(links), tuple(joints), tuple(dofs), tuple(qs))
 
 
 def _read_block(handle: io.BufferedReader, limit: int, what: str) -> bytes:

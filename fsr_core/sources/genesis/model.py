@@ -35,7 +35,6 @@ the budget first), or at open for ``inspect --verify`` and ``convert``
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from pathlib import Path
 from typing import Any, Final
 
@@ -46,6 +45,8 @@ from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import FsrError, TruncatedFileError
 from fsr_core.load_once import LoadOnce
+from fsr_core.logs.genesis.naming import batch_axis as field_batch_axis
+from fsr_core.logs.genesis.naming import field_columns
 from fsr_core.recording import (
     Channel,
     GeometryMesh,
@@ -97,66 +98,15 @@ _LINK_QUAT: Final = "RigidSolver.dyn_state.links.quat"
 _QPOS: Final = "RigidSolver.rigid_info.qpos"
 _AT_OPEN: Final = (_LINK_POS, _LINK_QUAT, _QPOS)
 """Chunk fields the model reads at open (the scene's poses), besides the steps."""
-_UNBATCHED: Final = ("RigidSolver.dyn_info.", "RigidSolver.dyn_state.fixed_verts.")
 
 
 def batch_axis(item: Field, batch: int) -> int | None:
     """Return the environment axis of a field's canonical shape (None: none).
 
-    Rigid-solver arrays put the entity first and the environment second
-    (docs/genesis_trajectory.md, section 8); a few put it elsewhere. The model
-    parameters of ``dyn_info`` (but its equalities) are shared by all
-    environments, and gravity is ``(B, 3)``.
+    The rule is :func:`fsr_core.logs.genesis.naming.batch_axis`, shared with
+    the Genesis simulator's replays.
     """
-    shape = item.shape
-    if not shape:
-        return None
-    if item.name.startswith(_UNBATCHED) and ".equalities." not in item.name:
-        return None
-    if item.name.endswith("gravity") or len(shape) == 1:
-        return 0 if shape[0] == batch else None
-    if shape[1] == batch:
-        return 1
-    for axis in range(2, len(shape)):
-        if shape[axis] == batch:
-            return axis
-    return 0 if shape[0] == batch else None
-
-
-def _axis_labels(
-    name: str, size: int, position: int, ndim: int, names: SceneNames
-) -> list[str]:
-    if position == ndim - 1 and ndim >= 1:
-        if size == 4 and "quat" in name:
-            return ["w", "x", "y", "z"]
-        if size == 3 and ndim >= 2:
-            return ["x", "y", "z"]
-    if position == 0:
-        for marker, known in (
-            (".links.", names.links),
-            (".joints.", names.joints),
-            (".dofs.", names.dofs),
-        ):
-            if marker in name and len(known) == size:
-                return list(known)
-        if (
-            name.endswith(("rigid_info.qpos", "rigid_info.qpos0"))
-            and len(names.qs) == size
-        ):
-            return list(names.qs)
-    return [str(k) for k in range(size)]
-
-
-def _columns(name: str, shape: tuple[int, ...], names: SceneNames) -> tuple[str, ...]:
-    if not shape:
-        return ("value",)
-    if len(shape) == 1 and shape[0] == 1:
-        return ("value",)
-    labels = [
-        _axis_labels(name, size, position, len(shape), names)
-        for position, size in enumerate(shape)
-    ]
-    return tuple(".".join(parts) for parts in itertools.product(*labels))
+    return field_batch_axis(item.name, item.shape, batch)
 
 
 class _Series:
@@ -171,7 +121,7 @@ class _Series:
         elif batch == 1 and len(item.shape) >= 2 and item.shape[1] == 1:
             value_shape.pop(1)
         self.envs = batch if self.axis is not None else 1
-        self.columns = _columns(item.name, tuple(value_shape), names)
+        self.columns = field_columns(item.name, tuple(value_shape), names)
         self.frames = frames
         self.values = np.zeros((self.envs, 0, len(self.columns)))
 
