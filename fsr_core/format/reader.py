@@ -216,6 +216,22 @@ class FsrReader:
         reader._sha256 = digest
         return reader
 
+    @property
+    def index_bytes(self) -> int:
+        """Memory the validated record index takes (shared with the twins)."""
+        layout = self._layout
+        rows = sum(part.nbytes for part in layout.stream_rows)
+        return int(
+            layout.entries.nbytes
+            + layout.record_offsets.nbytes
+            + layout.batch_of_row.nbytes
+            + rows
+        )
+
+    def shares_index_with(self, other: FsrReader) -> bool:
+        """Whether ``other`` is this reader's twin (the same index in memory)."""
+        return self._layout is other._layout
+
     def twin(self) -> FsrReader:
         """Open this reader's file again, sharing the layout it validated.
 

@@ -448,6 +448,33 @@ def test_the_pool_keeps_at_most_its_capacity_open(
     assert pool.idle_count == 0
 
 
+def test_idle_readers_keep_at_most_the_index_budget_in_memory(
+    tmp_path: Path, recording_with_camera: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fsr_core.sources.fsr import reader_pool
+    from fsr_core.sources.fsr.reader_pool import file_identity
+
+    with FsrReader.open(recording_with_camera) as reader:
+        one_index = reader.index_bytes
+    assert one_index > 0
+    monkeypatch.setattr(reader_pool, "IDLE_INDEX_BYTES", 2 * one_index)
+    pool = ReaderPool(capacity=8)
+    identities = []
+    for index in range(5):
+        copy = tmp_path / f"b{index}.fsr"
+        shutil.copyfile(recording_with_camera, copy)
+        identities.append(file_identity(copy, recover=False))
+        with pool.lend(identities[-1]):
+            pass
+
+    assert pool.idle_count == 2  # the budget, not the capacity of 8
+    monkeypatch.setattr(reader_pool, "IDLE_INDEX_BYTES", 0)
+    with pool.lend(identities[0]):
+        pass
+    assert pool.idle_count == 1  # the newest stays, whatever its size
+    pool.close_all()
+
+
 # ------------------------------------------------------------- calibration
 @pytest.mark.parametrize(
     ("quaternion", "k", "stream", "problem"),

@@ -394,3 +394,26 @@ def test_overwrite_replaces_an_existing_output(mixed: Path, tmp_path: Path) -> N
 
     assert outcome.returncode == 0, outcome.describe()
     assert open_recording(out / "reach.fsr").duration_s > 0
+
+
+def test_an_output_published_as_the_run_stopped_is_reported_not_lost(
+    tmp_path: Path,
+) -> None:
+    from app.headless.batch.items import WorkItem
+    from app.headless.batch.work import published_result
+
+    output = tmp_path / "take_1.mp4"
+    item = WorkItem(1, tmp_path / "take_1.fsr", output)
+    handed_out_s = tmp_path.stat().st_mtime - 1.0
+
+    assert published_result(item, handed_out_s, 1.5) is None  # nothing written
+    output.write_bytes(b"\x00" * 1234)
+    found = published_result(item, handed_out_s, 1.5)
+    assert found is not None
+    assert (found["status"], found["bytes"], found["output"]) == (
+        "ok",
+        1234,
+        str(output),
+    )
+    later_s = output.stat().st_mtime + 10.0  # a file older than the hand-out
+    assert published_result(item, later_s, 1.5) is None

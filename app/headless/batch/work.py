@@ -66,6 +66,34 @@ def failed_result(item: WorkItem, error: str, seconds: float = 0.0) -> dict[str,
     return result
 
 
+def published_result(
+    item: WorkItem, since_wall_s: float, seconds: float
+) -> dict[str, Any] | None:
+    """Return the result of an item whose worker stopped after publishing it.
+
+    A stop can end a worker between the atomic rename of its output and the
+    report of it: the output is complete (the final name only ever appears
+    complete) but unreported. ``None`` when no output written since
+    ``since_wall_s`` (when the item was handed out) is there.
+    """
+    if item.output is None:
+        return None
+    try:
+        info = item.output.stat()
+    except OSError:
+        return None
+    if info.st_mtime < since_wall_s:
+        return None  # an older file (--overwrite would have replaced it)
+    result = _blank(item)
+    result.update(
+        status="ok",
+        bytes=info.st_size,
+        seconds=round(seconds, 4),
+        note="published as the run stopped; reported from the file",
+    )
+    return result
+
+
 def remove_partials(output: Path | None) -> None:
     """Remove what a killed worker may have left for ``output``.
 

@@ -33,10 +33,21 @@ from typing import Final, TypeVar
 from fsr_core.errors import OpenFailedError
 from fsr_core.format.reader import FsrReader
 
-__all__ = ["IDLE_READERS", "FileIdentity", "ReaderPool", "file_identity", "shared_pool"]
+__all__ = [
+    "IDLE_INDEX_BYTES",
+    "IDLE_READERS",
+    "FileIdentity",
+    "ReaderPool",
+    "file_identity",
+    "shared_pool",
+]
 
 IDLE_READERS: Final = 8
 """Readers (one descriptor each) kept open when no frame is being fetched."""
+IDLE_INDEX_BYTES: Final = 512 << 20
+"""Record indexes the idle readers may hold in memory at most (the newest
+reader stays whatever its size): a batch over many long recordings keeps
+one hour-long index, not eight."""
 
 _T = TypeVar("_T")
 
@@ -102,8 +113,18 @@ class ReaderPool:
             self._idle.append((identity, reader))
             evicted = self._idle[: max(len(self._idle) - self._capacity, 0)]
             del self._idle[: len(evicted)]
+            while len(self._idle) > 1 and self._idle_index_bytes() > IDLE_INDEX_BYTES:
+                evicted.append(self._idle.pop(0))
         for _, old in evicted:
             old.close()
+
+    def _idle_index_bytes(self) -> int:
+        """Memory of the idle readers' indexes, each shared index counted once."""
+        counted: list[FsrReader] = []
+        for _, idle in self._idle:
+            if not any(idle.shares_index_with(other) for other in counted):
+                counted.append(idle)
+        return sum(idle.index_bytes for idle in counted)
 
     def adopt(self, identity: FileIdentity, reader: FsrReader) -> None:
         """Keep ``reader`` (opened on ``identity``) as an idle reader of the pool.

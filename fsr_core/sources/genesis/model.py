@@ -271,15 +271,9 @@ class _Builder:
         name = self.manifest.steps_field
         steps = np.zeros((self.n_frames, self.manifest.batch), dtype=np.int32)
         chunk_field = next((f for f in self.manifest.fields if f.name == name), None)
-        kept = self.kept.get(name)
-        if kept is not None:
-            steps[: len(kept)] = kept
-        for number, chunk in enumerate(self.index.chunks):
-            if chunk_field is None or kept is not None:
-                break
-            frames = self.decoder.decode_chunk(number)
-            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
-            steps[rows] = _stack(frames, chunk_field)
+        if chunk_field is not None:
+            chunked = self._chunk_frames_of(chunk_field)
+            steps[: len(chunked)] = chunked
         if self.index.last is not None:
             last = self.decoder.last_frame()
             if name in last:
@@ -408,6 +402,20 @@ class _Builder:
                 channels[channel.name] = channel
         return channels
 
+    def _chunk_frames_of(self, item: Field) -> npt.NDArray[Any]:
+        """Return ``item`` of every chunk frame, frames first (LAST not included).
+
+        What the open kept, else every chunk decoded again.
+        """
+        kept = self.kept.get(item.name)
+        if kept is not None:
+            return kept
+        parts = [
+            _stack(self.decoder.decode_chunk(number), item)
+            for number in range(len(self.index.chunks))
+        ]
+        return np.concatenate(parts) if parts else np.zeros((0, *item.shape))
+
     def _frames_of(self, name: str) -> npt.NDArray[np.float64] | None:
         """Return chunk field ``name`` of every frame, frames first (None: absent).
 
@@ -421,15 +429,8 @@ class _Builder:
             MEMORY, 8.0 * item.size * self.n_frames, name, path=self.index.path
         )
         values = np.full((self.n_frames, *item.shape), np.nan)
-        kept = self.kept.get(name)
-        if kept is not None:
-            values[: len(kept)] = kept
-        for number, chunk in enumerate(self.index.chunks):
-            if kept is not None:
-                break
-            frames = self.decoder.decode_chunk(number)
-            rows = slice(chunk.first_frame, chunk.first_frame + chunk.frame_count)
-            values[rows] = _stack(frames, item)
+        chunked = self._chunk_frames_of(item)
+        values[: len(chunked)] = chunked
         if self.index.last is not None:
             last = self.decoder.last_frame().get(name)
             if last is not None and last.shape == item.shape:

@@ -81,7 +81,6 @@ __all__ = [
     "parse_description",
     "place_meshes",
     "plane_half_size",
-    "quaternion_rotations",
     "read_description",
 ]
 
@@ -362,14 +361,6 @@ def read_description(index: TrajectoryIndex) -> tuple[Description | None, str]:
         return None, f"scene description not used: {exc.reason}"
 
 
-def quaternion_rotations(quat_wxyz: npt.ArrayLike) -> FloatArray:
-    """Return the rotation matrices ``(..., 3, 3)`` of quaternions ``(..., 4)``.
-
-    The quaternions (w, x, y, z) need not be unit: each is normalised first.
-    """
-    return matrices_from_quaternions(quat_wxyz, scalar_first=True)
-
-
 def _square(
     normal: FloatArray, half_m: float
 ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
@@ -509,7 +500,8 @@ def _one_mesh(
         faces = arrays.faces(shapes["faces"], len(vertices), f"{what} faces")
         if not len(faces):
             raise DescriptionError(f"{what} has no face")
-    placed = pose[:3] + vertices @ quaternion_rotations(pose[3:]).T
+    rotation = matrices_from_quaternions(pose[3:], scalar_first=True)
+    placed = pose[:3] + vertices @ rotation.T
     rgba = _rgba(link, mesh, visual, link.entity)
     return LinkMesh(link.index, label, kind, placed, faces, rgba)
 

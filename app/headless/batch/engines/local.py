@@ -36,7 +36,7 @@ from app.headless.batch.engines import OnResult
 from app.headless.batch.engines.local_worker import serve
 from app.headless.batch.engines.memory import resident_bytes
 from app.headless.batch.items import BatchOptions, WorkItem
-from app.headless.batch.work import failed_result, remove_partials
+from app.headless.batch.work import failed_result, published_result, remove_partials
 from fsr_core.budgets import format_amount
 
 __all__ = ["STOP_GRACE_S", "LocalEngine"]
@@ -53,6 +53,7 @@ class _Worker:
     connection: Connection
     item: WorkItem | None = None
     started_s: float = 0.0
+    started_wall_s: float = 0.0
 
 
 class LocalEngine:
@@ -112,6 +113,7 @@ class LocalEngine:
     def _give(self, worker: _Worker, item: WorkItem, options: BatchOptions) -> None:
         worker.item = item
         worker.started_s = time.monotonic()
+        worker.started_wall_s = time.time()
         with contextlib.suppress(OSError):  # if it died already, collecting says so
             worker.connection.send((item, options))
 
@@ -181,7 +183,8 @@ class LocalEngine:
         """End every worker: idle ones are told to stop, busy ones terminated.
 
         A result already sent (a file finished as the stop came) is still
-        reported, so the report lists every output that was published.
+        reported, and so is an output a worker published but was stopped
+        before reporting: the report lists every output that was published.
         """
         _drain(workers, on_result)
         for worker in workers:
@@ -198,6 +201,11 @@ class LocalEngine:
             _kill(worker)
             if worker.item is not None:
                 remove_partials(worker.item.output)
+                seconds = time.monotonic() - worker.started_s
+                done = published_result(worker.item, worker.started_wall_s, seconds)
+                if done is not None:
+                    worker.item = None
+                    on_result(done)
 
 
 def _drain(workers: list[_Worker], on_result: OnResult) -> None:
