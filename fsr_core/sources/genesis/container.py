@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 import struct
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +26,7 @@ from typing import Any, Final
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.checksums import crc32
 from fsr_core.errors import (
     FsrError,
     SchemaError,
@@ -433,7 +433,7 @@ def _crc(source: ByteSource, offset: int, length: int) -> int:
     done = 0
     while done < length:
         piece = min(_CRC_PIECE, length - done)
-        crc = zlib.crc32(source.read_at(offset + done, piece, section="record"), crc)
+        crc = crc32(source.read_at(offset + done, piece, section="record"), crc)
         done += piece
     return crc
 

@@ -28,7 +28,7 @@ from fsr_core.sources.mcap.container import (
     _record_error,
 )
 
-__all__ = ["read_block", "read_blocks"]
+__all__ = ["chunk_record", "read_block", "read_blocks"]
 
 
 _MESSAGE_HEAD: Final = struct.Struct("<HIQQ")
@@ -118,6 +118,32 @@ def read_blocks(
         file.close()
 
 
+def chunk_record(file: _File, block: Block, records: Any) -> Any:
+    """Return the chunk record ``block`` indexes, checked against its index.
+
+    Raises
+    ------
+    FsrError
+        The record cannot be read, is not a chunk, or names another
+        compression than its index.
+    """
+    opcode, _, chunk = file.record_at(block.offset, records, "chunk")
+    if opcode != 0x06:
+        raise CorruptRecordError(
+            "the chunk index points at a record that is not a chunk",
+            path=file.path,
+            offset=block.offset,
+        )
+    if chunk.compression != block.compression:
+        raise CorruptRecordError(
+            f"the chunk says it is compressed with {chunk.compression[:40]!r}, "
+            f"its index says {block.compression[:40]!r}",
+            path=file.path,
+            offset=block.offset,
+        )
+    return chunk
+
+
 def _block_messages(
     file: _File,
     block: Block,
@@ -130,20 +156,7 @@ def _block_messages(
         return channel_ids is None or record.channel_id in channel_ids
 
     if block.chunk:
-        opcode, _, chunk = file.record_at(block.offset, records, "chunk")
-        if opcode != 0x06:
-            raise CorruptRecordError(
-                "the chunk index points at a record that is not a chunk",
-                path=file.path,
-                offset=block.offset,
-            )
-        if chunk.compression != block.compression:
-            raise CorruptRecordError(
-                f"the chunk says it is compressed with {chunk.compression[:40]!r}, "
-                f"its index says {block.compression[:40]!r}",
-                path=file.path,
-                offset=block.offset,
-            )
+        chunk = chunk_record(file, block, records)
         yield from _wanted_messages(
             file, block.offset, chunk, channel_ids, verify=verify
         )

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import io
 import operator
-import zlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final, NamedTuple, cast
 
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.checksums import crc32
 from fsr_core.errors import (
     BadMagicError,
     CorruptRecordError,
@@ -47,7 +48,9 @@ __all__ = [
     "Cut",
     "McapContents",
     "TopicInfo",
+    "chunk_data",
     "index_file",
+    "records_in",
 ]
 
 MCAP_MAGIC: Final = b"\x89MCAP0\r\n"
@@ -298,10 +301,17 @@ def _check_size(file: _File, needed: int, what: str, offset: int) -> None:
         raise exc.locate(offset=offset) from None
 
 
-def _zstd(data: bytes, size: int) -> bytes:
-    import zstandard
+_PER_THREAD: Final = threading.local()
 
-    found: bytes = zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
+
+def _zstd(data: bytes, size: int) -> bytes:
+    # One decompressor a thread, reused: making one costs more than a small chunk.
+    decompressor = getattr(_PER_THREAD, "zstd", None)
+    if decompressor is None:
+        import zstandard
+
+        decompressor = _PER_THREAD.zstd = zstandard.ZstdDecompressor()
+    found: bytes = decompressor.decompress(data, max_output_size=size)
     return found
 
 
@@ -316,7 +326,7 @@ def _lz4(data: bytes, size: int) -> bytes:
 
 
 _DECOMPRESSORS: Final[dict[str, Callable[[bytes, int], bytes]]] = {
-    "": lambda data, size: data,
+    "": lambda data, size: bytes(data),
     "zstd": _zstd,
     "lz4": _lz4,
 }
@@ -367,10 +377,8 @@ def decompress(
     return found
 
 
-def _chunk_records(
-    file: _File, offset: int, chunk: Any, *, verify: bool
-) -> Iterator[tuple[int, memoryview]]:
-    """Yield ``(opcode, body)`` of every record inside a chunk (bodies not copied)."""
+def chunk_data(file: _File, offset: int, chunk: Any, *, verify: bool) -> bytes:
+    """Return a chunk's records, decompressed and (with ``verify``) CRC checked."""
     _check_size(file, chunk.uncompressed_size, "a chunk", offset)
     data = decompress(
         chunk.compression,
@@ -380,7 +388,7 @@ def _chunk_records(
         offset=offset,
     )
     if verify and chunk.uncompressed_crc != 0:
-        found = zlib.crc32(data)
+        found = crc32(data)
         if found != chunk.uncompressed_crc:
             raise CorruptRecordError(
                 f"chunk CRC-32 is {found:08x}, its header says "
@@ -388,12 +396,22 @@ def _chunk_records(
                 path=file.path,
                 offset=offset,
             )
-    view = memoryview(data)
+    return data
+
+
+def records_in(
+    data: bytes, *, path: Path, offset: int
+) -> Iterator[tuple[int, int, int]]:
+    """Yield ``(opcode, start, stop)`` of every record in a chunk's ``data``.
+
+    ``start`` and ``stop`` bound the record's body; ``offset`` (the chunk's
+    place in the file) locates an error.
+    """
     position = 0
     while position < len(data):
         if len(data) - position < _RECORD_PREFIX:
             raise CorruptRecordError(
-                "chunk ends inside a record header", path=file.path, offset=offset
+                "chunk ends inside a record header", path=path, offset=offset
             )
         opcode = data[position]
         length = int.from_bytes(
@@ -403,11 +421,21 @@ def _chunk_records(
         if length > len(data) - start:
             raise CorruptRecordError(
                 f"a record inside the chunk (at {position}) runs past its end",
-                path=file.path,
+                path=path,
                 offset=offset,
             )
         position = start + length
-        yield opcode, view[start:position]
+        yield opcode, start, position
+
+
+def _chunk_records(
+    file: _File, offset: int, chunk: Any, *, verify: bool
+) -> Iterator[tuple[int, memoryview]]:
+    """Yield ``(opcode, body)`` of every record inside a chunk (bodies not copied)."""
+    data = chunk_data(file, offset, chunk, verify=verify)
+    view = memoryview(data)
+    for opcode, start, stop in records_in(data, path=file.path, offset=offset):
+        yield opcode, view[start:stop]
 
 
 def _chunk_messages(
@@ -906,7 +934,7 @@ def _attachment_problem(file: _File, item: AttachmentInfo) -> str:
     except FsrError as exc:
         return f"{shown}: {exc.reason}"
     stored = int.from_bytes(body[-4:], "little")
-    found = zlib.crc32(body[:-4])
+    found = crc32(body[:-4])
     if stored not in (0, found):
         return f"{shown}: CRC-32 is {found:08x}, the record says {stored:08x}"
     return ""

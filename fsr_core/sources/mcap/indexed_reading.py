@@ -124,12 +124,14 @@ def _read_at_open(reading: Reading) -> None:
                 yield number, block, frozenset(wanted)
 
     for number, messages in reading.read(plan()):
+        taken = []
         for ordinal, message in ordinals(messages):
             channel_id = message.channel_id
             if channel_id in at_open:
-                reading.take(number, ordinal, message)
+                taken.append((ordinal, message))
             elif channel_id in probing and _probe(topics[channel_id], message):
                 probing.discard(channel_id)
+        reading.take_messages(number, taken)
 
 
 def _probe(topic: Topic, message: BlockMessage) -> bool:

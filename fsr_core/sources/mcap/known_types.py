@@ -23,6 +23,7 @@ from fsr_core.errors import CalibrationError, DecodeError
 
 __all__ = [
     "KINDS",
+    "STAMP_FIELDS",
     "Stamped",
     "TopicKind",
     "Transform",
@@ -61,20 +62,21 @@ KINDS: Final[dict[str, TopicKind]] = {
 }
 """Schema name to kind; any other schema is read for its numeric fields."""
 
-_STAMP_FIELDS: Final = (("sec", "nanosec"), ("sec", "nsec"), ("seconds", "nanos"))
+STAMP_FIELDS: Final = (("sec", "nanosec"), ("sec", "nsec"), ("seconds", "nanos"))
+"""Field pairs of a time stamp: a structure of exactly one pair is a stamp."""
 
 
 def is_stamp(value: object) -> bool:
     """Whether ``value`` is a time stamp (seconds and nanoseconds, nothing else)."""
     return isinstance(value, dict) and any(
-        set(value) == set(pair) for pair in _STAMP_FIELDS
+        set(value) == set(pair) for pair in STAMP_FIELDS
     )
 
 
 def _stamp_value(value: object) -> int | None:
     if not isinstance(value, dict):
         return None
-    for seconds, nanos in _STAMP_FIELDS:
+    for seconds, nanos in STAMP_FIELDS:
         if seconds in value and nanos in value:
             sec, nsec = value[seconds], value[nanos]
             if isinstance(sec, int) and isinstance(nsec, int):

@@ -19,7 +19,7 @@ from fsr_core.errors import CorruptRecordError
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.sources.mcap.container import Block
 
-__all__ = ["IndexedMessages", "channel_span", "indexed_messages"]
+__all__ = ["IndexedMessages", "channel_entries", "channel_span", "indexed_messages"]
 
 _RECORD_HEAD: Final = struct.Struct("<BQHI")
 """Opcode, record length, channel id, bytes of entries."""
@@ -42,14 +42,32 @@ def _record_place(block: Block, channel_id: int) -> tuple[int, int]:
     raise KeyError(channel_id)
 
 
-def _entries(source: ByteSource, path: Path, block: Block, channel_id: int) -> bytes:
-    """Return the ``(log time, offset)`` entries of one message index, as bytes."""
+def channel_entries(
+    source: ByteSource,
+    path: Path,
+    block: Block,
+    channel_id: int,
+    *,
+    read: tuple[int, bytes | memoryview] | None = None,
+) -> bytes:
+    """Return the ``(log time, offset)`` entries of one message index, as bytes.
+
+    ``read``: bytes already read and the file offset they start at; a record
+    wholly inside them is taken from there, not read again.
+    """
     offset, length = _record_place(block, channel_id)
     if length < _RECORD_HEAD.size:
         raise CorruptRecordError(
             "a message index is shorter than its header", path=path, offset=offset
         )
-    data = source.read_at(offset, min(length, _FIRST_READ), section="message index")
+    if (
+        read is not None
+        and read[0] <= offset
+        and offset + length <= read[0] + len(read[1])
+    ):
+        data = bytes(read[1][offset - read[0] : offset - read[0] + length])
+    else:
+        data = source.read_at(offset, min(length, _FIRST_READ), section="message index")
     opcode, record_length, channel, entry_bytes = _RECORD_HEAD.unpack_from(data)
     needed = _RECORD_HEAD.size + entry_bytes
     if (
@@ -106,7 +124,7 @@ def indexed_messages(
     numbers: list[int] = []
     counts: list[int] = []
     for number, block in blocks:
-        entries = _entries(source, path, block, channel_id)
+        entries = channel_entries(source, path, block, channel_id)
         data += entries
         numbers.append(number)
         counts.append(len(entries) // _ENTRY_BYTES)
@@ -136,14 +154,14 @@ def channel_span(
     for block in sorted(blocks, key=lambda item: item.start_ns):
         if first is not None and block.start_ns >= first:
             break
-        times = _as_pairs(_entries(source, path, block, channel_id))[:, 0]
+        times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]
         if times.size:
             first = int(times.min()) if first is None else min(first, int(times.min()))
     last: int | None = None
     for block in sorted(blocks, key=lambda item: item.end_ns, reverse=True):
         if last is not None and block.end_ns <= last:
             break
-        times = _as_pairs(_entries(source, path, block, channel_id))[:, 0]
+        times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]
         if times.size:
             last = int(times.max()) if last is None else max(last, int(times.max()))
     if first is None or last is None:

@@ -11,6 +11,7 @@ first seen; a message without a column has NaN there.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from typing import Any, Final
@@ -138,6 +139,29 @@ class NumericTable:
         self._flat.extend(leaves.values())
         if len(self._flat) % 65536 < len(names) or len(self.times_ns) == 1:
             check_budget(MEMORY, self.bytes_needed(), f"topic {self.topic[:80]!r}")
+
+    def add_rows(
+        self, times_ns: np.ndarray, names: tuple[str, ...], values: FloatArray
+    ) -> None:
+        """Add messages that share one set of leaves: ``values[i]`` at ``times_ns[i]``.
+
+        Raises
+        ------
+        LimitExceededError
+            The topic's values grow past the memory budget.
+        """
+        shape = self._shapes.get(names)
+        if shape is None:
+            shape = self._new_shape(names)
+        count = int(times_ns.size)
+        check_budget(
+            MEMORY,
+            self.bytes_needed() + 8 * count * (len(names) + len(self._columns)),
+            f"topic {self.topic[:80]!r}",
+        )
+        self.times_ns.extend(times_ns.tolist())
+        self._row_shapes.extend(itertools.repeat(shape, count))
+        self._flat.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
 
     def _new_shape(self, names: tuple[str, ...]) -> int:
         indices = []

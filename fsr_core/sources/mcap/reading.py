@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+import numpy as np
+
 from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.sources.mcap.block_reading import read_blocks
+from fsr_core.sources.mcap.cdr_columns import CdrColumns
 from fsr_core.sources.mcap.container import Block, BlockMessage, McapContents
 from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
 from fsr_core.sources.mcap.known_types import (
@@ -32,6 +35,7 @@ from fsr_core.sources.mcap.known_types import (
 )
 from fsr_core.sources.mcap.numeric_leaves import NumericTable
 from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic, kind_of
+from fsr_core.sources.mcap.transform_batches import TransformBatches
 from fsr_core.sources.mcap.transform_tree import TransformTree
 
 __all__ = ["Reading", "ordinals"]
@@ -56,6 +60,7 @@ class Reading:
         self.skipped: list[tuple[Block, str]] = []
         self.counts: dict[int, int] = {}
         self.every_block_read = False
+        self._batches: dict[int, TransformBatches | None] = {}
 
     def read_everything(self) -> None:
         """Read every block and decode every message of every topic."""
@@ -63,8 +68,7 @@ class Reading:
             (index, block, None) for index, block in enumerate(self.contents.blocks)
         ]
         for index, messages in self.read(plan):
-            for ordinal, message in ordinals(messages):
-                self.take(index, ordinal, message)
+            self.take_messages(index, ordinals(messages))
         self.every_block_read = True
 
     def read(
@@ -98,6 +102,80 @@ class Reading:
                 return stamp
             topic.at_log_time += 1
         return message.log_time_ns
+
+    def take_messages(
+        self, block: int, messages: Iterable[tuple[int, BlockMessage]]
+    ) -> None:
+        """Decode a block's messages (with their ordinals) into their topics.
+
+        The same as :meth:`take` of each in turn; the messages of a ROS 2
+        transform topic are read by layout, many at once
+        (:mod:`fsr_core.sources.mcap.transform_batches`).
+        """
+        held: list[BlockMessage] = []
+        for ordinal, message in messages:
+            channel_id = message.channel_id
+            if self._transform_batches(channel_id) is not None:
+                if held and held[0].channel_id != channel_id:
+                    self._take_transforms(block, held)
+                    held = []
+                held.append(message)
+                continue
+            topic = self.topics.get(channel_id)
+            if held and topic is not None and topic.kind is TopicKind.TRANSFORMS:
+                self._take_transforms(block, held)  # transforms stay in file order
+                held = []
+            self.take(block, ordinal, message)
+        if held:
+            self._take_transforms(block, held)
+
+    def _transform_batches(self, channel_id: int) -> TransformBatches | None:
+        if channel_id in self._batches:
+            return self._batches[channel_id]
+        topic = self.topics.get(channel_id)
+        found = None
+        if (
+            topic is not None
+            and topic.kind is TopicKind.TRANSFORMS
+            and self.base in ("log", "publish")
+            and topic.decoder.decode is not None
+        ):
+            columns = CdrColumns.for_topic(topic.info, topic.decoder.decode)
+            if columns is not None:
+                found = TransformBatches(columns, topic.decoder.decode)
+        self._batches[channel_id] = found
+        return found
+
+    def _take_transforms(self, block: int, messages: list[BlockMessage]) -> None:
+        """Add one transform topic's messages, read by layout where they can be."""
+        channel_id = messages[0].channel_id
+        topic = self.topics[channel_id]
+        batches = self._batches[channel_id]
+        assert batches is not None
+        lengths = np.fromiter((len(m.data) for m in messages), np.int64, len(messages))
+        blob = np.frombuffer(b"".join(m.data for m in messages), dtype=np.uint8)
+        starts = np.cumsum(lengths) - lengths
+        publish = self.base == "publish"
+        times = [m.publish_time_ns if publish else m.log_time_ns for m in messages]
+        static = topic.info.topic in _STATIC_TOPICS
+        for positions, poses in batches.read(blob, starts, lengths):
+            picked = positions.tolist()
+            if poses is None:
+                for position in picked:
+                    self.take(block, 0, messages[position])
+                continue
+            self.counts[channel_id] = self.counts.get(channel_id, 0) + len(picked)
+            when = [times[position] for position in picked]
+            for pose in poses:
+                self.tree.add_many(
+                    when,
+                    pose.link.parent,
+                    pose.link.child,
+                    pose.translations,
+                    pose.rotations_xyzw,
+                    static=static,
+                )
+            topic.times_ns.extend(when)
 
     def take(self, block: int, ordinal: int, message: BlockMessage) -> None:
         """Decode one message into its topic (images: only where it lies)."""

@@ -10,20 +10,82 @@ that cannot be read is skipped, as at open, and added to the report.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import DecodeError, FsrError, SourceUnavailableError
 from fsr_core.recording import ChannelData
-from fsr_core.sources.mcap.block_reading import read_blocks
+from fsr_core.sources.mcap.cdr_columns import CdrColumns, in_file_order
+from fsr_core.sources.mcap.channel_chunks import (
+    ChunkMessages,
+    channel_chunks,
+    joined,
+)
 from fsr_core.sources.mcap.container import Block
 from fsr_core.sources.mcap.late_problems import LateProblems
 from fsr_core.sources.mcap.numeric_leaves import NumericTable
 from fsr_core.sources.mcap.topics import Topic
 
 __all__ = ["TopicLoader"]
+
+_BATCH_BYTES: Final = 16 << 20
+"""Message bytes decoded together, at most (and a chunk more)."""
+_BATCH_CHUNKS: Final = 256
+_THREADS: Final = 2
+"""Threads reading chunks while this one decodes."""
+
+
+class _Failures:
+    """Messages that did not decode, and the first reason."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+
+    def add(self, exc: Exception) -> None:
+        self.count += 1
+        self.first = self.first or str(exc)[:200]
+
+
+def _decode_each(
+    table: NumericTable,
+    found: ChunkMessages,
+    positions: Iterable[int],
+    decode: Callable[[bytes], Any],
+    failures: _Failures,
+) -> None:
+    for position in positions:
+        try:
+            table.add(int(found.times_ns[position]), decode(found.data(position)))
+        except FsrError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a library's decode error
+            failures.add(exc)
+
+
+def _add(
+    table: NumericTable,
+    found: ChunkMessages,
+    columns: CdrColumns | None,
+    decode: Callable[[bytes], Any],
+    failures: _Failures,
+) -> None:
+    """Add one block's messages to ``table``, in file order."""
+    if found.count == 0:
+        return
+    if columns is None or not columns.enabled:
+        _decode_each(table, found, range(found.count), decode, failures)
+        return
+    matched, _ = columns.read(found.blob, found.starts, found.lengths)
+    for begin, end, rows, picks in in_file_order(found.count, matched):
+        if rows is None:
+            _decode_each(table, found, range(begin, end), decode, failures)
+        else:
+            table.add_rows(found.times_ns[begin:end], rows.columns, rows.values[picks])
 
 
 class TopicLoader:
@@ -57,26 +119,47 @@ class TopicLoader:
         if decode is None:
             raise DecodeError(f"topic {info.topic[:80]!r} has no decoder")
         table = NumericTable(info.topic)
-        failures, first = 0, ""
-        wanted = frozenset({info.channel_id})
-        plan = [(number, block, wanted) for number, block in self._blocks]
-        for _, block, found in read_blocks(self._path, plan):
+        failures = _Failures()
+        columns = CdrColumns.for_topic(info, decode)
+        found_all, unreadable, indexed = 0, False, True
+        batch: list[ChunkMessages] = []
+        held = 0
+        for _, block, found in channel_chunks(
+            self._path, self._blocks, info.channel_id, threads=_THREADS
+        ):
             if isinstance(found, SourceUnavailableError):
                 raise found
             if isinstance(found, FsrError):
                 self._problems.unreadable_chunk(block, found.reason)
+                unreadable = True
                 continue
-            for message in found:
-                try:
-                    table.add(message.log_time_ns, decode(message.data))
-                except FsrError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - a library's decode error
-                    failures += 1
-                    first = first or str(exc)[:200]
-        if failures:
-            self._problems.failed_messages(info.topic, failures, first)
-        return self._arrays(table, first)
+            found_all += found.count
+            indexed = indexed and found.indexed
+            # Many chunks decoded together: numpy's cost is per call, not per row.
+            batch.append(found)
+            held += found.blob.size
+            if held >= _BATCH_BYTES or len(batch) >= _BATCH_CHUNKS:
+                _add(table, joined(batch), columns, decode, failures)
+                batch, held = [], 0
+        if batch:
+            _add(table, joined(batch), columns, decode, failures)
+        if indexed and not unreadable and info.count and found_all != info.count:
+            # The message indexes leave out messages the statistics count:
+            # walk every chunk's records instead.
+            return self._walking_every_chunk()
+        if failures.count:
+            self._problems.failed_messages(info.topic, failures.count, failures.first)
+        return self._arrays(table, failures.first)
+
+    def _walking_every_chunk(self) -> ChannelData:
+        """Read the topic record by record, trusting no message index."""
+        unindexed = [
+            (number, block._replace(message_indexes=()))
+            for number, block in self._blocks
+        ]
+        return TopicLoader(
+            self._path, self._topic, unindexed, self._origin_ns, self._problems
+        )()
 
     def _arrays(self, table: NumericTable, problem: str) -> ChannelData:
         what = f"topic {self._topic.info.topic[:80]!r}"

@@ -49,23 +49,49 @@ class TransformTree:
         self._links: dict[str, _Link] = {}
         self.problems: list[str] = []
 
-    def add(self, time_ns: int, transform: Transform, *, static: bool) -> None:
-        """Add one sample of ``transform`` (the child's pose in its parent)."""
-        link = self._links.get(transform.child)
+    def _link_for(self, parent: str, child: str, static: bool) -> _Link | None:
+        """Return ``child``'s link, new or known; ``None`` if its parent changed."""
+        link = self._links.get(child)
         if link is None:
-            link = _Link(transform.parent, static=static)
-            self._links[transform.child] = link
-        elif link.parent != transform.parent:
+            link = _Link(parent, static=static)
+            self._links[child] = link
+        elif link.parent != parent:
             note = (
-                f"frame {transform.child[:80]!r} changes parent from "
-                f"{link.parent[:80]!r} to {transform.parent[:80]!r}; the first is kept"
+                f"frame {child[:80]!r} changes parent from "
+                f"{link.parent[:80]!r} to {parent[:80]!r}; the first is kept"
             )
             if note not in self.problems:
                 self.problems.append(note)
+            return None
+        return link
+
+    def add(self, time_ns: int, transform: Transform, *, static: bool) -> None:
+        """Add one sample of ``transform`` (the child's pose in its parent)."""
+        link = self._link_for(transform.parent, transform.child, static)
+        if link is None:
             return
         link.times_ns.append(time_ns)
         link.translations.append(transform.translation)
         link.rotations.append(transform.rotation_xyzw)
+        link.arrays = None
+
+    def add_many(
+        self,
+        times_ns: list[int],
+        parent: str,
+        child: str,
+        translations: FloatArray,
+        rotations_xyzw: FloatArray,
+        *,
+        static: bool,
+    ) -> None:
+        """Add samples of one link, as :meth:`add` of each in turn would."""
+        link = self._link_for(parent, child, static) if times_ns else None
+        if link is None:
+            return
+        link.times_ns.extend(times_ns)
+        link.translations.extend(map(tuple, translations.tolist()))
+        link.rotations.extend(map(tuple, rotations_xyzw.tolist()))
         link.arrays = None
 
     @property

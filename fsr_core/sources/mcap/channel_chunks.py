@@ -1,0 +1,348 @@
+"""One channel's messages in an MCAP file, a chunk at a time, as arrays.
+
+Plotting a long topic reads every chunk that holds it: each is read,
+decompressed and CRC checked, and the channel's messages are copied out of it,
+back to back, with their lengths and log times (:class:`ChunkMessages`). The
+rest of the chunk (a camera's images, most of the bytes) is dropped at once,
+and the messages of many chunks can be joined (:func:`joined`) to be decoded
+together.
+
+The messages are found through the chunk's message index for the channel:
+each entry is checked against the record it points at (a message record of
+that channel, inside the chunk, with the entry's log time, none overlapping).
+A chunk whose index does not check out, or that has none, is walked record by
+record instead. The caller can compare the messages found with the file's
+statistics to catch an index that leaves some out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.arrays import IndexArray
+from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.errors import FsrError
+from fsr_core.sources.mcap.block_reading import chunk_record, read_block
+from fsr_core.sources.mcap.container import (
+    _RECORD_PREFIX,
+    Block,
+    _File,
+    _library,
+    chunk_data,
+    records_in,
+)
+from fsr_core.sources.mcap.message_index import channel_entries
+
+__all__ = ["GROUP", "ChunkMessages", "channel_chunks", "joined"]
+
+GROUP: Final = 64
+"""Blocks one thread reads in a row."""
+
+_MESSAGE_HEAD: Final = np.dtype(
+    [
+        ("opcode", "u1"),
+        ("length", "<u8"),
+        ("channel", "<u2"),
+        ("sequence", "<u4"),
+        ("log_time", "<u8"),
+        ("publish_time", "<u8"),
+    ]
+)
+"""A message record before its data, in the MCAP specification's layout."""
+_HEAD: Final = _MESSAGE_HEAD.itemsize
+
+
+@dataclass(frozen=True)
+class ChunkMessages:
+    """Messages of one channel, their data back to back."""
+
+    blob: np.ndarray
+    """The messages' data (``uint8``)."""
+    starts: IndexArray
+    """Where each message starts in ``blob``, in file order."""
+    lengths: IndexArray
+    times_ns: IndexArray
+    """Each message's log time."""
+    indexed: bool
+    """Found through message indexes (``False``: records were walked)."""
+
+    @property
+    def count(self) -> int:
+        """Messages held."""
+        return int(self.starts.size)
+
+    def data(self, position: int) -> bytes:
+        """Return the bytes of message ``position``."""
+        start = int(self.starts[position])
+        return self.blob[start : start + int(self.lengths[position])].tobytes()
+
+
+def _windows(buffer: np.ndarray, width: int) -> np.ndarray:
+    """Return every ``width`` bytes of ``buffer`` as a row (a view, not a copy)."""
+    return np.ndarray(
+        (buffer.size - width + 1, width), dtype=np.uint8, buffer=buffer, strides=(1, 1)
+    )
+
+
+def _empty(indexed: bool) -> ChunkMessages:
+    none = np.zeros(0, dtype=np.int64)
+    return ChunkMessages(np.zeros(0, dtype=np.uint8), none, none, none, indexed)
+
+
+def _compact(
+    buffer: np.ndarray,
+    starts: IndexArray,
+    lengths: IndexArray,
+    times: IndexArray,
+    indexed: bool,
+) -> ChunkMessages:
+    """Copy the messages out of ``buffer``, back to back."""
+    if starts.size == 0:
+        return _empty(indexed)
+    first = int(lengths[0])
+    if bool((lengths == first).all()) and first > 0:
+        # The usual case: one size; each message a row, copied whole.
+        blob = _windows(buffer, first)[starts].ravel()
+        placed = np.arange(starts.size, dtype=np.int64) * first
+    else:
+        ends = np.cumsum(lengths)
+        placed = (ends - lengths).astype(np.int64)
+        picks = np.repeat(starts - placed, lengths) + np.arange(int(ends[-1]))
+        blob = buffer[picks]
+    return ChunkMessages(blob, placed, lengths, times, indexed)
+
+
+def joined(parts: Sequence[ChunkMessages]) -> ChunkMessages:
+    """Return the messages of ``parts`` as one, in order."""
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return _empty(True)
+    sizes = np.asarray([part.blob.size for part in parts], dtype=np.int64)
+    shifts = np.repeat(np.cumsum(sizes) - sizes, [part.count for part in parts])
+    return ChunkMessages(
+        np.concatenate([part.blob for part in parts]),
+        np.concatenate([part.starts for part in parts]) + shifts,
+        np.concatenate([part.lengths for part in parts]),
+        np.concatenate([part.times_ns for part in parts]),
+        all(part.indexed for part in parts),
+    )
+
+
+def _from_index(data: bytes, entries: bytes, channel_id: int) -> ChunkMessages | None:
+    """Return the messages the index lists, or ``None`` if it does not check out."""
+    pairs = np.frombuffer(entries, dtype="<u8").reshape(-1, 2)
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    if pairs.shape[0] == 0:
+        return _empty(True)
+    offsets = pairs[:, 1]
+    times = pairs[:, 0]
+    if not bool((offsets[1:] > offsets[:-1]).all()):
+        order = np.argsort(offsets, kind="stable")
+        offsets, times = offsets[order], times[order]
+    if int(offsets[-1]) > buffer.size - _HEAD:
+        return None
+    offsets = offsets.astype(np.int64)
+    heads = _windows(buffer, _HEAD)[offsets].view(_MESSAGE_HEAD)[:, 0]
+    lengths = heads["length"]
+    ends = offsets + _RECORD_PREFIX + np.minimum(lengths, buffer.size).astype(np.int64)
+    fits = (
+        (heads["opcode"] == 0x05)
+        & (heads["channel"] == channel_id)
+        & (lengths >= _HEAD - _RECORD_PREFIX)
+        & (ends <= buffer.size)
+        & (heads["log_time"] == times)
+    )
+    if not bool(fits.all()) or bool((ends[:-1] > offsets[1:]).any()):
+        return None
+    return _compact(
+        buffer,
+        offsets + _HEAD,
+        (lengths - (_HEAD - _RECORD_PREFIX)).astype(np.int64),
+        times.view(np.int64),
+        True,
+    )
+
+
+def _walked(data: bytes, channel_id: int, path: Path, offset: int) -> ChunkMessages:
+    """Return the channel's messages found by walking the chunk's records."""
+    starts: list[int] = []
+    lengths: list[int] = []
+    times: list[int] = []
+    for opcode, start, stop in records_in(data, path=path, offset=offset):
+        if opcode != 0x05 or stop - start < _HEAD - _RECORD_PREFIX:
+            continue
+        if int.from_bytes(data[start : start + 2], "little") != channel_id:
+            continue
+        starts.append(start + 22)
+        lengths.append(stop - start - 22)
+        times.append(int.from_bytes(data[start + 6 : start + 14], "little"))
+    return _compact(
+        np.frombuffer(data, dtype=np.uint8),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(lengths, dtype=np.int64),
+        np.asarray(times, dtype=np.uint64).view(np.int64),
+        False,
+    )
+
+
+def _loose(path: Path, block: Block, channel_id: int) -> ChunkMessages:
+    """Return the channel's messages of a block of loose (unchunked) records."""
+    messages = read_block(path, block, frozenset({channel_id}), verify=True)
+    if not messages:
+        return _empty(False)
+    lengths = np.asarray([len(m.data) for m in messages], dtype=np.int64)
+    return ChunkMessages(
+        np.frombuffer(b"".join(m.data for m in messages), dtype=np.uint8),
+        (np.cumsum(lengths) - lengths).astype(np.int64),
+        lengths,
+        np.asarray([m.log_time_ns for m in messages], dtype=np.uint64).view(np.int64),
+        False,
+    )
+
+
+_CHUNK_HEAD: Final = struct.Struct("<BQQQQII")
+"""A chunk record's opcode and length, then its start and end time,
+uncompressed size and CRC, and the length of its compression's name."""
+
+
+def _chunk_and_indexes(
+    file: _File, records: Any, block: Block
+) -> tuple[Any, tuple[int, memoryview] | None]:
+    """Return the chunk record of ``block``, and the bytes read with it.
+
+    The chunk and the message indexes after it are read at once, and the
+    chunk's header fields are taken straight from their places in the MCAP
+    specification, each checked against the chunk index the library read;
+    anything unusual is read again by the library (:func:`chunk_record`).
+    """
+    span = block.length
+    places = block.message_indexes
+    if places and min(offset for _, offset in places) == block.offset + block.length:
+        span += block.message_index_length
+    if span > block.length + (1 << 20) or block.length < _CHUNK_HEAD.size:
+        return chunk_record(file, block, records), None
+    check_budget(MEMORY, span, "a chunk", path=file.path)
+    data = memoryview(file.read(block.offset, span, "chunk"))
+    opcode, length, start_ns, end_ns, size, crc, name_length = _CHUNK_HEAD.unpack_from(
+        data
+    )
+    name_end = _CHUNK_HEAD.size + name_length
+    if (
+        opcode != 0x06
+        or length != block.length - _RECORD_PREFIX
+        or (start_ns, end_ns, size)
+        != (block.start_ns, block.end_ns, block.uncompressed_size)
+        or name_end + 8 > block.length
+        or bytes(data[_CHUNK_HEAD.size : name_end]) != block.compression.encode()
+    ):
+        return chunk_record(file, block, records), None
+    records_length = int.from_bytes(data[name_end : name_end + 8], "little")
+    if name_end + 8 + records_length != block.length:
+        return chunk_record(file, block, records), None
+    chunk = records.Chunk(
+        compression=block.compression,
+        data=data[name_end + 8 : block.length],
+        message_start_time=start_ns,
+        message_end_time=end_ns,
+        uncompressed_crc=crc,
+        uncompressed_size=size,
+    )
+    return chunk, (block.offset, data)
+
+
+def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMessages:
+    if not block.chunk:
+        return _loose(file.path, block, channel_id)
+    chunk, read = _chunk_and_indexes(file, records, block)
+    data = chunk_data(file, block.offset, chunk, verify=True)
+    del chunk
+    if block.message_indexes:
+        try:
+            entries = channel_entries(
+                file.source, file.path, block, channel_id, read=read
+            )
+        except (FsrError, KeyError):
+            entries = None
+        if entries is not None:
+            found = _from_index(data, entries, channel_id)
+            if found is not None:
+                return found
+    return _walked(data, channel_id, file.path, block.offset)
+
+
+def _read_each(
+    path: Path, blocks: Sequence[tuple[int, Block]], channel_id: int
+) -> Iterator[tuple[int, Block, ChunkMessages | FsrError]]:
+    records = _library()
+    file = _File(path)
+    try:
+        for number, block in blocks:
+            try:
+                found: ChunkMessages | FsrError = _read(
+                    file, records, block, channel_id
+                )
+            except FsrError as exc:
+                found = exc
+            yield number, block, found
+    finally:
+        file.close()
+
+
+def channel_chunks(
+    path: Path,
+    blocks: Sequence[tuple[int, Block]],
+    channel_id: int,
+    *,
+    threads: int = 1,
+) -> Iterator[tuple[int, Block, ChunkMessages | FsrError]]:
+    """Yield ``(number, block, messages)`` of each block, in order, CRC checked.
+
+    A block that cannot be read yields its error in place of its messages.
+    With ``threads`` > 1, runs of :data:`GROUP` blocks are read by that many
+    threads, a few runs ahead of the caller: reading, decompressing and
+    checking a chunk let go of the interpreter most of the time.
+
+    Raises
+    ------
+    FsrError
+        The file cannot be opened, or the ``mcap`` package is missing.
+    """
+    if threads <= 1 or len(blocks) <= GROUP:
+        yield from _read_each(path, blocks, channel_id)
+        return
+    _library()  # a missing package is said at once, not by each thread
+    groups = iter(
+        [blocks[start : start + GROUP] for start in range(0, len(blocks), GROUP)]
+    )
+
+    def read_group(
+        group: Sequence[tuple[int, Block]],
+    ) -> list[tuple[int, Block, ChunkMessages | FsrError]]:
+        return list(_read_each(path, group, channel_id))
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="mcap-chunks") as pool:
+        pending: deque[Future[list[tuple[int, Block, ChunkMessages | FsrError]]]]
+        pending = deque(
+            pool.submit(read_group, group)
+            for group in itertools.islice(groups, threads + 1)
+        )
+        try:
+            while pending:
+                done = pending.popleft().result()
+                following = next(groups, None)
+                if following is not None:
+                    pending.append(pool.submit(read_group, following))
+                yield from done
+        finally:
+            for future in pending:
+                future.cancel()
