@@ -5,8 +5,8 @@ skelarm state log (*.sklog.npz), an MCAP log, a Genesis trajectory, a LeRobot
 dataset folder (a playlist of its episodes; --episode N picks one) or the
 kind of an installed source plugin. The kind is told from the first bytes,
 never from the name. --time-base log|publish|header (player, export,
-screenshot, inspect, convert, compare) places an MCAP log's messages at their
-log time (default), publish time or header stamp; other kinds ignore it.
+screenshot, inspect, convert, compare, batch) places an MCAP log's messages at
+their log time (default), publish time or header stamp; other kinds ignore it.
 
 Player and export:
   FILE...                             open recordings in the player (a playlist)
@@ -44,7 +44,7 @@ Subcommands:
   batch validate|export|convert|resimulate|index PATH...
        [--jobs N] [--engine local|ray] [--out DIR] [-o INDEX.json]
        [--report REPORT.jsonl] [--resume] [--timeout S] [--memory-limit SIZE]
-                                      one verb over many recordings, in workers
+       [--time-base B]                one verb over many recordings, in workers
 """
 
 from __future__ import annotations

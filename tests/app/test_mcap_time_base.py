@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.cli import main
 from app.window.main_window import MainWindow
+from fsr_core.sources import open_recording
 from fsr_core.sources.mcap.model import TIME_VARIABLE
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
@@ -274,3 +275,18 @@ def test_a_reopen_that_fails_keeps_what_played(
     assert session.open_options.time_base is None
     assert _checked(window) == ["log"]
     assert "could not reopen" in window.status_label.text()
+
+
+@pytest.mark.parametrize("base", ["log", "header"])
+def test_batch_converts_and_indexes_on_the_time_base_asked_for(
+    base: str, tmp_path: Path
+) -> None:
+    log = Path(shutil.copy(TIME_BASES_FILE, tmp_path / "run.mcap"))
+    out, index = tmp_path / "fsr", tmp_path / "index.json"
+    words = ["--jobs", "1", "--time-base", base]
+    assert main(["batch", "convert", str(log), "--out", str(out), *words]) == 0
+    converted = open_recording(out / "run.fsr")
+    assert converted.duration_s == pytest.approx(DURATIONS[base], abs=1e-6)
+    assert main(["batch", "index", str(log), "-o", str(index), *words]) == 0
+    (entry,) = json.loads(index.read_text())["recordings"]
+    assert entry["duration_s"] == pytest.approx(DURATIONS[base], abs=1e-6)

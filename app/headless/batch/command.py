@@ -29,6 +29,7 @@ from app.headless.batch.progress import BatchProgress
 from app.headless.batch.report import ReportWriter
 from app.headless.batch.resume import attach_priors, read_priors
 from app.headless.batch.work import STATUSES, failed_result
+from app.headless.options import open_options
 from fsr_core.errors import TargetExistsError
 from fsr_core.output_paths import check_output_path, prepare_output_folder
 from fsr_core.playlists.index_file import write_index
@@ -86,7 +87,10 @@ def _options(args: argparse.Namespace, verb: Verb) -> BatchOptions:
 
         video = video_request(args, Path(), Path())
     return BatchOptions(
-        verb=verb, video=video, with_recorded_force=args.with_recorded_force
+        verb=verb,
+        video=video,
+        with_recorded_force=args.with_recorded_force,
+        opening=open_options(args),
     )
 
 

@@ -6,12 +6,13 @@ options pickle for a process pool or a Ray task.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsr_core.playlists.index_file import IndexEntry
+from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.real2sim_index import Real2SimEpisode
 
 if TYPE_CHECKING:  # the export loads PyAV: only its workers import it
@@ -45,6 +46,8 @@ class BatchOptions:
     per item."""
     with_recorded_force: bool = False
     """``resimulate``: apply the recorded external force channel."""
+    opening: OpenOptions = field(default_factory=OpenOptions)
+    """How every input opens (``--time-base``)."""
 
 
 @dataclass(frozen=True)

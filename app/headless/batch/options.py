@@ -15,6 +15,7 @@ from pathlib import Path
 from app.headless.batch.items import Verb
 from app.headless.options import (
     add_overwrite,
+    add_time_base,
     checked_number,
     fps_option,
     size_option,
@@ -154,6 +155,7 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--start", type=time_option, metavar="T")
     parser.add_argument("--end", type=time_option, metavar="T")
+    add_time_base(parser)
 
 
 def check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -34,7 +34,7 @@ _Verb = Callable[[WorkItem, BatchOptions, Digest], dict[str, Any]]
 
 def _validate(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, Any]:
     """``inspect --verify``: ok when the recording is valid."""
-    report = inspect_recording(item.input, verify=True)
+    report = inspect_recording(item.input, verify=True, options=options.opening)
     found = {
         "bytes": digest.size_bytes,
         "source": report.get("source"),
@@ -68,7 +68,7 @@ def _export(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, 
     if template is None:
         raise ValueError("batch export needs its video options")
     output = _output(item)
-    model = open_recording(item.input)
+    model = open_recording(item.input, options=options.opening)
     play_window(model.duration_s, template.start_s, template.end_s)
     check_view(model, template.view, template.camera)
     ensure_gui_app()
@@ -88,14 +88,16 @@ def _convert(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str,
     """``convert``: the recording as FSR with provenance; FSR needs nothing."""
     source = source_for(item.input)
     if source.name == "fsr":  # as recover tells FSR from the rest
-        open_recording(item.input)  # a damaged file still fails here
+        open_recording(item.input, options=options.opening)  # damaged: fails here
         return {
             "status": "skipped",
             "output": None,
             "bytes": 0,
             "note": "an FSR recording needs no conversion",
         }
-    conversion = convert_recording(item.input, _output(item), overwrite=item.overwrite)
+    conversion = convert_recording(
+        item.input, _output(item), overwrite=item.overwrite, options=options.opening
+    )
     return {
         "status": "ok",
         "bytes": conversion.size_bytes,
@@ -121,7 +123,8 @@ def _resimulate(
     if replay.outcome is not ReplayOutcome.SUCCEEDED or replay.output is None:
         raise ReplayError(replay.message or "the replay failed", path=item.input)
     comparison = compare_recordings(
-        open_recording(item.input), open_recording(replay.output)
+        open_recording(item.input, options=options.opening),
+        open_recording(replay.output),
     )
     return {
         "status": "ok",
@@ -139,7 +142,7 @@ def _index(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, A
         "sha256": digest.sha256,
     }
     try:
-        report = inspect_recording(item.input, verify=True)
+        report = inspect_recording(item.input, verify=True, options=options.opening)
     except (FsrError, ValueError) as exc:
         reason = str(exc)
         entry.update(source=_source_name(item), valid=False, reason=reason)

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.checksums import crc32
 from fsr_core.errors import CorruptRecordError, DecodeError, SourceUnavailableError
 from fsr_core.format.safe_open import open_source
 from fsr_core.sources.genesis.container import (
@@ -191,7 +192,7 @@ class FrameDecoder:
             payload = source.read_at(offset, length, section=what)
         finally:
             source.close()
-        if zlib.crc32(payload) != crc:
+        if crc32(payload) != crc:
             raise CorruptRecordError(
                 f"the CRC-32 of the {what} does not match (the file changed?)",
                 path=self.path,
