@@ -10,6 +10,7 @@
 - :class:`TeardownDeadline` is the one absolute wall-clock deadline that closing
   the control session and publishing the output share.
 - :func:`fresh_run_id` names a new replay run.
+- :func:`check_pinned` refuses a source whose digest is not the pinned one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from fsr_core.errors import ReplayError
@@ -28,6 +30,7 @@ __all__ = [
     "ReplayCancelledError",
     "TeardownDeadline",
     "cancel_check",
+    "check_pinned",
     "completion_record",
     "fresh_run_id",
     "raise_if_cancelled",
@@ -128,3 +131,15 @@ class TeardownDeadline:
 def fresh_run_id() -> str:
     """Return a new, random replay run ID (``replay-`` and 12 hex digits)."""
     return f"replay-{secrets.token_hex(6)}"
+
+
+def check_pinned(digest: str, pinned: str | None, source: Path) -> None:
+    """Refuse ``source`` when a digest is pinned and its SHA-256 is another.
+
+    Raises
+    ------
+    ReplayError
+        ``pinned`` is given and differs from ``digest``.
+    """
+    if pinned is not None and digest != pinned:
+        raise ReplayError(f"source SHA-256 is {digest}, expected {pinned}", path=source)

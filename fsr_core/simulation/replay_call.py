@@ -15,6 +15,7 @@ from pathlib import Path
 from fsr_core.simulation.protocol import (
     CancelToken,
     ProgressFn,
+    ReplayMode,
     ReplayOptions,
     ReplayResult,
 )
@@ -48,7 +49,14 @@ class ReplayCall:
 
 
 class ReplayCallAdapter:
-    """Base of the adapters that replay: subclasses implement :meth:`_replay`."""
+    """Base of the adapters that replay: subclasses implement :meth:`_replay`.
+
+    An adapter replays in both modes unless it narrows :meth:`capabilities`.
+    """
+
+    def capabilities(self) -> frozenset[ReplayMode]:
+        """Return both modes: render and resimulate."""
+        return frozenset({ReplayMode.RENDER, ReplayMode.RESIMULATE})
 
     def replay(
         self,

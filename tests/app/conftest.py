@@ -1,4 +1,4 @@
-"""Fixtures of the window tests: short demo takes, a broken file, the skelarm logs.
+"""Fixtures of the window tests: short takes, a broken file, skelarm logs, a session.
 
 The takes are recorded once per test session with the built-in simulator
 (half a second each, the first with a small camera), so every window test
@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, QThreadPool
 from pytestqt.qtbot import QtBot
-from shown_widgets import ini_settings, new_main_window, show_widget
+from shown_widgets import ini_settings, inline_session, new_main_window, show_widget
 
 from app.window.main_window import MainWindow
+from app.window.state.session import PlayerSession
 from fsr_core.simulators.planar_arm.demos import _take_documents
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
@@ -74,6 +75,13 @@ def broken_file(tmp_path: Path) -> Path:
 def skelarm_logs() -> list[Path]:
     """Return the real skelarm logs shipped in tests/data/skelarm."""
     return sorted(SKELARM_DATA.glob("*.sklog.npz"))
+
+
+@pytest.fixture
+def session(qapp: object) -> PlayerSession:
+    """Return a player session whose jobs run inline (a QApplication exists)."""
+    del qapp
+    return inline_session()
 
 
 @pytest.fixture

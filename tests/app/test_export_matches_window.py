@@ -18,17 +18,14 @@ from typing import Any
 import av
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
+from shown_widgets import ini_settings, new_main_window, open_and_wait
 
 from app.canvas import qimage_to_rgb
 from app.cli import main
 from app.headless.export import export_video, frame_times
 from app.headless.export.atomic import partial_name
-from app.window.main_window import MainWindow
-from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from tests.app.conftest import record_short_take
 
@@ -48,17 +45,12 @@ def pushed_take(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _window_scene(qtbot: QtBot, tmp_path: Path, take: Path, at_s: float) -> QImage:
     """Return the window's scene view drawn at ``at_s``, as it is on screen."""
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(
-        session=PlayerSession(runner=run_inline, check_runner=run_inline),
-        settings=settings,
-    )
+    window = new_main_window(ini_settings(tmp_path))
     qtbot.addWidget(window)
     window.scene_view.setFixedSize(*SCENE_SIZE)
     window.resize(1280, 800)
     window.show()
-    window.open_files([take])
-    qtbot.waitUntil(lambda: window.session.model is not None)
+    open_and_wait(qtbot, window, take)
     window.session.clock.seek(at_s)
     scene = window.scene_view
     image = scene.grab().toImage()

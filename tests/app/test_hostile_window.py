@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from pytestqt.qtbot import QtBot
+from shown_widgets import open_and_wait
 
 from app.canvas.panel import ReadoutPanel
 from app.canvas.scene_canvas import SceneCanvas
@@ -62,8 +63,7 @@ _READER_INVALID = "ignore:invalid value encountered:RuntimeWarning"
 
 
 def _load(qtbot: QtBot, window: MainWindow, path: Path, *plots: str) -> None:
-    window.open_files([path])
-    qtbot.waitUntil(lambda: window.session.model is not None)
+    open_and_wait(qtbot, window, path)
     window.inspector_dock.show()
     if plots:
         window.session.options.update(plots=tuple((key,) for key in plots))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from replay_indexes import write_replay_index
+from shown_widgets import inline_session
 
 from app.window.main_window import MainWindow
 from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 from fsr_core.playlists.index_file import IndexEntry, write_index
 from fsr_core.sources import expand_recordings
 from fsr_core.sources.recording_digest import pinned_entries, recording_digest
@@ -38,12 +38,18 @@ def index(short_takes: dict[str, Path], tmp_path: Path) -> Path:
     return path
 
 
+def _session_of(index: Path) -> PlayerSession:
+    """Return a session (jobs run inline) that opened ``index`` as its playlist."""
+    session = inline_session()
+    session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
+    return session
+
+
 def test_a_file_changed_since_it_was_indexed_is_greyed_with_the_reason(
     qapp: object, index: Path
 ) -> None:
     del qapp
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
+    session = _session_of(index)
 
     playlist = session.playlist
     assert [entry.name for entry in playlist.entries] == [
@@ -78,8 +84,7 @@ def test_a_replay_index_greys_an_episode_whose_artifact_changed(
     del qapp
     index, root = write_replay_index(tmp_path)
     (root / "meta/real2sim/episode_0/trace.json").write_bytes(b"edited")
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
+    session = _session_of(index)
     playlist = session.playlist
     assert [entry.name for entry in playlist.entries] == [
         "episode_000000",

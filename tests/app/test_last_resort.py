@@ -12,29 +12,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
+from shown_widgets import ini_settings, new_main_window, show_widget
 
 from app.cli import main
 from app.window import main_window
 from app.window.last_resort import LastResort
 from app.window.main_window import MainWindow, open_player
-from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_no_exception_capture]
 
 
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    session = PlayerSession(runner=run_inline, check_runner=run_inline)
-    made = MainWindow(session=session, settings=settings)
-    qtbot.addWidget(made)
-    made.show()
-    qtbot.waitExposed(made)
-    return made
+    return show_widget(qtbot, new_main_window(ini_settings(tmp_path)))
 
 
 @pytest.fixture
@@ -144,7 +137,7 @@ def test_an_exception_on_a_worker_thread_is_shown_from_the_gui_thread(
 def test_the_player_runs_under_the_hook_and_puts_the_old_one_back(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    settings = ini_settings(tmp_path)
     monkeypatch.setattr(main_window, "default_settings", lambda: settings)
     before = sys.excepthook
     seen: dict[str, object] = {}

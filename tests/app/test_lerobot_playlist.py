@@ -13,19 +13,12 @@ from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
 from app.window.widgets.side_panel import SidePanel
-from app.window.workers import run_inline
 from app.window.workers.jobs import FileIdentity
 from fsr_core.sources import expand_recordings
 
 pytestmark = pytest.mark.gui
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "lerobot"
-
-
-@pytest.fixture
-def session(qapp: object) -> PlayerSession:
-    del qapp
-    return PlayerSession(runner=run_inline, check_runner=run_inline)
 
 
 def test_each_episode_is_a_row_with_its_length_and_task(session: PlayerSession) -> None:

@@ -9,10 +9,9 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
+from shown_widgets import activate_window, new_main_window
 
 from app.window.main_window import MainWindow
-from app.window.state.session import PlayerSession
-from app.window.workers import run_inline
 
 pytestmark = pytest.mark.gui
 
@@ -24,9 +23,7 @@ WINDOW_SIZE = (1100, 700)
 @pytest.fixture
 def window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     """Make the conftest's window the active one: the keys go to it."""
-    window.activateWindow()
-    qtbot.waitActive(window)
-    return window
+    return activate_window(qtbot, window)
 
 
 def _playlist(
@@ -247,19 +244,13 @@ def test_the_playlist_floats_and_docks_again_from_its_title_bar_button(
 def test_settings_remember_toggles_speed_and_recent_files(
     qtbot: QtBot, settings: QSettings, short_takes: dict[str, Path]
 ) -> None:
-    first = MainWindow(
-        session=PlayerSession(runner=run_inline, check_runner=run_inline),
-        settings=settings,
-    )
+    first = new_main_window(settings)
     qtbot.addWidget(first)
     first.open_files([short_takes["reach"]])
     first.session.options.update(show_com=True)
     first.session.clock.set_speed(3.0)
     first.close()
-    second = MainWindow(
-        session=PlayerSession(runner=run_inline, check_runner=run_inline),
-        settings=settings,
-    )
+    second = new_main_window(settings)
     qtbot.addWidget(second)
     assert second.session.options.options.show_com
     assert second.session.clock.speed == 3.0

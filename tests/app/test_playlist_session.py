@@ -17,12 +17,6 @@ from app.window.workers.jobs import FileIdentity
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def session(qapp: object) -> PlayerSession:
-    del qapp
-    return PlayerSession(runner=run_inline, check_runner=run_inline)
-
-
 def test_opening_files_checks_each_and_loads_the_first(
     session: PlayerSession, short_takes: dict[str, Path], broken_file: Path
 ) -> None:

@@ -10,11 +10,11 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QPalette, QWheelEvent
-from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QTreeWidgetItem
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 from recording_models import channels_model
-from shown_widgets import show_widget
+from shown_widgets import show_widget, turn_wheel
 
 from app.window.plots import ChannelPickerDialog, ChannelPlots, series_keys
 from fsr_core.recording import Channel, RecordingModel
@@ -75,18 +75,7 @@ def _seconds_per_pixel(plots: ChannelPlots) -> float:
 
 def _wheel(widget: Any, point: QPoint, steps: int) -> None:
     """Turn the mouse wheel over ``point`` of a plot's viewport."""
-    viewport = widget.viewport()
-    event = QWheelEvent(
-        QPointF(point),
-        QPointF(viewport.mapToGlobal(point)),
-        QPoint(0, 0),
-        QPoint(0, 120 * steps),
-        Qt.MouseButton.NoButton,
-        Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase,
-        False,
-    )
-    QApplication.sendEvent(viewport, event)
+    turn_wheel(widget.viewport(), QPointF(point), steps)
 
 
 # -- plots ------------------------------------------------------------------

@@ -15,6 +15,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
+from shown_widgets import open_and_wait
+from window_replays import comparison_rows
 
 from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport
@@ -41,18 +43,6 @@ def _replay(window: MainWindow) -> WindowReplay:
 
 def _plots(window: MainWindow) -> ComparisonPlots:
     return _replay(window).presenter.dock.plots
-
-
-def _rows(window: MainWindow) -> dict[str, str]:
-    section = window.inspector_dock.panel.section("Comparison")
-    assert section is not None
-    rows = [section.child(i) for i in range(section.childCount())]
-    return {row.text(0): row.text(1) for row in rows if row is not None}
-
-
-def _open(qtbot: QtBot, window: MainWindow, path: Path) -> None:
-    window.open_files([path])
-    qtbot.waitUntil(lambda: window.session.model is not None)
 
 
 def record_camera_take(path: Path) -> Path:
@@ -95,7 +85,7 @@ def test_a_rerender_with_identical_frames_says_so_in_the_window(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     source = record_camera_take(tmp_path / "reach.fsr")
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     _replay(window).render_action.trigger()
     dialog = _replay(window).dialog
     assert dialog is not None
@@ -111,8 +101,10 @@ def test_a_rerender_with_identical_frames_says_so_in_the_window(
     assert report.comparison.camera("front").exact
     said = "re-rendered frames are identical (9 frames, bit for bit)"
     assert said in window.status_label.text()
-    assert _rows(window)["verdict"] == said
-    assert _rows(window)["camera front"].startswith("exact: 9 frames, max 0 levels")
+    assert comparison_rows(window)["verdict"] == said
+    assert comparison_rows(window)["camera front"].startswith(
+        "exact: 9 frames, max 0 levels"
+    )
     assert window.timeline.divergence is None
     plots = _plots(window)
     assert plots.channel_combo.currentText() == f"front{CAMERA_SUFFIX}"
@@ -130,7 +122,7 @@ def test_a_doctored_frame_is_marked_where_it_differs_and_by_how_much(
 ) -> None:
     take = write_frames(tmp_path / "take.fsr")
     doctored = write_frames(tmp_path / "doctored.fsr", altered_by=_ALTERED_BY)
-    _open(qtbot, window, take)
+    open_and_wait(qtbot, window, take)
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *_, **__: (str(doctored), "")
     )
@@ -140,7 +132,7 @@ def test_a_doctored_frame_is_marked_where_it_differs_and_by_how_much(
 
     said = "frame differs from t=0.060 s in camera front (max 40 levels)"
     assert said in window.status_label.text()
-    rows = _rows(window)
+    rows = comparison_rows(window)
     assert rows["verdict"] == said
     assert rows["camera front"].startswith("diverges: 5 frames, max 40 levels")
     assert rows["camera front"].endswith("first differs at 0.060 s")
@@ -164,7 +156,7 @@ def test_the_picker_switches_between_a_channel_and_a_camera(
 ) -> None:
     take = write_frames(tmp_path / "take.fsr")
     doctored = write_frames(tmp_path / "doctored.fsr", altered_by=_ALTERED_BY)
-    _open(qtbot, window, take)
+    open_and_wait(qtbot, window, take)
     with qtbot.waitSignal(_replay(window).finished, timeout=_TIMEOUT_MS):
         _replay(window).compare_with(doctored, pixel_tolerance=_ALTERED_BY)
     plots = _plots(window)

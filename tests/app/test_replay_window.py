@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QToolTip,
 )
 from pytestqt.qtbot import QtBot
+from shown_widgets import open_and_wait
+from window_replays import comparison_rows
 
 from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport, ReplayRequest
@@ -70,11 +72,6 @@ def _action(window: MainWindow, text: str) -> QAction:
     return found[0]
 
 
-def _open(qtbot: QtBot, window: MainWindow, path: Path) -> None:
-    window.open_files([path])
-    qtbot.waitUntil(lambda: window.session.model is not None)
-
-
 def _dialog(qtbot: QtBot, window: MainWindow, text: str) -> ReplayDialog:
     _action(window, text).trigger()
     dialog = _replay(window).dialog
@@ -99,13 +96,6 @@ def _run(qtbot: QtBot, window: MainWindow, dialog: ReplayDialog) -> ComparisonRe
     return report
 
 
-def _comparison_rows(window: MainWindow) -> dict[str, str]:
-    section = window.inspector_dock.panel.section("Comparison")
-    assert section is not None
-    rows = [section.child(i) for i in range(section.childCount())]
-    return {row.text(0): row.text(1) for row in rows if row is not None}
-
-
 def _names(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
 
@@ -119,7 +109,7 @@ def _resimulating(
     window's replay.
     """
     before = _names(source.parent)
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     return before, _dialog(qtbot, window, "Re-simulate…"), _replay(window)
 
 
@@ -127,7 +117,7 @@ def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
     source = takes["pushed"]
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     window.session.open_paths([takes["multi"]])  # listed after the source
     dialog = _dialog(qtbot, window, "Re-simulate…")
     assert dialog.output_edit.text() == str(source.with_name("05_pushed.resim.fsr"))
@@ -147,7 +137,7 @@ def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges
     assert divergence is not None
     assert divergence[0] == pytest.approx(_PUSH_START_S, abs=0.01)
     assert divergence[1].startswith("first divergence: ")
-    verdict = _comparison_rows(window)["verdict"]
+    verdict = comparison_rows(window)["verdict"]
     assert verdict.startswith(f"diverges at {divergence[0]:.3f} s in ")
     assert "diverges at" in window.status_label.text()
     assert report.replay is not None
@@ -166,7 +156,7 @@ def test_resimulating_a_pushed_take_lists_the_replay_and_shows_where_it_diverges
 def test_with_the_recorded_force_the_pushed_take_reproduces_exactly(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     dialog = _dialog(qtbot, window, "Re-simulate…")
     _click(qtbot, dialog.force_check)
     assert dialog.request().options.with_recorded_force
@@ -176,7 +166,7 @@ def test_with_the_recorded_force_the_pushed_take_reproduces_exactly(
     assert report.comparison is not None
     assert report.comparison.exact
     assert window.timeline.divergence is None
-    assert _comparison_rows(window)["verdict"].startswith("reproduces exactly")
+    assert comparison_rows(window)["verdict"].startswith("reproduces exactly")
     plots = _replay(window).presenter.dock.plots
     assert plots.divergence_positions() == []
     assert plots.error_title.startswith("no error")
@@ -187,8 +177,7 @@ def test_the_comparison_follows_the_playing_file_to_the_replay_and_away(
     window: MainWindow,
     takes: dict[str, Path],
 ) -> None:
-    window.open_files([takes["pushed"], takes["multi"]])
-    qtbot.waitUntil(lambda: window.session.model is not None)
+    open_and_wait(qtbot, window, takes["pushed"], takes["multi"])
     report = _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
     playlist = window.session.playlist
 
@@ -200,7 +189,7 @@ def test_the_comparison_follows_the_playing_file_to_the_replay_and_away(
         )
     )
     assert window.timeline.divergence is not None
-    assert "verdict" in _comparison_rows(window)
+    assert "verdict" in comparison_rows(window)
 
     window.session.load_row(playlist.row_of(takes["multi"]))
     qtbot.waitUntil(lambda: window.timeline.divergence is None)
@@ -245,7 +234,7 @@ def test_a_skelarm_log_greys_both_replays_and_says_why(
     qtbot: QtBot, window: MainWindow, skelarm_logs: list[Path]
 ) -> None:
     reach = next(path for path in skelarm_logs if path.name.startswith("reach"))
-    _open(qtbot, window, reach)
+    open_and_wait(qtbot, window, reach)
     menu = _replay_menu(window)
 
     render, resimulate = _action(window, "Re-render…"), _action(window, "Re-simulate…")
@@ -264,7 +253,7 @@ def test_a_skelarm_log_greys_both_replays_and_says_why(
 def test_a_recording_without_a_config_cannot_be_resimulated(
     qtbot: QtBot, window: MainWindow, small_recording: Path
 ) -> None:
-    _open(qtbot, window, small_recording)
+    open_and_wait(qtbot, window, small_recording)
 
     resimulate = _action(window, "Re-simulate…")
 
@@ -282,7 +271,7 @@ def test_the_dialog_refuses_an_existing_output_and_a_name_that_is_not_fsr(
     source = takes["pushed"]
     taken = source.with_name("05_pushed.resim.fsr")
     taken.write_bytes(b"somebody's file")
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     dialog = _dialog(qtbot, window, "Re-simulate…")
     assert dialog.output_edit.text() == str(source.with_name("05_pushed.resim-2.fsr"))
 
@@ -302,7 +291,7 @@ def test_the_dialog_refuses_an_existing_output_and_a_name_that_is_not_fsr(
 def test_rerender_lists_the_new_file_and_compares_its_frames(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["reach"])
+    open_and_wait(qtbot, window, takes["reach"])
     dialog = _dialog(qtbot, window, "Re-render…")
     assert dialog.output_edit.text().endswith("01_reach.render.fsr")
 
@@ -315,7 +304,7 @@ def test_rerender_lists_the_new_file_and_compares_its_frames(
     front = report.comparison.camera("front")
     assert front.frames_compared == len(report.reference.cameras[0].times_s)
     assert "not compared" not in window.status_label.text()
-    assert _comparison_rows(window)["camera front"].startswith(front.verdict)
+    assert comparison_rows(window)["camera front"].startswith(front.verdict)
     # Its 20 Hz camera is off the 30 Hz render-state rate: still every pixel.
     assert front.exact
     assert "re-rendered frames are identical" in window.status_label.text()
@@ -327,7 +316,7 @@ def test_compare_with_another_take_shows_their_differences(
     takes: dict[str, Path],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     other = takes["multi"]
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *_, **__: (str(other), "")
@@ -340,7 +329,7 @@ def test_compare_with_another_take_shows_their_differences(
     assert report.replay is None
     assert report.candidate.path == other
     assert other in [entry.path for entry in window.session.playlist.entries]
-    rows = _comparison_rows(window)
+    rows = comparison_rows(window)
     assert rows["02_multi_target.fsr"] == str(other)
     plots = _replay(window).presenter.dock.plots
     assert plots.legend_names(plots.overlay_plot)[1] == "q0 02_multi_target.fsr"
@@ -349,7 +338,7 @@ def test_compare_with_another_take_shows_their_differences(
 def test_comparing_the_playing_file_with_itself_is_refused_in_words(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
 
     with qtbot.waitSignal(_replay(window).failed) as failed:
         _replay(window).compare_with(takes["pushed"])
@@ -363,7 +352,7 @@ def test_comparing_the_playing_file_with_itself_is_refused_in_words(
 def test_the_channel_plots_draw_the_replay_dashed_over_the_recording(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     window.session.options.update(plots=(("q[q1]",),))
     assert window.plots.series_names(0) == ["q1"]
 
@@ -378,7 +367,7 @@ def test_the_channel_plots_draw_the_replay_dashed_over_the_recording(
 def test_hovering_the_divergence_on_the_timeline_names_channel_and_time(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
     divergence = window.timeline.divergence
     assert divergence is not None
@@ -401,7 +390,7 @@ def test_hovering_the_divergence_on_the_timeline_names_channel_and_time(
 def test_clicking_the_error_plot_seeks_the_recording(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))
     plots = _replay(window).presenter.dock.plots
     view = plots.error_plot.getPlotItem().getViewBox()
@@ -423,7 +412,7 @@ def test_a_preflight_refusal_is_a_non_modal_message_naming_the_file(
 ) -> None:
     source = takes["pushed"]
     before = _names(source.parent)
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     dialog = _dialog(qtbot, window, "Re-simulate…")
     dialog.simulator_combo.setCurrentText("mujoco")
 
@@ -446,7 +435,7 @@ def test_a_replay_that_fails_while_running_says_why_and_lists_nothing(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path], tmp_path: Path
 ) -> None:
     source = takes["pushed"]
-    _open(qtbot, window, source)
+    open_and_wait(qtbot, window, source)
     request = ReplayRequest(
         source=source,
         output=tmp_path / "gone" / "out.fsr",
@@ -467,7 +456,7 @@ def test_a_replay_that_fails_while_running_says_why_and_lists_nothing(
 def test_a_tolerance_typed_in_the_dialog_judges_the_replay(
     qtbot: QtBot, window: MainWindow, takes: dict[str, Path]
 ) -> None:
-    _open(qtbot, window, takes["pushed"])
+    open_and_wait(qtbot, window, takes["pushed"])
     dialog = _dialog(qtbot, window, "Re-simulate…")
     dialog.tolerance_edit.clear()
     qtbot.keyClicks(dialog.tolerance_edit, "-1")
@@ -482,5 +471,5 @@ def test_a_tolerance_typed_in_the_dialog_judges_the_replay(
     assert report.comparison.tolerance == 1000.0
     assert report.comparison.within_tolerance
     assert not report.comparison.exact
-    assert _comparison_rows(window)["verdict"].startswith("within tolerance 1000")
+    assert comparison_rows(window)["verdict"].startswith("within tolerance 1000")
     assert window.timeline.divergence is None

@@ -17,10 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from shown_widgets import show_widget
+from shown_widgets import activate_window, show_widget, turn_wheel
 
 from app.canvas import SceneCanvas, qimage_to_rgb
 from app.canvas.geometry_canvas import (
@@ -142,18 +140,7 @@ def _drag(
 
 def _wheel(widget: SceneView, notches: int) -> None:
     """Turn the wheel over the middle of ``widget`` (positive: away from you)."""
-    where = QPointF(widget.width() / 2, widget.height() / 2)
-    event = QWheelEvent(
-        where,
-        widget.mapToGlobal(where),
-        QPoint(),
-        QPoint(0, 120 * notches),
-        Qt.MouseButton.NoButton,
-        Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase,
-        False,
-    )
-    QApplication.sendEvent(widget, event)
+    turn_wheel(widget, QPointF(widget.width() / 2, widget.height() / 2), notches)
 
 
 def _pair_px(widget: SceneView, model: RecordingModel) -> float:
@@ -355,9 +342,7 @@ def test_the_planar_arm_ignores_the_mouse(
 @pytest.fixture
 def active_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     """Make the conftest's window the active one: the keys go to it."""
-    window.activateWindow()
-    qtbot.waitActive(window)
-    return window
+    return activate_window(qtbot, window)
 
 
 def test_the_window_keeps_the_orbit_through_toggles_and_resets_it_per_file(

@@ -122,6 +122,22 @@ def test_missing_genesis_names_the_extra() -> None:
         get_adapter("genesis")
 
 
+def _skip_where_installed(module: str) -> None:
+    """Skip the test when ``module`` imports in this interpreter (a child asks)."""
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import importlib.util as u; print(u.find_spec({module!r}))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if probe.stdout.strip() != "None":
+        pytest.skip(f"{module} is installed in this interpreter")
+
+
 def test_a_worker_python_without_genesis_is_named(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -130,18 +146,7 @@ def test_a_worker_python_without_genesis_is_named(
     assert "does not exist" in (availability.unavailable_reason() or "")
 
     # This interpreter has no genesis-world when the suite runs without it.
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import importlib.util as u; print(u.find_spec('genesis'))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    if probe.stdout.strip() != "None":
-        pytest.skip("genesis is installed in this interpreter")
+    _skip_where_installed("genesis")
     monkeypatch.setenv(availability.PYTHON_VARIABLE, sys.executable)
     reason = availability.unavailable_reason() or ""
     assert "has no genesis-world" in reason
@@ -530,18 +535,7 @@ def test_check_step_says_genesis_tests_did_not_run_without_a_genesis_python(
         "genesis tests NOT RUN: no FSR_VIEWER_GENESIS_PYTHON" in capfd.readouterr().out
     )
 
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import importlib.util as u; print(u.find_spec('torch'))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    if probe.stdout.strip() != "None":
-        pytest.skip("torch is installed in this interpreter")
+    _skip_where_installed("torch")
     monkeypatch.setenv("FSR_VIEWER_GENESIS_PYTHON", sys.executable)
     assert check._genesis_tests() == 0
     assert "lacks genesis-world, torch or pytest" in capfd.readouterr().out

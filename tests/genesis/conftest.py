@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from simulator_marks import skip_where_unavailable
 
 from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayResult
@@ -26,13 +27,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    reason = unavailable_reason()
-    if reason is None:
-        return
-    skip = pytest.mark.skip(reason=f"runs Genesis, which cannot run here: {reason}")
-    for item in items:
-        if item.get_closest_marker("genesis") is not None:
-            item.add_marker(skip)
+    skip_where_unavailable(items, "genesis", "Genesis", unavailable_reason())
 
 
 Replayed = Callable[[str, str], ReplayResult]

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from simulator_marks import skip_where_unavailable
 
 from fsr_core.simulators.skelarm.availability import unavailable_reason
 
@@ -22,13 +23,7 @@ MAKE_LOGS = Path(__file__).with_name("make_skelarm_logs.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    reason = unavailable_reason()
-    if reason is None:
-        return
-    skip = pytest.mark.skip(reason=f"runs skelarm, which cannot run here: {reason}")
-    for item in items:
-        if item.get_closest_marker("skelarm") is not None:
-            item.add_marker(skip)
+    skip_where_unavailable(items, "skelarm", "skelarm", unavailable_reason())
 
 
 @pytest.fixture(scope="session")

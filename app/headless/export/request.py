@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.headless.export.video import (
     ExportResult,
+    drawn_size,
     export_format,
     export_video,
     frame_count,
@@ -68,12 +69,7 @@ def output_size(
     ``kind`` is the container (``"mp4"``, ``"webm"``, ``"gif"``): the first two
     need an even width and height.
     """
-    from app.canvas.panel import ReadoutPanel
-
-    width, height = size
-    views = 2 if view == "both" else 1
-    total = views * width + (ReadoutPanel.WIDTH_PX if panel else 0)
-    return padded_size(total, height, kind)
+    return padded_size(*drawn_size(size, view=view, panel=panel), kind)
 
 
 def run_request(

@@ -17,7 +17,6 @@ from typing import Any, Final
 from fsr_core.errors import ReplayError
 from fsr_core.simulation.protocol import (
     RecordedRun,
-    ReplayMode,
     ReplayOptions,
     ReplayPlan,
     ReplayResult,
@@ -42,7 +41,10 @@ SOURCE_KIND: Final = "genesis"
 
 
 class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
-    """Re-render and re-simulate Genesis trajectories; available where Genesis runs."""
+    """Re-render (seek every frame) and re-simulate (step on) Genesis trajectories.
+
+    Available where Genesis runs.
+    """
 
     @property
     def name(self) -> str:
@@ -57,10 +59,6 @@ class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
     def replay_settings(self) -> tuple[str, ...]:
         """Take ``camera`` (pos, lookat, fov, size) and ``start_frame``."""
         return SETTINGS
-
-    def capabilities(self) -> frozenset[ReplayMode]:
-        """Both modes: render (seek every frame) and resimulate (step on)."""
-        return frozenset({ReplayMode.RENDER, ReplayMode.RESIMULATE})
 
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be replayed here, or ``None`` if it can."""

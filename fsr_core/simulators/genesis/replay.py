@@ -17,7 +17,7 @@ from pathlib import Path
 
 from fsr_core.errors import AdapterUnavailableError, ReplayError
 from fsr_core.format.safe_open import open_source
-from fsr_core.simulation.lifecycle import cancel_check
+from fsr_core.simulation.lifecycle import cancel_check, check_pinned
 from fsr_core.simulation.output import check_output, replay_output
 from fsr_core.simulation.protocol import (
     ReplayMode,
@@ -174,11 +174,7 @@ def _digest(call: ReplayCall) -> str:
         digest = source.sha256(check)
     finally:
         source.close()
-    pinned = call.options.pinned_sha256
-    if pinned is not None and digest != pinned:
-        raise ReplayError(
-            f"source SHA-256 is {digest}, expected {pinned}", path=call.source
-        )
+    check_pinned(digest, call.options.pinned_sha256, call.source)
     return digest
 
 

@@ -295,6 +295,25 @@ def _recorded_arrays(context: _Context, live: Arrays) -> Arrays:
     return {name: value for name, value in live.items() if name in wanted}
 
 
+def _frame_out(
+    context: _Context,
+    index: int,
+    live: Arrays,
+    differences: tuple[dict[str, Any], ...],
+    began: float,
+    rgb: npt.NDArray[np.uint8] | None = None,
+) -> FrameOut:
+    """Return frame ``index`` as the scene holds it (``live``), timed from ``began``."""
+    return FrameOut(
+        index=index,
+        steps=_steps(live, context.steps_field),
+        arrays=_recorded_arrays(context, live),
+        differences=differences,
+        rgb=rgb,
+        wall_s=time.perf_counter() - began,
+    )
+
+
 def _put_back(context: _Context, scene: Any, recorded: Arrays) -> None:
     """Write the authored inputs of ``recorded`` into the scene, if any differ."""
     state = scene.__getstate__()
@@ -441,15 +460,7 @@ def resimulate(
             live = _live(scene, context.steps_field)
         previous = target
         current = max(_steps(live, context.steps_field))
-        sink.frame(
-            FrameOut(
-                index=index,
-                steps=_steps(live, context.steps_field),
-                arrays=_recorded_arrays(context, live),
-                differences=differences,
-                wall_s=time.perf_counter() - began,
-            )
-        )
+        sink.frame(_frame_out(context, index, live, differences, began))
 
 
 def _viewer_camera(scene: Any) -> tuple[Any, Any, Any] | None:
@@ -568,16 +579,7 @@ def render(
         live = _live(scene, context.steps_field)
         differences = _compare(context, live, trajectory.frame(index))
         image = _rgb(camera)
-        sink.frame(
-            FrameOut(
-                index=index,
-                steps=_steps(live, context.steps_field),
-                arrays=_recorded_arrays(context, live),
-                differences=differences,
-                rgb=image,
-                wall_s=time.perf_counter() - began,
-            )
-        )
+        sink.frame(_frame_out(context, index, live, differences, began, image))
 
 
 def run(request: GenesisRequest, sink: Sink, cancelled: Callable[[], bool]) -> None:

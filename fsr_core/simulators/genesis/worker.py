@@ -30,17 +30,20 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any
 
 import numpy as np
 
+from fsr_core.simulation.worker_main import (
+    EXIT_BAD_REQUEST,
+    EXIT_REFUSED,
+    bad_request,
+    worker_paths,
+)
 from fsr_core.simulators.genesis.request import GenesisRequest, RequestError
 from fsr_core.simulators.genesis.session import FrameOut, run
 
 __all__ = ["EXIT_BAD_REQUEST", "EXIT_REFUSED", "main"]
-
-EXIT_BAD_REQUEST: Final = 2
-EXIT_REFUSED: Final = 3
 
 
 class _Reporter:
@@ -96,19 +99,16 @@ def _event_stream() -> IO[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one request; return the exit status (see the module docstring)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2:
-        sys.stderr.write("usage: worker REQUEST.json FRAME_FOLDER\n")
+    paths = worker_paths(argv, "REQUEST.json FRAME_FOLDER")
+    if paths is None:
         return EXIT_BAD_REQUEST
+    request_path, folder = paths
     try:
-        request = GenesisRequest.from_json(Path(args[0]).read_text(encoding="utf-8"))
+        request = GenesisRequest.from_json(request_path.read_text(encoding="utf-8"))
     except (OSError, RequestError) as exc:
-        sys.stderr.write(f"bad request: {exc}\n")
-        return EXIT_BAD_REQUEST
-    folder = Path(args[1])
+        return bad_request(exc)
     if not folder.is_dir():
-        sys.stderr.write(f"bad request: {folder} is not a folder\n")
-        return EXIT_BAD_REQUEST
+        return bad_request(f"{folder} is not a folder")
     events = _event_stream()
     reporter = _Reporter(events, folder)
     try:

@@ -9,7 +9,6 @@ from typing import Any
 
 from fsr_core.simulation.protocol import (
     RecordedRun,
-    ReplayMode,
     ReplayResult,
     ScenarioInput,
 )
@@ -74,10 +73,6 @@ class MujocoAdapter(ReplayCallAdapter, SimulatorDefaults):
         scenario: ScenarioInput = config if path is None else Path(path)
         run: MujocoRunResult = self.record(scenario, Path(output), **options).result
         return run
-
-    def capabilities(self) -> frozenset[ReplayMode]:
-        """Both modes: render and resimulate."""
-        return frozenset({ReplayMode.RENDER, ReplayMode.RESIMULATE})
 
     def can_replay(self, source: Path) -> str | None:
         """``None`` when ``source`` is a MuJoCo recording this adapter can replay."""

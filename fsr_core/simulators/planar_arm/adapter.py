@@ -118,10 +118,6 @@ class PlanarArmAdapter(ReplayCallAdapter, SimulatorDefaults):
             for item in files
         )
 
-    def capabilities(self) -> frozenset[ReplayMode]:
-        """Return both modes: render and resimulate."""
-        return frozenset({ReplayMode.RENDER, ReplayMode.RESIMULATE})
-
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be rebuilt here, or ``None`` if it can."""
         try:

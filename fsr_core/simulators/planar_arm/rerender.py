@@ -24,7 +24,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
-from fsr_core.simulation.lifecycle import cancel_check, fresh_run_id
+from fsr_core.simulation.lifecycle import fresh_run_id
 from fsr_core.simulation.protocol import ReplayMode, ReplayResult
 from fsr_core.simulation.provenance import replay_metadata
 from fsr_core.simulation.recorded_streams import RENDER_STATE, TASK
@@ -36,6 +36,7 @@ from fsr_core.simulators.planar_arm.recording_streams import (
     stream_table,
 )
 from fsr_core.simulators.planar_arm.resimulation import (
+    open_source,
     planar_provenance,
     run_planar_replay,
     source_scenario,
@@ -154,12 +155,7 @@ _KEPT_KINDS: Final = frozenset(
 def rerender(call: ReplayCall) -> ReplayResult:
     """Re-render ``call.source`` into ``call.output`` (see the module docstring)."""
     source, options = call.source, call.options
-    with FsrReader.open(
-        source,
-        max_bytes=options.max_input_bytes,
-        expected_sha256=options.pinned_sha256,
-        check=cancel_check(call.cancel, source, "while reading the source"),
-    ) as reader:
+    with open_source(source, options, call.cancel) as reader:
         scenario = source_scenario(reader)
         digest = reader.file_sha256
         provenance = planar_provenance(call, ReplayMode.RENDER, digest, fresh_run_id())

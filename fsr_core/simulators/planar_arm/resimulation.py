@@ -68,6 +68,7 @@ from fsr_core.simulators.planar_arm.recording_streams import (
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
 __all__ = [
+    "open_source",
     "planar_provenance",
     "resimulate",
     "run_planar_replay",
@@ -105,15 +106,25 @@ def _recorded_forces(reader: FsrReader) -> dict[int, np.ndarray]:
     return forces
 
 
-def _read_source(
+def open_source(
     source: Path, options: ReplayOptions, cancel: CancelToken | None
-) -> tuple[_Source, str]:
-    with FsrReader.open(
+) -> FsrReader:
+    """Open the recording a replay rebuilds: within the input limit, pinned.
+
+    ``cancel`` is checked between the chunks of the digest pass.
+    """
+    return FsrReader.open(
         source,
         max_bytes=options.max_input_bytes,
         expected_sha256=options.pinned_sha256,
         check=cancel_check(cancel, source, "while reading the source"),
-    ) as reader:
+    )
+
+
+def _read_source(
+    source: Path, options: ReplayOptions, cancel: CancelToken | None
+) -> tuple[_Source, str]:
+    with open_source(source, options, cancel) as reader:
         metadata = reader.metadata
         scenario = source_scenario(reader)
         forces = _recorded_forces(reader) if options.with_recorded_force else None

@@ -37,6 +37,7 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.logs.skelarm.convert import SIMULATOR_NAME, file_sha256
 from fsr_core.logs.skelarm.converted import is_converted_log, read_converted
 from fsr_core.logs.skelarm.log import CheckedLog, check_log
+from fsr_core.simulation.lifecycle import check_pinned
 from fsr_core.simulation.output import check_output
 from fsr_core.simulation.protocol import (
     CancelToken,
@@ -262,10 +263,7 @@ def resimulate_log(
     plan = plan_resimulation(log.meta, log.arrays, log.times_s)
     _check_plan(source_path, plan, with_recorded_force)
     digest = file_sha256(source_path)
-    if pinned_sha256 is not None and digest != pinned_sha256:
-        raise ReplayError(
-            f"source SHA-256 is {digest}, expected {pinned_sha256}", path=source_path
-        )
+    check_pinned(digest, pinned_sha256, source_path)
     stamp = {
         "source": source_path.name,
         "source_sha256": digest,

@@ -46,16 +46,17 @@ from typing import Any
 import numpy as np
 
 from fsr_core.arrays import FloatArray
+from fsr_core.simulation.worker_main import (
+    EXIT_BAD_REQUEST,
+    EXIT_REFUSED,
+    bad_request,
+    worker_paths,
+)
 
 __all__ = ["EXIT_BAD_REQUEST", "EXIT_REFUSED", "KINDS", "main"]
 
 KINDS = ("rerun", "rerun_with_force", "scenario")
 """The requests this module runs."""
-
-EXIT_REFUSED = 3
-"""skelarm raised on the request (e.g. a config it cannot rebuild)."""
-EXIT_BAD_REQUEST = 2
-"""The request archive is not one this module writes."""
 
 
 def _text(request: Any, key: str) -> str:
@@ -211,18 +212,16 @@ def _load(request_path: Path) -> tuple[str, dict[str, Any], dict[str, Any]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one request; return the exit status (see the module docstring)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2:
-        sys.stderr.write("usage: worker REQUEST.npz OUTPUT.sklog.npz\n")
+    paths = worker_paths(argv, "REQUEST.npz OUTPUT.sklog.npz")
+    if paths is None:
         return EXIT_BAD_REQUEST
+    request_path, output = paths
     try:
-        kind, options, request = _load(Path(args[0]))
+        kind, options, request = _load(request_path)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        sys.stderr.write(f"bad request: {exc}\n")
-        return EXIT_BAD_REQUEST
+        return bad_request(exc)
     if kind not in KINDS:
-        sys.stderr.write(f"bad request: unknown kind {kind!r}\n")
-        return EXIT_BAD_REQUEST
+        return bad_request(f"unknown kind {kind!r}")
     skelarm = importlib.import_module("skelarm")
     try:
         log = _run(skelarm, kind, request, options)
@@ -232,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     resimulation = options.get("resimulation")
     if isinstance(resimulation, dict):
         log.extra["resimulation"] = resimulation
-    log.save(Path(args[1]))
+    log.save(output)
     return 0
 
 
