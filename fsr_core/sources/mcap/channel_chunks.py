@@ -17,11 +17,8 @@ statistics to catch an index that leaves some out.
 
 from __future__ import annotations
 
-import itertools
 import struct
-from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -42,10 +39,7 @@ from fsr_core.sources.mcap.container import (
 )
 from fsr_core.sources.mcap.message_index import channel_entries
 
-__all__ = ["GROUP", "ChunkMessages", "channel_chunks", "joined"]
-
-GROUP: Final = 64
-"""Blocks one thread reads in a row."""
+__all__ = ["ChunkMessages", "channel_chunks", "joined"]
 
 _MESSAGE_HEAD: Final = np.dtype(
     [
@@ -280,9 +274,20 @@ def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMess
     return _walked(data, channel_id, file.path, block.offset)
 
 
-def _read_each(
+def channel_chunks(
     path: Path, blocks: Sequence[tuple[int, Block]], channel_id: int
 ) -> Iterator[tuple[int, Block, ChunkMessages | FsrError]]:
+    """Yield ``(number, block, messages)`` of each block, in order, CRC checked.
+
+    A block that cannot be read yields its error in place of its messages.
+    (Reading chunks on two threads was measured no faster: the work between
+    the libraries' calls holds the interpreter.)
+
+    Raises
+    ------
+    FsrError
+        The file cannot be opened, or the ``mcap`` package is missing.
+    """
     records = _library()
     file = _File(path)
     try:
@@ -296,53 +301,3 @@ def _read_each(
             yield number, block, found
     finally:
         file.close()
-
-
-def channel_chunks(
-    path: Path,
-    blocks: Sequence[tuple[int, Block]],
-    channel_id: int,
-    *,
-    threads: int = 1,
-) -> Iterator[tuple[int, Block, ChunkMessages | FsrError]]:
-    """Yield ``(number, block, messages)`` of each block, in order, CRC checked.
-
-    A block that cannot be read yields its error in place of its messages.
-    With ``threads`` > 1, runs of :data:`GROUP` blocks are read by that many
-    threads, a few runs ahead of the caller: reading, decompressing and
-    checking a chunk let go of the interpreter most of the time.
-
-    Raises
-    ------
-    FsrError
-        The file cannot be opened, or the ``mcap`` package is missing.
-    """
-    if threads <= 1 or len(blocks) <= GROUP:
-        yield from _read_each(path, blocks, channel_id)
-        return
-    _library()  # a missing package is said at once, not by each thread
-    groups = iter(
-        [blocks[start : start + GROUP] for start in range(0, len(blocks), GROUP)]
-    )
-
-    def read_group(
-        group: Sequence[tuple[int, Block]],
-    ) -> list[tuple[int, Block, ChunkMessages | FsrError]]:
-        return list(_read_each(path, group, channel_id))
-
-    with ThreadPoolExecutor(threads, thread_name_prefix="mcap-chunks") as pool:
-        pending: deque[Future[list[tuple[int, Block, ChunkMessages | FsrError]]]]
-        pending = deque(
-            pool.submit(read_group, group)
-            for group in itertools.islice(groups, threads + 1)
-        )
-        try:
-            while pending:
-                done = pending.popleft().result()
-                following = next(groups, None)
-                if following is not None:
-                    pending.append(pool.submit(read_group, following))
-                yield from done
-        finally:
-            for future in pending:
-                future.cancel()

@@ -35,8 +35,6 @@ __all__ = ["TopicLoader"]
 _BATCH_BYTES: Final = 16 << 20
 """Message bytes decoded together, at most (and a chunk more)."""
 _BATCH_CHUNKS: Final = 256
-_THREADS: Final = 2
-"""Threads reading chunks while this one decodes."""
 
 
 class _Failures:
@@ -125,7 +123,7 @@ class TopicLoader:
         batch: list[ChunkMessages] = []
         held = 0
         for _, block, found in channel_chunks(
-            self._path, self._blocks, info.channel_id, threads=_THREADS
+            self._path, self._blocks, info.channel_id
         ):
             if isinstance(found, SourceUnavailableError):
                 raise found
