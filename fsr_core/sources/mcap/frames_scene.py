@@ -12,7 +12,6 @@ from typing import Final
 
 import numpy as np
 
-from fsr_core.calibration.rotations import quaternion_from_matrix
 from fsr_core.recording import SceneGeometry
 from fsr_core.sources.axis_triads import triad_length, triad_meshes
 from fsr_core.sources.mcap.transform_tree import TransformTree
@@ -41,14 +40,10 @@ def frames_geometry(tree: TransformTree, origin_ns: int) -> SceneGeometry | None
     times = _sample_times(tree, origin_ns)
     poses = np.zeros((times.size, len(frames), 7), dtype=np.float64)
     poses[..., 6] = 1.0
-    for t_index, time_ns in enumerate(times):
-        for f_index, frame in enumerate(frames):
-            found = tree.world_pose(frame, int(time_ns))
-            if found is None:
-                continue
-            translation, rotation = found
-            poses[t_index, f_index, :3] = translation
-            poses[t_index, f_index, 3:] = quaternion_from_matrix(rotation)
+    for f_index, frame in enumerate(frames):
+        found = tree.world_poses(frame, times)
+        if found is not None:
+            poses[:, f_index, :3], poses[:, f_index, 3:] = found
     length = triad_length(poses[..., :3], share=0.12, shortest=0.05, longest=1.0)
     meshes = triad_meshes(frames, length)
     play = (times - origin_ns).astype(np.float64) / 1e9

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.format.safe_open import open_source
+from fsr_core.sources.mcap.channel_chunks import channel_chunks
 from fsr_core.sources.mcap.container import Block, BlockMessage, McapContents
 from fsr_core.sources.mcap.known_types import TopicKind, frame_id_of
 from fsr_core.sources.mcap.message_index import channel_span
@@ -105,6 +107,10 @@ def _read_at_open(reading: Reading) -> None:
         for channel_id, topic in topics.items()
         if topic.kind in _AT_OPEN and topic.decoder.decode is not None
     }
+    by_chunk = sorted(c for c in at_open if reading.reads_by_chunk(c))
+    at_open -= set(by_chunk)
+    for channel_id in by_chunk:
+        _read_by_chunk(reading, channel_id)
     probing = {
         channel_id
         for channel_id, topic in topics.items()
@@ -132,6 +138,24 @@ def _read_at_open(reading: Reading) -> None:
             elif channel_id in probing and _probe(topics[channel_id], message):
                 probing.discard(channel_id)
         reading.take_messages(number, taken)
+
+
+def _read_by_chunk(reading: Reading, channel_id: int) -> None:
+    """Read a transform channel's messages chunk by chunk, back to back."""
+    blocks = [
+        (number, block)
+        for number, block in enumerate(reading.contents.blocks)
+        if channel_id in (block.channel_ids or ())
+    ]
+    for number, block, found in channel_chunks(
+        reading.contents.path, blocks, channel_id
+    ):
+        if isinstance(found, SourceUnavailableError):
+            raise found
+        if isinstance(found, FsrError):
+            reading.skip(block, found.reason)
+            continue
+        reading.take_chunk(number, channel_id, found)
 
 
 def _probe(topic: Topic, message: BlockMessage) -> bool:

@@ -16,7 +16,7 @@ or with the unset stamp 0, stays at its log time and its topic counts it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 import numpy as np
@@ -24,6 +24,7 @@ import numpy as np
 from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.sources.mcap.block_reading import read_blocks
 from fsr_core.sources.mcap.cdr_columns import CdrColumns
+from fsr_core.sources.mcap.channel_chunks import ChunkMessages
 from fsr_core.sources.mcap.container import Block, BlockMessage, McapContents
 from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
 from fsr_core.sources.mcap.known_types import (
@@ -83,9 +84,14 @@ class Reading:
             if isinstance(found, SourceUnavailableError):
                 raise found
             if isinstance(found, FsrError):
-                self.skipped.append((block, found.reason))
+                self.skip(block, found.reason)
                 continue
             yield index, found
+
+    def skip(self, block: Block, reason: str) -> None:
+        """Note a block that could not be read (once, however often it is tried)."""
+        if all(known.offset != block.offset for known, _ in self.skipped):
+            self.skipped.append((block, reason))
 
     def _time(self, topic: Topic, message: BlockMessage, tree: PlainTree | None) -> int:
         """Return the time that places ``message`` on the time base.
@@ -148,21 +154,58 @@ class Reading:
 
     def _take_transforms(self, block: int, messages: list[BlockMessage]) -> None:
         """Add one transform topic's messages, read by layout where they can be."""
-        channel_id = messages[0].channel_id
+        lengths = np.fromiter((len(m.data) for m in messages), np.int64, len(messages))
+        blob = np.frombuffer(b"".join(m.data for m in messages), dtype=np.uint8)
+        publish = self.base == "publish"
+        times = [m.publish_time_ns if publish else m.log_time_ns for m in messages]
+        self._transform_rows(
+            block,
+            messages[0].channel_id,
+            (blob, np.cumsum(lengths) - lengths, lengths, times),
+            messages.__getitem__,
+        )
+
+    def reads_by_chunk(self, channel_id: int) -> bool:
+        """Whether :meth:`take_chunk` can take this channel's messages."""
+        return self.base == "log" and self._transform_batches(channel_id) is not None
+
+    def take_chunk(self, block: int, channel_id: int, found: ChunkMessages) -> None:
+        """Add one block's messages of a transform channel, as :meth:`take` would.
+
+        For a channel :meth:`reads_by_chunk` accepts: its messages come back
+        to back (:mod:`fsr_core.sources.mcap.channel_chunks`), not one by one.
+        """
+        times = found.times_ns.tolist()
+
+        def message(position: int) -> BlockMessage:
+            return BlockMessage(
+                channel_id=channel_id,
+                log_time_ns=times[position],
+                publish_time_ns=times[position],  # unused: the base is log time
+                sequence=0,
+                data=found.data(position),
+            )
+
+        rows = (found.blob, found.starts, found.lengths, times)
+        self._transform_rows(block, channel_id, rows, message)
+
+    def _transform_rows(
+        self,
+        block: int,
+        channel_id: int,
+        rows: tuple[np.ndarray, np.ndarray, np.ndarray, list[int]],
+        message: Callable[[int], BlockMessage],
+    ) -> None:
         topic = self.topics[channel_id]
         batches = self._batches[channel_id]
         assert batches is not None
-        lengths = np.fromiter((len(m.data) for m in messages), np.int64, len(messages))
-        blob = np.frombuffer(b"".join(m.data for m in messages), dtype=np.uint8)
-        starts = np.cumsum(lengths) - lengths
-        publish = self.base == "publish"
-        times = [m.publish_time_ns if publish else m.log_time_ns for m in messages]
+        blob, starts, lengths, times = rows
         static = topic.info.topic in _STATIC_TOPICS
         for positions, poses in batches.read(blob, starts, lengths):
             picked = positions.tolist()
             if poses is None:
                 for position in picked:
-                    self.take(block, 0, messages[position])
+                    self.take(block, 0, message(position))
                 continue
             self.counts[channel_id] = self.counts.get(channel_id, 0) + len(picked)
             when = [times[position] for position in picked]

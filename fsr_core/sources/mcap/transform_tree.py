@@ -15,7 +15,10 @@ from typing import Final
 import numpy as np
 
 from fsr_core.arrays import FloatArray
-from fsr_core.calibration.rotations import matrix_from_quaternion
+from fsr_core.calibration.rotations import (
+    matrices_from_quaternions,
+    matrix_from_quaternion,
+)
 from fsr_core.sources.mcap.known_types import Transform
 
 __all__ = ["TransformTree"]
@@ -124,7 +127,9 @@ class TransformTree:
             return np.zeros(0, dtype=np.int64)
         return np.unique(np.concatenate([np.asarray(t, dtype=np.int64) for t in times]))
 
-    def _link_pose(self, link: _Link, time_ns: int) -> tuple[FloatArray, FloatArray]:
+    @staticmethod
+    def _arrays(link: _Link) -> tuple[np.ndarray, FloatArray, FloatArray]:
+        """Return a link's times, translations and rotations, sorted by time."""
         if link.arrays is None:
             order = np.argsort(np.asarray(link.times_ns, dtype=np.int64), kind="stable")
             link.arrays = (
@@ -132,7 +137,10 @@ class TransformTree:
                 np.asarray(link.translations, dtype=np.float64)[order],
                 np.asarray(link.rotations, dtype=np.float64)[order],
             )
-        times, translations, rotations = link.arrays
+        return link.arrays
+
+    def _link_pose(self, link: _Link, time_ns: int) -> tuple[FloatArray, FloatArray]:
+        times, translations, rotations = self._arrays(link)
         index = 0 if link.static else int(np.searchsorted(times, time_ns, "right")) - 1
         index = min(max(index, 0), len(times) - 1)
         return translations[index], matrix_from_quaternion(rotations[index])
@@ -158,6 +166,49 @@ class TransformTree:
             current = link.parent
         return None
 
+    def world_poses(
+        self, frame: str, times_ns: np.ndarray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """Return ``frame``'s translations ``(n, 3)`` and unit quaternions ``(n, 4)``.
+
+        The pose in its root frame at each of ``times_ns``, as
+        :meth:`world_pose` gives it (quaternions ``x, y, z, w`` with ``w >= 0``),
+        computed for all the times at once. ``None`` as :meth:`world_pose`.
+        """
+        if frame not in self._links and not any(
+            link.parent == frame for link in self._links.values()
+        ):
+            return None
+        count = int(times_ns.size)
+        translation: FloatArray = np.zeros((count, 3))
+        rotation: FloatArray = np.zeros((count, 4))
+        rotation[:, 3] = 1.0
+        current = frame
+        for _ in range(_MAX_DEPTH):
+            link = self._links.get(current)
+            if link is None:
+                break
+            times, translations, rotations = self._arrays(link)
+            if link.static:
+                index = np.zeros(count, dtype=np.int64)
+            else:
+                index = np.searchsorted(times, times_ns, "right") - 1
+            index = np.clip(index, 0, len(times) - 1)
+            outer = rotations[index] / np.linalg.norm(
+                rotations[index], axis=1, keepdims=True
+            )
+            matrices = matrices_from_quaternions(outer, normalise=False)
+            translation = translations[index] + np.einsum(
+                "nij,nj->ni", matrices, translation
+            )
+            rotation = _product(outer, rotation)
+            current = link.parent
+        else:
+            return None
+        rotation /= np.linalg.norm(rotation, axis=1, keepdims=True)
+        rotation[rotation[:, 3] < 0] *= -1.0
+        return translation, rotation + 0.0
+
     def series(self) -> list[tuple[str, list[int], FloatArray, FloatArray]]:
         """Return ``(frame, times, translations, rotations xyzw)`` of moving links."""
         found = []
@@ -173,3 +224,18 @@ class TransformTree:
                 )
             )
         return found
+
+
+def _product(outer: FloatArray, inner: FloatArray) -> FloatArray:
+    """Return the quaternion products ``outer * inner`` (rows ``x, y, z, w``)."""
+    x1, y1, z1, w1 = outer.T
+    x2, y2, z2, w2 = inner.T
+    return np.stack(
+        [
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+        ],
+        axis=1,
+    )
