@@ -13,9 +13,9 @@ with its index is refused.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from fsr_core.errors import CorruptRecordError, FsrError
 from fsr_core.sources.mcap.container import (
@@ -28,7 +28,12 @@ from fsr_core.sources.mcap.container import (
     _record_error,
 )
 
-__all__ = ["chunk_record", "read_block", "read_blocks"]
+__all__ = ["chunk_record", "each_block", "read_block", "read_blocks"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+Wanted = frozenset[int] | None
+Messages = list[BlockMessage]
 
 
 _MESSAGE_HEAD: Final = struct.Struct("<HIQQ")
@@ -103,14 +108,34 @@ def read_blocks(
     FsrError
         The file cannot be opened, or the ``mcap`` package is missing.
     """
+
+    def read(file: _File, records: Any, block: Block, wanted: Wanted) -> Messages:
+        return list(_block_messages(file, block, wanted, records, verify=True))
+
+    return each_block(path, plan, read)
+
+
+def each_block(
+    path: Path,
+    plan: Iterable[tuple[int, Block, T]],
+    read: Callable[[_File, Any, Block, T], R],
+) -> Iterator[tuple[int, Block, R | FsrError]]:
+    """Yield ``(number, block, read(file, records, block, wanted))`` of each block.
+
+    The file is opened once; a block whose read raises :class:`FsrError`
+    yields that error in its place.
+
+    Raises
+    ------
+    FsrError
+        The file cannot be opened, or the ``mcap`` package is missing.
+    """
     records = _library()
     file = _File(path)
     try:
-        for number, block, channel_ids in plan:
+        for number, block, wanted in plan:
             try:
-                found: list[BlockMessage] | FsrError = list(
-                    _block_messages(file, block, channel_ids, records, verify=True)
-                )
+                found: R | FsrError = read(file, records, block, wanted)
             except FsrError as exc:
                 found = exc
             yield number, block, found

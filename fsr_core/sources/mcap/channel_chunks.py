@@ -28,12 +28,15 @@ import numpy as np
 from fsr_core.arrays import IndexArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import FsrError
-from fsr_core.sources.mcap.block_reading import chunk_record, read_block
+from fsr_core.sources.mcap.block_reading import (
+    chunk_record,
+    each_block,
+    read_block,
+)
 from fsr_core.sources.mcap.container import (
     _RECORD_PREFIX,
     Block,
     _File,
-    _library,
     chunk_data,
     records_in,
 )
@@ -288,16 +291,6 @@ def channel_chunks(
     FsrError
         The file cannot be opened, or the ``mcap`` package is missing.
     """
-    records = _library()
-    file = _File(path)
-    try:
-        for number, block in blocks:
-            try:
-                found: ChunkMessages | FsrError = _read(
-                    file, records, block, channel_id
-                )
-            except FsrError as exc:
-                found = exc
-            yield number, block, found
-    finally:
-        file.close()
+    return each_block(
+        path, ((number, block, channel_id) for number, block in blocks), _read
+    )

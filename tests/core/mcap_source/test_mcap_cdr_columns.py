@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from decode_counting import counting_decoders
 from mcap_ros2.writer import Writer
 
 from fsr_core.sources.mcap import channel_chunks as mcap_channel_chunks
@@ -23,8 +24,8 @@ from fsr_core.sources.mcap import message_index as mcap_message_index
 from fsr_core.sources.mcap import reading as mcap_reading
 from fsr_core.sources.mcap.cdr_columns import CdrColumns
 from fsr_core.sources.mcap.channel_chunks import ChunkMessages, channel_chunks, joined
-from fsr_core.sources.mcap.container import TopicInfo, index_file
-from fsr_core.sources.mcap.decoding import Decoder, PlainTree, decoder_for
+from fsr_core.sources.mcap.container import index_file
+from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
 from fsr_core.sources.mcap.model import load_mcap
 
 _RULE = "=" * 80
@@ -119,21 +120,6 @@ def _assert_same_as_decoding_each(path: Path) -> None:
     assert lazy.report["notes"] == eager.report["notes"]
 
 
-def _counting(calls: Counter[str]) -> Callable[[TopicInfo], Decoder]:
-    def make(info: TopicInfo) -> Decoder:
-        found = decoder_for(info)
-        real = found.decode
-        assert real is not None
-
-        def decode(data: bytes) -> PlainTree:
-            calls[info.topic] += 1
-            return real(data)
-
-        return Decoder(decode, found.problem)
-
-    return make
-
-
 def test_joint_states_that_change_shape_read_as_decoding_each_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -141,7 +127,7 @@ def test_joint_states_that_change_shape_read_as_decoding_each_gives(
     _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states())
     _assert_same_as_decoding_each(path)
     calls: Counter[str] = Counter()
-    monkeypatch.setattr(mcap_reading, "decoder_for", _counting(calls))
+    monkeypatch.setattr(mcap_reading, "decoder_for", counting_decoders(calls))
     channel = load_mcap(path).channels["/topic"]
     assert channel.values.shape[0] == 600
     assert "position.wrist" in channel.columns
@@ -186,33 +172,28 @@ def test_a_layout_the_library_disagrees_with_is_not_used(tmp_path: Path) -> None
     assert not columns.enabled
 
 
-def test_a_message_index_that_leaves_messages_out_is_not_trusted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _dropping_the_first(entries: bytes) -> bytes:
+    return entries[16:]  # the first message of every chunk left out
+
+
+def _pointing_elsewhere(entries: bytes) -> bytes:
+    pairs = np.frombuffer(entries, dtype="<u8").reshape(-1, 2).copy()
+    pairs[-1, 1] += 1  # the last entry one byte off its record
+    return pairs.tobytes()
+
+
+@pytest.mark.parametrize("corrupt", [_dropping_the_first, _pointing_elsewhere])
+def test_a_message_index_that_does_not_check_out_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corrupt: Callable[[bytes], bytes]
 ) -> None:
     path = tmp_path / "joints.mcap"
     _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states())
     real = mcap_message_index.channel_entries
 
-    def dropping(*args: Any, **options: Any) -> bytes:
-        return real(*args, **options)[16:]  # the first message of every chunk left out
+    def corrupted(*args: Any, **options: Any) -> bytes:
+        return corrupt(real(*args, **options))
 
-    monkeypatch.setattr(mcap_channel_chunks, "channel_entries", dropping)
-    _assert_same_as_decoding_each(path)
-
-
-def test_a_message_index_pointing_elsewhere_is_not_trusted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "joints.mcap"
-    _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states())
-    real = mcap_message_index.channel_entries
-
-    def shifted(*args: Any, **options: Any) -> bytes:
-        pairs = np.frombuffer(real(*args, **options), dtype="<u8").reshape(-1, 2).copy()
-        pairs[-1, 1] += 1  # the last entry one byte off its record
-        return pairs.tobytes()
-
-    monkeypatch.setattr(mcap_channel_chunks, "channel_entries", shifted)
+    monkeypatch.setattr(mcap_channel_chunks, "channel_entries", corrupted)
     _assert_same_as_decoding_each(path)
 
 

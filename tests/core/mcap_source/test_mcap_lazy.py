@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from decode_counting import counting_decoders
 from mcap import writer as mcap_writer
 from mcap.reader import make_reader
 
@@ -22,8 +22,7 @@ from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.mcap import reading as mcap_reading
-from fsr_core.sources.mcap.container import TopicInfo, index_file
-from fsr_core.sources.mcap.decoding import Decoder, PlainTree, decoder_for
+from fsr_core.sources.mcap.container import index_file
 from fsr_core.sources.mcap.model import load_mcap
 from fsr_core.sources.mcap.source import bag_file
 
@@ -37,29 +36,11 @@ def _file(name: str) -> Path:
     return (bag_file(path) or path) if path.is_dir() else path
 
 
-def _counting(calls: Counter[str]) -> Callable[[TopicInfo], Decoder]:
-    """Return a ``decoder_for`` whose decoders count the messages they decode."""
-
-    def make(info: TopicInfo) -> Decoder:
-        found = decoder_for(info)
-        real = found.decode
-        if real is None:
-            return found
-
-        def decode(data: bytes) -> PlainTree:
-            calls[info.topic] += 1
-            return real(data)
-
-        return Decoder(decode, found.problem)
-
-    return make
-
-
 def test_opening_decodes_one_message_of_a_numeric_topic_until_it_is_shown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: Counter[str] = Counter()
-    monkeypatch.setattr(mcap_reading, "decoder_for", _counting(calls))
+    monkeypatch.setattr(mcap_reading, "decoder_for", counting_decoders(calls))
     model = open_recording(DATA / "ros2.mcap")
     joints, odometry = model.channels["/joint_states"], model.channels["/odom"]
     assert calls["/joint_states"] == 1  # its columns
