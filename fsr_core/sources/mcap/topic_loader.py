@@ -35,6 +35,8 @@ __all__ = ["TopicLoader"]
 _BATCH_BYTES: Final = 16 << 20
 """Message bytes decoded together, at most (and a chunk more)."""
 _BATCH_CHUNKS: Final = 256
+_THREADS: Final = 2
+"""Threads reading chunks while this one decodes (see ``channel_chunks``)."""
 
 
 class _Failures:
@@ -123,7 +125,7 @@ class TopicLoader:
         batch: list[ChunkMessages] = []
         held = 0
         for _, block, found in channel_chunks(
-            self._path, self._blocks, info.channel_id
+            self._path, self._blocks, info.channel_id, threads=_THREADS
         ):
             if isinstance(found, SourceUnavailableError):
                 raise found

@@ -23,7 +23,12 @@ from fsr_core.sources.mcap import channel_chunks as mcap_channel_chunks
 from fsr_core.sources.mcap import message_index as mcap_message_index
 from fsr_core.sources.mcap import reading as mcap_reading
 from fsr_core.sources.mcap.cdr_columns import CdrColumns
-from fsr_core.sources.mcap.channel_chunks import ChunkMessages, channel_chunks, joined
+from fsr_core.sources.mcap.channel_chunks import (
+    GROUP,
+    ChunkMessages,
+    channel_chunks,
+    joined,
+)
 from fsr_core.sources.mcap.container import index_file
 from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
 from fsr_core.sources.mcap.model import load_mcap
@@ -54,10 +59,14 @@ def _stamp(time_ns: int) -> dict[str, int]:
 
 
 def _write(
-    path: Path, schema_name: str, text: str, messages: Iterator[dict[str, Any]]
+    path: Path,
+    schema_name: str,
+    text: str,
+    messages: Iterator[dict[str, Any]],
+    chunk_size: int = 4096,
 ) -> None:
     with path.open("wb") as stream:
-        writer = Writer(stream, chunk_size=4096)
+        writer = Writer(stream, chunk_size=chunk_size)
         schema = writer.register_msgdef(schema_name, text)
         for step, message in enumerate(messages):
             time_ns = _START_NS + step * 10_000_000
@@ -120,11 +129,14 @@ def _assert_same_as_decoding_each(path: Path) -> None:
     assert lazy.report["notes"] == eager.report["notes"]
 
 
+@pytest.mark.parametrize("chunk_size", [4096, 512])  # 512: read on two threads
 def test_joint_states_that_change_shape_read_as_decoding_each_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_size: int
 ) -> None:
     path = tmp_path / "joints.mcap"
-    _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states())
+    _write(
+        path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states(), chunk_size
+    )
     _assert_same_as_decoding_each(path)
     calls: Counter[str] = Counter()
     monkeypatch.setattr(mcap_reading, "decoder_for", counting_decoders(calls))
@@ -267,3 +279,32 @@ def test_transforms_read_by_layout_are_those_decoding_each_gives(
     refused = next(t for t in fast.report["topics"] if t["topic"] == "/tf")
     assert refused["failed_messages"] == 18  # zero rotations and NaN offsets
     assert fast.timeline == each.timeline
+
+
+def test_chunks_read_on_two_threads_come_in_order_as_on_one(tmp_path: Path) -> None:
+    path = tmp_path / "joints.mcap"
+    _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states(), 512)
+    contents = index_file(path)
+    blocks = list(enumerate(contents.blocks))
+    assert len(blocks) > 2 * GROUP  # several runs of blocks, read ahead
+    bad = blocks[GROUP + 3][1]
+    data = bytearray(path.read_bytes())
+    data[bad.offset + bad.length - 1] ^= 0xFF  # one chunk's last byte spoiled
+    path.write_bytes(bytes(data))
+    channel_id = next(iter(contents.topics))
+    one = list(channel_chunks(path, blocks, channel_id))
+    two = list(channel_chunks(path, blocks, channel_id, threads=2))
+    assert [number for number, _, _ in two] == [number for number, _, _ in one]
+    assert [number for number, _, _ in two] == list(range(len(blocks)))
+    for (_, _, first), (_, _, second) in zip(one, two, strict=True):
+        if isinstance(first, ChunkMessages):
+            assert isinstance(second, ChunkMessages)
+            np.testing.assert_array_equal(first.blob, second.blob)
+            np.testing.assert_array_equal(first.times_ns, second.times_ns)
+        else:
+            assert str(second) == str(first)
+    assert sum(isinstance(found, Exception) for _, _, found in two) == 1
+    # A reader that stops early leaves no thread working behind it.
+    started = channel_chunks(path, blocks, channel_id, threads=2)
+    next(started)
+    started.close()
