@@ -781,6 +781,13 @@ class RecordingModel:
     task_texts: tuple[tuple[float, str], ...] = ()
     """The task the robot was given, in words (a dataset's language
     instruction): ``(play time from which it holds, text)``, in time order."""
+    refine: Callable[[Callable[[int, int], None]], RecordingModel] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """A model opened before every check (:attr:`integrity` ``UNVERIFIED``, for
+    the window to show at once): what returns the checked model, to take its
+    place. It reports ``progress(done, total)`` and raises
+    :class:`~fsr_core.errors.FsrError` as opening the file would."""
 
     @property
     def duration_s(self) -> float:

@@ -9,12 +9,15 @@ issue's figure is 1 GB, about 30 s of stepping more). ``--file PATH`` reuses
 a trajectory instead. Each figure is printed beside the same work done by
 Genesis (or by a bare chunk decode), in the same run, and beside the target:
 
-- **open**: :func:`open_trajectory` (the index from the record headers, the
+- **open**: the model the window shows first (``load_genesis(path,
+  provisional=True)``: the record headers and the first chunk, the checks
+  after), target <= 50 ms for 1 GB; then, for the checked model,
+  :func:`open_trajectory` (the index from the record headers, the
   CRC-32 of every payload checked, and every chunk decoded once to find the
   frames that decode), and :func:`index_file` alone (headers + CRCs), against
   constructing Genesis's ``Trajectory`` (which reads and checks every payload
-  too; the built scene is passed in, so no scene is built); target ours
-  <= 50 ms for 1 GB (the figure scaled to 1 GB is printed too);
+  too; the built scene is passed in, so no scene is built), each also scaled
+  to 1 GB;
 - **random frame**: ``FrameDecoder.frame(i)`` with its chunk not cached,
   against decoding that chunk alone (read, zstd, block-sparse and XOR undone,
   no CRC and no field cut out); target <= 1.1; and against Genesis's
@@ -61,6 +64,7 @@ import zstandard
 
 from fsr_core.sources.genesis.container import Field, TrajectoryIndex, index_file
 from fsr_core.sources.genesis.frames import FrameDecoder
+from fsr_core.sources.genesis.model import load_genesis as open_model
 from fsr_core.sources.genesis.model import open_trajectory
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
@@ -273,6 +277,8 @@ def measure(
     manifest = index.manifest
     n_frames = index.n_frames
     index_s = _median(lambda: index_file(path), rounds)
+    headers_s = _median(lambda: index_file(path, verify=False), rounds)
+    shown_s = _median(lambda: open_model(path, provisional=True), rounds)
     open_s = _median(lambda: open_trajectory(path), pass_rounds)
     trajectory: Any = None
     theirs_open: float | None = None
@@ -312,8 +318,9 @@ def measure(
         )
     chunk_bytes = max(c.frame_count for c in index.chunks) * manifest.frame_size
     rows = [
-        Row("open: index_file (headers+CRC)", index_s, theirs_open, "<= 50 ms at 1 GB"),
-        Row("open: open_trajectory", open_s, theirs_open, "<= 50 ms at 1 GB"),
+        Row("open: shown (headers, chunk 0)", shown_s, theirs_open, "<= 50 ms at 1 GB"),
+        Row("open: index_file (headers+CRC)", index_s, theirs_open, "-"),
+        Row("open: open_trajectory", open_s, theirs_open, "-"),
         Row("random frame vs chunk decode", seek_s, alone_s, "<= 1.1"),
         Row("random frame vs Genesis", seek_s, theirs_seek, "-"),
         Row("sequential, every frame", seq_s, theirs_seq, "<= 1 (fps >= Genesis)"),
@@ -321,6 +328,11 @@ def measure(
     ]
     mb = 1e6
     lines = [
+        f"shown at open (the window's model: record headers and the first "
+        f"chunk, checked after): {shown_s * 1e3:.1f} ms, of which the header "
+        f"walk {headers_s * 1e3:.2f} ms ({headers_s * to_gb * 1e3:.1f} ms scaled "
+        "to 1 GB); the rest (scene description, first chunk) does not grow "
+        "with the file",
         f"open scaled to 1 GB: index_file {index_s * to_gb * 1e3:.0f} ms, "
         f"open_trajectory {open_s * to_gb * 1e3:.0f} ms (target 50 ms); ours "
         "checks every payload's CRC-32 at open, and open_trajectory decodes "

@@ -74,8 +74,10 @@ def _usable_source(path: Path) -> Source:
 
 
 def _options_for(source: Source, options: OpenOptions | None) -> dict[str, Any]:
-    """Return the ``options=`` keyword for ``source``: none unless it reads options."""
-    if options is None or not options.given() or not isinstance(source, OptionsSource):
+    """Return the ``options=`` keyword for ``source``: only if it reads one given."""
+    if options is None or not isinstance(source, OptionsSource):
+        return {}
+    if not options.given() & set(source.open_options):
         return {}
     return {"options": options}
 

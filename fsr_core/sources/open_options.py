@@ -43,6 +43,11 @@ class OpenOptions:
     (when the recorder wrote it), its ``publish`` time (when it was sent) or its
     ``header`` stamp (when the data were taken; a message without one stays at
     its log time). ``None``: the source's default."""
+    provisional: bool | None = None
+    """``True`` (the window): a source may return at once a model built before
+    every check, :attr:`~fsr_core.recording.RecordingModel.refine` giving the
+    checked one (the Genesis source: from the record headers alone). ``None``
+    or ``False``: the checked model."""
 
     def __post_init__(self) -> None:
         """Refuse an unknown time base."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -25,7 +25,12 @@ from app.window.state.playback_clock import PlaybackClock
 from app.window.state.playlist import EntryState, PlaylistModel
 from app.window.state.view_options import ViewOptionsModel
 from app.window.workers import CheckJob, OpenJob, Runner, StatJob, pool_runner
-from app.window.workers.jobs import CheckResult, FileIdentity, entry_summary
+from app.window.workers.jobs import (
+    CheckResult,
+    FileIdentity,
+    RefineJob,
+    entry_summary,
+)
 from fsr_core.budgets import EXPORT_FRAMES
 from fsr_core.recording import Channel, Integrity, RecordingModel
 from fsr_core.sources import OpenOptions, open_recording
@@ -257,7 +262,11 @@ class PlayerSession(QObject):
         if self._reopen is not None and self._reopen.load_id != self._load_id:
             self._reopen = None  # another load supersedes the reopen
         expected = self._indexed.get(entry.path)
-        job = OpenJob(self._request_id, entry.path, self._bound_opener(), expected)
+        # The window shows a file as soon as a source can (a model checked
+        # after, in the background: _refine); the checks keep the full open.
+        quick = replace(self._open_options, provisional=True)
+        opener = functools.partial(self._opener, options=quick)
+        job = OpenJob(self._request_id, entry.path, opener, expected)
         job.signals.finished.connect(self._on_open_finished)
         job.signals.failed.connect(self._on_open_failed)
         self._jobs[self._request_id] = (job, row)
@@ -321,6 +330,63 @@ class PlayerSession(QObject):
         self._watch.start()
         if self._resume_playing:
             self.clock.play()
+        if result.refine is not None:
+            self._refine(row, result)
+
+    def _refine(self, row: int, model: RecordingModel) -> None:
+        """Check a model opened before its checks; the checked one replaces it."""
+        self._request_id += 1
+        job = RefineJob(self._request_id, model)
+        job.signals.finished.connect(self._on_refine_finished)
+        job.signals.failed.connect(self._on_refine_failed)
+        job.signals.progress.connect(self._on_refine_progress)
+        self._jobs[self._request_id] = (job, row)
+        self.message.emit(f"checking {model.path.name}…")
+        self._runner(job)
+
+    def _refined(self, request_id: int) -> tuple[int, RecordingModel] | None:
+        """Pop a refine's job; return its row and model when it is still shown."""
+        job, row = self._jobs.pop(request_id)
+        assert isinstance(job, RefineJob)
+        shown = self._model
+        if shown is None or shown.refine is None or shown.path != job.path:
+            return None  # another file, or another open, took its place
+        if self.playlist.current != row:
+            return None
+        return row, shown
+
+    def _on_refine_progress(self, request_id: int, done: int, total: int) -> None:
+        if request_id in self._jobs and self._model is not None:
+            name = self._model.path.name
+            self.message.emit(f"checking {name}: {done} of {total} chunks")
+
+    def _on_refine_finished(self, request_id: int, result: object) -> None:
+        found = self._refined(request_id)
+        if found is None:
+            return
+        row, _ = found
+        assert isinstance(result, RecordingModel)
+        playing = self.clock.playing
+        position = self.clock.position_s
+        self.clock.pause()
+        self._model = result
+        self.playlist.set_state(row, _STATES[result.integrity], result.integrity_reason)
+        self.playlist.set_summary(row, entry_summary(result))
+        self.clock.set_frames(frame_times(result))
+        self.clock.seek(position)  # the seek keeps it in the new range
+        self.model_changed.emit(result)
+        reason = f": {result.integrity_reason}" if result.integrity_reason else ""
+        self.message.emit(f"checked {result.path.name}{reason}")
+        if playing:
+            self.clock.play()
+
+    def _on_refine_failed(self, request_id: int, reason: str) -> None:
+        found = self._refined(request_id)
+        if found is None:
+            return
+        row, _ = found
+        self.playlist.set_state(row, EntryState.INVALID, reason)
+        self.message.emit(reason)
 
     def _on_open_failed(self, request_id: int, reason: str) -> None:
         _, row = self._jobs.pop(request_id)

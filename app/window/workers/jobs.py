@@ -31,6 +31,7 @@ __all__ = [
     "FrameResult",
     "JobSignals",
     "OpenJob",
+    "RefineJob",
     "StatJob",
     "entry_summary",
 ]
@@ -47,6 +48,8 @@ class JobSignals(QObject):
 
     finished = Signal(int, object)
     failed = Signal(int, str)
+    progress = Signal(int, int, int)
+    """``(request_id, done, total)``, from a job that reports it (a refine)."""
 
     def __init__(self) -> None:
         super().__init__(gui_parent())
@@ -130,6 +133,37 @@ class OpenJob(_OpenerJob):
         for track in model.cameras:
             _ = track.times_s
         return model
+
+
+class RefineJob(_Job):
+    """Check a model opened before every check: return the model to replace it.
+
+    Runs ``model.refine`` (:attr:`~fsr_core.recording.RecordingModel.refine`),
+    reporting ``progress(request_id, done, total)`` each time the done share
+    grows by a twentieth or more.
+    """
+
+    def __init__(self, request_id: int, model: RecordingModel) -> None:
+        super().__init__(request_id, model.path)
+        assert model.refine is not None
+        self._refine = model.refine
+        self._shown = -1
+
+    def work(self) -> RecordingModel:
+        """Return the checked model."""
+        return self._refine(self._progress)
+
+    def _progress(self, done: int, total: int) -> None:
+        share = (20 * done) // max(total, 1)
+        if share > self._shown:
+            self._shown = share
+            self._report_progress(done, total)
+
+    def _report_progress(self, done: int, total: int) -> None:
+        try:
+            self.signals.progress.emit(self.request_id, done, total)
+        except RuntimeError:  # the receiver is gone (quitting)
+            logger.debug("refine of %s reported after its receiver went", self.path)
 
 
 class ChannelJob(_Job):

@@ -441,10 +441,13 @@ def _crc(source: ByteSource, offset: int, length: int) -> int:
 class _Walk:
     """The record walk of :func:`index_file`."""
 
-    def __init__(self, source: ByteSource, index: TrajectoryIndex) -> None:
+    def __init__(
+        self, source: ByteSource, index: TrajectoryIndex, *, verify: bool = True
+    ) -> None:
         self.source = source
         self.index = index
         self.version = index.manifest.version
+        self.verify = verify
 
     def stop(self, offset: int, reason: str) -> None:
         self.index.cut = Cut(offset, self.index.n_frames, reason)
@@ -504,7 +507,7 @@ class _Walk:
         if tag == b"LAST" and manifest.last_frame_size == 0:
             self.stop(offset, "a LAST record but the manifest has no LAST frame")
             return False
-        if _crc(self.source, start, length) != crc:
+        if self.verify and _crc(self.source, start, length) != crc:
             self.stop(offset, f"the CRC-32 of a {name} payload does not match")
             return False
         self.index.order.append(name)
@@ -523,8 +526,12 @@ class _Walk:
         return True
 
 
-def index_file(path: Path) -> TrajectoryIndex:
+def index_file(path: Path, *, verify: bool = True) -> TrajectoryIndex:
     """Read the header of ``path`` and walk its records' headers.
+
+    Each record's payload is read and its CRC-32 checked, unless ``verify`` is
+    false: then only the headers are read (a quick first look; the sizes
+    are still checked against the file and the budgets).
 
     Raises
     ------
@@ -535,12 +542,12 @@ def index_file(path: Path) -> TrajectoryIndex:
     """
     source = open_source(path)
     try:
-        return _index(source, path)
+        return _index(source, path, verify)
     finally:
         source.close()
 
 
-def _index(source: ByteSource, path: Path) -> TrajectoryIndex:
+def _index(source: ByteSource, path: Path, verify: bool) -> TrajectoryIndex:
     version = _read_magic(source, path)
     start, length = _read_block(source, 8, "manifest", path)
     if start + length > source.size:
@@ -572,7 +579,7 @@ def _index(source: ByteSource, path: Path) -> TrajectoryIndex:
     index = TrajectoryIndex(
         path, source.size, manifest, description_start, description_length
     )
-    _Walk(source, index).run(description_start + description_length)
+    _Walk(source, index, verify=verify).run(description_start + description_length)
     if index.n_frames == 0:
         reason = index.cut.describe() if index.cut is not None else "no record"
         raise TruncatedFileError(f"holds no frame ({reason})", path=path)

@@ -35,6 +35,7 @@ the budget first), or at open for ``inspect --verify`` and ``convert``
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -97,6 +98,8 @@ _LINK_POS: Final = "RigidSolver.dyn_state.links.pos"
 _LINK_QUAT: Final = "RigidSolver.dyn_state.links.quat"
 _QPOS: Final = "RigidSolver.rigid_info.qpos"
 _AT_OPEN: Final = (_LINK_POS, _LINK_QUAT, _QPOS)
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: chunks decoded of those to decode."""
 """Chunk fields the model reads at open (the scene's poses), besides the steps."""
 
 
@@ -200,7 +203,10 @@ def open_trajectory(path: Path) -> tuple[TrajectoryIndex, FrameDecoder]:
 
 
 def _open_keeping(
-    path: Path, names: tuple[str, ...]
+    path: Path,
+    names: tuple[str, ...],
+    *,
+    progress: Progress | None = None,
 ) -> tuple[TrajectoryIndex, FrameDecoder, dict[str, npt.NDArray[Any]]]:
     """:func:`open_trajectory`, keeping the chunk fields ``names`` on the way.
 
@@ -208,18 +214,34 @@ def _open_keeping(
     (steps, link poses, joint positions) are picked out then, so no second
     pass over the chunks is made. Each kept array is frames first, one row
     per chunk frame (before any LAST), in the field's own type.
+    ``progress(done, total)`` follows the chunks.
     """
     index = index_file(path)
+    kept = _keep(index, names, len(index.chunks), progress)
+    return index, _checked_last(index), kept
+
+
+def _keep(
+    index: TrajectoryIndex,
+    names: tuple[str, ...],
+    chunks: int,
+    progress: Progress | None = None,
+) -> dict[str, npt.NDArray[Any]]:
+    """Decode the first ``chunks`` chunks, keeping fields ``names``.
+
+    A chunk that does not decode cuts the file there (:attr:`TrajectoryIndex.cut`).
+    """
     decoder = FrameDecoder(index)
     items = [f for f in index.manifest.fields if f.name in names and f.size > 0]
     check_budget(
         MEMORY,
         float(sum(item.nbytes for item in items) * index.chunk_frames),
         "the steps and poses of the trajectory",
-        path=path,
+        path=index.path,
     )
     parts: dict[str, list[npt.NDArray[Any]]] = {item.name: [] for item in items}
-    for number in range(len(index.chunks)):
+    total = min(chunks, len(index.chunks))
+    for number in range(total):
         try:
             # Every chunk's framing is checked; only the kept fields' bytes
             # are rebuilt (a chunk of a large scene is tens of MB decoded).
@@ -228,10 +250,23 @@ def _open_keeping(
             index.cut_chunks_from(
                 number, f"chunk {number} does not decode: {exc.reason}"
             )
-            decoder = FrameDecoder(index)
             break
         for item in items:
             parts[item.name].append(np.array(_stack(frames, item)))
+        if progress is not None:
+            progress(number + 1, total)
+    return {name: np.concatenate(found) for name, found in parts.items() if found}
+
+
+def _checked_last(index: TrajectoryIndex) -> FrameDecoder:
+    """Return the decoder of ``index`` once its LAST frame decodes (else cut there).
+
+    Raises
+    ------
+    TruncatedFileError
+        No frame is left.
+    """
+    decoder = FrameDecoder(index)
     if index.last is not None:
         try:
             decoder.last_frame()
@@ -244,9 +279,8 @@ def _open_keeping(
             decoder = FrameDecoder(index)
     if index.n_frames == 0:
         reason = index.cut.describe() if index.cut is not None else "no record"
-        raise TruncatedFileError(f"holds no frame ({reason})", path=path)
-    kept = {name: np.concatenate(found) for name, found in parts.items() if found}
-    return index, decoder, kept
+        raise TruncatedFileError(f"holds no frame ({reason})", path=index.path)
+    return decoder
 
 
 class _Builder:
@@ -257,10 +291,13 @@ class _Builder:
         *,
         read_everything: bool = False,
         kept: dict[str, npt.NDArray[Any]] | None = None,
+        provisional: bool = False,
     ) -> None:
         self.index = index
         self.decoder = decoder
         self.read_everything = read_everything
+        self.provisional = provisional
+        """Built from the record headers and the first chunk only."""
         self.kept = kept or {}
         self.manifest = index.manifest
         self.names = scene_names(index)
@@ -271,10 +308,15 @@ class _Builder:
         name = self.manifest.steps_field
         steps = np.zeros((self.n_frames, self.manifest.batch), dtype=np.int32)
         chunk_field = next((f for f in self.manifest.fields if f.name == name), None)
+        known = 0
         if chunk_field is not None:
             chunked = self._chunk_frames_of(chunk_field)
             steps[: len(chunked)] = chunked
-        if self.index.last is not None:
+            known = len(chunked)
+            if self.provisional and 0 < known < self.n_frames:
+                steps[known:] = _carried_on(chunked, self.n_frames)
+        # Provisional: LAST is read only when it is the one frame (a checkpoint).
+        if self.index.last is not None and not (self.provisional and known):
             last = self.decoder.last_frame()
             if name in last:
                 steps[-1] = last[name]
@@ -425,6 +467,8 @@ class _Builder:
         item = next((f for f in self.manifest.fields if f.name == name), None)
         if item is None or item.size == 0:
             return None
+        if self.provisional:  # the first chunk's frames only
+            return np.asarray(self._chunk_frames_of(item), dtype=np.float64)
         check_budget(
             MEMORY, 8.0 * item.size * self.n_frames, name, path=self.index.path
         )
@@ -561,11 +605,12 @@ class _Builder:
             for env in range(envs)
             for link in link_names
         )
-        flat = np.empty((self.n_frames, envs, n_links, 7))
+        frames = local.shape[0]  # every frame, or the first chunk's (provisional)
+        flat = np.empty((frames, envs, n_links, 7))
         flat[..., :3] = local[..., :3] + offsets[:envs, np.newaxis]
         flat[..., 3:6] = local[..., 4:7]
         flat[..., 6] = local[..., 3]
-        flat = flat.reshape(self.n_frames, envs * n_links, 7)
+        flat = flat.reshape(frames, envs * n_links, 7)
         meshes = self._meshes(description, bodies, flat, local[..., :3])
         groups = (
             tuple(f"env{env}" for env in range(envs) for _ in link_names)
@@ -573,7 +618,11 @@ class _Builder:
             else ()
         )
         return SceneGeometry(
-            bodies=bodies, meshes=meshes, times_s=play, poses=flat, body_groups=groups
+            bodies=bodies,
+            meshes=meshes,
+            times_s=play[:frames],
+            poses=flat,
+            body_groups=groups,
         )
 
     def markers(
@@ -617,6 +666,13 @@ class _Builder:
         manifest = self.manifest
         cut = self.index.cut
         integrity = Integrity.VALID if cut is None else Integrity.RECOVERED
+        reason = "" if cut is None else cut.describe()
+        if self.provisional:
+            integrity = Integrity.UNVERIFIED
+            reason = (
+                f"opened from its record headers; {len(self.index.chunks)} chunks "
+                "are being checked"
+            )
         report = trajectory_report(self.index, self.notes)
         return RecordingModel(
             path=self.index.path,
@@ -636,17 +692,32 @@ class _Builder:
                 "frames": self.n_frames,
             },
             integrity=integrity,
-            integrity_reason="" if cut is None else cut.describe(),
+            integrity_reason=reason,
             report=report,
         )
 
 
-def load_genesis(path: Path, *, read_everything: bool = False) -> RecordingModel:
+def load_genesis(
+    path: Path,
+    *,
+    read_everything: bool = False,
+    provisional: bool = False,
+    progress: Progress | None = None,
+) -> RecordingModel:
     """Open ``path`` as a recording model.
 
     A field's channels are read (every chunk decoded, that field picked) the
     first time one is asked for; with ``read_everything`` (``inspect
     --verify``, ``convert``) every field is read at open, in one pass.
+
+    With ``provisional`` (the window), the model comes from the record
+    headers and the first chunk alone, without reading the file through: the
+    frames are counted from the headers, their steps carried on from the
+    first chunk's and the scene posed by its frames until the model it
+    refines to (:attr:`RecordingModel.refine`: every record checked and
+    decoded, as without ``provisional``) takes its place. A file whose first
+    chunk does not decode is opened the full way at once. ``progress(done,
+    total)`` follows the chunks of a full open.
 
     Raises
     ------
@@ -655,5 +726,41 @@ def load_genesis(path: Path, *, read_everything: bool = False) -> RecordingModel
         budget, or no readable frame; the message names the file.
     """
     with_steps = (*_AT_OPEN, *STEPS_FIELDS)
-    index, decoder, kept = _open_keeping(path, with_steps)
+    if provisional and not read_everything:
+        try:
+            return _provisional(path, with_steps)
+        except FsrError:
+            pass  # the full open below says what is wrong
+    index, decoder, kept = _open_keeping(path, with_steps, progress=progress)
     return _Builder(index, decoder, read_everything=read_everything, kept=kept).model()
+
+
+def _provisional(path: Path, names: tuple[str, ...]) -> RecordingModel:
+    index = index_file(path, verify=False)
+    kept = _keep(index, names, 1)
+    if index.cut is not None and not index.chunks:
+        raise TruncatedFileError("the first chunk does not decode", path=path)
+    builder = _Builder(index, FrameDecoder(index), kept=kept, provisional=True)
+
+    def refine(progress: Progress) -> RecordingModel:
+        return load_genesis(path, progress=progress)
+
+    return dataclasses.replace(builder.model(), refine=refine)
+
+
+def _carried_on(first: npt.NDArray[Any], frames: int) -> npt.NDArray[np.int32]:
+    """Return the steps of frames ``len(first)`` to ``frames``, going on as ``first``.
+
+    Each environment advances by the median step of ``first`` (one with a
+    single frame: by one step a frame).
+    """
+    known = np.asarray(first, dtype=np.int64)
+    step = (
+        np.median(np.diff(known, axis=0), axis=0).round().astype(np.int64)
+        if len(known) > 1
+        else np.ones(known.shape[1:], dtype=np.int64)
+    )
+    ahead = np.arange(1, frames - len(known) + 1, dtype=np.int64)
+    later = known[-1] + ahead.reshape(-1, *([1] * (known.ndim - 1))) * step
+    steps: npt.NDArray[np.int32] = np.clip(later, 0, 2**31 - 1).astype(np.int32)
+    return steps

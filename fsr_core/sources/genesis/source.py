@@ -15,6 +15,7 @@ from fsr_core.errors import SourceUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report
+from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
 
 __all__ = ["SOURCE", "GenesisSource"]
@@ -43,11 +44,20 @@ class GenesisSource:
 
         return read_head(path, len(MAGIC_PREFIX)).startswith(MAGIC_PREFIX)
 
-    def open(self, path: Path) -> RecordingModel:
-        """Build the recording model of the trajectory (fields read when shown)."""
-        return self._open(path, read_everything=False)
+    open_options: Final = ("provisional",)
 
-    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
+    def open(self, path: Path, options: OpenOptions | None = None) -> RecordingModel:
+        """Build the recording model of the trajectory (fields read when shown).
+
+        With ``options.provisional``, from the record headers and the first
+        chunk, the checked model to follow (``RecordingModel.refine``).
+        """
+        provisional = options is not None and bool(options.provisional)
+        return self._open(path, read_everything=False, provisional=provisional)
+
+    def _open(
+        self, path: Path, *, read_everything: bool, provisional: bool = False
+    ) -> RecordingModel:
         from fsr_core.sources.genesis.model import load_genesis
 
         if _zstandard_missing() and read_head(path, 8) == b"GSTRAJ4\n":
@@ -56,7 +66,9 @@ class GenesisSource:
                 "(pip install zstandard)",
                 path=path,
             )
-        return load_genesis(path, read_everything=read_everything)
+        return load_genesis(
+            path, read_everything=read_everything, provisional=provisional
+        )
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when ``zstandard`` is missing (GSTRAJ4 needs it)."""
@@ -64,8 +76,16 @@ class GenesisSource:
             return "the 'zstandard' package for GSTRAJ4 files (pip install zstandard)"
         return None
 
-    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+    def inspect(
+        self,
+        path: Path,
+        *,
+        verify: bool = False,
+        options: OpenOptions | None = None,
+    ) -> dict[str, Any]:
         """Return the file's report; opening decodes every chunk and checks its CRC.
+
+        A report is of the checked file: ``options.provisional`` is not used.
 
         The ``genesis`` section holds the manifest, the fields, the records and
         any cut (:mod:`fsr_core.sources.genesis.report`).
@@ -81,9 +101,17 @@ class GenesisSource:
         )
 
     def to_fsr(
-        self, path: Path, output: Path, *, overwrite: bool = False
+        self,
+        path: Path,
+        output: Path,
+        *,
+        overwrite: bool = False,
+        options: OpenOptions | None = None,
     ) -> FsrConversion:
-        """Write the trajectory as FSR: every channel and the link poses."""
+        """Write the trajectory as FSR: every channel and the link poses.
+
+        Of the checked file: ``options.provisional`` is not used.
+        """
         from fsr_core.sources.model_to_fsr import write_model_as_fsr
 
         model = self._open(path, read_everything=True)
