@@ -35,6 +35,7 @@ the budget first), or at open for ``inspect --verify`` and ``convert``
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -329,27 +330,27 @@ class _Builder:
         reference = steps.max(axis=1).astype(np.int64)
         play = np.zeros(self.n_frames, dtype=np.float64)
         segments: list[Segment] = []
-        first = 0
+        # A segment ends where the largest step count stops growing (a reset).
+        ends = (np.flatnonzero(reference[1:] <= reference[:-1]) + 1).tolist()
+        bounds = [0, *ends, self.n_frames]
         start = 0.0
         step = 1
-        for i in range(1, self.n_frames + 1):
-            if i < self.n_frames and reference[i] > reference[i - 1]:
-                step = int(reference[i] - reference[i - 1])
-                continue
-            rows = slice(first, i)
+        for first, end in itertools.pairwise(bounds):
+            rows = slice(first, end)
             play[rows] = start + (reference[rows] - reference[first]) * dt
+            if end - first > 1:  # the step of its last frame (else the one before)
+                step = int(reference[end - 1] - reference[end - 2])
             segments.append(
                 Segment(
                     len(segments),
                     start,
-                    float(play[i - 1]),
+                    float(play[end - 1]),
                     float(reference[first] * dt),
                     int(reference[first]),
-                    int(reference[i - 1]),
+                    int(reference[end - 1]),
                 )
             )
-            start = float(play[i - 1]) + step * dt
-            first = i
+            start = float(play[end - 1]) + step * dt
         return play, segments
 
     def series(self) -> list[_Series]:
@@ -634,13 +635,14 @@ class _Builder:
             )
             for segment in segments[1:]
         ]
-        for frame in range(1, self.n_frames):
-            went_back = np.flatnonzero(steps[frame] < steps[frame - 1])
-            if went_back.size and steps[frame].max() >= steps[frame - 1].max():
-                envs = ", ".join(f"env{e}" for e in went_back[:8])
-                markers.append(
-                    Marker(MarkerKind.EVENT, float(play[frame]), f"{envs} reset")
-                )
+        # Environments whose steps went back while the run went on (not a reset).
+        back = steps[1:] < steps[:-1]
+        going_on = steps[1:].max(axis=1) >= steps[:-1].max(axis=1)
+        for frame in (np.flatnonzero(back.any(axis=1) & going_on) + 1).tolist():
+            envs = ", ".join(f"env{e}" for e in np.flatnonzero(back[frame - 1])[:8])
+            markers.append(
+                Marker(MarkerKind.EVENT, float(play[frame]), f"{envs} reset")
+            )
         for info in self.index.infos:
             if 0 < info.first_frame < self.n_frames:
                 markers.append(
