@@ -14,6 +14,7 @@ costs nothing; the cache is shared between threads under a lock.
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 import zlib
@@ -42,14 +43,20 @@ _BLOCK: Final = 256
 _READ_PIECE: Final = 1 << 20
 
 
+@functools.lru_cache(maxsize=4096)
+def _placing(item: Field) -> tuple[np.dtype[Any], tuple[int, ...], tuple[int, ...]]:
+    """Return ``item``'s dtype, its shape as stored, and the axes to the canonical."""
+    stored = tuple(item.shape[axis] for axis in item.axes)
+    order = tuple(int(axis) for axis in np.argsort(item.axes))
+    return np.dtype(item.dtype), stored, order
+
+
 def field_array(buffer: Bytes, item: Field) -> npt.NDArray[Any]:
     """Return ``item``'s array cut from a frame ``buffer`` (a copy, canonical shape)."""
-    flat = np.frombuffer(
-        buffer[item.offset : item.offset + item.nbytes].tobytes(),
-        dtype=np.dtype(item.dtype),
-    )
-    stored = flat.reshape([item.shape[axis] for axis in item.axes])
-    return stored.transpose(np.argsort(item.axes)).copy(order="C")
+    dtype, stored, order = _placing(item)
+    raw = buffer[item.offset : item.offset + item.nbytes]
+    # One copy: viewed in place (numpy reads unaligned data), then laid out.
+    return raw.view(dtype).reshape(stored).transpose(order).copy(order="C")
 
 
 def _zstd_bounded(payload: bytes, bound: int, what: str) -> bytes:
