@@ -11,7 +11,6 @@ first failed check, as a batch-by-batch check would.
 from __future__ import annotations
 
 import struct
-import zlib
 
 import numpy as np
 
@@ -140,7 +139,7 @@ def _all_intact(
     """Whether every batch passes every check of :func:`_check_one`, at once.
 
     The same conditions on whole columns, with the tables and digests read
-    through memoryviews (no copies) and ``zlib.crc32``, which is
+    through memoryviews (no copies) and ``crc32``, which is
     :func:`~fsr_core.format.records.crc32` without the call around it.
     """
     views = [memoryview(raw) for raw in raws]
@@ -175,7 +174,7 @@ def _all_intact(
 
 def _crcs(parts: list[memoryview]) -> list[int]:
     """Return the CRC-32 of each part."""
-    return list(map(zlib.crc32, parts))
+    return list(map(crc32, parts))
 
 
 def _check_each(

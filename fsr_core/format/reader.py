@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
@@ -27,6 +26,7 @@ from fsr_core.calibration import (
     CameraPose,
 )
 from fsr_core.canonical_json import JsonLimits, parse_json
+from fsr_core.checksums import crc32
 from fsr_core.errors import (
     CalibrationError,
     CorruptRecordError,
@@ -832,4 +832,4 @@ class FsrReader:
 
 
 def _crc(data: bytes) -> int:
-    return zlib.crc32(data) & 0xFFFFFFFF
+    return crc32(data)

@@ -9,11 +9,11 @@ byte by byte; the offsets in the comments below match it.
 from __future__ import annotations
 
 import struct
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from fsr_core.checksums import crc32 as _crc32
 from fsr_core.errors import BadMagicError, CorruptRecordError, UnsupportedVersionError
 
 __all__ = [
@@ -58,7 +58,7 @@ _FOREIGN_MAGIC: tuple[tuple[bytes, str], ...] = (
 
 def crc32(data: bytes | memoryview) -> int:
     """Return the CRC-32 FSR uses everywhere (zlib's polynomial)."""
-    return zlib.crc32(data) & 0xFFFFFFFF
+    return _crc32(data)
 
 
 def _seal(packed: bytes) -> bytes:

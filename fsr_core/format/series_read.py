@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import zlib
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.checksums import crc32
 from fsr_core.errors import CorruptRecordError, SchemaError
 from fsr_core.format.layout import Layout
 from fsr_core.format.profiles import IntegrityProfile
@@ -152,7 +152,7 @@ def _first_bad_record(
         zip(local.tolist(), lengths.tolist(), crcs.tolist(), strict=True)
     ):
         record = view[begin : begin + length]
-        if zlib.crc32(record) & 0xFFFFFFFF != crc:
+        if crc32(record) != crc:
             return row, "record fails its CRC"
         if (
             digests is not None
