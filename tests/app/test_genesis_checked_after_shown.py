@@ -65,3 +65,29 @@ def test_a_record_that_fails_its_check_cuts_the_shown_timeline(
     assert entry.state is EntryState.RECOVERED
     assert "CRC" in entry.reason
     assert window.session.clock.position_s <= checked.duration_s + 1e-9
+
+
+def test_a_check_of_a_run_no_longer_shown_changes_nothing(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    first, second = DATA / "v4_arm_exact.gstraj", DATA / "v4_box_exact.gstraj"
+    session = window.session
+    shown: list[RecordingModel] = []
+    session.model_changed.connect(shown.append)
+
+    def on_message(text: str) -> None:
+        if text == f"checking {first.name}…":  # its check has started: move on
+            session.load_row(session.playlist.row_of(second))
+
+    session.message.connect(on_message)
+    window.open_files([first, second])
+    qtbot.waitUntil(
+        lambda: (
+            session.model is not None
+            and session.model.path == second
+            and session.model.integrity is Integrity.VALID
+            and not session.loading
+        )
+    )
+    assert [model.path for model in shown] == [first, second, second]
+    assert shown[0].integrity is Integrity.UNVERIFIED

@@ -330,13 +330,13 @@ class PlayerSession(QObject):
         self._watch.start()
         if self._resume_playing:
             self.clock.play()
-        if result.refine is not None:
-            self._refine(row, result)
+        if result.refine is not None and request_id == self._load_id:
+            self._refine(row, result)  # unless a handler above loaded another
 
     def _refine(self, row: int, model: RecordingModel) -> None:
         """Check a model opened before its checks; the checked one replaces it."""
         self._request_id += 1
-        job = RefineJob(self._request_id, model)
+        job = RefineJob(self._request_id, model, self._load_id)
         job.signals.finished.connect(self._on_refine_finished)
         job.signals.failed.connect(self._on_refine_failed)
         job.signals.progress.connect(self._on_refine_progress)
@@ -344,27 +344,25 @@ class PlayerSession(QObject):
         self.message.emit(f"checking {model.path.name}…")
         self._runner(job)
 
-    def _refined(self, request_id: int) -> tuple[int, RecordingModel] | None:
-        """Pop a refine's job; return its row and model when it is still shown."""
+    def _refined(self, request_id: int) -> int | None:
+        """Pop a refine's job; return its row when its model is still the one shown."""
         job, row = self._jobs.pop(request_id)
         assert isinstance(job, RefineJob)
-        shown = self._model
-        if shown is None or shown.refine is None or shown.path != job.path:
+        if job.load_id != self._load_id or self._model is None:
             return None  # another file, or another open, took its place
-        if self.playlist.current != row:
-            return None
-        return row, shown
+        return row
 
     def _on_refine_progress(self, request_id: int, done: int, total: int) -> None:
-        if request_id in self._jobs and self._model is not None:
-            name = self._model.path.name
-            self.message.emit(f"checking {name}: {done} of {total} chunks")
+        found = self._jobs.get(request_id)
+        if found is not None:
+            job, _ = found
+            assert isinstance(job, RefineJob)
+            self.message.emit(f"checking {job.path.name}: {done} of {total} chunks")
 
     def _on_refine_finished(self, request_id: int, result: object) -> None:
-        found = self._refined(request_id)
-        if found is None:
+        row = self._refined(request_id)
+        if row is None:
             return
-        row, _ = found
         assert isinstance(result, RecordingModel)
         playing = self.clock.playing
         position = self.clock.position_s
@@ -381,12 +379,10 @@ class PlayerSession(QObject):
             self.clock.play()
 
     def _on_refine_failed(self, request_id: int, reason: str) -> None:
-        found = self._refined(request_id)
-        if found is None:
-            return
-        row, _ = found
-        self.playlist.set_state(row, EntryState.INVALID, reason)
-        self.message.emit(reason)
+        row = self._refined(request_id)
+        if row is not None:
+            self.playlist.set_state(row, EntryState.INVALID, reason)
+            self.message.emit(reason)
 
     def _on_open_failed(self, request_id: int, reason: str) -> None:
         _, row = self._jobs.pop(request_id)

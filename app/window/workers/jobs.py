@@ -143,9 +143,11 @@ class RefineJob(_Job):
     grows by a twentieth or more.
     """
 
-    def __init__(self, request_id: int, model: RecordingModel) -> None:
+    def __init__(self, request_id: int, model: RecordingModel, load_id: int) -> None:
         super().__init__(request_id, model.path)
         assert model.refine is not None
+        self.load_id = load_id
+        """The load whose model this refines: a later load makes it moot."""
         self._refine = model.refine
         self._shown = -1
 
