@@ -15,7 +15,6 @@ costs nothing; the cache is shared between threads under a lock.
 from __future__ import annotations
 
 import functools
-import io
 import threading
 import zlib
 from collections.abc import Sequence
@@ -40,7 +39,6 @@ __all__ = ["FrameDecoder", "field_array"]
 
 Bytes = npt.NDArray[np.uint8]
 _BLOCK: Final = 256
-_READ_PIECE: Final = 1 << 20
 
 
 @functools.lru_cache(maxsize=4096)
@@ -68,22 +66,29 @@ def _zstd_bounded(payload: bytes, bound: int, what: str) -> bytes:
             "reading GSTRAJ4 trajectories needs the 'zstandard' package "
             "(pip install zstandard)"
         ) from None
-    parts: list[bytes] = []
-    total = 0
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload))
-        with reader:
-            while True:
-                piece = reader.read(min(_READ_PIECE, bound + 1 - total))
-                if not piece:
-                    break
-                parts.append(piece)
-                total += len(piece)
-                if total > bound:
-                    raise DecodeError(f"{what} decompresses to more than {bound} bytes")
+        # The size a frame header claims is checked before anything is made
+        # that big: given one, zstd allocates it whatever the bound.
+        claimed = zstandard.frame_content_size(payload)
+        if claimed > bound:
+            raise DecodeError(f"{what} claims {claimed} bytes, more than {bound}")
+        found: bytes = _decompressor(zstandard).decompress(
+            payload, max_output_size=bound
+        )
     except zstandard.ZstdError as exc:
         raise DecodeError(f"{what} does not decompress: {exc}") from None
-    return b"".join(parts)
+    return found
+
+
+_PER_THREAD: Final = threading.local()
+
+
+def _decompressor(zstandard: Any) -> Any:
+    """Return this thread's zstd decompressor (one a thread, reused)."""
+    found = getattr(_PER_THREAD, "zstd", None)
+    if found is None:
+        found = _PER_THREAD.zstd = zstandard.ZstdDecompressor()
+    return found
 
 
 def _zlib_exact(payload: bytes, size: int, what: str) -> bytes:
@@ -128,9 +133,9 @@ def _undo_block_sparse(
             raise DecodeError(f"{what}: frame {k}'s bitmap lies past the data")
         flags = np.unpackbits(
             source[position : position + bitmap_bytes], bitorder="little"
-        ).astype(bool)
+        ).view(np.bool_)
         position += bitmap_bytes
-        changed = int(flags.sum())
+        changed = int(np.count_nonzero(flags))
         end = position + changed * _BLOCK
         if end > source.size:
             raise DecodeError(f"{what}: frame {k}'s blocks lie past the data")

@@ -172,3 +172,21 @@ def test_zero_length_fields_and_padding_are_legal() -> None:
     assert empty
     assert sum(f.nbytes for f in index.manifest.fields) < index.manifest.frame_size
     assert np.isfinite(load_genesis(DATA / "v4_box_exact.gstraj").duration_s)
+
+
+def test_a_chunk_is_never_decompressed_past_what_it_can_hold() -> None:
+    import zstandard
+
+    from fsr_core.errors import DecodeError as ChunkError
+    from fsr_core.sources.genesis.frames import _zstd_bounded
+
+    data = bytes(range(256)) * 64
+    sized = zstandard.ZstdCompressor().compress(data)
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(data)
+    assert _zstd_bounded(sized, len(data), "chunk") == data
+    assert _zstd_bounded(unsized, len(data), "chunk") == data
+    # A header claiming more than the bound is refused before anything is made.
+    with pytest.raises(ChunkError, match="claims 16384 bytes, more than 16383"):
+        _zstd_bounded(sized, len(data) - 1, "chunk")
+    with pytest.raises(ChunkError, match="does not decompress"):
+        _zstd_bounded(unsized, len(data) - 1, "chunk")
