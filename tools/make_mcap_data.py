@@ -35,7 +35,7 @@ import platform
 import shutil
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -927,28 +927,46 @@ def _ros_events() -> list[_Event]:
     )
 
 
-def write_ros2(path: Path) -> None:
-    """Write ROS 2 CDR topics with mcap-ros2-support, one schema per message type."""
+def _write_ros2_events(
+    path: Path,
+    events: Iterable[_Event | _TimedEvent],
+    types: Mapping[str, str],
+) -> None:
+    """Write ``events`` with mcap-ros2-support, one schema per message type.
+
+    A :class:`_TimedEvent` keeps its own publish time; any other event is
+    published 1 ms before it is logged (:data:`PUBLISH_LAG_NS`).
+    """
     schemas: dict[str, Any] = {}
     sequences: Counter[str] = Counter()
     with path.open("wb") as stream:
         writer = Ros2Writer(stream)
-        for event in _ros_events():
-            type_name = ROS_TOPIC_TYPES[event.topic]
+        for event in events:
+            type_name = types[event.topic]
             if type_name not in schemas:
                 schemas[type_name] = writer.register_msgdef(
                     type_name, ros2_schema_text(type_name)
                 )
             sequences[event.topic] += 1
+            publish = (
+                event.publish_time_ns
+                if isinstance(event, _TimedEvent)
+                else event.log_time_ns - PUBLISH_LAG_NS
+            )
             writer.write_message(
                 event.topic,
                 schemas[type_name],
                 event.message,
                 log_time=event.log_time_ns,
-                publish_time=event.log_time_ns - PUBLISH_LAG_NS,
+                publish_time=publish,
                 sequence=sequences[event.topic],
             )
         writer.finish()  # type: ignore[no-untyped-call]  # left unannotated upstream
+
+
+def write_ros2(path: Path) -> None:
+    """Write ROS 2 CDR topics with mcap-ros2-support, one schema per message type."""
+    _write_ros2_events(path, _ros_events(), ROS_TOPIC_TYPES)
 
 
 # -- json_schemaless.mcap --------------------------------------------------------------
@@ -1069,26 +1087,7 @@ def _time_bases_events() -> list[_TimedEvent]:
 
 def write_time_bases(path: Path) -> None:
     """Write ROS 2 topics whose log, publish and header times differ, unevenly."""
-    schemas: dict[str, Any] = {}
-    sequences: Counter[str] = Counter()
-    with path.open("wb") as stream:
-        writer = Ros2Writer(stream)
-        for event in _time_bases_events():
-            type_name = TIME_BASES_TOPIC_TYPES[event.topic]
-            if type_name not in schemas:
-                schemas[type_name] = writer.register_msgdef(
-                    type_name, ros2_schema_text(type_name)
-                )
-            sequences[event.topic] += 1
-            writer.write_message(
-                event.topic,
-                schemas[type_name],
-                event.message,
-                log_time=event.log_time_ns,
-                publish_time=event.publish_time_ns,
-                sequence=sequences[event.topic],
-            )
-        writer.finish()  # type: ignore[no-untyped-call]  # left unannotated upstream
+    _write_ros2_events(path, _time_bases_events(), TIME_BASES_TOPIC_TYPES)
 
 
 def _header_stamp(decoded: Any) -> int | None:
