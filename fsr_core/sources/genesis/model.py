@@ -566,16 +566,22 @@ class _Builder:
 
     def _link_poses(self, description: Description | None) -> FloatArray | None:
         """Return the link poses, recorded or else computed; None (noted): none."""
-        tree = None
+        try:
+            poses = self._recorded_poses()
+            if poses is not None:
+                return poses
+        except FsrError as exc:  # the scene is optional: the channels still play
+            self.notes.append(f"no 3D scene: {exc.reason}")
+            return None
+        tree = None  # no recorded poses: the link tree places the links
         if description is not None:
             try:
                 tree = kinematic_tree(description)
             except FsrError as exc:
                 self.notes.append(f"no forward kinematics: {exc.reason}")
         try:
-            poses = self._recorded_poses()
-            return self._kinematic_poses(tree) if poses is None else poses
-        except FsrError as exc:  # the scene is optional: the channels still play
+            return self._kinematic_poses(tree)
+        except FsrError as exc:
             self.notes.append(f"no 3D scene: {exc.reason}")
             return None
 
