@@ -681,7 +681,10 @@ class _Builder:
                 f"opened from its record headers; {len(self.index.chunks)} chunks "
                 "are being checked"
             )
-        report = trajectory_report(self.index, self.notes)
+        last = None
+        if self.index.last is not None and not self.provisional:
+            last = self.decoder.last_frame()  # decoded and checked at open
+        report = trajectory_report(self.index, self.notes, last)
         return RecordingModel(
             path=self.index.path,
             source="genesis",

@@ -4,16 +4,25 @@
 size, dt, layout, solver configurations), ``fields`` (the rows of the chunk
 frames and of the INFO records; the LAST frame's rows are counted),
 ``records`` (every kept CHNK, INFO and LAST with its offset and length),
-``frames`` and ``integrity`` (the cut, if any).
+``frames`` and ``integrity`` (the cut, if any), and ``last_frame``: the LAST
+record's whole final state, scratch included, field by field (kind, shape,
+dtype, smallest and largest value, the first values).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
 
 from fsr_core.sources.genesis.container import Field, Manifest, TrajectoryIndex
 
-__all__ = ["trajectory_report"]
+__all__ = ["last_frame_rows", "trajectory_report"]
+
+_SHOWN_VALUES: Final = 8
+"""Values of a LAST field shown in the report; the rest are counted."""
 
 
 def _row(item: Field) -> dict[str, Any]:
@@ -26,6 +35,43 @@ def _row(item: Field) -> dict[str, Any]:
         "nbytes": item.nbytes,
         "axes": list(item.axes),
     }
+
+
+def _number(value: Any) -> float | int | str:
+    """Return a value as JSON can hold it (non-finite numbers as text)."""
+    if isinstance(value, bool | np.bool_):
+        return int(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    number = float(value)
+    return number if math.isfinite(number) else str(number)
+
+
+def last_frame_rows(
+    fields: tuple[Field, ...], values: dict[str, npt.NDArray[Any]]
+) -> list[dict[str, Any]]:
+    """Return each LAST field with its kind, shape, dtype, range and first values."""
+    rows = []
+    for item in fields:
+        row: dict[str, Any] = {
+            "name": item.name,
+            "kind": item.kind,
+            "shape": list(item.shape),
+            "dtype": item.dtype,
+        }
+        found = values.get(item.name)
+        if found is not None and found.size:
+            flat = found.reshape(-1)
+            numbers = flat.astype(np.float64)
+            finite = numbers[np.isfinite(numbers)]
+            if finite.size:
+                row["min"] = _number(finite.min())
+                row["max"] = _number(finite.max())
+            row["values"] = [_number(value) for value in flat[:_SHOWN_VALUES]]
+            if flat.size > _SHOWN_VALUES:
+                row["more_values"] = int(flat.size - _SHOWN_VALUES)
+        rows.append(row)
+    return rows
 
 
 def manifest_facts(manifest: Manifest) -> dict[str, Any]:
@@ -41,8 +87,15 @@ def manifest_facts(manifest: Manifest) -> dict[str, Any]:
     }
 
 
-def trajectory_report(index: TrajectoryIndex, notes: list[str]) -> dict[str, Any]:
-    """Return the source section of the report (plain JSON data)."""
+def trajectory_report(
+    index: TrajectoryIndex,
+    notes: list[str],
+    last: dict[str, npt.NDArray[Any]] | None = None,
+) -> dict[str, Any]:
+    """Return the source section of the report (plain JSON data).
+
+    ``last``: the LAST frame's arrays, when they were read.
+    """
     manifest = index.manifest
     raw = manifest.raw
     records: list[dict[str, Any]] = [
@@ -109,4 +162,7 @@ def trajectory_report(index: TrajectoryIndex, notes: list[str]) -> dict[str, Any
             }
         },
         "notes": list(notes),
+        "last_frame": []
+        if last is None
+        else last_frame_rows(manifest.last_fields, last),
     }

@@ -98,3 +98,33 @@ def test_other_opens_are_checked_at_once() -> None:
     # An option the source does not read changes nothing.
     timed = open_recording(DATA / "v4_arm_exact.gstraj", options=OpenOptions("log"))
     assert timed.refine is None
+
+
+def test_the_checked_report_shows_the_whole_last_frame_scratch_included() -> None:
+    import json
+    import math
+
+    from fsr_core.sources import inspect_recording
+    from fsr_core.sources.genesis.container import index_file
+    from fsr_core.sources.genesis.frames import FrameDecoder
+
+    path = DATA / "v4_box_exact.gstraj"
+    rows = open_recording(path).report["last_frame"]
+    index = index_file(path)
+    last = FrameDecoder(index).last_frame()
+    assert [row["name"] for row in rows] == [f.name for f in index.manifest.last_fields]
+    assert "SCRATCH" in {row["kind"] for row in rows}
+    for row in rows:
+        values = last[row["name"]].reshape(-1)
+        if not values.size:
+            continue
+        assert row.get("more_values", 0) == max(values.size - 8, 0)
+        for value, shown in zip(values[:8].tolist(), row["values"], strict=True):
+            if isinstance(value, float) and not math.isfinite(value):
+                assert shown == str(value)
+            else:
+                assert shown == value
+    # Read before its checks, the run has not read its LAST record yet.
+    assert open_recording(path, options=QUICK).report["last_frame"] == []
+    # The report stays plain JSON: non-finite values are written as text.
+    json.loads(json.dumps(inspect_recording(path), allow_nan=False))
