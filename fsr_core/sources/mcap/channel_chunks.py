@@ -231,8 +231,10 @@ def _chunk_and_indexes(
     span = block.length
     places = block.message_indexes
     if places and min(offset for _, offset in places) == block.offset + block.length:
-        span += block.message_index_length
-    if span > block.length + (1 << 20) or block.length < _CHUNK_HEAD.size:
+        with_indexes = span + block.message_index_length
+        if with_indexes <= min(span + (1 << 20), file.size - block.offset):
+            span = with_indexes  # else the indexes are read on their own
+    if block.length < _CHUNK_HEAD.size:
         return chunk_record(file, block, records), None
     check_budget(MEMORY, span, "a chunk", path=file.path)
     data = memoryview(file.read(block.offset, span, "chunk"))

@@ -308,3 +308,33 @@ def test_chunks_read_on_two_threads_come_in_order_as_on_one(tmp_path: Path) -> N
     started = channel_chunks(path, blocks, channel_id, threads=2)
     next(started)
     started.close()
+
+
+def test_a_chunk_whose_index_claims_indexes_past_the_end_still_reads(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "joints.mcap"
+    _write(path, "sensor_msgs/msg/JointState", _JOINT_STATE, _joint_states())
+    contents = index_file(path)
+    channel_id = next(iter(contents.topics))
+    blocks = list(enumerate(contents.blocks))
+    size = path.stat().st_size
+    # Each claims message indexes running 10 bytes past the end of the file.
+    lying = [
+        (
+            number,
+            block._replace(
+                message_index_length=size - block.offset - block.length + 10
+            ),
+        )
+        for number, block in blocks
+    ]
+    for (_, _, honest), (_, _, claimed) in zip(
+        channel_chunks(path, blocks, channel_id),
+        channel_chunks(path, lying, channel_id),
+        strict=True,
+    ):
+        assert isinstance(honest, ChunkMessages)
+        assert isinstance(claimed, ChunkMessages)
+        np.testing.assert_array_equal(claimed.blob, honest.blob)
+        np.testing.assert_array_equal(claimed.times_ns, honest.times_ns)
