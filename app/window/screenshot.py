@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import QBuffer, QByteArray, QDeadlineTimer, QIODevice, QSettings
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QCoreApplication,
+    QDeadlineTimer,
+    QEvent,
+    QIODevice,
+    QSettings,
+)
 from PySide6.QtWidgets import QApplication
 
 from app.canvas.qt_app import ensure_app
@@ -191,4 +199,8 @@ def _draw(
     finally:
         window.close()
         window.deleteLater()
+        # Destroyed here, on the GUI thread: left to Python's collector, the
+        # window could be deleted by whichever thread collects it (a job's),
+        # against the GUI thread's own deletions (a deadlock seen in the tests).
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         app.processEvents()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, QThreadPool
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QThreadPool
 from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, inline_session, new_main_window, show_widget
 
@@ -104,6 +104,9 @@ def window(
     made.close()
     assert made.menus.export.wait_done(10_000), "the export is still running"
     assert made.menus.replay.wait_done(10_000), "the replay is still running"
+    # Destroyed now, on the GUI thread (not later by a job thread's collector).
+    made.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture(autouse=True)
