@@ -34,6 +34,7 @@ from fsr_core.sources.genesis.container import (
     InfoRecord,
     TrajectoryIndex,
 )
+from fsr_core.zstd_bounded import zstd_bounded
 
 __all__ = ["FrameDecoder", "field_array"]
 
@@ -60,35 +61,12 @@ def field_array(buffer: Bytes, item: Field) -> npt.NDArray[Any]:
 def _zstd_bounded(payload: bytes, bound: int, what: str) -> bytes:
     """Decompress one zstd frame, refusing more than ``bound`` bytes of output."""
     try:
-        import zstandard
+        return zstd_bounded(payload, bound, what)
     except ImportError:
         raise SourceUnavailableError(
             "reading GSTRAJ4 trajectories needs the 'zstandard' package "
             "(pip install zstandard)"
         ) from None
-    try:
-        # The size a frame header claims is checked before anything is made
-        # that big: given one, zstd allocates it whatever the bound.
-        claimed = zstandard.frame_content_size(payload)
-        if claimed > bound:
-            raise DecodeError(f"{what} claims {claimed} bytes, more than {bound}")
-        found: bytes = _decompressor(zstandard).decompress(
-            payload, max_output_size=bound
-        )
-    except zstandard.ZstdError as exc:
-        raise DecodeError(f"{what} does not decompress: {exc}") from None
-    return found
-
-
-_PER_THREAD: Final = threading.local()
-
-
-def _decompressor(zstandard: Any) -> Any:
-    """Return this thread's zstd decompressor (one a thread, reused)."""
-    found = getattr(_PER_THREAD, "zstd", None)
-    if found is None:
-        found = _PER_THREAD.zstd = zstandard.ZstdDecompressor()
-    return found
 
 
 def _zlib_exact(payload: bytes, size: int, what: str) -> bytes:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import io
 import operator
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from fsr_core.errors import (
 )
 from fsr_core.format.safe_open import ByteSource, open_source
 from fsr_core.sources.mcap.chunk_index import ChunkIndexFields, parse_chunk_index
+from fsr_core.zstd_bounded import zstd_bounded
 
 __all__ = [
     "MCAP_MAGIC",
@@ -301,18 +301,8 @@ def _check_size(file: _File, needed: int, what: str, offset: int) -> None:
         raise exc.locate(offset=offset) from None
 
 
-_PER_THREAD: Final = threading.local()
-
-
 def _zstd(data: bytes, size: int) -> bytes:
-    # One decompressor a thread, reused: making one costs more than a small chunk.
-    decompressor = getattr(_PER_THREAD, "zstd", None)
-    if decompressor is None:
-        import zstandard
-
-        decompressor = _PER_THREAD.zstd = zstandard.ZstdDecompressor()
-    found: bytes = decompressor.decompress(data, max_output_size=size)
-    return found
+    return zstd_bounded(data, size, "the frame")
 
 
 def _lz4(data: bytes, size: int) -> bytes:

@@ -338,3 +338,17 @@ def test_a_chunk_whose_index_claims_indexes_past_the_end_still_reads(
         assert isinstance(claimed, ChunkMessages)
         np.testing.assert_array_equal(claimed.blob, honest.blob)
         np.testing.assert_array_equal(claimed.times_ns, honest.times_ns)
+
+
+def test_a_zstd_chunk_claiming_more_than_its_size_is_refused_before_decoding() -> None:
+    import zstandard
+
+    from fsr_core.errors import CorruptRecordError
+    from fsr_core.sources.mcap.container import decompress
+
+    data = bytes(range(256)) * 64
+    payload = zstandard.ZstdCompressor().compress(data)
+    where = {"path": Path("run.mcap"), "offset": 100}
+    assert decompress("zstd", payload, len(data), **where) == data
+    with pytest.raises(CorruptRecordError, match="claims 16384 bytes, more than 16383"):
+        decompress("zstd", payload, len(data) - 1, **where)
