@@ -46,6 +46,7 @@ from app.window.widgets.scene_view import SceneView
 from app.window.widgets.side_panel import SidePanel, scrolling
 from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
+from app.window.workers.collector import GuiCollector
 from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import OpenOptions, expand_recordings
@@ -388,6 +389,8 @@ def open_player(
     app = ensure_app()
     last_resort = LastResort(parent=app)
     last_resort.install()
+    collector = GuiCollector(parent=app)
+    collector.install()
     try:
         window = MainWindow()
         last_resort.watch(window)
@@ -407,5 +410,6 @@ def open_player(
         window.open_files(list(paths))
         return int(app.exec())
     finally:
+        collector.uninstall()
         last_resort.uninstall()
         last_resort.watch(None)

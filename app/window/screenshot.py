@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QApplication
 from app.canvas.qt_app import ensure_app
 from app.headless.export.atomic import atomic_output, write_failed
 from app.window.last_resort import LastResort
+from app.window.workers.collector import GuiCollector
 from app.window.workers.error_message import error_message
 from fsr_core.errors import FsrError
 from fsr_core.sources import OpenOptions
@@ -102,6 +103,8 @@ def take_screenshot(
     app = ensure_app(headless=True)
     last_resort = LastResort(headless=True)
     last_resort.install()
+    collector = GuiCollector()
+    collector.install()
     try:
         return _draw(
             app,
@@ -117,6 +120,8 @@ def take_screenshot(
             environment,
         )
     finally:
+        collector.uninstall()
+        collector.deleteLater()
         last_resort.uninstall()
         last_resort.deleteLater()
 

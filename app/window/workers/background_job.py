@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from PySide6.QtCore import QObject, Signal
 
+from app.window.workers.collector import job_running
 from app.window.workers.error_message import error_message, naming_file
 from app.window.workers.gui_owned import gui_parent, retire
 
@@ -97,24 +98,25 @@ class BackgroundJob:
 
     def run(self) -> None:
         """Run :meth:`work` on the calling thread; report its outcome once."""
-        try:
-            outcome = self.work()
-        except self.cancelled_errors as exc:
-            self.signals.cancelled.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 - a worker boundary: report, never crash the UI
-            message = error_message(
-                exc, files=self.files, expected=self.expected_errors
-            )
-            self.signals.failed.emit(message)
-        else:
-            if not isinstance(outcome, Ended):
-                self.signals.finished.emit(outcome)
-            elif outcome.failed:
-                self.signals.failed.emit(naming_file(outcome.message, self.files))
+        with job_running():
+            try:
+                outcome = self.work()
+            except self.cancelled_errors as exc:
+                self.signals.cancelled.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a worker boundary: report, never crash the UI
+                message = error_message(
+                    exc, files=self.files, expected=self.expected_errors
+                )
+                self.signals.failed.emit(message)
             else:
-                self.signals.cancelled.emit(outcome.message)
-        finally:
-            retire(self.signals)
+                if not isinstance(outcome, Ended):
+                    self.signals.finished.emit(outcome)
+                elif outcome.failed:
+                    self.signals.failed.emit(naming_file(outcome.message, self.files))
+                else:
+                    self.signals.cancelled.emit(outcome.message)
+            finally:
+                retire(self.signals)
 
     def report_stage(self, text: str) -> None:
         """Say that the work moved on to ``text`` (any thread)."""

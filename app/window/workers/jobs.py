@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
+from app.window.workers.collector import job_running
 from app.window.workers.error_message import error_message
 from app.window.workers.gui_owned import gui_parent, retire
 from fsr_core.errors import FsrError
@@ -70,15 +71,16 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         """Run the job (QRunnable override); report the outcome once."""
-        try:
-            result = self.work()
-        except Exception as exc:  # noqa: BLE001 - a worker boundary: report, never crash the UI
-            message = error_message(exc, files=(self.path,))
-            self._report(self.signals.failed, message)
-        else:
-            self._report(self.signals.finished, result)
-        finally:
-            retire(self.signals)
+        with job_running():
+            try:
+                result = self.work()
+            except Exception as exc:  # noqa: BLE001 - a worker boundary: report, never crash the UI
+                message = error_message(exc, files=(self.path,))
+                self._report(self.signals.failed, message)
+            else:
+                self._report(self.signals.finished, result)
+            finally:
+                retire(self.signals)
 
     def _report(self, signal: SignalInstance, payload: object) -> None:
         """Emit ``payload``, unless the application is gone (quitting)."""
