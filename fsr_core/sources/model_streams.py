@@ -124,28 +124,42 @@ def checked_times(times: Any, count: int, what: str, path: Path) -> FloatArray:
     return array
 
 
-# ------------------------------------------------------------------ channels
 @dataclasses.dataclass(frozen=True)
-class ChannelPart:
-    """One numeric channel: one record per sample."""
+class _SampledPart:
+    """A part with one stream and one array record per sample of ``times_s``."""
 
     spec: StreamSpec
     times_s: FloatArray
-    values: FloatArray
-    """Shape (N, C), float64."""
 
     def specs(self) -> list[StreamSpec]:
-        """Return the channel's numeric stream."""
+        """Return the part's one stream."""
         return [self.spec]
+
+    def sample(self, index: int) -> Any:
+        """Return the array of sample ``index``."""
+        raise NotImplementedError
 
     def write(self, writer: Any, index: int, tick: int) -> None:
         """Write sample ``index``."""
         writer.write(
             self.spec.name,
-            self.values[index],
+            self.sample(index),
             tick=tick,
             sim_time_s=float(self.times_s[index]),
         )
+
+
+# ------------------------------------------------------------------ channels
+@dataclasses.dataclass(frozen=True)
+class ChannelPart(_SampledPart):
+    """One numeric channel: one record per sample."""
+
+    values: FloatArray
+    """Shape (N, C), float64."""
+
+    def sample(self, index: int) -> Any:
+        """Return the values of sample ``index``."""
+        return self.values[index]
 
 
 def _column_names(
@@ -395,22 +409,15 @@ def _unique_bodies(bodies: tuple[str, ...], notes: Notes) -> list[str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class PosesPart:
+class PosesPart(_SampledPart):
     """Every body's world pose per sample (``geometry.transform``)."""
 
-    spec: StreamSpec
-    times_s: FloatArray
     poses: FloatArray
     """Shape (T, bodies, 7)."""
 
-    def specs(self) -> list[StreamSpec]:
-        """Return the transform stream."""
-        return [self.spec]
-
-    def write(self, writer: Any, index: int, tick: int) -> None:
-        """Write pose sample ``index``."""
-        time_s = float(self.times_s[index])
-        writer.write(self.spec.name, self.poses[index], tick=tick, sim_time_s=time_s)
+    def sample(self, index: int) -> Any:
+        """Return every body's pose at sample ``index``."""
+        return self.poses[index]
 
 
 @dataclasses.dataclass(frozen=True)

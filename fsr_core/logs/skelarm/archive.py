@@ -38,6 +38,7 @@ from fsr_core.errors import (
     TruncatedFileError,
 )
 from fsr_core.format.safe_open import FdSource, open_source
+from fsr_core.logs.npy_header import read_npy_header
 
 __all__ = [
     "FILE_SLACK_BYTES",
@@ -146,17 +147,6 @@ def _check_directory(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInf
     return members
 
 
-def _read_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype[Any]]:
-    version = np.lib.format.read_magic(member)
-    if version == (1, 0):
-        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
-    elif version == (2, 0):
-        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
-    else:
-        raise ValueError(f"unsupported .npy version {version}")
-    return tuple(int(size) for size in shape), dtype
-
-
 def _check_ratio(info: zipfile.ZipInfo, name: str) -> None:
     """Refuse a member whose inflated size its compression cannot produce."""
     if info.compress_type == zipfile.ZIP_STORED:
@@ -198,7 +188,7 @@ def _check_header(
     stem = info.filename[:-4]
     _check_ratio(info, name)
     with archive.open(info) as member:
-        shape, dtype = _read_header(member)
+        shape, _, dtype = read_npy_header(member)
     if dtype.hasobject:
         raise SchemaError(
             f"member {info.filename!r} is an object array (it would need pickle)",

@@ -267,31 +267,28 @@ def replay_trajectory(
             sink.abort()
             raise
     wall_s = time.perf_counter() - started
+    published: Path | None = output
+    notes: tuple[str, ...] = ()
+    kind = ReplayOutcome.SUCCEEDED
     if outcome.cancelled:
-        return ReplayResult(
-            outcome=ReplayOutcome.CANCELLED,
-            output=None,
-            source_sha256=digest,
-            mode=options.mode,
-            simulator=SIMULATOR_NAME,
-            message="cancelled; nothing was published",
-            steps=sink.frames,
-            wall_s=wall_s,
-        )
-    verdict = sink.log.sentence()
-    if options.with_recorded_force and options.mode is ReplayMode.RESIMULATE:
-        sink.notes.append(
-            "with_recorded_force changes nothing here: a trajectory records the "
-            "applied link forces as inputs, and they are always put back"
-        )
+        kind, published = ReplayOutcome.CANCELLED, None
+        message = "cancelled; nothing was published"
+    else:
+        message = sink.log.sentence()
+        if options.with_recorded_force and options.mode is ReplayMode.RESIMULATE:
+            sink.notes.append(
+                "with_recorded_force changes nothing here: a trajectory records "
+                "the applied link forces as inputs, and they are always put back"
+            )
+        notes = (message, _timing_note(sink, runtime, wall_s), *sink.notes)
     return ReplayResult(
-        outcome=ReplayOutcome.SUCCEEDED,
-        output=output,
+        outcome=kind,
+        output=published,
         source_sha256=digest,
         mode=options.mode,
         simulator=SIMULATOR_NAME,
-        message=verdict,
+        message=message,
         steps=sink.frames,
         wall_s=wall_s,
-        notes=(verdict, _timing_note(sink, runtime, wall_s), *sink.notes),
+        notes=notes,
     )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from fsr_core.logs.genesis.field_rows import FieldRow
 from fsr_core.logs.genesis.naming import SceneNames, scene_names_of
 
 __all__ = [
@@ -48,24 +49,6 @@ _LENGTH: Final = struct.Struct("<Q")
 
 class HeaderError(ValueError):
     """The file is not a trajectory this adapter can read (the reason says why)."""
-
-
-@dataclass(frozen=True)
-class FieldRow:
-    """One row of ``fields`` / ``info_fields``: name, kind, canonical shape, dtype."""
-
-    name: str
-    kind: str
-    shape: tuple[int, ...]
-    dtype: str
-
-    @property
-    def size(self) -> int:
-        """Number of elements (1 for a scalar, 0 for an unused placeholder)."""
-        count = 1
-        for side in self.shape:
-            count *= side
-        return count
 
 
 @dataclass(frozen=True)

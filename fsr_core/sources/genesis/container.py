@@ -34,6 +34,7 @@ from fsr_core.errors import (
     UnsupportedVersionError,
 )
 from fsr_core.format.safe_open import ByteSource, open_source
+from fsr_core.logs.genesis.field_rows import FieldRow
 
 __all__ = [
     "MAGIC_PREFIX",
@@ -72,22 +73,17 @@ STEPS_FIELDS: Final = ("Simulator.steps", "steps")
 
 
 @dataclass(frozen=True)
-class Field:
-    """One row of a manifest's ``fields``, ``info_fields`` or ``last_fields``."""
+class Field(FieldRow):
+    """One row of a manifest's ``fields``, ``info_fields`` or ``last_fields``.
 
-    name: str
-    kind: str
-    shape: tuple[int, ...]
-    dtype: str
+    With the row's name, kind, canonical shape and dtype, where its bytes lie
+    in a frame.
+    """
+
     offset: int
     nbytes: int
     axes: tuple[int, ...]
     """Memory order of the stored bytes, slowest first (GSTRAJ1: C order)."""
-
-    @property
-    def size(self) -> int:
-        """Number of elements."""
-        return math.prod(self.shape)
 
 
 @dataclass(frozen=True)

@@ -202,14 +202,26 @@ class FrameDecoder:
             self._chunk = (number, frames)
         return frames
 
-    def _decode(self, chunk: ChunkRecord, number: int) -> Bytes:
+    def _chunk_payload(
+        self, chunk: ChunkRecord, number: int, copies: float
+    ) -> tuple[bytes, str]:
+        """Return chunk ``number``'s CRC-checked payload and how errors name it.
+
+        Decoding it must fit ``copies`` frame arrays of the chunk in the
+        memory budget.
+        """
         what = f"chunk {number} at byte {chunk.offset}"
-        size = self.manifest.frame_size
-        count = chunk.frame_count
-        check_budget(MEMORY, 3.0 * count * size, what, path=self.path)
+        frames_bytes = chunk.frame_count * self.manifest.frame_size
+        check_budget(MEMORY, copies * frames_bytes, what, path=self.path)
         payload = self._payload(
             chunk.payload_offset, chunk.payload_length, chunk.crc, what
         )
+        return payload, what
+
+    def _decode(self, chunk: ChunkRecord, number: int) -> Bytes:
+        payload, what = self._chunk_payload(chunk, number, 3.0)
+        size = self.manifest.frame_size
+        count = chunk.frame_count
         try:
             if self.manifest.version == 1:
                 data = _zlib_exact(payload, count * size, what)
@@ -233,13 +245,9 @@ class FrameDecoder:
         Not cached.
         """
         chunk = self.index.chunks[number]
-        what = f"chunk {number} at byte {chunk.offset}"
+        payload, what = self._chunk_payload(chunk, number, 2.0)
         size = self.manifest.frame_size
         count = chunk.frame_count
-        check_budget(MEMORY, 2.0 * count * size, what, path=self.path)
-        payload = self._payload(
-            chunk.payload_offset, chunk.payload_length, chunk.crc, what
-        )
         ranges = [np.arange(i.offset, i.offset + i.nbytes) for i in items if i.nbytes]
         wanted = np.unique(np.concatenate(ranges)) if ranges else np.zeros(0, int)
         frames: Bytes = np.zeros((count, size), dtype=np.uint8)

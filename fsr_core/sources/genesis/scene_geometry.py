@@ -62,6 +62,7 @@ from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.errors import FormatError, FsrError
+from fsr_core.logs.npy_header import NpyVersionError, read_npy_header
 from fsr_core.recording import GeometryMesh
 from fsr_core.sources.genesis.container import TrajectoryIndex
 from fsr_core.sources.genesis.scene_names import (
@@ -211,13 +212,12 @@ class DescriptionArrays:
             path=self._path,
         )
         with self._archive.open(member) as handle:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
-            else:
-                raise DescriptionError(f"{what}: array {key} is .npy {version}")
+            try:
+                shape, fortran, dtype = read_npy_header(handle)
+            except NpyVersionError as exc:
+                raise DescriptionError(
+                    f"{what}: array {key} is .npy {exc.version}"
+                ) from None
             if dtype.hasobject or dtype.kind not in "biuf":
                 raise DescriptionError(f"{what}: array {key} is not numeric")
             nbytes = math.prod(shape) * dtype.itemsize

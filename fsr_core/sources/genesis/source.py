@@ -16,9 +16,16 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "GenesisSource"]
+
+_PROVENANCE: Final = {
+    "genesis_version": "genesis",
+    "genesis_format": "format",
+    "genesis_source_digest": "source_digest",
+}
+"""What ``to_fsr`` copies into the provenance: fact by trajectory metadata key."""
 
 
 def _zstandard_missing() -> bool:
@@ -29,7 +36,7 @@ def _zstandard_missing() -> bool:
     return False
 
 
-class GenesisSource:
+class GenesisSource(WholeModelConversion):
     """Genesis trajectory files (GSTRAJ1 and GSTRAJ4), read without Genesis."""
 
     name: Final = "genesis"
@@ -100,33 +107,14 @@ class GenesisSource:
             checked_records=len(records) if isinstance(records, list) else None,
         )
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write the trajectory as FSR: every channel and the link poses.
+    provenance_keys = _PROVENANCE
 
-        Of the checked file: ``options.provisional`` is not used.
+    def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
+        """Return the checked trajectory: every channel and the link poses.
+
+        For ``to_fsr``: ``options.provisional`` is not used.
         """
-        from fsr_core.sources.model_to_fsr import write_model_as_fsr
-
-        model = self._open(path, read_everything=True)
-        return write_model_as_fsr(
-            model,
-            output,
-            source_path=path,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={
-                "genesis_version": model.metadata.get("genesis", ""),
-                "genesis_format": model.metadata.get("format", ""),
-                "genesis_source_digest": model.metadata.get("source_digest", ""),
-            },
-        )
+        return self._open(path, read_everything=True)
 
 
 SOURCE = GenesisSource()

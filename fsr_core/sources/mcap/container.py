@@ -397,25 +397,38 @@ def records_in(
     ``start`` and ``stop`` bound the record's body; ``offset`` (the chunk's
     place in the file) locates an error.
     """
+
+    def cut(position: int, length: int | None) -> FsrError:
+        message = (
+            "chunk ends inside a record header"
+            if length is None
+            else f"a record inside the chunk (at {position}) runs past its end"
+        )
+        return CorruptRecordError(message, path=path, offset=offset)
+
     position = 0
     while position < len(data):
-        if len(data) - position < _RECORD_PREFIX:
-            raise CorruptRecordError(
-                "chunk ends inside a record header", path=path, offset=offset
-            )
-        opcode = data[position]
-        length = int.from_bytes(
-            data[position + 1 : position + _RECORD_PREFIX], "little"
-        )
-        start = position + _RECORD_PREFIX
-        if length > len(data) - start:
-            raise CorruptRecordError(
-                f"a record inside the chunk (at {position}) runs past its end",
-                path=path,
-                offset=offset,
-            )
-        position = start + length
+        opcode, start, position = _record_bounds(data, position, cut)
         yield opcode, start, position
+
+
+def _record_bounds(
+    data: bytes, position: int, cut: Callable[[int, int | None], FsrError]
+) -> tuple[int, int, int]:
+    """Return ``(opcode, start, stop)`` of the record at ``position`` in ``data``.
+
+    ``start`` and ``stop`` bound its body. A record cut short raises what
+    ``cut(position, length)`` returns: ``length`` is ``None`` when the record
+    header itself is cut, the body's length when the body runs past ``data``.
+    """
+    if len(data) - position < _RECORD_PREFIX:
+        raise cut(position, None)
+    opcode = data[position]
+    length = int.from_bytes(data[position + 1 : position + _RECORD_PREFIX], "little")
+    start = position + _RECORD_PREFIX
+    if length > len(data) - start:
+        raise cut(position, length)
+    return opcode, start, start + length
 
 
 def _chunk_records(
@@ -675,28 +688,20 @@ def _summary_records(
     """
     _check_size(file, end - start, "the summary section", start)
     data = file.read(start, end - start, "summary")
+
+    def cut(position: int, length: int | None) -> FsrError:
+        message = (
+            "a summary record header runs past the summary"
+            if length is None
+            else f"summary record of {length} bytes runs past the summary"
+        )
+        return TruncatedFileError(message, path=file.path, offset=start + position)
+
     position = 0
     while position < len(data):
         offset = start + position
-        if len(data) - position < _RECORD_PREFIX:
-            raise TruncatedFileError(
-                "a summary record header runs past the summary",
-                path=file.path,
-                offset=offset,
-            )
-        opcode = data[position]
-        length = int.from_bytes(
-            data[position + 1 : position + _RECORD_PREFIX], "little"
-        )
-        body_at = position + _RECORD_PREFIX
-        if length > len(data) - body_at:
-            raise TruncatedFileError(
-                f"summary record of {length} bytes runs past the summary",
-                path=file.path,
-                offset=offset,
-            )
-        body = data[body_at : body_at + length]
-        position = body_at + length
+        opcode, body_at, position = _record_bounds(data, position, cut)
+        body = data[body_at:position]
         try:
             if opcode == 0x08:
                 record: Any = parse_chunk_index(body)

@@ -103,20 +103,37 @@ def _ros2_tree(message: Any, depth: int = 0) -> PlainTree:
     return {name: _ros2_tree(getattr(message, name), depth + 1) for name in slots}
 
 
+def _library_decoder(
+    factory: Any,
+    encoding: str,
+    schema: str,
+    topic: TopicInfo,
+    to_tree: Callable[[Any], PlainTree],
+) -> Decoder:
+    """Return the decoder a library's ``DecoderFactory`` makes, giving plain trees.
+
+    ``schema`` names the schema encoding in the problem of a schema the
+    library cannot read; ``to_tree`` turns a decoded message into a plain tree.
+    """
+    decode = factory().decoder_for(encoding, _schema_record(topic))
+    if decode is None:
+        return Decoder(None, f"the {schema} schema cannot be read")
+    found = decode
+
+    def tree(data: bytes) -> PlainTree:
+        return to_tree(found(data))
+
+    return Decoder(tree)
+
+
 def _protobuf(topic: TopicInfo) -> Decoder:
     try:
         from mcap_protobuf.decoder import DecoderFactory
     except ImportError:
         return Decoder(None, f"protobuf messages need mcap-protobuf-support ({_EXTRA})")
-    decode = DecoderFactory().decoder_for("protobuf", _schema_record(topic))
-    if decode is None:
-        return Decoder(None, "the protobuf schema cannot be read")
-    found = decode
-
-    def tree(data: bytes) -> PlainTree:
-        return _protobuf_tree(found(data))
-
-    return Decoder(tree)
+    return _library_decoder(
+        DecoderFactory, "protobuf", "protobuf", topic, _protobuf_tree
+    )
 
 
 def _ros2(topic: TopicInfo) -> Decoder:
@@ -130,15 +147,7 @@ def _ros2(topic: TopicInfo) -> Decoder:
         from mcap_ros2.decoder import DecoderFactory
     except ImportError:
         return Decoder(None, f"ROS 2 messages need mcap-ros2-support ({_EXTRA})")
-    decode = DecoderFactory().decoder_for("cdr", _schema_record(topic))
-    if decode is None:
-        return Decoder(None, "the ros2msg schema cannot be read")
-    found = decode
-
-    def tree(data: bytes) -> PlainTree:
-        return _ros2_tree(found(data))
-
-    return Decoder(tree)
+    return _library_decoder(DecoderFactory, "cdr", "ros2msg", topic, _ros2_tree)
 
 
 def _json(topic: TopicInfo) -> Decoder:

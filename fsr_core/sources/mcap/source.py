@@ -18,13 +18,20 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
 
 
 _BAG_METADATA: Final = "metadata.yaml"
 _MAX_METADATA_BYTES: Final = 1 << 20
+
+_PROVENANCE: Final = {
+    "mcap_profile": "profile",
+    "mcap_library": "library",
+    "mcap_time_base": "time_base",
+}
+"""What ``to_fsr`` copies into the provenance: fact by MCAP metadata key."""
 
 
 def bag_file(folder: Path) -> Path | None:
@@ -91,7 +98,7 @@ def _problems(path: Path, model: RecordingModel) -> list[str]:
     return problems
 
 
-class McapSource:
+class McapSource(WholeModelConversion):
     """MCAP files, read with the ``mcap`` library and the format's decoders."""
 
     name: Final = "mcap"
@@ -164,35 +171,15 @@ class McapSource:
             )
         return report
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write the file as FSR: every channel, camera and calibration.
+    provenance_keys = _PROVENANCE
 
-        Play times are those of the time base in ``options``, recorded in the
-        provenance as ``mcap_time_base``.
+    def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
+        """Return the model with every topic: channels, cameras and calibration.
+
+        For ``to_fsr``, read in one pass; play times are those of the time base
+        in ``options``, recorded in the provenance as ``mcap_time_base``.
         """
-        from fsr_core.sources.model_to_fsr import write_model_as_fsr
-
-        # Every topic is written: one pass reads them all at once.
-        model = self._open(path, read_everything=True, options=options)
-        return write_model_as_fsr(
-            model,
-            output,
-            source_path=path,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={
-                "mcap_profile": model.metadata.get("profile", ""),
-                "mcap_library": model.metadata.get("library", ""),
-                "mcap_time_base": model.metadata.get("time_base", ""),
-            },
-        )
+        return self._open(path, read_everything=True, options=options)
 
 
 SOURCE = McapSource()

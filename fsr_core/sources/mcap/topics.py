@@ -11,6 +11,7 @@ it and, for a numeric topic, the columns of its first message here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,18 +89,21 @@ class Topic:
     @property
     def first_ns(self) -> int | None:
         """The earliest time read or indexed (``None``: none)."""
-        found = [min(self.times_ns)] if self.times_ns else []
-        if self.span_ns is not None:
-            found.append(self.span_ns[0])
-        return min(found, default=None)
+        return self._time_bound(min, 0)
 
     @property
     def last_ns(self) -> int | None:
         """The latest time read or indexed (``None``: none)."""
-        found = [max(self.times_ns)] if self.times_ns else []
+        return self._time_bound(max, 1)
+
+    def _time_bound(
+        self, pick: Callable[[Iterable[int]], int], side: int
+    ) -> int | None:
+        """Return ``pick`` of the times read and the indexed span's end ``side``."""
+        found = [pick(self.times_ns)] if self.times_ns else []
         if self.span_ns is not None:
-            found.append(self.span_ns[1])
-        return max(found, default=None)
+            found.append(self.span_ns[side])
+        return pick(found) if found else None
 
     @property
     def image_refs(self) -> ImageRefs | None:
