@@ -20,6 +20,7 @@ from app.headless.options import (
     checked_number,
     finite_non_negative,
     open_options,
+    whole_number,
 )
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
@@ -43,11 +44,8 @@ def _tolerance(text: str) -> float:
 
 
 def _pixel_tolerance(text: str) -> int:
-    return checked_number(
-        text,
-        int,
-        lambda value: 0 <= value <= _MAX_LEVEL,
-        f"whole levels from 0 to {_MAX_LEVEL}, e.g. 2",
+    return whole_number(
+        text, 0, _MAX_LEVEL, f"whole levels from 0 to {_MAX_LEVEL}, e.g. 2"
     )
 
 

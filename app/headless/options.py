@@ -38,6 +38,7 @@ __all__ = [
     "size_option",
     "speed_option",
     "time_option",
+    "whole_number",
 ]
 
 #: Frame rates an export accepts (the codec's time base is 1/fps).
@@ -101,6 +102,17 @@ def checked_number(
     return value
 
 
+def whole_number(text: str, low: int, high: int, expected: str) -> int:
+    """Return ``text`` as a whole number from ``low`` to ``high`` (both in).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        As :func:`checked_number` does.
+    """
+    return checked_number(text, int, lambda value: low <= value <= high, expected)
+
+
 def finite_non_negative(value: float) -> bool:
     """Whether ``value`` is finite and at least 0."""
     return math.isfinite(value) and value >= 0
@@ -139,9 +151,7 @@ def time_option(text: str) -> float:
 
 def episode_option(text: str) -> int:
     """``--episode``: an episode index of a dataset, >= 0."""
-    return checked_number(
-        text, int, lambda value: 0 <= value < 1 << 31, "an episode index >= 0, e.g. 3"
-    )
+    return whole_number(text, 0, (1 << 31) - 1, "an episode index >= 0, e.g. 3")
 
 
 def add_episode(parser: argparse.ArgumentParser) -> None:

@@ -24,7 +24,7 @@ from app.headless.options import (
     add_enum_option,
     add_output,
     add_overwrite,
-    checked_number,
+    whole_number,
 )
 from app.headless.signals import StopRequested, exit_code
 from app.headless.terminal_progress import TerminalProgress
@@ -52,11 +52,8 @@ EXIT_CANCELLED = 130
 
 
 def _window(text: str) -> int:
-    return checked_number(
-        text,
-        int,
-        lambda value: 1 <= value <= MAX_IN_FLIGHT,
-        f"a whole number from 1 to {MAX_IN_FLIGHT}",
+    return whole_number(
+        text, 1, MAX_IN_FLIGHT, f"a whole number from 1 to {MAX_IN_FLIGHT}"
     )
 
 

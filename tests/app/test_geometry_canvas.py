@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import MUJOCO_EXAMPLES as EXAMPLES
 from PySide6.QtCore import QRectF
 from pytestqt.qtbot import QtBot
 
@@ -31,7 +32,6 @@ from fsr_core.sources.fsr import load_fsr
 
 pytestmark = pytest.mark.gui
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "mujoco"
 WIDTH, HEIGHT = 480, 360
 
 

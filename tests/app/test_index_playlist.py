@@ -38,10 +38,14 @@ def index(short_takes: dict[str, Path], tmp_path: Path) -> Path:
     return path
 
 
-def _session_of(index: Path) -> PlayerSession:
-    """Return a session (jobs run inline) that opened ``index`` as its playlist."""
+def _session_of(index: Path, *names: str) -> PlayerSession:
+    """Return a session (jobs run inline) that opened ``index`` as its playlist.
+
+    The playlist lists the entries ``names``, in that order.
+    """
     session = inline_session()
     session.open_paths(expand_recordings([index]), indexed=pinned_entries([index]))
+    assert [entry.name for entry in session.playlist.entries] == list(names)
     return session
 
 
@@ -49,13 +53,9 @@ def test_a_file_changed_since_it_was_indexed_is_greyed_with_the_reason(
     qapp: object, index: Path
 ) -> None:
     del qapp
-    session = _session_of(index)
+    session = _session_of(index, "01_reach.fsr", "02_multi_target.fsr")
 
     playlist = session.playlist
-    assert [entry.name for entry in playlist.entries] == [
-        "01_reach.fsr",
-        "02_multi_target.fsr",
-    ]
     assert playlist.entry(0).state is EntryState.VALID
     changed = playlist.entry(1)
     assert changed.state is EntryState.INVALID
@@ -84,12 +84,8 @@ def test_a_replay_index_greys_an_episode_whose_artifact_changed(
     del qapp
     index, root = write_replay_index(tmp_path)
     (root / "meta/real2sim/episode_0/trace.json").write_bytes(b"edited")
-    session = _session_of(index)
+    session = _session_of(index, "episode_000000", "episode_000001")
     playlist = session.playlist
-    assert [entry.name for entry in playlist.entries] == [
-        "episode_000000",
-        "episode_000001",
-    ]
     assert playlist.entry(0).state is EntryState.INVALID
     assert "trace.json" in playlist.entry(0).reason
     assert "changed" in playlist.entry(0).reason

@@ -159,22 +159,19 @@ def test_a_screenshot_plays_on_the_time_base_asked_for(
 
 
 def _texts(item: QTreeWidgetItem) -> list[str]:
-    found = [f"{item.text(0)}: {item.text(1)}"]
+    """Every row below ``item`` as ``"name: value"``, depth first."""
+    found: list[str] = []
     for row in range(item.childCount()):
         child = item.child(row)
         if child is not None:
+            found.append(f"{child.text(0)}: {child.text(1)}")
             found.extend(_texts(child))
     return found
 
 
 def _inspector_rows(window: MainWindow) -> list[str]:
-    tree = window.inspector_dock.panel.tree
-    rows: list[str] = []
-    for index in range(tree.topLevelItemCount()):
-        section = tree.topLevelItem(index)
-        if section is not None:
-            rows.extend(_texts(section))
-    return rows
+    # The top-level sections are the children of the tree's invisible root.
+    return _texts(window.inspector_dock.panel.tree.invisibleRootItem())
 
 
 def _checked(window: MainWindow) -> list[str]:

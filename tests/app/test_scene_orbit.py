@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from data_paths import GENESIS_BATCH
+from data_paths import MUJOCO_EXAMPLES as EXAMPLES
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from pytestqt.qtbot import QtBot
 from shown_widgets import activate_window, show_widget, turn_wheel
@@ -43,10 +45,6 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "mujoco"
-GENESIS_BATCH = (
-    Path(__file__).resolve().parents[1] / "data" / "genesis" / "v4_batch_exact.gstraj"
-)
 WIDTH, HEIGHT = 480, 360
 AT_S = 0.5
 Image = npt.NDArray[np.uint8]

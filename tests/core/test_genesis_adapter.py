@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import GENESIS_BOX as BOX
+from data_paths import GENESIS_DATA as DATA
 from tool_scripts import load_tool
 
 from app.cli import main
@@ -66,8 +68,6 @@ from fsr_core.simulators.genesis.session import FrameOut, authored_inputs, diffe
 from fsr_core.simulators.genesis.trajectory_file import HeaderError, read_header
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genesis"
-BOX = DATA / "v4_box_exact.gstraj"
 INSTALL = "pip install 'fsr-viewer[genesis]'"
 INTACT = sorted(
     path

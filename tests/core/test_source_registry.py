@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import SKELARM_REACH as REACH
 
 from fsr_core.errors import (
     NotRegularFileError,
@@ -35,9 +36,6 @@ from fsr_core.sources.registry import (
     sources,
     unregister_source,
 )
-
-SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"
-REACH = SKELARM_DATA / "reach.sklog.npz"
 
 # A source an outside package could ship: text logs starting with "DEMOLOG".
 _DEMO_PLUGIN = """

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import GENESIS_BOX as BOX
+from data_paths import GENESIS_DATA as DATA
 
 from app.cli import main
 from fsr_core.compare import compare_recordings
@@ -40,8 +42,6 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.genesis
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genesis"
-BOX = DATA / "v4_box_exact.gstraj"
 Replayed = Callable[[str, str], ReplayResult]
 
 

@@ -14,6 +14,7 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import av
 import pytest
@@ -55,6 +56,21 @@ def _batch(*args: str | Path, env: dict[str, str] | None = None) -> CliOutcome:
     outcome = run_cli("batch", *args, "--jobs", "2", env=env)
     assert "Traceback" not in outcome.stderr, outcome.describe()
     return outcome
+
+
+def _batch_written(
+    verb: str, inputs: Path, out: Path, *more: str, written: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Run ``verb`` over ``inputs`` into ``out``: a broken input fails the run.
+
+    ``out`` holds exactly the files ``written``; return the lines of the report
+    (``report.jsonl`` beside ``out``).
+    """
+    report = out.parent / "report.jsonl"
+    outcome = _batch(verb, inputs, "--out", out, "--report", report, *more)
+    assert outcome.returncode == 1, outcome.describe()
+    assert files_below(out) == written
+    return read_report(report)
 
 
 def _statuses(report: Path) -> dict[str, str]:
@@ -106,19 +122,21 @@ def test_export_writes_a_video_per_readable_file_and_resume_redoes_only_changes(
     own_mixed: Path, tmp_path: Path
 ) -> None:
     out, report = tmp_path / "videos", tmp_path / "report.jsonl"
-    first = _batch("export", own_mixed, "--out", out, "--report", report, *VIDEO)
-
-    assert first.returncode == 1, first.describe()  # garbage.fsr cannot be drawn
-    assert files_below(out) == {
-        "01_reach.mp4",
-        "05_pushed.mp4",
-        "truncated.mp4",  # a cut FSR file plays (and exports) what it kept
-        "reach.mp4",
-        "ros2.mp4",
-        "v4_arm_exact.mp4",
-    }
-    lines = read_report(report)
-    assert lines["garbage.fsr"]["status"] == "failed"
+    lines = _batch_written(
+        "export",
+        own_mixed,
+        out,
+        *VIDEO,
+        written={
+            "01_reach.mp4",
+            "05_pushed.mp4",
+            "truncated.mp4",  # a cut FSR file plays (and exports) what it kept
+            "reach.mp4",
+            "ros2.mp4",
+            "v4_arm_exact.mp4",
+        },
+    )
+    assert lines["garbage.fsr"]["status"] == "failed"  # it cannot be drawn
     with av.open(str(out / "01_reach.mp4")) as video:
         frames = video.streams.video[0].frames
     assert frames == lines["01_reach.fsr"]["frames"] >= 2  # 0.5 s at 4 fps
@@ -160,12 +178,9 @@ def test_without_resume_an_existing_output_is_kept_and_reported(
 def test_convert_writes_fsr_with_provenance_and_passes_over_fsr(
     mixed: Path, tmp_path: Path
 ) -> None:
-    out, report = tmp_path / "fsr", tmp_path / "report.jsonl"
-    outcome = _batch("convert", mixed, "--out", out, "--report", report)
-
-    assert outcome.returncode == 1, outcome.describe()
-    assert files_below(out) == {"reach.fsr", "ros2.fsr", "v4_arm_exact.fsr"}
-    lines = read_report(report)
+    out = tmp_path / "fsr"
+    written = {"reach.fsr", "ros2.fsr", "v4_arm_exact.fsr"}
+    lines = _batch_written("convert", mixed, out, written=written)
     assert lines["01_reach.fsr"]["status"] == "skipped"
     assert lines["01_reach.fsr"]["output"] is None
     assert lines["garbage.fsr"]["status"] == "failed"
@@ -180,12 +195,8 @@ def test_convert_writes_fsr_with_provenance_and_passes_over_fsr(
 def test_resimulate_records_the_comparison_of_each_replay(
     mixed: Path, tmp_path: Path
 ) -> None:
-    out, report = tmp_path / "replays", tmp_path / "report.jsonl"
-    outcome = _batch("resimulate", mixed, "--out", out, "--report", report)
-
-    assert outcome.returncode == 1, outcome.describe()
-    assert files_below(out) == {"01_reach.resim.fsr", "05_pushed.resim.fsr"}
-    lines = read_report(report)
+    written = {"01_reach.resim.fsr", "05_pushed.resim.fsr"}
+    lines = _batch_written("resimulate", mixed, tmp_path / "replays", written=written)
     reach = lines["01_reach.fsr"]["comparison"]
     assert reach["verdict"] == "exact"
     assert reach["first_divergence"] is None

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_output import assert_mentions
 from tool_scripts import ToolRun, fake_free_disk, load_tool, run_main
 
 bench_format = load_tool("bench_format")
@@ -101,9 +102,7 @@ def test_the_decoder_table_names_the_backend_of_fsr_core_media(
 def test_the_text_report_renders_from_the_json(one_second_run: ToolRun) -> None:
     text = bench_format.render_text(one_second_run.result)
 
-    assert "FSR/MCAP" in text
-    assert "Targets:" in text
-    assert "not measured (run with --big)" in text
+    assert_mentions(text, "FSR/MCAP", "Targets:", "not measured (run with --big)")
 
 
 def test_big_is_refused_without_3_gb_free(

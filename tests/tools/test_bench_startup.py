@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_output import assert_mentions
 from tool_scripts import ToolRun, fake_free_disk, load_tool, run_main
 
 bench_startup = load_tool("bench_startup")
@@ -44,9 +45,7 @@ def test_both_files_of_the_open_hold_the_same_frames(tiny_run: ToolRun) -> None:
 def test_the_text_report_renders_from_the_json(tiny_run: ToolRun) -> None:
     text = bench_startup.render_text(tiny_run.result)
 
-    assert "python -c pass" in text
-    assert "FSR/MCAP" in text
-    assert "target <= 0.2 s" in text
+    assert_mentions(text, "python -c pass", "FSR/MCAP", "target <= 0.2 s")
 
 
 def test_no_open_times_the_start_up_only(

@@ -21,6 +21,7 @@ from app.headless.options import (
     size_option,
     speed_option,
     time_option,
+    whole_number,
 )
 from fsr_core.budgets import parse_amount
 
@@ -35,9 +36,7 @@ _VIEWS = ("scene", "camera", "both")
 
 
 def _jobs(text: str) -> int:
-    return checked_number(
-        text, int, lambda value: 1 <= value <= MAX_JOBS, f"1 to {MAX_JOBS} workers"
-    )
+    return whole_number(text, 1, MAX_JOBS, f"1 to {MAX_JOBS} workers")
 
 
 def _seconds(text: str) -> float:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import MCAP_DATA as DATA
+from data_paths import SKELARM_REACH as SKELARM_LOG
 
 from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
 from fsr_core.sources import (
@@ -31,9 +33,7 @@ from fsr_core.sources.head import read_head
 from fsr_core.sources.mcap.model import TIME_VARIABLE, load_mcap
 from fsr_core.sources.registry import register_source, unregister_source
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mcap"
 TIME_BASES_FILE = DATA / "time_bases.mcap"
-SKELARM_LOG = DATA.parent / "skelarm" / "reach.sklog.npz"
 
 
 @cache

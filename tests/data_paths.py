@@ -1,0 +1,35 @@
+"""Where the tests' recordings and example scenarios are, named once.
+
+The folders under ``tests/data`` (one per recording source) and the MuJoCo
+examples of the repository, with the files several test modules open.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "GENESIS_BATCH",
+    "GENESIS_BOX",
+    "GENESIS_DATA",
+    "MCAP_DATA",
+    "MUJOCO_EXAMPLES",
+    "SKELARM_DATA",
+    "SKELARM_REACH",
+    "TEST_DATA",
+]
+
+#: ``tests/data``: the recordings the tests read, a folder per source.
+TEST_DATA: Final = Path(__file__).resolve().parent / "data"
+#: The MuJoCo scenarios of ``examples/mujoco``.
+MUJOCO_EXAMPLES: Final = TEST_DATA.parents[1] / "examples" / "mujoco"
+GENESIS_DATA: Final = TEST_DATA / "genesis"
+#: A Genesis trajectory of one box, with everything a replay needs.
+GENESIS_BOX: Final = GENESIS_DATA / "v4_box_exact.gstraj"
+#: A Genesis trajectory of a batched scene (several environments).
+GENESIS_BATCH: Final = GENESIS_DATA / "v4_batch_exact.gstraj"
+MCAP_DATA: Final = TEST_DATA / "mcap"
+SKELARM_DATA: Final = TEST_DATA / "skelarm"
+#: A skelarm state log of a reach.
+SKELARM_REACH: Final = SKELARM_DATA / "reach.sklog.npz"
