@@ -93,6 +93,19 @@ def write_recording(path: Path, minutes: float) -> None:
 
 
 def _peak_mb() -> float:
+    """Peak resident memory of this process so far (Linux: ``VmHWM``).
+
+    Not ``getrusage``'s ``ru_maxrss``: Linux carries a parent's peak into a
+    child over fork and exec, so a child started after the long file was
+    written reported the writer's peak.
+    """
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 

@@ -21,6 +21,7 @@ from fsr_core.errors import (
     SchemaError,
 )
 from fsr_core.format.profiles import IntegrityProfile
+from fsr_core.format.record_index import RecordIndex
 from fsr_core.format.records import BATCH_HEADER_SIZE, BATCH_MAGIC, ENTRY_SIZE, crc32
 from fsr_core.format.safe_open import ByteSource
 
@@ -194,13 +195,22 @@ def _first_bad(mask: np.ndarray) -> int | None:
     return int(bad[0]) if len(bad) else None
 
 
+def _first_other_generation(
+    entries: np.ndarray, headers: np.ndarray, group: list[_Row]
+) -> int | None:
+    """Return the row of the first entry of ``group`` not of its batch's generation."""
+    counts = np.array([row[4] for row in group], dtype=np.int64)
+    same = entries["generation"] == np.repeat(headers["generation"], counts)
+    found = _first_bad(same)
+    return None if found is None else group[0][2] + found
+
+
 def _check_fields(
     headers: np.ndarray,
     directory: np.ndarray,
-    entries: np.ndarray,
+    bad_generation: int | None,
     body_lengths: np.ndarray,
 ) -> None:
-    counts = directory["record_count"].astype(np.int64)
     agrees = (
         (headers["batch_seq"] == np.arange(len(headers), dtype=np.uint64))
         & (headers["total_length"] == directory["total_length"])
@@ -216,8 +226,7 @@ def _check_fields(
             record=number,
             offset=int(directory["offset"][number]),
         )
-    same_generation = entries["generation"] == np.repeat(headers["generation"], counts)
-    row = _first_bad(same_generation)
+    row = bad_generation
     if row is not None:
         number = int(np.searchsorted(directory["first_row"], row, side="right")) - 1
         raise IndexCorruptionError(
@@ -257,9 +266,9 @@ def _check_digest_fields(
             )
 
 
-GROUP_BYTES = 16 << 20
-"""Most bytes of batch headers and tables read and checked at once (16 MiB):
-the check needs that much beside the index, not a second copy of it."""
+GROUP_BYTES = 4 << 20
+"""Most bytes of batch headers and tables read and checked at once (4 MiB):
+the check needs a few times that beside the index, not a second copy of it."""
 
 
 def _index_end(rows: list[_Row]) -> int:
@@ -285,8 +294,7 @@ def _groups(rows: list[_Row], strong: bool) -> list[tuple[int, int]]:
 
 def verify_batch_headers(
     source: ByteSource,
-    directory: np.ndarray,
-    entries: np.ndarray,
+    index: RecordIndex,
     body_lengths: np.ndarray,
     profile: IntegrityProfile,
 ) -> tuple[list[bytes], np.ndarray | None]:
@@ -296,37 +304,41 @@ def verify_batch_headers(
     per-record digest table (one row of 32 bytes per record, index order).
     """
     strong = profile is IntegrityProfile.STRONG
-    flat = np.ascontiguousarray(entries).view(np.uint8)
+    directory = index.directory
     rows: list[_Row] = directory.tolist()
+    bad_generation: int | None = None
     header_parts: list[bytes] = []
     digest_parts: list[bytes] = []
     for first, stop in _groups(rows, strong):
         raws: list[bytes] = []
         group = rows[first:stop]
         # The index entries of this group's batches (a copy the size of a group).
-        index = flat[group[0][2] * ENTRY_SIZE : _index_end(group)].tobytes()
+        group_entries = index.span(group[0][2], _index_end(group) // ENTRY_SIZE, source)
+        table = group_entries.tobytes()
         try:
             _read_into(raws, source, group, strong)
         except FsrError:
-            _check_each(raws, index, group, strong, first)  # an earlier batch first
+            _check_each(raws, table, group, strong, first)  # an earlier batch first
             raise
         heads = b"".join([raw[:BATCH_HEADER_SIZE] for raw in raws])
         headers = np.frombuffer(heads, dtype=HEADER_DTYPE)
         if not _all_intact(
-            raws, group, headers, directory[first:stop], index, strong, first
+            raws, group, headers, directory[first:stop], table, strong, first
         ):
-            _check_each(raws, index, group, strong, first)  # which check, which batch
+            _check_each(raws, table, group, strong, first)  # which check, which batch
         header_parts.append(heads)
+        if bad_generation is None:
+            bad_generation = _first_other_generation(group_entries, headers, group)
         if strong:
             digest_parts.extend(
                 raw[BATCH_HEADER_SIZE + row[4] * ENTRY_SIZE :]
                 for raw, row in zip(raws, group, strict=True)
             )
     headers = np.frombuffer(b"".join(header_parts), dtype=HEADER_DTYPE)
-    _check_fields(headers, directory, entries, body_lengths)
+    _check_fields(headers, directory, bad_generation, body_lengths)
     _check_digest_fields(headers, directory, profile)
     body_digests = [row.tobytes() for row in headers["body_sha256"]]
     if not strong:
         return body_digests, None
-    table = np.frombuffer(b"".join(digest_parts), dtype=np.uint8)
-    return body_digests, table.reshape(-1, DIGEST_SIZE)
+    digest_table = np.frombuffer(b"".join(digest_parts), dtype=np.uint8)
+    return body_digests, digest_table.reshape(-1, DIGEST_SIZE)

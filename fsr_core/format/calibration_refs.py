@@ -13,9 +13,16 @@ import numpy as np
 from fsr_core.errors import CorruptRecordError
 from fsr_core.format.index_columns import distinct
 from fsr_core.format.metadata import FileMetadata
+from fsr_core.format.record_index import RecordIndex
+from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import StreamKind
 
 __all__ = ["CalibrationRefError", "check_calibration_refs"]
+
+#: The index fields the checks read, packed (a camera's records, 16 bytes each).
+_KEY_DTYPE = np.dtype(
+    [("generation", "<u4"), ("calibration_ref", "<u4"), ("tick", "<i8")]
+)
 
 
 class CalibrationRefError(CorruptRecordError):
@@ -76,9 +83,9 @@ def _check_camera(camera: str, kinds: dict[StreamKind, np.ndarray]) -> None:
 
 def check_calibration_refs(
     meta: FileMetadata,
-    entries: np.ndarray,
-    stream_rows: list[np.ndarray],
+    index: RecordIndex,
     known_refs: set[int],
+    source: ByteSource,
 ) -> None:
     """Check that every camera record's epoch is known and declared in time.
 
@@ -93,8 +100,11 @@ def check_calibration_refs(
     for stream_id, spec in enumerate(meta.streams):
         if spec.camera is None:
             continue
-        columns = entries[["generation", "calibration_ref", "tick"]]
-        rows = np.take(columns, stream_rows[stream_id])
+        entries = index.take(index.stream_rows(stream_id), source)
+        rows = np.empty(len(entries), dtype=_KEY_DTYPE)
+        for key in _KEY_DTYPE.names or ():
+            rows[key] = entries[key]
+        del entries
         by_camera.setdefault(spec.camera, {})[spec.kind] = rows
         refs = distinct(rows["calibration_ref"])
         if not {int(ref) for ref in refs} <= known_refs:

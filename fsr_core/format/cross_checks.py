@@ -24,9 +24,9 @@ import numpy as np
 from fsr_core.calibration import Calibration, CalibrationProfile, calibration_digest
 from fsr_core.calibration.pose import QUATERNION_NORM_TOLERANCE
 from fsr_core.errors import CalibrationError, CorruptRecordError, FsrError
-from fsr_core.format.index_columns import take_rows
 from fsr_core.format.layout import Layout
 from fsr_core.format.metadata import FileMetadata
+from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import StreamKind
 from fsr_core.format.values import Footer, Record
 
@@ -52,6 +52,7 @@ def build_epochs(
     footer: Footer | None,
     read_row: Callable[[int], Record],
     path: str,
+    source: ByteSource,
 ) -> list[Calibration]:
     """Return every calibration epoch, per camera and generation, in order.
 
@@ -68,10 +69,11 @@ def build_epochs(
     for stream_id, spec in enumerate(meta.streams):
         if spec.kind is not StreamKind.CAMERA_INTRINSICS or spec.camera is None:
             continue
-        rows = layout.stream_rows[stream_id]
+        rows = layout.index.stream_rows(stream_id)
+        entries = layout.index.take(rows, source)
         counts: dict[int, int] = {}
-        for seq in _epoch_starts(take_rows(layout.entries, rows)):
-            entry = layout.entries[rows[seq]]
+        for seq in _epoch_starts(entries):
+            entry = entries[seq]
             key = (int(entry["generation"]), int(entry["calibration_ref"]))
             record = read_row(int(rows[seq]))
             digest = layout.calibration_digests[key[1]]

@@ -7,34 +7,68 @@ from typing import Any
 import numpy as np
 
 from fsr_core.errors import IndexCorruptionError, SchemaError
-from fsr_core.format.index_columns import RowColumns, distinct
+from fsr_core.format.index_columns import distinct
+from fsr_core.format.layout import StreamSummary
 from fsr_core.format.profiles import IntegrityProfile, parse_profile
 from fsr_core.format.streams import StreamSpec
 from fsr_core.format.values import Footer, Gap
 
-__all__ = ["inventory_for", "parse_footer"]
+__all__ = ["inventory_for", "parse_footer", "summary_inventory"]
 
 
-def inventory_for(
-    spec: StreamSpec, rows: RowColumns | np.ndarray, batches: int
-) -> dict[str, Any]:
+def inventory_for(spec: StreamSpec, rows: np.ndarray, batches: int) -> dict[str, Any]:
     """Compute the inventory entry of one stream from its index rows."""
     if len(rows) == 0:
-        return {
-            "stream": spec.name, "records": 0, "batches": 0, "payload_bytes": 0,
-            "first_tick": None, "last_tick": None, "first_sim_time_s": None,
-            "last_sim_time_s": None, "generations": [],
-        }  # fmt: skip
+        return _inventory(spec, 0, 0, 0, None, None, [])
+    return _inventory(
+        spec,
+        len(rows),
+        batches,
+        int(rows["payload_length"].astype(np.int64).sum()),
+        rows[:1],
+        rows[-1:],
+        [int(g) for g in distinct(rows["generation"])],
+    )
+
+
+def summary_inventory(
+    spec: StreamSpec, summary: StreamSummary, batches: int
+) -> dict[str, Any]:
+    """Compute the inventory entry of one stream from what its checks learned."""
+    if summary.records == 0:
+        return _inventory(spec, 0, 0, 0, None, None, [])
+    return _inventory(
+        spec,
+        summary.records,
+        batches,
+        summary.payload_bytes,
+        summary.firsts[:1],
+        summary.lasts[-1:],
+        [int(g) for g in summary.firsts["generation"]],
+    )
+
+
+def _inventory(
+    spec: StreamSpec,
+    records: int,
+    batches: int,
+    payload_bytes: int,
+    first: Any,
+    last: Any,
+    generations: list[int],
+) -> dict[str, Any]:
+    """Return the inventory entry (``first``, ``last``: the end records' clocks)."""
+    empty = first is None
     return {
         "stream": spec.name,
-        "records": len(rows),
+        "records": records,
         "batches": batches,
-        "payload_bytes": int(rows["payload_length"].astype(np.int64).sum()),
-        "first_tick": int(rows["tick"][0]),
-        "last_tick": int(rows["tick"][-1]),
-        "first_sim_time_s": float(rows["sim_time_s"][0]),
-        "last_sim_time_s": float(rows["sim_time_s"][-1]),
-        "generations": [int(g) for g in distinct(rows["generation"])],
+        "payload_bytes": payload_bytes,
+        "first_tick": None if empty else int(first["tick"][0]),
+        "last_tick": None if empty else int(last["tick"][0]),
+        "first_sim_time_s": None if empty else float(first["sim_time_s"][0]),
+        "last_sim_time_s": None if empty else float(last["sim_time_s"][0]),
+        "generations": generations,
     }
 
 

@@ -26,26 +26,26 @@ from fsr_core.format.index_columns import RowColumns
 from fsr_core.format.limits import MAX_RECORD_METADATA_BYTES, ReaderLimits
 from fsr_core.format.metadata import FileMetadata
 from fsr_core.format.profiles import IntegrityProfile
+from fsr_core.format.record_index import RecordIndex
 from fsr_core.format.records import (
     BATCH_HEADER_SIZE,
-    DIRECTORY_DTYPE,
-    ENTRY_DTYPE,
     ENTRY_SIZE,
     NO_CALIBRATION,
     BatchHeader,
 )
+from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import CAMERA_KINDS, StreamSpec
 
 __all__ = [
     "Layout",
-    "batch_of_rows",
+    "StreamSummary",
     "batch_tables_size",
     "check_entries",
     "check_header_digest_field",
 ]
 
 DIGEST_SIZE = 32
-CHECK_BLOCK_ROWS = 1 << 20
+CHECK_BLOCK_ROWS = 1 << 18
 """Index rows checked at a time at open (temporaries of a few arrays of this many)."""
 
 
@@ -53,11 +53,13 @@ CHECK_BLOCK_ROWS = 1 << 20
 class Layout:
     """Everything the reader knows about where records are."""
 
-    entries: np.ndarray
-    directory: np.ndarray
-    record_offsets: np.ndarray
-    batch_of_row: np.ndarray
-    stream_rows: list[np.ndarray]
+    @property
+    def directory(self) -> np.ndarray:
+        """The batch directory (one row per batch, file order)."""
+        return self.index.directory
+
+    index: RecordIndex
+    summaries: list[StreamSummary]
     record_digests: np.ndarray | None
     batch_digests: list[bytes]
     calibration_digests: dict[int, str]
@@ -72,35 +74,29 @@ def batch_tables_size(count: int, profile: IntegrityProfile) -> int:
     return count * ENTRY_SIZE + digests
 
 
-def batch_of_rows(directory: np.ndarray) -> np.ndarray:
-    """Return the batch of each index row (the rows are in batch order)."""
-    counts = directory["record_count"].astype(np.int64)
-    return np.repeat(np.arange(len(directory), dtype=np.int64), counts)
+@dataclass(frozen=True)
+class StreamSummary:
+    """What the checks at open learned of one stream: its size and generations.
 
+    ``firsts`` and ``lasts`` are the index entries that begin and end each
+    generation, in order (generations never go back within a stream).
+    """
 
-def record_offsets_for(
-    entries: np.ndarray, directory: np.ndarray, profile: IntegrityProfile
-) -> np.ndarray:
-    """Absolute file offset of each record's metadata (its payload follows)."""
-    counts = directory["record_count"].astype(np.int64)
-    body_start = (
-        directory["offset"].astype(np.int64) + BATCH_HEADER_SIZE + counts * ENTRY_SIZE
-    )
-    if profile is IntegrityProfile.STRONG:
-        body_start = body_start + counts * DIGEST_SIZE
-    offsets: np.ndarray = body_start[batch_of_rows(directory)]
-    return offsets + entries["body_offset"].astype(np.int64)
+    records: int
+    payload_bytes: int
+    firsts: np.ndarray
+    lasts: np.ndarray
 
 
 def check_entries(
     meta: FileMetadata,
-    entries: np.ndarray,
-    directory: np.ndarray,
+    index: RecordIndex,
     body_lengths: np.ndarray,
-) -> list[np.ndarray]:
+    source: ByteSource,
+) -> list[StreamSummary]:
     """Check every index entry against the stream table and the batches.
 
-    Returns the rows of each stream, in stream order.
+    Returns what was learned of each stream, in stream order.
 
     Raises
     ------
@@ -109,27 +105,28 @@ def check_entries(
     CorruptRecordError
         Sequences or clocks are not continuous within a stream.
     """
+    directory = index.directory
     counts = directory["record_count"].astype(np.int64)
-    if len(entries) != int(counts.sum()):
+    if len(index) != int(counts.sum()):
         raise IndexCorruptionError(
-            f"index has {len(entries)} entries, the batches hold {int(counts.sum())}",
+            f"index has {len(index)} entries, the batches hold {int(counts.sum())}",
             section="index",
         )
-    if len(entries) == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in meta.streams]
-    for first, stop in _batch_blocks(counts):
-        _check_block(entries, directory, body_lengths, first, stop)
-    # Stable (a merge of the batches' sorted runs): several times faster here.
-    captures = np.sort(entries["capture_seq"], kind="stable")
-    if len(captures) > 1 and (captures[1:] == captures[:-1]).any():
+    if len(index) == 0:
+        return [_summary(index, i, [], 0, source) for i in range(len(meta.streams))]
+    last_capture = max(
+        _check_block(index, body_lengths, first, stop, source)
+        for first, stop in _batch_blocks(counts)
+    )
+    if not _captures_distinct(index, last_capture, source):
         raise CorruptRecordError(
             "two records share a capture sequence number", section="index"
         )
-    del captures
-    rows_by_stream = _rows_by_stream(directory, len(meta.streams))
-    for stream_id, rows in enumerate(rows_by_stream):
-        _check_stream_rows(meta, stream_id, entries, rows)
-    return rows_by_stream
+    _check_stream_ids(directory, len(meta.streams))
+    return [
+        _check_stream_rows(meta, stream_id, index, source)
+        for stream_id in range(len(meta.streams))
+    ]
 
 
 def _batch_blocks(counts: np.ndarray) -> list[tuple[int, int]]:
@@ -151,17 +148,20 @@ def _batch_blocks(counts: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _check_block(
-    entries: np.ndarray,
-    directory: np.ndarray,
+    index: RecordIndex,
     body_lengths: np.ndarray,
     first: int,
     stop: int,
-) -> None:
-    """Check the entries of batches ``first:stop``: packing, stream, flags, times."""
-    directory = directory[first:stop]
+    source: ByteSource,
+) -> int:
+    """Check the entries of batches ``first:stop``: packing, stream, flags, times.
+
+    Returns the largest capture sequence number among them.
+    """
+    directory = index.directory[first:stop]
     base = int(directory["first_row"][0])
     counts = directory["record_count"].astype(np.int64)
-    block = entries[base : base + int(counts.sum())]
+    block = index.span(base, base + int(counts.sum()), source)
     first_rows = directory["first_row"].astype(np.int64) - base
     _check_packing(block, first_rows, counts, body_lengths[first:stop], (base, first))
     batch_of_row = np.repeat(np.arange(len(directory), dtype=np.int64), counts)
@@ -176,6 +176,30 @@ def _check_block(
         raise IndexCorruptionError("index entry has unknown flags set", section="index")
     if not np.isfinite(block["sim_time_s"]).all():
         raise CorruptRecordError("record with a non-finite sim time", section="index")
+    return int(block["capture_seq"].max())
+
+
+def _captures_distinct(index: RecordIndex, last: int, source: ByteSource) -> bool:
+    """Whether no two entries share a capture sequence number (``last``: the most).
+
+    Writers number captures 0, 1, 2, ...: then one flag per number, set part
+    by part, finds a repeat in a byte per record. Sparser numbers (only a
+    hostile file has them) are sorted instead.
+    """
+    count = len(index)
+    if last >= 4 * count + 1024:
+        captures = index.whole_column("capture_seq", source)
+        # Stable (a merge of the batches' sorted runs): several times faster here.
+        captures.sort(kind="stable")
+        return not (len(captures) > 1 and (captures[1:] == captures[:-1]).any())
+    seen = np.zeros(last + 1, dtype=bool)
+    marked = 0
+    for _, part in index.parts(source):
+        seen[part["capture_seq"]] = True
+        marked += len(part)
+        if int(np.count_nonzero(seen)) != marked:
+            return False
+    return True
 
 
 def _check_packing(
@@ -218,42 +242,62 @@ def _check_packing(
         )
 
 
-def _rows_by_stream(directory: np.ndarray, stream_count: int) -> list[np.ndarray]:
-    """Return each stream's rows in file order, from its batches' row ranges.
-
-    Every entry's stream is its batch's (checked before), so no per-row sort
-    of the index is needed.
-    """
+def _check_stream_ids(directory: np.ndarray, stream_count: int) -> None:
+    """Check that every batch names a declared stream."""
     ids = directory["stream_id"].astype(np.int64)
     if len(ids) and int(ids.max()) >= stream_count:
         raise IndexCorruptionError(
             f"record names stream id {int(ids.max())}, only {stream_count} declared",
             section="index",
         )
-    firsts = directory["first_row"].astype(np.int64)
-    counts = directory["record_count"].astype(np.int64)
-    found = []
-    for stream_id in range(stream_count):
-        mine = np.flatnonzero(ids == stream_id)
-        sizes = counts[mine]
-        # Row i of the stream lies in batch b: first_row[b] + (i - rows before b).
-        shift = np.repeat(firsts[mine] - (np.cumsum(sizes) - sizes), sizes)
-        found.append(np.arange(int(sizes.sum()), dtype=np.int64) + shift)
-    return found
 
 
 def _check_stream_rows(
-    meta: FileMetadata, stream_id: int, entries: np.ndarray, rows: np.ndarray
-) -> None:
+    meta: FileMetadata, stream_id: int, index: RecordIndex, source: ByteSource
+) -> StreamSummary:
     """Check one stream's rows, a block at a time (each block from the row before)."""
     spec = meta.streams[stream_id]
-    for start in range(0, len(rows), CHECK_BLOCK_ROWS):
+    length = index.stream_length(stream_id)
+    run_starts: list[int] = []
+    payload_bytes = 0
+    for start in range(0, length, CHECK_BLOCK_ROWS):
         first = max(start - 1, 0)
-        part = RowColumns(entries, rows[first : start + CHECK_BLOCK_ROWS])
+        rows = index.stream_rows(stream_id, slice(first, start + CHECK_BLOCK_ROWS))
+        part = index.columns(rows, source)
         _check_stream_part(spec, part, first)
+        generations = part["generation"]
+        changes = np.flatnonzero(generations[1:] != generations[:-1]) + 1 + first
+        run_starts.extend(changes.tolist())
+        payload_bytes += int(
+            part["payload_length"][start - first :].sum(dtype=np.int64)
+        )
+    if length:
+        run_starts.insert(0, 0)
+    return _summary(index, stream_id, run_starts, payload_bytes, source)
 
 
-def _check_stream_part(spec: StreamSpec, rows: RowColumns, first: int) -> None:
+def _summary(
+    index: RecordIndex,
+    stream_id: int,
+    run_starts: list[int],
+    payload_bytes: int,
+    source: ByteSource,
+) -> StreamSummary:
+    """Return a stream's summary from where its generations start."""
+    length = index.stream_length(stream_id)
+    starts = np.array(run_starts, dtype=np.int64)
+    ends = np.append(starts[1:] - 1, length - 1) if len(starts) else starts
+    found = index.take(
+        index.stream_rows(stream_id, np.concatenate((starts, ends))), source
+    )
+    return StreamSummary(
+        length, payload_bytes, found[: len(starts)], found[len(starts) :]
+    )
+
+
+def _check_stream_part(
+    spec: StreamSpec, rows: RowColumns | np.ndarray, first: int
+) -> None:
     """Check rows ``first ...`` of a stream (continuity within them, sizes)."""
     name = spec.name
     seqs = rows["stream_seq"]
@@ -299,7 +343,9 @@ def _check_stream_part(spec: StreamSpec, rows: RowColumns, first: int) -> None:
         )
 
 
-def _check_payload_sizes(spec: StreamSpec, rows: RowColumns, first: int) -> None:
+def _check_payload_sizes(
+    spec: StreamSpec, rows: RowColumns | np.ndarray, first: int
+) -> None:
     if spec.codec in ("raw", "rgb24"):
         expected = spec.element_count * spec.numpy_dtype.itemsize
         lengths = rows["payload_length"]
@@ -326,18 +372,6 @@ def _check_payload_sizes(spec: StreamSpec, rows: RowColumns, first: int) -> None
         raise LimitExceededError(
             "record metadata larger than 64 KiB", stream=spec.name, section="index"
         )
-
-
-def read_directory_and_index(
-    raw: bytes | memoryview, batch_count: int, record_count: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Split the footer's binary part into directory and index arrays."""
-    directory_size = batch_count * DIRECTORY_DTYPE.itemsize
-    directory = np.frombuffer(raw, dtype=DIRECTORY_DTYPE, count=batch_count, offset=0)
-    entries = np.frombuffer(
-        raw, dtype=ENTRY_DTYPE, count=record_count, offset=directory_size
-    )
-    return directory, entries
 
 
 def check_directory(

@@ -35,6 +35,9 @@ class ReaderLimits:
         Pixels of one decoded image.
     max_footer_bytes
         Largest footer section (JSON, directory and index).
+    resident_index_bytes
+        Largest record index held in memory; a larger one is read from the
+        file a block at a time (docs/format.md, section 17).
     """
 
     metadata_json: JsonLimits = field(default_factory=JsonLimits)
@@ -45,3 +48,4 @@ class ReaderLimits:
     max_records: int = 50_000_000
     max_pixels: int = 1 << 26
     max_footer_bytes: int = 4 << 30
+    resident_index_bytes: int = 16 << 20

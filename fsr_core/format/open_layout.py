@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from fsr_core.canonical_json import parse_json
+from fsr_core.checksums import crc32
 from fsr_core.errors import (
     CorruptRecordError,
     FormatError,
@@ -22,29 +23,29 @@ from fsr_core.errors import (
 )
 from fsr_core.format.batch_headers import verify_batch_headers
 from fsr_core.format.calibration_refs import check_calibration_refs
-from fsr_core.format.footer import check_inventory, inventory_for
-from fsr_core.format.index_columns import RowColumns
-from fsr_core.format.layout import (
-    Layout,
-    batch_of_rows,
-    check_directory,
-    check_entries,
-    read_directory_and_index,
-    record_offsets_for,
-)
+from fsr_core.format.footer import check_inventory, summary_inventory
+from fsr_core.format.layout import Layout, check_directory, check_entries
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
+from fsr_core.format.record_index import (
+    BLOCK_ROWS,
+    RUN_BLOCKS,
+    RecordIndex,
+    block_crcs,
+)
 from fsr_core.format.records import (
     DIRECTORY_DTYPE,
+    ENTRY_DTYPE,
+    ENTRY_SIZE,
     FOOTER_HEADER_SIZE,
     TRAILER_SIZE,
     FooterHeader,
     Trailer,
-    crc32,
 )
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.scan import ScanResult, scan_batches
 from fsr_core.format.streams import CAMERA_KINDS
+from fsr_core.heap import release_free_memory
 
 __all__ = ["layout_from_footer", "layout_from_scan", "locate_footer"]
 
@@ -91,6 +92,91 @@ def layout_from_footer(
             offset=footer_offset,
         )
     head = _read_footer_header(source, footer_offset)
+    _check_footer_head(head, footer_offset, footer_length, limits)
+    directory_size = head.batch_count * DIRECTORY_DTYPE.itemsize
+    index_offset = (
+        footer_offset + FOOTER_HEADER_SIZE + head.json_length + directory_size
+    )
+    index_size = head.record_count * ENTRY_SIZE
+    resident = index_size <= limits.resident_index_bytes
+    body = source.read_at(
+        footer_offset + FOOTER_HEADER_SIZE,
+        head.json_length + directory_size + (index_size if resident else 0),
+        section="footer",
+    )
+    # Views, not slices: the index of a large file is megabytes, copied for nothing.
+    view = memoryview(body)
+    raw_json = body[: head.json_length]
+    binary = view[head.json_length :]
+    if resident:
+        index_crc = crc32(binary[directory_size:])
+    else:
+        index_crc, crcs = _index_crcs(source, index_offset, head.record_count)
+    for what, found, crc in (
+        ("footer JSON", crc32(raw_json), head.json_crc),
+        ("batch directory", crc32(binary[:directory_size]), head.directory_crc),
+        ("record index", index_crc, head.index_crc),
+    ):
+        if found != crc:
+            raise CorruptRecordError(
+                f"{what} CRC 0x{found:08x}, expected 0x{crc:08x}",
+                section="footer",
+                offset=footer_offset,
+            )
+    document = parse_json(raw_json, limits=limits.metadata_json, what="footer JSON")
+    directory = np.frombuffer(
+        binary, dtype=DIRECTORY_DTYPE, count=head.batch_count, offset=0
+    )
+    stream_count = len(meta.streams)
+    if resident:
+        entries = np.frombuffer(
+            binary, dtype=ENTRY_DTYPE, count=head.record_count, offset=directory_size
+        )
+        index = RecordIndex.resident(entries, directory, meta.profile, stream_count)
+    else:
+        index = RecordIndex.on_disk(
+            index_offset, crcs, head.record_count, directory, meta.profile, stream_count
+        )
+    body_lengths = check_directory(
+        directory, meta.data_start, footer_offset, meta.profile, limits
+    )
+    summaries = check_entries(meta, index, body_lengths, source)
+    body_digests, record_digests = verify_batch_headers(
+        source, index, body_lengths, meta.profile
+    )
+    if not isinstance(document, dict):
+        raise SchemaError("footer must be an object", section="footer")
+    batches_per_stream = np.bincount(
+        directory["stream_id"].astype(np.int64), minlength=stream_count
+    )
+    check_inventory(
+        document,
+        [
+            summary_inventory(spec, summary, int(batches_per_stream[i]))
+            for i, (spec, summary) in enumerate(
+                zip(meta.streams, summaries, strict=True)
+            )
+        ],
+    )
+    digests = _calibration_digests(document)
+    check_calibration_refs(meta, index, set(digests), source)
+    if not resident:
+        release_free_memory()  # the checks' temporaries were index-sized
+    return Layout(
+        index=index,
+        summaries=summaries,
+        record_digests=record_digests,
+        batch_digests=body_digests,
+        calibration_digests=digests,
+        footer=document,
+        data_end=footer_offset,
+    )
+
+
+def _check_footer_head(
+    head: FooterHeader, footer_offset: int, footer_length: int, limits: ReaderLimits
+) -> None:
+    """Check the footer header's counts and sizes against the limits and trailer."""
     if head.batch_count > limits.max_batches or head.record_count > limits.max_records:
         raise LimitExceededError(
             "footer declares more batches or records than the limits allow",
@@ -109,92 +195,19 @@ def layout_from_footer(
             section="footer",
             offset=footer_offset,
         )
-    body = source.read_at(
-        footer_offset + FOOTER_HEADER_SIZE,
-        footer_length - FOOTER_HEADER_SIZE,
-        section="footer",
-    )
-    # Views, not slices: the index of a large file is megabytes, copied for nothing.
-    view = memoryview(body)
-    raw_json = body[: head.json_length]
-    binary = view[head.json_length :]
-    directory_size = head.batch_count * DIRECTORY_DTYPE.itemsize
-    for what, data, crc in (
-        ("footer JSON", raw_json, head.json_crc),
-        ("batch directory", binary[:directory_size], head.directory_crc),
-        ("record index", binary[directory_size:], head.index_crc),
-    ):
-        if crc32(data) != crc:
-            raise CorruptRecordError(
-                f"{what} CRC 0x{crc32(data):08x}, expected 0x{crc:08x}",
-                section="footer",
-                offset=footer_offset,
-            )
-    document = parse_json(raw_json, limits=limits.metadata_json, what="footer JSON")
-    directory, entries = read_directory_and_index(
-        binary, head.batch_count, head.record_count
-    )
-    body_lengths = check_directory(
-        directory, meta.data_start, footer_offset, meta.profile, limits
-    )
-    stream_rows = check_entries(meta, entries, directory, body_lengths)
-    body_digests, record_digests = verify_batch_headers(
-        source, directory, entries, body_lengths, meta.profile
-    )
-    if not isinstance(document, dict):
-        raise SchemaError("footer must be an object", section="footer")
-    batches_per_stream = np.bincount(
-        directory["stream_id"].astype(np.int64), minlength=len(meta.streams)
-    )
-    check_inventory(
-        document,
-        [
-            inventory_for(spec, RowColumns(entries, rows), int(batches_per_stream[i]))
-            for i, (spec, rows) in enumerate(
-                zip(meta.streams, stream_rows, strict=True)
-            )
-        ],
-    )
-    digests = _calibration_digests(document)
-    check_calibration_refs(meta, entries, stream_rows, set(digests))
-    return _layout(
-        meta,
-        entries,
-        directory,
-        stream_rows,
-        record_digests=record_digests,
-        batch_digests=body_digests,
-        calibration_digests=digests,
-        footer=document,
-        data_end=footer_offset,
-    )
 
 
-def _layout(
-    meta: FileMetadata,
-    entries: np.ndarray,
-    directory: np.ndarray,
-    stream_rows: list[np.ndarray],
-    *,
-    record_digests: np.ndarray | None,
-    batch_digests: list[bytes],
-    calibration_digests: dict[int, str],
-    footer: dict[str, Any] | None,
-    data_end: int,
-) -> Layout:
-    """Return the layout of checked rows, deriving record offsets and batches."""
-    return Layout(
-        entries=entries,
-        directory=directory,
-        record_offsets=record_offsets_for(entries, directory, meta.profile),
-        batch_of_row=batch_of_rows(directory),
-        stream_rows=stream_rows,
-        record_digests=record_digests,
-        batch_digests=batch_digests,
-        calibration_digests=calibration_digests,
-        footer=footer,
-        data_end=data_end,
-    )
+def _index_crcs(source: ByteSource, offset: int, count: int) -> tuple[int, np.ndarray]:
+    """Read the record index in runs; return its CRC-32 and each block's."""
+    running = 0
+    crcs: list[np.ndarray] = []
+    step = RUN_BLOCKS * BLOCK_ROWS
+    for first in range(0, count, step):
+        size = min(step, count - first) * ENTRY_SIZE
+        data = source.read_at(offset + first * ENTRY_SIZE, size, section="index")
+        running = crc32(data, running)
+        crcs.append(block_crcs(data, first))
+    return running, np.concatenate(crcs) if crcs else np.zeros(0, np.uint32)
 
 
 def _calibration_digests(document: dict[str, Any]) -> dict[int, str]:
@@ -227,19 +240,18 @@ def layout_from_scan(
     body_lengths = np.array(
         [b.header.body_length for b in scan.batches], dtype=np.int64
     )
-    stream_rows = check_entries(meta, entries, directory, body_lengths)
+    index = RecordIndex.resident(entries, directory, meta.profile, len(meta.streams))
+    summaries = check_entries(meta, index, body_lengths, source)
     digests = _digests_from_bodies(meta, scan, entries)
-    check_calibration_refs(meta, entries, stream_rows, set(digests))
+    check_calibration_refs(meta, index, set(digests), source)
     record_digests = None
     if scan.batches and scan.batches[0].digests:
         record_digests = np.frombuffer(
             b"".join(b.digests for b in scan.batches), dtype=np.uint8
         ).reshape(-1, 32)
-    layout = _layout(
-        meta,
-        entries,
-        directory,
-        stream_rows,
+    layout = Layout(
+        index=index,
+        summaries=summaries,
         record_digests=record_digests,
         batch_digests=[b.header.body_sha256 for b in scan.batches],
         calibration_digests=digests,

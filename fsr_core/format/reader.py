@@ -114,6 +114,7 @@ class FsrReader:
             footer,
             lambda row: self._read_row(row, verify_digest=False),
             self.path,
+            source,
         )
 
     # ------------------------------------------------------------------ opening
@@ -204,7 +205,7 @@ class FsrReader:
                 trusted_bytes=scan.end,
                 file_bytes=source.size,
                 batches_kept=len(scan.batches),
-                records_kept=len(layout.entries),
+                records_kept=len(layout.index),
                 error=str(exc),
             )
         footer = None
@@ -219,14 +220,7 @@ class FsrReader:
     @property
     def index_bytes(self) -> int:
         """Memory the validated record index takes (shared with the twins)."""
-        layout = self._layout
-        rows = sum(part.nbytes for part in layout.stream_rows)
-        return int(
-            layout.entries.nbytes
-            + layout.record_offsets.nbytes
-            + layout.batch_of_row.nbytes
-            + rows
-        )
+        return self._layout.index.nbytes
 
     def shares_index_with(self, other: FsrReader) -> bool:
         """Whether ``other`` is this reader's twin (the same index in memory)."""
@@ -332,7 +326,7 @@ class FsrReader:
     @property
     def record_count(self) -> int:
         """Number of records in the file."""
-        return len(self._layout.entries)
+        return len(self._layout.index)
 
     @property
     def file_sha256(self) -> str:
@@ -360,26 +354,22 @@ class FsrReader:
 
     # ------------------------------------------------------------------ access
     def _stream_info(self, stream_id: int, spec: StreamSpec) -> StreamInfo:
-        rows = self._layout.stream_rows[stream_id]
-        if len(rows) == 0:
+        summary = self._layout.summaries[stream_id]
+        if summary.records == 0:
             return StreamInfo(spec, stream_id, 0, None, None, None, None, (), 0, None)
-        first, last = self._generation_runs(rows)
+        first, last = summary.firsts, summary.lasts
         span = float((last["sim_time_s"] - first["sim_time_s"]).sum())
         intervals = int((last["stream_seq"] - first["stream_seq"]).sum())
         return StreamInfo(
             spec=spec,
             stream_id=stream_id,
-            record_count=len(rows),
+            record_count=summary.records,
             first_tick=int(first["tick"][0]),
             last_tick=int(last["tick"][-1]),
             first_sim_time_s=float(first["sim_time_s"][0]),
             last_sim_time_s=float(last["sim_time_s"][-1]),
             generations=tuple(int(g) for g in first["generation"]),
-            payload_bytes=int(
-                np.take(self._layout.entries["payload_length"], rows).sum(
-                    dtype=np.int64
-                )
-            ),
+            payload_bytes=summary.payload_bytes,
             # Mean record rate within generations (a reset restarts the clock).
             rate_hz=intervals / span if intervals and span > 0 else None,
         )
@@ -394,10 +384,8 @@ class FsrReader:
 
     def rows(self, stream: str) -> np.ndarray:
         """Return the index entries of ``stream`` in order (a structured array)."""
-        rows: np.ndarray = np.take(
-            self._layout.entries, self._layout.stream_rows[self._stream_id(stream)]
-        )
-        return rows
+        index = self._layout.index
+        return index.take(index.stream_rows(self._stream_id(stream)), self._source)
 
     def generation_runs(self, stream: str) -> tuple[np.ndarray, np.ndarray]:
         """Return the index entries that begin and end each generation of ``stream``.
@@ -407,28 +395,15 @@ class FsrReader:
         (they never go back within it), read without gathering the stream's
         whole index.
         """
-        return self._generation_runs(self._layout.stream_rows[self._stream_id(stream)])
-
-    def _generation_runs(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        entries = self._layout.entries
-        if len(rows) == 0:
-            empty = entries[:0].copy()
-            return empty, empty
-        # Generations never go back within a stream (checked at open): each is
-        # one run of rows, so only the rows where a run starts or ends are read.
-        generations = np.take(entries["generation"], rows)
-        starts = np.flatnonzero(generations[1:] != generations[:-1]) + 1
-        del generations
-        firsts = np.concatenate(([0], starts))
-        lasts = np.concatenate((starts - 1, [len(rows) - 1]))
-        ends = np.take(entries, rows[np.concatenate((firsts, lasts))])
-        return ends[: len(firsts)], ends[len(firsts) :]
+        summary = self._layout.summaries[self._stream_id(stream)]
+        return summary.firsts.copy(), summary.lasts.copy()
 
     def stream_entries(self, stream: str, seqs: slice | np.ndarray) -> np.ndarray:
         """Return the index entries of records ``seqs`` of ``stream`` (a copy)."""
-        rows = self._layout.stream_rows[self._stream_id(stream)][seqs]
-        found: np.ndarray = np.take(self._layout.entries, rows)
-        return found
+        index = self._layout.index
+        return index.take(
+            index.stream_rows(self._stream_id(stream), seqs), self._source
+        )
 
     def batch_starts(self, stream: str) -> np.ndarray:
         """Return the sequence number of the first record of each batch of ``stream``.
@@ -449,17 +424,22 @@ class FsrReader:
         ``"sim_time_s"`` ...): a long stream's times cost 8 bytes a record,
         not the 64 of :meth:`rows`.
         """
-        column: np.ndarray = self._layout.entries[key][
-            self._layout.stream_rows[self._stream_id(stream)]
-        ]
-        return column
+        index = self._layout.index
+        return index.column(
+            key, index.stream_rows(self._stream_id(stream)), self._source
+        )
 
     def record(self, stream: str, stream_seq: int) -> Record:
         """Return record ``stream_seq`` of ``stream``."""
         stream_id = self._stream_id(stream)
-        rows = self._layout.stream_rows[stream_id]
-        ensure_range(len(rows), stream_seq, stream)
-        return self._read_row(int(rows[stream_seq]))
+        index = self._layout.index
+        ensure_range(index.stream_length(stream_id), stream_seq, stream)
+        return self._read_row(self._row_of(stream_id, stream_seq))
+
+    def _row_of(self, stream_id: int, stream_seq: int) -> int:
+        """Return the index row of record ``stream_seq`` of a stream."""
+        rows = self._layout.index.stream_rows(stream_id, np.array([stream_seq]))
+        return int(rows[0])
 
     def seek(
         self,
@@ -525,7 +505,8 @@ class FsrReader:
         """
         column = self._columns.get((stream_id, key))
         if column is None:
-            column = self._layout.entries[key][self._layout.stream_rows[stream_id]]
+            index = self._layout.index
+            column = index.column(key, index.stream_rows(stream_id), self._source)
             column.flags.writeable = False
             self._columns[(stream_id, key)] = column
         return column
@@ -542,10 +523,11 @@ class FsrReader:
     def iter_records(self, stream: str | None = None) -> Iterator[Record]:
         """Yield records of one stream in order, or of all streams in capture order."""
         if stream is not None:
-            for row in self._layout.stream_rows[self._stream_id(stream)]:
+            for row in self._layout.index.stream_rows(self._stream_id(stream)):
                 yield self._read_row(int(row))
             return
-        for row in np.argsort(self._layout.entries["capture_seq"], kind="stable"):
+        captures = self._layout.index.whole_column("capture_seq", self._source)
+        for row in np.argsort(captures, kind="stable"):
             yield self._read_row(int(row))
 
     def read_series(
@@ -560,10 +542,10 @@ class FsrReader:
         spec = self._meta.streams[stream_id]
         if spec.codec != "raw":
             raise ValueError(f"stream {stream!r} is not a raw numeric stream")
-        rows = self._layout.stream_rows[stream_id][first:stop]
-        entries = self._layout.entries
-        ticks = np.take(entries["tick"], rows)
-        times = np.take(entries["sim_time_s"], rows)
+        index = self._layout.index
+        rows = index.stream_rows(stream_id, slice(first, stop))
+        ticks = index.column("tick", rows, self._source)
+        times = index.column("sim_time_s", rows, self._source)
         try:
             fast = read_raw_series(
                 self._source,
@@ -578,8 +560,8 @@ class FsrReader:
         if fast is not None:
             return ticks, times, fast
         values = np.empty((len(rows), *spec.shape), dtype=spec.numpy_dtype)
-        for index, row in enumerate(rows):
-            values[index] = self._read_row(int(row)).decoded
+        for number, row in enumerate(rows):
+            values[number] = self._read_row(int(row)).decoded
         return ticks, times, values
 
     def iter_media(self, camera: str | None = None) -> Iterator[MediaFrame]:
@@ -593,13 +575,12 @@ class FsrReader:
         if camera is not None and not ids:
             raise StreamNotFoundError(f"no camera named {camera!r}", path=self.path)
         rows = (
-            np.concatenate([self._layout.stream_rows[i] for i in ids])
+            np.concatenate([self._layout.index.stream_rows(i) for i in ids])
             if ids
             else np.zeros(0, dtype=np.int64)
         )
-        order = rows[
-            np.argsort(self._layout.entries["capture_seq"][rows], kind="stable")
-        ]
+        captures = self._layout.index.column("capture_seq", rows, self._source)
+        order = rows[np.argsort(captures, kind="stable")]
         for row in order:
             yield self.media_frame(self._read_row(int(row)))
 
@@ -685,9 +666,12 @@ class FsrReader:
     # -------------------------------------------------------------- raw access
     def _read_row(self, row: int, *, verify_digest: bool = True) -> Record:
         """Read one record, checking its CRC and (unless told not to) its digest."""
-        entry = self._layout.entries[row]
+        index = self._layout.index
+        entry = index.entry(row, self._source)
         spec = self._meta.streams[int(entry["stream_id"])]
-        offset = int(self._layout.record_offsets[row])
+        offset = index.body_start(int(index.batch_of(np.array([row]))[0])) + int(
+            entry["body_offset"]
+        )
         meta_length = int(entry["meta_length"])
         length = meta_length + int(entry["payload_length"])
         data = self._source.read_at(offset, length, section="record")
@@ -749,7 +733,7 @@ class FsrReader:
                 raise self._record_error("record fails its SHA-256", spec, seq, offset)
             return True
         if profile is IntegrityProfile.FAST:
-            self._verify_batch(int(self._layout.batch_of_row[row]))
+            self._verify_batch(int(self._layout.index.batch_of(np.array([row]))[0]))
             return True
         return False
 
@@ -760,10 +744,7 @@ class FsrReader:
         if failure is not None:
             raise failure
         row = self._layout.directory[batch]
-        first = int(row["first_row"])
-        start = int(self._layout.record_offsets[first]) - int(
-            self._layout.entries["body_offset"][first]
-        )
+        start = self._layout.index.body_start(batch)
         header_end = int(row["offset"]) + int(row["total_length"])
         body = self._source.read_at(start, header_end - start, section="batch")
         if hashlib.sha256(body).digest() != self._layout.batch_digests[batch]:
@@ -798,8 +779,8 @@ class FsrReader:
             ) from exc.__cause__
 
     def _raw_length(self, record: Record) -> int:
-        rows = self._layout.stream_rows[self._ids[record.stream]]
-        return int(self._layout.entries["raw_length"][rows[record.stream_seq]])
+        row = self._row_of(self._ids[record.stream], record.stream_seq)
+        return int(self._layout.index.entry(row, self._source)["raw_length"])
 
     def verify(self, check: Callable[[], None] | None = None) -> list[FsrError]:
         """Read and check every record; return the problems found.
@@ -813,7 +794,7 @@ class FsrReader:
         """
         problems: list[FsrError] = []
         lifecycle: list[Record] = []
-        for row in range(len(self._layout.entries)):
+        for row in range(len(self._layout.index)):
             if check is not None and row % 64 == 0:
                 check()
             try:

@@ -31,6 +31,9 @@ __all__ = ["SPAN_BYTES", "read_raw_series"]
 SPAN_BYTES = 8 << 20
 """Most bytes one read of a span covers (8 MiB)."""
 
+PART_ROWS = 1 << 16
+"""Records whose index entries are read at a time (4 MiB of entries)."""
+
 
 def _spans(
     starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
@@ -70,49 +73,80 @@ def read_raw_series(
     """
     dtype = spec.numpy_dtype
     size = spec.element_count * dtype.itemsize
-    # Column by column: a copy of whole 64-byte entries of millions of
-    # records would cost more than the values read.
-    columns = layout.entries
-    payloads = np.take(columns["payload_length"], rows)
-    if len(rows) == 0 or np.any(payloads != size):
+    if len(rows) == 0:
         return None
-    offsets = layout.record_offsets[rows].astype(np.int64)
-    meta = np.take(columns["meta_length"], rows).astype(np.int64)
-    lengths = meta + payloads.astype(np.int64)
-    del payloads
-    crcs = np.take(columns["record_crc"], rows)
-    if np.any(np.diff(offsets) <= 0):
-        return None
-    ends = offsets + lengths
-    digests = layout.record_digests if profile is IntegrityProfile.STRONG else None
     values = np.empty((len(rows), size), dtype=np.uint8)
-    for first, last in _spans(offsets, ends):
-        start = int(offsets[first])
-        data = source.read_at(start, int(ends[last - 1]) - start, section="record")
-        local = offsets[first:last] - start
-        problem = _first_bad_record(
-            data,
-            local,
-            lengths[first:last],
-            crcs[first:last],
-            None if digests is None else digests[rows[first:last]],
-        )
-        if problem is not None:
-            row, reason = problem
-            raise CorruptRecordError(
-                reason,
-                stream=spec.name,
-                record=int(columns["stream_seq"][rows[first + row]]),
-                offset=int(offsets[first + row]),
-            )
-        if profile is IntegrityProfile.FAST:
-            for batch in np.unique(layout.batch_of_row[rows[first:last]]).tolist():
-                verify_batch(int(batch))
-        _gather(data, local + meta[first:last], size, values[first:last])
+    read = _Part(source, layout, spec, profile, verify_batch)
+    for first in range(0, len(rows), PART_ROWS):
+        part = rows[first : first + PART_ROWS]
+        if first and int(part[0]) <= int(rows[first - 1]):
+            return None
+        if not read.into(part, values[first : first + PART_ROWS]):
+            return None
     decoded = values.view(dtype).reshape(len(rows), *spec.shape)
     if spec.finite and dtype.kind == "f" and not np.isfinite(decoded).all():
         raise SchemaError("NaN or infinite value in a finite stream", stream=spec.name)
     return decoded
+
+
+class _Part:
+    """Reads the values of one part of a stream's rows (index entries of a part)."""
+
+    def __init__(
+        self,
+        source: ByteSource,
+        layout: Layout,
+        spec: StreamSpec,
+        profile: IntegrityProfile,
+        verify_batch: Callable[[int], None],
+    ) -> None:
+        self._source = source
+        self._layout = layout
+        self._spec = spec
+        self._profile = profile
+        self._verify_batch = verify_batch
+
+    def into(self, rows: npt.NDArray[np.int64], values: npt.NDArray[np.uint8]) -> bool:
+        """Fill ``values`` with the payloads of ``rows``; False: not the fast path."""
+        size = values.shape[1]
+        index = self._layout.index
+        entries = index.take(rows, self._source)
+        if np.any(entries["payload_length"] != size):
+            return False
+        offsets = index.record_offsets(entries, rows)
+        if np.any(np.diff(offsets) <= 0):
+            return False
+        meta = entries["meta_length"].astype(np.int64)
+        lengths = meta + size
+        ends = offsets + lengths
+        strong = self._profile is IntegrityProfile.STRONG
+        digests = self._layout.record_digests if strong else None
+        for first, last in _spans(offsets, ends):
+            start = int(offsets[first])
+            data = self._source.read_at(
+                start, int(ends[last - 1]) - start, section="record"
+            )
+            local = offsets[first:last] - start
+            problem = _first_bad_record(
+                data,
+                local,
+                lengths[first:last],
+                entries["record_crc"][first:last],
+                None if digests is None else digests[rows[first:last]],
+            )
+            if problem is not None:
+                row, reason = problem
+                raise CorruptRecordError(
+                    reason,
+                    stream=self._spec.name,
+                    record=int(entries["stream_seq"][first + row]),
+                    offset=int(offsets[first + row]),
+                )
+            if self._profile is IntegrityProfile.FAST:
+                for batch in np.unique(index.batch_of(rows[first:last])).tolist():
+                    self._verify_batch(int(batch))
+            _gather(data, local + meta[first:last], size, values[first:last])
+        return True
 
 
 def _gather(

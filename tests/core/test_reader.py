@@ -320,25 +320,38 @@ def record_tuple(reader: FsrReader) -> list[tuple[object, ...]]:
     ]
 
 
+@pytest.mark.parametrize("resident_bytes", [16 << 20, 0], ids=["held", "on-disk"])
 def test_footer_index_and_batch_scan_build_identical_layouts(
-    small_recording: Path,
+    small_recording: Path, resident_bytes: int
 ) -> None:
     source = open_source(small_recording)
     try:
         meta = read_file_metadata(source, ReaderLimits())
-
-        indexed = layout_from_footer(source, meta, ReaderLimits(), size=source.size)
+        limits = ReaderLimits(resident_index_bytes=resident_bytes)
+        indexed = layout_from_footer(source, meta, limits, size=source.size)
         scanned, scan = layout_from_scan(source, meta, ReaderLimits())
+        assert indexed.index.in_memory is (resident_bytes > 0)
+        rows = np.arange(len(scanned.index), dtype=np.int64)
+        indexed_entries = indexed.index.take(rows, source)
+        scanned_entries = scanned.index.take(rows, source)
+        assert indexed_entries.tobytes() == scanned_entries.tobytes()
+        assert np.array_equal(
+            indexed.index.record_offsets(indexed_entries, rows),
+            scanned.index.record_offsets(scanned_entries, rows),
+        )
     finally:
         source.close()
 
     assert scan.stop == "footer"
-    assert indexed.entries.tobytes() == scanned.entries.tobytes()
     assert indexed.directory.tobytes() == scanned.directory.tobytes()
-    assert np.array_equal(indexed.record_offsets, scanned.record_offsets)
     assert indexed.calibration_digests == scanned.calibration_digests
-    for by_index, by_scan in zip(indexed.stream_rows, scanned.stream_rows, strict=True):
-        assert np.array_equal(by_index, by_scan)
+    for stream_id in range(len(meta.streams)):
+        assert np.array_equal(
+            indexed.index.stream_rows(stream_id), scanned.index.stream_rows(stream_id)
+        )
+        assert np.array_equal(
+            indexed.summaries[stream_id].firsts, scanned.summaries[stream_id].firsts
+        )
 
 
 def test_a_file_without_its_index_recovers_every_record_unchanged(

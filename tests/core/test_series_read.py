@@ -58,8 +58,7 @@ def test_a_flipped_byte_is_refused_as_the_record_read_refuses_it(
     path = tmp_path / "run.fsr"
     _write(path, profile, 3000)
     with FsrReader.open(path) as reader:
-        rows = reader._layout.stream_rows[0]
-        target = int(reader._layout.record_offsets[rows[1234]]) + 3
+        target = reader.record(STREAM, 1234).offset + 3
     data = bytearray(path.read_bytes())
     data[target] ^= 0x40
     path.write_bytes(bytes(data))

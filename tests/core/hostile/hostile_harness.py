@@ -304,10 +304,12 @@ def init_worker(fixtures: dict[str, bytes]) -> None:
 def record_spans(data: bytes) -> list[tuple[int, int]]:
     """``(start, end)`` of every record (metadata and payload) of a valid file."""
     with FsrReader.open(io.BytesIO(data)) as reader:
-        layout = reader._layout
-        starts = layout.record_offsets.astype(np.int64)
-        lengths = layout.entries["meta_length"].astype(np.int64)
-        lengths = lengths + layout.entries["payload_length"].astype(np.int64)
+        index = reader._layout.index
+        rows = np.arange(len(index), dtype=np.int64)
+        entries = index.take(rows, reader._source)
+        starts = index.record_offsets(entries, rows)
+        lengths = entries["meta_length"].astype(np.int64)
+        lengths = lengths + entries["payload_length"].astype(np.int64)
         return sorted(zip(starts.tolist(), (starts + lengths).tolist(), strict=True))
 
 
