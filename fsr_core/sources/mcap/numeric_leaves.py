@@ -203,10 +203,19 @@ class NumericTable:
 
     def values(self) -> FloatArray:
         """Return the values, shape ``(messages, columns)``; NaN where missing."""
-        result: FloatArray = np.full(
-            (self.rows, max(len(self._columns), 1)), np.nan, dtype=np.float64
-        )
         flat = np.frombuffer(self._flat, dtype=np.float64)
+        width = len(self._columns)
+        if (
+            len(self._shape_columns) == 1
+            and self.rows
+            and np.array_equal(self._shape_columns[0], np.arange(width))
+        ):
+            # Every message has every column, in order: one copy, nothing to fill.
+            whole: FloatArray = flat.reshape(self.rows, width).copy()
+            return whole
+        result: FloatArray = np.full(
+            (self.rows, max(width, 1)), np.nan, dtype=np.float64
+        )
         if len(self._shape_columns) == 1:
             self._fill_one_shape(result, flat)
             return result
