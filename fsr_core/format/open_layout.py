@@ -27,12 +27,7 @@ from fsr_core.format.footer import check_inventory, summary_inventory
 from fsr_core.format.layout import Layout, check_directory, check_entries
 from fsr_core.format.limits import ReaderLimits
 from fsr_core.format.metadata import FileMetadata
-from fsr_core.format.record_index import (
-    BLOCK_ROWS,
-    RUN_BLOCKS,
-    RecordIndex,
-    block_crcs,
-)
+from fsr_core.format.record_index import RecordIndex, index_crcs
 from fsr_core.format.records import (
     DIRECTORY_DTYPE,
     ENTRY_DTYPE,
@@ -111,7 +106,7 @@ def layout_from_footer(
     if resident:
         index_crc = crc32(binary[directory_size:])
     else:
-        index_crc, crcs = _index_crcs(source, index_offset, head.record_count)
+        index_crc, crcs = index_crcs(source, index_offset, head.record_count)
     for what, found, crc in (
         ("footer JSON", crc32(raw_json), head.json_crc),
         ("batch directory", crc32(binary[:directory_size]), head.directory_crc),
@@ -195,19 +190,6 @@ def _check_footer_head(
             section="footer",
             offset=footer_offset,
         )
-
-
-def _index_crcs(source: ByteSource, offset: int, count: int) -> tuple[int, np.ndarray]:
-    """Read the record index in runs; return its CRC-32 and each block's."""
-    running = 0
-    crcs: list[np.ndarray] = []
-    step = RUN_BLOCKS * BLOCK_ROWS
-    for first in range(0, count, step):
-        size = min(step, count - first) * ENTRY_SIZE
-        data = source.read_at(offset + first * ENTRY_SIZE, size, section="index")
-        running = crc32(data, running)
-        crcs.append(block_crcs(data, first))
-    return running, np.concatenate(crcs) if crcs else np.zeros(0, np.uint32)
 
 
 def _calibration_digests(document: dict[str, Any]) -> dict[int, str]:

@@ -30,7 +30,7 @@ from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.records import BATCH_HEADER_SIZE, ENTRY_DTYPE, ENTRY_SIZE
 from fsr_core.format.safe_open import ByteSource
 
-__all__ = ["BLOCK_ROWS", "CACHED_BLOCKS", "RecordIndex", "SeqSelection"]
+__all__ = ["BLOCK_ROWS", "CACHED_BLOCKS", "RecordIndex", "SeqSelection", "index_crcs"]
 
 BLOCK_ROWS = 1024
 """Entries per block read from the file (64 KiB); each block has its own CRC."""
@@ -337,16 +337,29 @@ class RecordIndex:
         return entries
 
 
-def block_crcs(data: bytes | memoryview, first_row: int) -> np.ndarray:
-    """Return the CRC-32 of each whole block in ``data``, entries from ``first_row``.
+def index_crcs(source: ByteSource, offset: int, count: int) -> tuple[int, np.ndarray]:
+    """Read an index of ``count`` entries at ``offset`` in runs of blocks.
 
-    ``first_row`` must start a block; the last block of ``data`` may be short
-    (the index's last).
+    Returns the CRC-32 of the whole index (the footer's ``index_crc``) and
+    the CRC-32 of each block, for :meth:`RecordIndex.on_disk`.
     """
-    assert first_row % BLOCK_ROWS == 0
-    view = memoryview(data)
-    block_bytes = BLOCK_ROWS * ENTRY_SIZE
-    return np.array(
-        [crc32(view[at : at + block_bytes]) for at in range(0, len(view), block_bytes)],
-        dtype=np.uint32,
-    )
+    running = 0
+    crcs: list[np.ndarray] = []
+    step = RUN_BLOCKS * BLOCK_ROWS
+    view_blocks = BLOCK_ROWS * ENTRY_SIZE
+    for first in range(0, count, step):
+        size = min(step, count - first) * ENTRY_SIZE
+        data = memoryview(
+            source.read_at(offset + first * ENTRY_SIZE, size, section="index")
+        )
+        running = crc32(data, running)
+        crcs.append(
+            np.array(
+                [
+                    crc32(data[at : at + view_blocks])
+                    for at in range(0, size, view_blocks)
+                ],
+                dtype=np.uint32,
+            )
+        )
+    return running, np.concatenate(crcs) if crcs else np.zeros(0, np.uint32)

@@ -31,10 +31,24 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
         low = (float(ours) - 0.00005) / (float(theirs) + 0.00005)
         high = (float(ours) + 0.00005) / max(float(theirs) - 0.00005, 1e-9)
         assert low * 0.99 - 0.005 <= float(ratio) <= high * 1.01 + 0.005
+    floor = re.fullmatch(
+        r"floor: reading and decompressing the chunks that hold /joint_states "
+        r"\(2 threads, nothing decoded\) takes ([0-9.]+) s; the plot is "
+        r"([0-9.]+)x that",
+        lines[5],
+    )
+    assert floor is not None
+    floor_s, times = (float(part) for part in floor.groups())
+    assert floor_s > 0
+    plot_s = float(rows["plot /joint_states (with open)"][0])
+    # The floor prints with 3 decimals and the plot with 4.
+    low = (plot_s - 0.00005) / (floor_s + 0.0005)
+    high = (plot_s + 0.00005) / max(floor_s - 0.0005, 1e-9)
+    assert low * 0.99 - 0.005 <= times <= high * 1.01 + 0.005
     memory = re.fullmatch(
         r"memory: plotting /joint_states raised peak RSS by ([0-9.]+) MB "
         r"\(its arrays: ([0-9.]+) MB; the file: ([0-9.]+) MB\)",
-        lines[5],
+        lines[6],
     )
     assert memory is not None
     raised, arrays, file = (float(part) for part in memory.groups())
