@@ -318,10 +318,11 @@ def _player_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--view",
-        choices=("scene", "camera", "both"),
-        default="scene",
+        choices=("auto", "scene", "camera", "both"),
+        default="auto",
         help="what is drawn: the scene, a camera's frames, or both side by side "
-        "(each --size, so 2W x H; the panel still goes on the right)",
+        "(each --size, so 2W x H; the panel still goes on the right); auto "
+        "(default): the scene, or the first camera when there is no scene to draw",
     )
     parser.add_argument(
         "--camera",

@@ -17,11 +17,13 @@ and prints, per verb: each time, the scaling from 1 to 2 local workers
 (target >= 1.8x for export), the local engine's overhead against the loop
 (1 worker; target <= 5 %: the whole run, and per file once the worker runs),
 and Ray's extra time per task against the local engine with 2 workers.
-Each figure is the median of ``--rounds`` rounds (default 3) in which the
-engines take turns, so the load of a shared machine falls on all of them
-alike; the load average before and after is printed with them. ``--json``
-prints the figures as JSON; ``--engines`` picks some of
-``loop,local1,local2,ray``; ``--verbs`` some of ``validate,export``.
+Each verb runs in a process of its own, as each ``batch`` command does, so
+the local engine's fork server loads that verb's modules once (its start
+falls in the first round). Each figure is the median of ``--rounds`` rounds
+(default 3) in which the engines take turns, so the load of a shared
+machine falls on all of them alike; the load average before and after is
+printed with them. ``--json`` prints the figures as JSON; ``--engines``
+picks some of ``loop,local1,local2,ray``; ``--verbs`` some of ``validate,export``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -218,6 +222,39 @@ def _table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _each_verb_apart(argv: list[str], verbs: list[str], as_json: bool) -> int:
+    """Run this benchmark once per verb, each in a new process; merge the figures."""
+    kept: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--verbs":
+            next(words, None)
+        elif not word.startswith("--verbs=") and word != "--json":
+            kept.append(word)
+    merged: dict[str, Any] = {}
+    for verb in verbs:
+        completed = subprocess.run(
+            [sys.executable, __file__, *kept, "--verbs", verb, "--json"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            print(f"batch {verb}: the benchmark failed\n{completed.stderr}")
+            return 1
+        found = json.loads(completed.stdout[completed.stdout.index("{") :])
+        before = merged.get("load_average_before", found["load_average_before"])
+        merged.update(found)
+        merged["load_average_before"] = before
+        merged["ray_init_s"] = max(
+            merged.get("ray_init_s", 0.0), found.get("ray_init_s", 0.0)
+        )
+    if not merged["ray_init_s"]:
+        del merged["ray_init_s"]
+    print(json.dumps(merged, indent=2) if as_json else _table(merged))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -230,10 +267,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=10.0, help="export: rate")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    verbs = [name for name in args.verbs.split(",") if name]
     engines = [name for name in args.engines.split(",") if name]
     if "ray" in engines and importlib.util.find_spec("ray") is None:
         print("ray is not installed (pip install 'fsr-viewer[ray]'): left out")
         engines.remove("ray")
+    if len(verbs) > 1:
+        return _each_verb_apart(list(argv or sys.argv[1:]), verbs, args.json)
     results: dict[str, Any] = {
         "files": args.files,
         "seconds": args.seconds,
@@ -247,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["bytes_per_file"] = sum(p.stat().st_size for p in takes) / len(takes)
         runners = _runners(engines, ray_init_s)
         results["load_average_before"] = os.getloadavg()[0]
-        for verb in (Verb(name) for name in args.verbs.split(",") if name):
+        for verb in (Verb(name) for name in verbs):
             video = VideoRequest(Path(), Path(), fps=args.fps, size=(args.size,) * 2)
             options = BatchOptions(verb, video=video if verb is Verb.EXPORT else None)
             clocks: dict[str, list[_Clock]] = {name: [] for name in runners}

@@ -18,9 +18,12 @@ from app.window.export.dialog import ExportDialog
 from app.window.export.window_export import WindowExport
 from app.window.main_window import MainWindow
 from fsr_core.sources import open_recording
+from fsr_core.sources.episodes import episode_path
 
 pytestmark = pytest.mark.gui
 
+
+LEROBOT = Path(__file__).resolve().parents[1] / "data" / "lerobot"
 
 #: The size of the conftest's ``window``.
 WINDOW_SIZE = (1100, 700)
@@ -248,3 +251,15 @@ def test_closing_the_window_cancels_a_running_export(
 
     assert _export(window).wait_done(0)
     assert list(tmp_path.glob("*closed.webm*")) == []
+
+
+def test_a_recording_without_a_scene_is_offered_with_its_camera(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    episode = episode_path(LEROBOT / "tiny_v21", 0)
+    dialog = _open_dialog(qtbot, window, episode)
+
+    # A LeRobot episode has cameras but no arm to draw: the camera comes first.
+    assert dialog.view_combo.currentData() == "camera"
+    assert dialog.camera_combo.currentText() == "observation.images.front"
+    dialog.reject()

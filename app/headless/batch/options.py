@@ -32,7 +32,7 @@ MAX_JOBS = 1024
 #: The choices of ``--format`` and ``--view``, as the player form spells them
 #: (importing the export's own lists would load PyAV for every command).
 _FORMATS = ("mp4", "gif", "webm")
-_VIEWS = ("scene", "camera", "both")
+_VIEWS = ("auto", "scene", "camera", "both")
 
 
 def _jobs(text: str) -> int:
@@ -146,7 +146,7 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=size_option, metavar="WxH", help="export: each view's size"
     )
-    parser.add_argument("--view", choices=_VIEWS, default="scene")
+    parser.add_argument("--view", choices=_VIEWS, default="auto")
     parser.add_argument("--camera", metavar="NAME", help="export: the camera shown")
     parser.add_argument("--show-com", action="store_true")
     parser.add_argument(

@@ -2,8 +2,10 @@
 
 ``view`` ``"scene"`` draws the scene (the planar arm, or a recorded 3D scene
 such as a MuJoCo run's geometry), ``"camera"`` one camera's frames
-with their overlays, ``"both"`` the two side by side; the readout panel goes on
-the right. Each part is painted by the same code that draws the window.
+with their overlays, ``"both"`` the two side by side, ``"auto"`` the scene or,
+when the recording has none to draw, its camera (:func:`resolve_view`); the
+readout panel goes on the right. Each part is painted by the same code that
+draws the window.
 """
 
 from __future__ import annotations
@@ -15,9 +17,23 @@ import numpy as np
 from app.headless.export.encoder import RGBArray
 from fsr_core.recording import RecordingModel
 
-__all__ = ["VIEWS", "FrameSource", "check_view"]
+__all__ = ["VIEWS", "FrameSource", "check_view", "resolve_view"]
 
-VIEWS = ("scene", "camera", "both")
+VIEWS = ("auto", "scene", "camera", "both")
+
+
+def resolve_view(model: RecordingModel, view: str) -> str:
+    """Return what ``view`` draws of ``model``, ``"auto"`` made concrete.
+
+    ``"auto"`` (the default) is the scene when the recording has one to draw
+    (planar kinematics or a 3D scene), else its camera when it has one (a
+    LeRobot episode, a camera log), else the scene, which then says what it
+    lacks. Any other view is returned as it is.
+    """
+    if view != "auto":
+        return view
+    has_scene = model.kinematics is not None or model.geometry is not None
+    return "camera" if model.cameras and not has_scene else "scene"
 
 
 def check_view(model: RecordingModel, view: str, camera: str | None) -> str | None:
@@ -33,6 +49,7 @@ def check_view(model: RecordingModel, view: str, camera: str | None) -> str | No
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; use {', '.join(VIEWS)}")
+    view = resolve_view(model, view)
     if view == "scene":
         return None
     names = [track.name for track in model.cameras]
@@ -67,7 +84,7 @@ class FrameSource:
         size: tuple[int, int],
         panel: bool,
         show_com: bool,
-        view: str = "scene",
+        view: str = "auto",
         camera: str | None = None,
         environment: str = "",
     ) -> None:
@@ -79,6 +96,7 @@ class FrameSource:
         from app.canvas.panel import ReadoutPanel
         from app.canvas.scene_canvas import SceneOptions
 
+        view = resolve_view(model, view)
         name = check_view(model, view, camera)
         width, height = size
         views: list[Any] = []

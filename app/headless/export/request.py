@@ -39,7 +39,7 @@ class VideoRequest:
     fps: float = 30.0
     speed: float = 1.0
     size: tuple[int, int] = (800, 800)
-    view: str = "scene"
+    view: str = "auto"
     camera: str | None = None
     panel: bool = False
     show_com: bool = False

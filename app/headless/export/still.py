@@ -45,7 +45,7 @@ def export_frame(
     show_com: bool = False,
     environment: str = "",
     size: tuple[int, int] = (800, 800),
-    view: str = "scene",
+    view: str = "auto",
     camera: str | None = None,
     overwrite: bool = False,
 ) -> ExportResult:

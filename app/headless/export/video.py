@@ -266,7 +266,7 @@ def export_video(
     show_com: bool = False,
     environment: str = "",
     size: tuple[int, int] = (800, 800),
-    view: str = "scene",
+    view: str = "auto",
     camera: str | None = None,
     start_s: float | None = None,
     end_s: float | None = None,

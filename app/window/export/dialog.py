@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.headless.export.frames import resolve_view
 from app.headless.export.request import VideoRequest, output_size
 from app.headless.export.video import CHOICES, EXPORT_FORMATS
 from app.window.widgets.output_dialog import OutputDialog
@@ -121,7 +122,8 @@ class ExportDialog(OutputDialog):
         for view, label in _VIEW_LABELS.items():
             if view == "scene" or cameras:
                 self.view_combo.addItem(label, view)
-        self.view_combo.setCurrentIndex(max(self.view_combo.findData(defaults.view), 0))
+        shown = resolve_view(model, defaults.view)
+        self.view_combo.setCurrentIndex(max(self.view_combo.findData(shown), 0))
         self.camera_combo = QComboBox()
         self.camera_combo.addItems(cameras)
         if defaults.camera in cameras:

@@ -1,9 +1,10 @@
 """The local engine: a pool of worker processes this driver watches one by one.
 
 Each worker is its own process (started by the ``forkserver``, which has
-loaded the work module once, so a new worker is a fast fork of a clean
-process, never of the driver) with its own pipe, and works on one item at a
-time. While an item runs the driver watches its worker:
+loaded the work module, the registries and the verb's modules once
+(:mod:`~app.headless.batch.engines.preload`), so a new worker is a fast fork
+of a clean, warm process, never of the driver) with its own pipe, and works
+on one item at a time. While an item runs the driver watches its worker:
 
 - a worker that dies (a crash in a native library, ``os._exit``, the OOM
   killer) fails that item with its exit code or signal;
@@ -35,6 +36,7 @@ from typing import Any, Final
 from app.headless.batch.engines import OnResult
 from app.headless.batch.engines.local_worker import serve
 from app.headless.batch.engines.memory import resident_bytes
+from app.headless.batch.engines.preload import preload_modules
 from app.headless.batch.items import BatchOptions, WorkItem
 from app.headless.batch.work import failed_result, published_result, remove_partials
 from fsr_core.budgets import format_amount
@@ -70,7 +72,6 @@ class LocalEngine:
         self.timeout_s = timeout_s
         self.memory_limit = memory_limit
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(["app.headless.batch.work"])
 
     def run(
         self, items: Sequence[WorkItem], options: BatchOptions, on_result: OnResult
@@ -78,6 +79,7 @@ class LocalEngine:
         """Run every item once; call ``on_result`` with each result as it ends."""
         pending = deque(items)
         workers: list[_Worker] = []
+        self._context.set_forkserver_preload(preload_modules(options.verb))
         try:
             while pending or any(worker.item for worker in workers):
                 self._hand_out(pending, workers, options)
