@@ -21,6 +21,7 @@ from app.headless.batch.engines.ray_engine import RayEngine
 from app.headless.batch.fault_injection import FAULTS_VARIABLE
 from app.headless.batch.items import BatchOptions, Verb
 from app.headless.batch.plan import plan_items
+from fsr_core.sources import open_recording
 
 ray = pytest.importorskip("ray")
 
@@ -52,9 +53,17 @@ def local_ray() -> Iterator[None]:
             os.environ[FAULTS_VARIABLE] = before
 
 
-def _run(engine: RayEngine, paths: list[Path], verb: Verb) -> dict[str, Any]:
+def _run(
+    engine: RayEngine,
+    paths: list[Path],
+    verb: Verb,
+    out: Path | None = None,
+    suffix: str = "",
+) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
-    items = plan_items(verb, paths)
+    if out is not None:
+        out.mkdir()
+    items = plan_items(verb, paths, out_dir=out, suffix=suffix)
     engine.run(items, BatchOptions(verb), results.append)
     assert len(results) == len(items)
     return {Path(result["input"]).name: result for result in results}
@@ -108,3 +117,36 @@ def test_a_crashed_and_a_hung_task_fail_alone(mixed: Path, tmp_path: Path) -> No
     assert "timed out after 5 s" in results["hang_me.fsr"]["error"]
     assert results["reach.sklog.npz"]["status"] == "ok"
     assert results["ros2.mcap"]["status"] == "ok"
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_convert_resimulate_and_index_as_ray_tasks(mixed: Path, tmp_path: Path) -> None:
+    converted = _run(RayEngine(2), [mixed], Verb.CONVERT, tmp_path / "fsr", ".fsr")
+    replayed = _run(RayEngine(2), [mixed], Verb.RESIMULATE, tmp_path / "replays")
+    indexed = _run(RayEngine(2), [mixed], Verb.INDEX)
+
+    assert {name: line["status"] for name, line in converted.items()} == {
+        "01_reach.fsr": "skipped",  # FSR already
+        "05_pushed.fsr": "skipped",
+        "reach.sklog.npz": "ok",
+        "ros2.mcap": "ok",
+        "v4_arm_exact.gstraj": "ok",
+        "truncated.fsr": "skipped",  # it opens: the player shows what it holds
+        "garbage.fsr": "failed",
+    }
+    assert open_recording(tmp_path / "fsr" / "ros2.fsr").provenance
+    assert replayed["01_reach.fsr"]["comparison"]["verdict"] == "exact"
+    assert replayed["05_pushed.fsr"]["comparison"]["verdict"] == "diverges"
+    assert replayed["garbage.fsr"]["status"] == "failed"
+    assert (tmp_path / "replays" / "05_pushed.resim.fsr").is_file()
+    sources = {name: line["entry"]["source"] for name, line in indexed.items()}
+    assert sources == {
+        "01_reach.fsr": "fsr",
+        "05_pushed.fsr": "fsr",
+        "truncated.fsr": "fsr",
+        "garbage.fsr": None,
+        "reach.sklog.npz": "skelarm",
+        "ros2.mcap": "mcap",
+        "v4_arm_exact.gstraj": "genesis",
+    }
+    assert [indexed[name]["entry"]["valid"] for name in VALID] == [True] * len(VALID)
