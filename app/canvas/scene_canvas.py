@@ -70,7 +70,7 @@ OUTLINE_COLOR: Final = palette_rgb("scene.outline")
 _MARGIN: Final = 0.07
 #: The peak force of the recording is drawn this long, as a fraction of the reach.
 _FORCE_SPAN: Final = 0.4
-_NO_KINEMATICS: Final = "no planar kinematics in this recording"
+_NO_KINEMATICS: Final = "no scene recorded: no joint angles or 3D geometry"
 _NOT_DRAWABLE: Final = "joint angles too large to draw at this time (see the panel)"
 #: Largest plane coordinate (metres) the scene is fitted to; a bigger reach is
 #: said in words, and overlay points farther out are left out of the fit.

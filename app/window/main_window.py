@@ -62,9 +62,25 @@ DEFAULT_SIZE = (1280, 800)
 STATUS_CHARS = 300
 
 
+#: Plots opened for a recording that has only channels to show.
+_FIRST_PLOTS = 3
+
+
 def _has_scene(model: RecordingModel) -> bool:
     """Whether the scene view has something to draw: an arm or 3D geometry."""
     return model.kinematics is not None or model.geometry is not None
+
+
+def _first_plots(model: RecordingModel) -> tuple[tuple[str, ...], ...]:
+    """Return plots for a recording with no scene and no camera: its first channels.
+
+    Such a recording (a JSON or ROS 2 log of numbers) has nothing else to
+    show, so it opens on a plot of each of its first :data:`_FIRST_PLOTS`
+    channels (every column of each), as ``--plot NAME`` would give.
+    """
+    if model.cameras or _has_scene(model):
+        return ()
+    return tuple((name,) for name in list(model.channels)[:_FIRST_PLOTS])
 
 
 class MainWindow(QMainWindow):
@@ -279,6 +295,12 @@ class MainWindow(QMainWindow):
         self.side_panel.set_model(model)
         self.plots.set_model(model)
         self.plots.set_plots(options.plots)
+        if model is not None and not options.plots and (plots := _first_plots(model)):
+            self.session.options.update(plots=plots)  # shows the plots dock
+            # The plots are all there is: they get most of the height.
+            self.resizeDocks(
+                [self.plots_dock], [self.height() * 3 // 5], Qt.Orientation.Vertical
+            )
         self.inspector_dock.panel.set_model(model)
         clock = self.session.clock
         self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)

@@ -42,20 +42,38 @@ def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
 def test_the_window_plays_a_file_opened_from_its_indexes_reading_no_channel(
     window: MainWindow, qtbot: Any
 ) -> None:
+    # The plot the user has open: the file's own first plots are not added.
+    window.session.options.update(plots=(("/base/pose2d",),))
     window.open_files([DATA / "json_schemaless.mcap"])
     model = window.session.model
     assert model is not None
-    assert _lazy_channels(model) == ["/metrics/cpu", "/base/pose2d"]
     window.menus.inspector_action.trigger()
     clock = window.session.clock
     assert clock.frame_count == model.channels["/metrics/cpu"].count
     clock.step(3)
     clock.seek(model.duration_s / 2)
-    assert _lazy_channels(model) == ["/metrics/cpu", "/base/pose2d"]
-    window.session.options.update(plots=(("/base/pose2d",),))
     qtbot.waitUntil(lambda: window.plots.plot_count == 1)  # read off the GUI thread
     assert window.plots.settled
     assert _lazy_channels(model) == ["/metrics/cpu"]
+
+
+def test_a_file_of_numbers_alone_opens_on_plots_of_its_channels(
+    window: MainWindow, qtbot: Any, short_takes: dict[str, Path]
+) -> None:
+    window.open_files([short_takes["reach"]])  # an arm to draw: no plots added
+    assert window.session.options.options.plots == ()
+    assert window.plots_dock.isHidden()
+
+    window.open_files([DATA / "json_schemaless.mcap"], play=True)
+
+    # No scene and no camera: the channels are all there is to show.
+    assert window.session.options.options.plots == (
+        ("/metrics/cpu",),
+        ("/base/pose2d",),
+    )
+    assert not window.plots_dock.isHidden()
+    qtbot.waitUntil(lambda: window.plots.plot_count == 2)
+    qtbot.waitUntil(lambda: window.plots_dock.height() > window.height() // 2)
 
 
 def test_a_file_with_cameras_steps_on_its_frames_and_reads_no_channel(
