@@ -95,6 +95,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.session = session if session is not None else PlayerSession(parent=self)
         self.settings = WindowSettings(settings or default_settings())
+        #: The plots last chosen for a numbers-only recording (not the user's).
+        self._first_plots_shown: tuple[tuple[str, ...], ...] = ()
         clock = self.session.clock
         self.setWindowTitle(APP_TITLE)
         self.setAcceptDrops(True)
@@ -295,12 +297,7 @@ class MainWindow(QMainWindow):
         self.side_panel.set_model(model)
         self.plots.set_model(model)
         self.plots.set_plots(options.plots)
-        if model is not None and not options.plots and (plots := _first_plots(model)):
-            self.session.options.update(plots=plots)  # shows the plots dock
-            # The plots are all there is: they get most of the height.
-            self.resizeDocks(
-                [self.plots_dock], [self.height() * 3 // 5], Qt.Orientation.Vertical
-            )
+        self._follow_first_plots(model, options.plots)
         self.inspector_dock.panel.set_model(model)
         clock = self.session.clock
         self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)
@@ -311,6 +308,27 @@ class MainWindow(QMainWindow):
         self.menus.set_model(model)
         self._update_title()
         self._update_file_buttons()
+
+    def _follow_first_plots(
+        self, model: RecordingModel | None, plots: tuple[tuple[str, ...], ...]
+    ) -> None:
+        """Plot a numbers-only recording's first channels, unless plots are open.
+
+        Plots the window chose itself (and the user left as they were) follow
+        the playing file: the next file gets its own first plots, or none.
+        """
+        ours = bool(plots) and plots == self._first_plots_shown
+        first = _first_plots(model) if model is not None and (ours or not plots) else ()
+        self._first_plots_shown = first
+        if first and first != plots:
+            self.session.options.update(plots=first)  # shows the plots dock
+            # The plots are all there is: they get most of the height.
+            self.resizeDocks(
+                [self.plots_dock], [self.height() * 3 // 5], Qt.Orientation.Vertical
+            )
+        elif ours and not first:
+            self.session.options.update(plots=())
+            self.plots_dock.hide()
 
     def _on_options_changed(self, options: ViewOptions) -> None:
         self.scene_view.set_options(options)

@@ -75,6 +75,17 @@ def test_a_file_of_numbers_alone_opens_on_plots_of_its_channels(
     qtbot.waitUntil(lambda: window.plots.plot_count == 2)
     qtbot.waitUntil(lambda: window.plots_dock.height() > window.height() // 2)
 
+    # Those plots were the window's choice: they leave with the file.
+    window.session.load_row(0)
+    assert window.session.options.options.plots == ()
+    assert window.plots_dock.isHidden()
+    window.session.load_row(1)
+    assert len(window.session.options.options.plots) == 2
+    # Plots the user chose stay, whatever plays.
+    window.session.options.update(plots=(("/base/pose2d",),))
+    window.session.load_row(0)
+    assert window.session.options.options.plots == (("/base/pose2d",),)
+
 
 def test_a_file_with_cameras_steps_on_its_frames_and_reads_no_channel(
     window: MainWindow,
