@@ -794,6 +794,11 @@ class RecordingModel:
         """Play-time length of the recording."""
         return self.timeline.duration_s
 
+    @property
+    def has_scene(self) -> bool:
+        """Whether a scene view has something to draw: an arm or 3D geometry."""
+        return self.kinematics is not None or self.geometry is not None
+
     def overlay_at(self, play_time_s: float) -> TaskOverlay | None:
         """Return the task overlay of the generation playing at ``play_time_s``."""
         generation, _ = self.timeline.locate(play_time_s)

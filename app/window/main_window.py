@@ -66,11 +66,6 @@ STATUS_CHARS = 300
 _FIRST_PLOTS = 3
 
 
-def _has_scene(model: RecordingModel) -> bool:
-    """Whether the scene view has something to draw: an arm or 3D geometry."""
-    return model.kinematics is not None or model.geometry is not None
-
-
 def _first_plots(model: RecordingModel) -> tuple[tuple[str, ...], ...]:
     """Return plots for a recording with no scene and no camera: its first channels.
 
@@ -78,7 +73,7 @@ def _first_plots(model: RecordingModel) -> tuple[tuple[str, ...], ...]:
     show, so it opens on a plot of each of its first :data:`_FIRST_PLOTS`
     channels (every column of each), as ``--plot NAME`` would give.
     """
-    if model.cameras or _has_scene(model):
+    if model.cameras or model.has_scene:
         return ()
     return tuple((name,) for name in list(model.channels)[:_FIRST_PLOTS])
 
@@ -289,15 +284,15 @@ class MainWindow(QMainWindow):
         self.camera_area.set_model(model, options)
         # A recording with cameras and nothing to draw in the scene (a dataset
         # episode) gives the cameras the whole width.
-        scene = model is None or not model.cameras or _has_scene(model)
+        scene = model is None or not model.cameras or model.has_scene
         self.scene_view.setVisible(scene)
         if self.camera_area.views and scene:
             half = max(self.views_splitter.width() // 2, 200)
             self.views_splitter.setSizes([half, half])
         self.side_panel.set_model(model)
         self.plots.set_model(model)
-        self.plots.set_plots(options.plots)
         self._follow_first_plots(model, options.plots)
+        self.plots.set_plots(self.session.options.options.plots)
         self.inspector_dock.panel.set_model(model)
         clock = self.session.clock
         self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)

@@ -346,7 +346,7 @@ def index_crcs(source: ByteSource, offset: int, count: int) -> tuple[int, np.nda
     running = 0
     crcs: list[np.ndarray] = []
     step = RUN_BLOCKS * BLOCK_ROWS
-    view_blocks = BLOCK_ROWS * ENTRY_SIZE
+    block_bytes = BLOCK_ROWS * ENTRY_SIZE
     for first in range(0, count, step):
         size = min(step, count - first) * ENTRY_SIZE
         data = memoryview(
@@ -356,8 +356,8 @@ def index_crcs(source: ByteSource, offset: int, count: int) -> tuple[int, np.nda
         crcs.append(
             np.array(
                 [
-                    crc32(data[at : at + view_blocks])
-                    for at in range(0, size, view_blocks)
+                    crc32(data[at : at + block_bytes])
+                    for at in range(0, size, block_bytes)
                 ],
                 dtype=np.uint32,
             )

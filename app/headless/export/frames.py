@@ -32,8 +32,7 @@ def resolve_view(model: RecordingModel, view: str) -> str:
     """
     if view != "auto":
         return view
-    has_scene = model.kinematics is not None or model.geometry is not None
-    return "camera" if model.cameras and not has_scene else "scene"
+    return "camera" if model.cameras and not model.has_scene else "scene"
 
 
 def check_view(model: RecordingModel, view: str, camera: str | None) -> str | None:
