@@ -43,6 +43,7 @@ __all__ = [
     "TASK",
     "TRANSFORMS",
     "CameraShape",
+    "camera_prefix",
     "camera_table",
     "control_streams",
     "observation_stream",
@@ -117,6 +118,11 @@ def observation_stream(
         [unit for _, unit in channels],
         attributes={"rate_hz": rate_hz, "source": source},
     )
+
+
+def camera_prefix(camera: str) -> str:
+    """Return the stream-name prefix of a camera's four streams."""
+    return f"sensors.{camera}.camera"
 
 
 def camera_table(cameras: Iterable[CameraShape]) -> list[StreamSpec]:

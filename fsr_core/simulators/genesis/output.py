@@ -57,7 +57,12 @@ from fsr_core.simulation.protocol import (
     ReplayOutcome,
 )
 from fsr_core.simulation.provenance import replay_metadata, replay_provenance
-from fsr_core.simulation.recorded_streams import run_section, run_versions
+from fsr_core.simulation.recorded_streams import (
+    camera_prefix,
+    run_section,
+    run_versions,
+)
+from fsr_core.simulation.scene_capture import Stamp, write_camera_frame
 from fsr_core.simulators.genesis.channels import (
     MAX_STREAMS,
     TIME_CHANNEL,
@@ -315,26 +320,13 @@ class ReplayFile:
         writer, rgb = self._writer, frame.rgb
         if writer is None or rgb is None:
             raise RuntimeError("a camera frame without writer or image")
-        prefix = f"sensors.{CAMERA}.camera"
+        prefix, stamp = camera_prefix(CAMERA), Stamp(tick, play)
         if self.frames == 0:
             spec = self.request.camera
             focal = 0.5 * spec.height / math.tan(math.radians(spec.fov_deg) / 2.0)
             profile = centred_pinhole(spec.width, spec.height, focal)
-            writer.write(f"{prefix}.intrinsics", profile, tick=tick, sim_time_s=play)
-        writer.write(f"{prefix}.rgb", rgb, tick=tick, sim_time_s=play)
-        pose = self._camera_pose()
-        writer.write(
-            f"{prefix}.extrinsics.translation",
-            pose.translation_m,
-            tick=tick,
-            sim_time_s=play,
-        )
-        writer.write(
-            f"{prefix}.extrinsics.quaternion_xyzw",
-            pose.quaternion_xyzw,
-            tick=tick,
-            sim_time_s=play,
-        )
+            stamp.write(writer, f"{prefix}.intrinsics", profile)
+        write_camera_frame(writer, stamp, prefix, rgb, self._camera_pose())
 
     def _row(self, channel: _Channel, frame: FrameOut) -> npt.NDArray[np.float64]:
         if channel.spec is None:

@@ -10,57 +10,24 @@ every frame, since a camera may ride on a moving body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
 from fsr_core.format.writer import FsrWriter
-from fsr_core.simulation.recorded_streams import MESHES, RENDER_STATE, TRANSFORMS
+from fsr_core.simulation.recorded_streams import (
+    MESHES,
+    RENDER_STATE,
+    TRANSFORMS,
+    camera_prefix,
+)
+from fsr_core.simulation.scene_capture import RateSchedule, Stamp, write_camera_frame
 from fsr_core.simulators.mujoco.cameras import CameraRig
 from fsr_core.simulators.mujoco.geometry import body_poses, geom_meshes
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
-from fsr_core.simulators.mujoco.streams import MODEL_FILES, camera_prefix
+from fsr_core.simulators.mujoco.streams import MODEL_FILES
 
-__all__ = ["RateSchedule", "SceneCapture", "Stamp", "render_state"]
-
-
-class RateSchedule:
-    """Which steps a stream recorded at ``rate_hz`` samples."""
-
-    def __init__(self, rate_hz: float, dt_s: float) -> None:
-        self._steps_per_sample = 1.0 / (rate_hz * dt_s)
-        self._next = 0
-
-    def due(self, tick: int) -> bool:
-        """Whether ``tick`` takes a sample (call once per tick, in order)."""
-        if tick < round(self._next * self._steps_per_sample):
-            return False
-        while round(self._next * self._steps_per_sample) <= tick:
-            self._next += 1
-        return True
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """The clocks of one step, for every record written at it."""
-
-    tick: int
-    sim_time_s: float
-
-    def write(
-        self,
-        writer: FsrWriter,
-        stream: str,
-        value: Any,
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """Write one record at this step (generation 0)."""
-        writer.write(
-            stream, value, tick=self.tick, sim_time_s=self.sim_time_s, metadata=metadata
-        )
+__all__ = ["SceneCapture", "render_state"]
 
 
 def render_state(loaded: LoadedModel) -> dict[str, npt.NDArray[np.float64]]:
@@ -130,14 +97,8 @@ class SceneCapture:
             profile = self.rig.profiles[name]
             stamp.write(self._writer, f"{prefix}.intrinsics", profile)
             self._calibrated.add(name)
-        stamp.write(self._writer, f"{prefix}.rgb", self.rig.render(name))
-        pose = self.rig.pose(name)
-        stamp.write(
-            self._writer, f"{prefix}.extrinsics.translation", pose.translation_m
-        )
-        stamp.write(
-            self._writer, f"{prefix}.extrinsics.quaternion_xyzw", pose.quaternion_xyzw
-        )
+        rgb = self.rig.render(name)
+        write_camera_frame(self._writer, stamp, prefix, rgb, self.rig.pose(name))
 
     def close(self) -> None:
         """Free the renderers."""

@@ -26,7 +26,8 @@ from fsr_core.errors import FsrError, SchemaError
 from fsr_core.format.catalog import LIFECYCLE_STREAM
 from fsr_core.format.writer import FsrWriter, PublishResult
 from fsr_core.simulation.recorded_streams import APPLIED, AUTHORED, EVENTS, TASK
-from fsr_core.simulators.mujoco.capture import SceneCapture, Stamp, write_scene_once
+from fsr_core.simulation.scene_capture import Stamp
+from fsr_core.simulators.mujoco.capture import SceneCapture, write_scene_once
 from fsr_core.simulators.mujoco.control import ControlPlayback, authored_chunks
 from fsr_core.simulators.mujoco.model_session import LoadedModel, load_model
 from fsr_core.simulators.mujoco.observations import observation_row

@@ -52,9 +52,9 @@ from fsr_core.simulation.recorded_streams import (
     camera_table,
 )
 from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.scene_capture import Stamp
 from fsr_core.simulators.mujoco.capture import (
     SceneCapture,
-    Stamp,
     render_state,
     write_scene_once,
 )

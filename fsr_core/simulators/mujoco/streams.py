@@ -23,7 +23,6 @@ from fsr_core.simulators.mujoco.scenario import MujocoScenario
 __all__ = [
     "MODEL_FILES",
     "OBSERVATIONS",
-    "camera_prefix",
     "run_metadata",
     "stream_table",
 ]
@@ -34,11 +33,6 @@ _REPRODUCIBILITY: Final = (
     "deterministic on one machine: re-simulation from the embedded "
     "model and authored control reproduces every channel bit for bit"
 )
-
-
-def camera_prefix(camera: str) -> str:
-    """Return the stream-name prefix of a camera's four streams."""
-    return f"sensors.{camera}.camera"
 
 
 def scene_table(loaded: LoadedModel) -> list[StreamSpec]:

@@ -1,24 +1,30 @@
 """What a run records about its scene: cameras, render state, geometry.
 
-Cameras render at their own rate (every ``round(1 / (rate_hz * dt_s))`` ticks)
-with the calibration of their current epoch: an intrinsics record starts an
-epoch at tick 0 of each generation and at every scheduled calibration change,
-and each image and extrinsics record names that epoch's digest. Render state
-(joint positions and velocities) and body transforms are written at the
-configured rates; meshes are written once.
+Cameras render at their own rate (every ``round(1 / (rate_hz * dt_s))`` ticks,
+:class:`~fsr_core.simulation.scene_capture.RateSchedule`, started over with
+each generation) with the calibration of their current epoch: an intrinsics
+record starts an epoch at tick 0 of each generation and at every scheduled
+calibration change, and each image and extrinsics record names that epoch's
+digest. Render state (joint positions and velocities) and body transforms are
+written at the configured rates; meshes are written once.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, CameraPose
 from fsr_core.format.writer import FsrWriter
-from fsr_core.simulation.recorded_streams import MESHES, RENDER_STATE, TRANSFORMS
+from fsr_core.simulation.recorded_streams import (
+    MESHES,
+    RENDER_STATE,
+    TRANSFORMS,
+    camera_prefix,
+)
+from fsr_core.simulation.scene_capture import RateSchedule, Stamp, write_camera_frame
 from fsr_core.simulators.planar_arm.kinematics import (
     com_positions,
     frames,
@@ -31,32 +37,9 @@ from fsr_core.simulators.planar_arm.model import ArmState
 from fsr_core.simulators.planar_arm.render import ArmScene, render_rgb
 from fsr_core.simulators.planar_arm.scenario import CameraConfig, Scenario
 
-__all__ = ["RateSchedule", "SceneCapture"]
+__all__ = ["SceneCapture"]
 
 LINK_RADIUS_M = 0.025
-
-
-class RateSchedule:
-    """Which ticks a stream recorded at ``rate_hz`` samples.
-
-    Sample ``n`` of a generation falls on the tick nearest ``n / rate_hz``, so
-    the mean rate is exact even when ``1 / (rate_hz * dt_s)`` is not a whole
-    number of ticks (30 Hz at a 2 ms step alternates 16- and 17-tick gaps).
-    """
-
-    def __init__(self, rate_hz: float, dt_s: float) -> None:
-        self.ticks_per_sample = 1.0 / (rate_hz * dt_s)
-        self.next_sample = 0
-
-    def due(self, tick: int) -> bool:
-        """Whether ``tick`` takes a sample (call once per tick, in order)."""
-        if tick == 0:
-            self.next_sample = 0
-        if tick < round(self.next_sample * self.ticks_per_sample):
-            return False
-        while round(self.next_sample * self.ticks_per_sample) <= tick:
-            self.next_sample += 1
-        return True
 
 
 def _link_box(length_m: float, radius_m: float) -> dict[str, np.ndarray]:
@@ -77,24 +60,6 @@ def _link_box(length_m: float, radius_m: float) -> dict[str, np.ndarray]:
     }
 
 
-@dataclass(frozen=True)
-class _Stamp:
-    """The clocks of one tick, for every record written at it."""
-
-    tick: int
-    sim_time_s: float
-    generation: int
-
-    def write(self, writer: FsrWriter, stream: str, value: Any) -> None:
-        writer.write(
-            stream,
-            value,
-            tick=self.tick,
-            sim_time_s=self.sim_time_s,
-            generation=self.generation,
-        )
-
-
 class _CameraTrack:
     """One camera's schedule and current calibration epoch."""
 
@@ -102,7 +67,7 @@ class _CameraTrack:
         self.config = config
         self.schedule = RateSchedule(config.rate_hz, dt_s)
         self.pose: CameraPose = config.pose()
-        self.prefix = f"sensors.{config.name}.camera"
+        self.prefix = camera_prefix(config.name)
         self.profile: CalibrationProfile = config.profile()
         self.change = 0
 
@@ -179,7 +144,10 @@ class SceneCapture:
     ) -> None:
         """Write whatever is due at this tick."""
         time_s = tick * self.scenario.dt_s
-        stamp = _Stamp(tick, time_s, generation)
+        stamp = Stamp(tick, time_s, generation)
+        if tick == 0:  # a generation starts: every schedule from its first sample
+            for schedule in self._schedules():
+                schedule.restart()
         due = [camera for camera in self.cameras if camera.schedule.due(tick)]
         # Render state at its own rate and wherever a camera renders: a
         # re-render then applies exactly the state each recorded frame shows.
@@ -195,23 +163,18 @@ class SceneCapture:
         for camera in due:
             self._camera(camera, scene, stamp)
 
-    def _camera(self, camera: _CameraTrack, scene: ArmScene, stamp: _Stamp) -> None:
+    def _schedules(self) -> list[RateSchedule]:
+        cameras = [camera.schedule for camera in self.cameras]
+        return [self.render_schedule, self.geometry_schedule, *cameras]
+
+    def _camera(self, camera: _CameraTrack, scene: ArmScene, stamp: Stamp) -> None:
         if stamp.tick == 0:
             camera.restart()
         profile, changed = camera.profile_at(stamp.sim_time_s)
         if changed or stamp.tick == 0:
             stamp.write(self.writer, f"{camera.prefix}.intrinsics", profile)
         image = render_rgb(scene, profile, camera.pose)
-        stamp.write(self.writer, f"{camera.prefix}.rgb", image)
-        pose = camera.pose
-        stamp.write(
-            self.writer, f"{camera.prefix}.extrinsics.translation", pose.translation_m
-        )
-        stamp.write(
-            self.writer,
-            f"{camera.prefix}.extrinsics.quaternion_xyzw",
-            pose.quaternion_xyzw,
-        )
+        write_camera_frame(self.writer, stamp, camera.prefix, image, camera.pose)
 
     def scene(
         self, state: ArmState, task: Any, active: int | None, force: np.ndarray

@@ -20,7 +20,6 @@ from fsr_core.simulators.planar_arm.tasks._checks import (
     check_xy_list,
     fail,
     overlay,
-    xy_pairs,
 )
 from fsr_core.simulators.planar_arm.tasks.base import TaskJson
 
@@ -80,13 +79,6 @@ class ReachTask(TaskJson):
             targets=[(self.label, self.target_xy, self.tolerance_m)],
             active_index=0,
         )
-
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "target_xy": list(self.target_xy),
-            "tolerance_m": self.tolerance_m,
-            "label": self.label,
-        }
 
     @classmethod
     def _from_fields(cls, fields: Mapping[str, Any]) -> ReachTask:
@@ -190,14 +182,6 @@ class MultiTargetTask(TaskJson):
             active_index=self.active_target(0.0),
             switches=self.switches,
         )
-
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "targets": xy_pairs(self.targets),
-            "switches": [[time_s, index] for time_s, index in self.switches],
-            "tolerance_m": self.tolerance_m,
-            "labels": list(self.labels),
-        }
 
     @classmethod
     def _from_fields(cls, fields: Mapping[str, Any]) -> MultiTargetTask:

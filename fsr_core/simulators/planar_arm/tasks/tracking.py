@@ -21,7 +21,6 @@ from fsr_core.simulators.planar_arm.tasks._checks import (
     check_xy_list,
     fail,
     overlay,
-    xy_pairs,
 )
 from fsr_core.simulators.planar_arm.tasks.base import TaskJson
 
@@ -153,15 +152,6 @@ class PeriodicCurveTask(TaskJson):
         points = [(float(x), float(y)) for x, y in self.polyline()]
         return overlay(self.kind, curve_xy=points)
 
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "curve": self.curve,
-            "center_xy": list(self.center_xy),
-            "radius_xy": list(self.radius_xy),
-            "period_s": self.period_s,
-            "phase_rad": self.phase_rad,
-        }
-
     @classmethod
     def _from_fields(cls, fields: Mapping[str, Any]) -> PeriodicCurveTask:
         return cls(
@@ -242,12 +232,6 @@ class ReferenceTrajectoryTask(TaskJson):
     def overlay_json(self, model: ArmModel) -> dict[str, Any]:
         """Return the overlay object (see the package docstring)."""
         return overlay(self.kind, reference_xy=self.points_xy)
-
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "times_s": list(self.times_s),
-            "points_xy": xy_pairs(self.points_xy),
-        }
 
     @classmethod
     def _from_fields(cls, fields: Mapping[str, Any]) -> ReferenceTrajectoryTask:
