@@ -52,6 +52,7 @@ from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_marks import (
     ACTIVE_TARGET_COLOR,
     TARGET_COLOR,
+    MarkToggles,
     active_target,
     cross,
     target_rgb,
@@ -105,13 +106,10 @@ _LENS_DIRECTIONS: Final = 8
 
 
 @dataclass(frozen=True)
-class CameraOptions:
+class CameraOptions(MarkToggles):
     """What the camera view draws over the frame."""
 
     show_tip: bool = True
-    show_targets: bool = True
-    show_reference: bool = True
-    show_com: bool = False
     show_readout: bool = True  # K, pose, digest, epoch text box
 
 

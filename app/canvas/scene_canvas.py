@@ -32,6 +32,7 @@ from app.canvas.scene_marks import (
     MIN_RING_PX,
     MUTED_TEXT_COLOR,
     WORKSPACE_COLOR,
+    MarkToggles,
     active_target,
     darker,
     disc,
@@ -81,13 +82,10 @@ _MAX_OFF_VIEW_PX: Final = 1e5
 
 
 @dataclass(frozen=True)
-class SceneOptions:
+class SceneOptions(MarkToggles):
     """What the scene draws besides the arm."""
 
-    show_com: bool = False
     show_force: bool = True
-    show_targets: bool = True
-    show_reference: bool = True
     active_group: str = ""
     """The group (environment) of a batched 3D scene drawn in full, the others
     faded; ``""`` (or a group the scene lacks) draws every body in full."""

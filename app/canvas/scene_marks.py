@@ -3,7 +3,8 @@
 Targets (dashed rings, the active one filled, labels), the external-force
 arrow with its magnitude, and the play-time label, each painted at pixel
 positions the :class:`~app.canvas.scene_canvas.SceneCanvas` has mapped from
-the plane; plus the pen, colour and mark helpers the scene shares. The
+the plane; plus the pen, colour and mark helpers the scene shares, and the
+toggles of which marks a view draws (:class:`MarkToggles`). The
 camera overlays emphasize the ``active_target``, colour their projected
 targets by ``target_rgb`` and mark them with ``cross``; the 3D scene frames
 its time with ``paint_time_label``.
@@ -12,6 +13,7 @@ its time with ``paint_time_label``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -41,6 +43,7 @@ __all__ = [
     "TARGET_COLOR",
     "TEXT_COLOR",
     "WORKSPACE_COLOR",
+    "MarkToggles",
     "active_target",
     "cross",
     "darker",
@@ -54,6 +57,19 @@ __all__ = [
 ]
 
 Rgb = tuple[int, int, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarkToggles:
+    """Which of the task's marks a view draws.
+
+    The scene's and the camera's options share these.
+    """
+
+    show_com: bool = False
+    show_targets: bool = True
+    show_reference: bool = True
+
 
 #: Rings of targets without a tolerance (and the smallest ring), in pixels.
 MIN_RING_PX: Final = 7.0

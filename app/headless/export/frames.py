@@ -10,6 +10,7 @@ draws the window.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,14 @@ import numpy as np
 from app.headless.export.encoder import RGBArray
 from fsr_core.recording import RecordingModel
 
-__all__ = ["VIEWS", "FrameSource", "check_view", "resolve_view"]
+__all__ = [
+    "VIEWS",
+    "FrameOptions",
+    "FrameSource",
+    "check_view",
+    "drawn_size",
+    "resolve_view",
+]
 
 VIEWS = ("auto", "scene", "camera", "both")
 
@@ -62,8 +70,42 @@ def check_view(model: RecordingModel, view: str, camera: str | None) -> str | No
     return camera
 
 
+def drawn_size(size: tuple[int, int], *, view: str, panel: bool) -> tuple[int, int]:
+    """Return the size of the frame drawn for ``view`` at ``size`` (panel in)."""
+    from app.canvas.panel import ReadoutPanel
+
+    width, height = size
+    views = 2 if view == "both" else 1
+    return views * width + (ReadoutPanel.WIDTH_PX if panel else 0), height
+
+
+@dataclass(frozen=True)
+class FrameOptions:
+    """What an exported frame (a video's or a still's) shows, and at what size.
+
+    The options of :class:`FrameSource`, in its order: ``size`` is each
+    view's size, ``panel`` adds the readout panel, ``show_com`` the centres of
+    mass, ``view`` and ``camera`` say what is drawn (:func:`check_view`) and
+    ``environment`` is the one of a batched 3D scene drawn in full.
+    """
+
+    size: tuple[int, int] = (800, 800)
+    panel: bool = False
+    show_com: bool = False
+    view: str = "auto"
+    camera: str | None = None
+    environment: str = ""
+
+    def drawn_size(self) -> tuple[int, int]:
+        """Return the size of the frame drawn (the views and the panel)."""
+        return drawn_size(self.size, view=self.view, panel=self.panel)
+
+
 class FrameSource:
     """The view(s) (and optional side panel) drawn as RGB arrays.
+
+    The options are ``shown`` or, without it, the keywords (the fields of
+    :class:`FrameOptions`).
 
     ``view`` ``"scene"`` or ``"camera"`` draws one canvas at ``size``;
     ``"both"`` puts the scene and the camera side by side, each ``size`` (so
@@ -79,10 +121,11 @@ class FrameSource:
     def __init__(
         self,
         model: RecordingModel,
+        shown: FrameOptions | None = None,
         *,
-        size: tuple[int, int],
-        panel: bool,
-        show_com: bool,
+        size: tuple[int, int] = (800, 800),
+        panel: bool = False,
+        show_com: bool = False,
         view: str = "auto",
         camera: str | None = None,
         environment: str = "",
@@ -95,12 +138,16 @@ class FrameSource:
         from app.canvas.panel import ReadoutPanel
         from app.canvas.scene_canvas import SceneOptions
 
-        view = resolve_view(model, view)
-        name = check_view(model, view, camera)
-        width, height = size
+        if shown is None:
+            shown = FrameOptions(size, panel, show_com, view, camera, environment)
+        view = resolve_view(model, shown.view)
+        name = check_view(model, view, shown.camera)
+        width, height = shown.size
         views: list[Any] = []
         if view in ("scene", "both"):
-            scene = SceneOptions(show_com=show_com, active_group=environment)
+            scene = SceneOptions(
+                show_com=shown.show_com, active_group=shown.environment
+            )
             views.append(scene_canvas_for(model, scene))
         if name is not None:
             views.append(camera_canvas_for(model, name, CameraOptions()))
@@ -109,7 +156,7 @@ class FrameSource:
             for index, canvas in enumerate(views)
         ]
         x = len(views) * width
-        if panel:
+        if shown.panel:
             parts.append(
                 (ReadoutPanel(model), QRectF(x, 0, ReadoutPanel.WIDTH_PX, height))
             )

@@ -7,12 +7,11 @@ import time
 from pathlib import Path
 
 from app.headless.export.atomic import atomic_output, write_failed
+from app.headless.export.frames import FrameOptions, FrameSource
 from app.headless.export.video import (
     ExportResult,
-    FrameSource,
     check_frame_memory,
     check_not_source,
-    drawn_size,
 )
 from fsr_core.recording import RecordingModel
 
@@ -75,17 +74,10 @@ def export_frame(
     duration = model.duration_s
     check_play_time(duration, play_time_s)
     check_not_source(output, model, overwrite=overwrite)
-    check_frame_memory(*drawn_size(size, view=view, panel=panel), output, still=True)
+    shown = FrameOptions(size, panel, show_com, view, camera, environment)
+    check_frame_memory(*shown.drawn_size(), output, still=True)
     started = time.perf_counter()
-    frames = FrameSource(
-        model,
-        size=size,
-        panel=panel,
-        show_com=show_com,
-        view=view,
-        camera=camera,
-        environment=environment,
-    )
+    frames = FrameSource(model, shown)
     rgb = frames.render(min(play_time_s, duration))
     height, width = rgb.shape[:2]
     image = QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888)

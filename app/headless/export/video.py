@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, overload
 
@@ -25,7 +25,13 @@ import av
 from app.headless.export.atomic import atomic_output, write_failed
 from app.headless.export.canvas_frame import CanvasFrame
 from app.headless.export.encoder import Encoder, Palette, padded_size
-from app.headless.export.frames import VIEWS, FrameSource, check_view
+from app.headless.export.frames import (
+    VIEWS,
+    FrameOptions,
+    FrameSource,
+    check_view,
+    drawn_size,
+)
 from app.headless.export.sink import WriteSink
 from app.headless.options import MAX_FPS, MIN_FPS
 from fsr_core.budgets import EXPORT_FRAMES, MEMORY, check_budget
@@ -39,6 +45,7 @@ __all__ = [
     "VIEWS",
     "ExportCancelled",
     "ExportResult",
+    "FrameOptions",
     "FrameSource",
     "FrameTimes",
     "check_frame_budget",
@@ -139,6 +146,7 @@ def frame_count(duration_s: float, *, fps: float, speed: float) -> int:
     return math.floor(frames) + 1
 
 
+@dataclass(frozen=True, eq=False)
 class FrameTimes(Sequence[float]):
     """The play time of every exported frame, computed when asked (never a list).
 
@@ -148,16 +156,14 @@ class FrameTimes(Sequence[float]):
     nothing here holds one entry per frame.
     """
 
-    def __init__(
-        self, count: int, *, start_s: float, end_s: float, step_s: float
-    ) -> None:
-        self._count = count
-        self._start_s = start_s
-        self._end_s = end_s
-        self._step_s = step_s
+    frames: int
+    _: KW_ONLY
+    start_s: float
+    end_s: float
+    step_s: float
 
     def __len__(self) -> int:
-        return self._count
+        return self.frames
 
     @overload
     def __getitem__(self, index: int) -> float: ...
@@ -167,12 +173,12 @@ class FrameTimes(Sequence[float]):
 
     def __getitem__(self, index: int | slice) -> float | list[float]:
         if isinstance(index, slice):
-            return [self[k] for k in range(*index.indices(self._count))]
+            return [self[k] for k in range(*index.indices(self.frames))]
         if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError(f"frame {index} of {self._count}")
-        return min(self._start_s + index * self._step_s, self._end_s)
+            index += self.frames
+        if not 0 <= index < self.frames:
+            raise IndexError(f"frame {index} of {self.frames}")
+        return min(self.start_s + index * self.step_s, self.end_s)
 
 
 def frame_times(
@@ -191,15 +197,6 @@ def frame_times(
     end = duration_s if end_s is None else end_s
     count = frame_count(end - start_s, fps=fps, speed=speed)
     return FrameTimes(count, start_s=start_s, end_s=end, step_s=speed / fps)
-
-
-def drawn_size(size: tuple[int, int], *, view: str, panel: bool) -> tuple[int, int]:
-    """Return the size of the frame drawn for ``view`` at ``size`` (panel in)."""
-    from app.canvas.panel import ReadoutPanel
-
-    width, height = size
-    views = 2 if view == "both" else 1
-    return views * width + (ReadoutPanel.WIDTH_PX if panel else 0), height
 
 
 def check_frame_budget(frames: int, output: Path) -> None:
@@ -307,17 +304,10 @@ def export_video(
         model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
     )
     check_frame_budget(len(times), output)
-    check_frame_memory(*drawn_size(size, view=view, panel=panel), output)
+    shown = FrameOptions(size, panel, show_com, view, camera, environment)
+    check_frame_memory(*shown.drawn_size(), output)
     started = time.perf_counter()
-    frames = FrameSource(
-        model,
-        size=size,
-        panel=panel,
-        show_com=show_com,
-        view=view,
-        camera=camera,
-        environment=environment,
-    )
+    frames = FrameSource(model, shown)
     width, height = padded_size(frames.width, frames.height, kind)
     with atomic_output(output, overwrite=overwrite) as handle:
         _encode(
