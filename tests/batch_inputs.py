@@ -1,4 +1,4 @@
-"""A mixed folder of recordings for the batch tests, and reading a batch report.
+"""A mixed folder of recordings for the batch tests; a batch's report and summary.
 
 ``tests/`` is on ``sys.path`` (pytest puts the folder of ``tests/conftest.py``
 there), so any test imports this as ``from batch_inputs import mixed_folder``.
@@ -17,7 +17,7 @@ from fsr_core.simulators.planar_arm.demos import _take_documents
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
-__all__ = ["BROKEN", "VALID", "make_mixed_folder", "read_report"]
+__all__ = ["BROKEN", "VALID", "assert_summary", "make_mixed_folder", "read_report"]
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -65,3 +65,11 @@ def read_report(path: Path) -> dict[str, dict[str, Any]]:
     """Return the report's lines by the input's file name (the last line wins)."""
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     return {Path(line["input"]).name: line for line in lines}
+
+
+def assert_summary(
+    stdout: str, verb: str, recordings: int, *, ok: int, skipped: int, failed: int
+) -> None:
+    """Check the summary a batch run prints: the verb, the count, each status's."""
+    assert f"batch {verb}: {recordings} recordings" in stdout
+    assert f"{ok} ok, {skipped} skipped, {failed} failed" in stdout

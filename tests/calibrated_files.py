@@ -1,7 +1,9 @@
 """Build small camera recordings whose calibration may be deliberately wrong.
 
 The readers and the command line are both tested against such files, so the
-builder lives here. ``tests/`` is on ``sys.path``, so a test imports this as
+builder lives here, beside :func:`calibration_epoch` for tests that build a
+:class:`~fsr_core.calibration.Calibration` in memory. ``tests/`` is on
+``sys.path``, so a test imports this as
 ``from calibrated_files import write_calibrated_camera, calibration_k``.
 """
 
@@ -11,16 +13,50 @@ from pathlib import Path
 
 import numpy as np
 
-from fsr_core.calibration import CalibrationProfile
+from fsr_core.calibration import (
+    Calibration,
+    CalibrationProfile,
+    CameraPose,
+    calibration_digest,
+)
 from fsr_core.format.catalog import camera_streams
 from fsr_core.format.writer import FsrWriter
 
-__all__ = ["CAMERA_BASE", "PROFILE", "calibration_k", "write_calibrated_camera"]
+__all__ = [
+    "CAMERA_BASE",
+    "PROFILE",
+    "calibration_epoch",
+    "calibration_k",
+    "write_calibrated_camera",
+]
 
 #: The stream prefix of the one camera, ``cam``, in every file built here.
 CAMERA_BASE = "sensors.cam.camera"
 #: The calibration profile every file built here claims (8 x 6, fx = fy = 7).
 PROFILE = CalibrationProfile(8, 6, 7.0, 7.0, 4.0, 3.0)
+
+
+def calibration_epoch(
+    camera: str,
+    profile: CalibrationProfile,
+    pose: CameraPose | None,
+    *,
+    generation: int = 0,
+    epoch: int = 0,
+    first_tick: int = 0,
+    first_sim_time_s: float = 0.0,
+) -> Calibration:
+    """Return a valid epoch of ``camera``, its digest computed from ``profile``."""
+    return Calibration(
+        camera=camera,
+        generation=generation,
+        epoch=epoch,
+        digest=calibration_digest(profile),
+        profile=profile,
+        pose=pose,
+        first_tick=first_tick,
+        first_sim_time_s=first_sim_time_s,
+    )
 
 
 def calibration_k(**changes: float) -> np.ndarray:

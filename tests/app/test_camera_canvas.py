@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from demo_recordings import record_demo_take
+from pixel_colors import near
 
 from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import (
@@ -25,7 +25,6 @@ pytestmark = pytest.mark.gui
 
 WIDTH, HEIGHT = 160, 120
 ZOOM_S = 0.2
-Pixels = npt.NDArray[np.uint8]
 
 
 def _small_png_cameras(document: dict[str, Any]) -> None:
@@ -59,11 +58,6 @@ def _track(model: RecordingModel, name: str) -> CameraTrack:
     return next(camera for camera in model.cameras if camera.name == name)
 
 
-def _near(pixels: Pixels, rgb: tuple[int, int, int], tolerance: int = 12) -> Any:
-    difference = np.abs(pixels.astype(np.int16) - np.asarray(rgb, dtype=np.int16))
-    return (difference <= tolerance).all(axis=-1)
-
-
 def _tip_frames(model: RecordingModel, camera: str) -> list[tuple[float, Any, Any]]:
     """Frames whose drawn tip is unoccluded: (time, calibration, tip centroid).
 
@@ -74,7 +68,7 @@ def _tip_frames(model: RecordingModel, camera: str) -> list[tuple[float, Any, An
     found = []
     for index, play_time_s in enumerate(track.times_s):
         frame, calibration = track.fetch(index)
-        rows, columns = np.nonzero(_near(frame.pixels, TIP_COLOR, 30))
+        rows, columns = np.nonzero(near(frame.pixels, TIP_COLOR, 30))
         if len(rows) >= 8:
             centroid = np.array([columns.mean(), rows.mean()])
             found.append((float(play_time_s), calibration, centroid))
@@ -116,7 +110,7 @@ def test_projected_target_lands_on_the_target_drawn_after_the_zoom(
     frame, calibration = track.fetch(index)
     assert calibration is not None
     assert (calibration.generation, calibration.epoch) == (0, 1)
-    rows, columns = np.nonzero(_near(frame.pixels, ACTIVE_TARGET_COLOR, 30))
+    rows, columns = np.nonzero(near(frame.pixels, ACTIVE_TARGET_COLOR, 30))
     assert len(rows) >= 8
     drawn = np.array([columns.mean(), rows.mean()])
     target = canvas.overlay_pixels(ZOOM_S + 0.05)["targets"][0]
@@ -130,7 +124,7 @@ def test_rendered_canvas_marks_the_projected_tip(model: RecordingModel) -> None:
         pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
         x, y = np.rint(tip).astype(int)
         window = pixels[y - 1 : y + 2, x - 1 : x + 2]
-        assert _near(window, TIP_MARKER_COLOR, 40).any(), play_time_s
+        assert near(window, TIP_MARKER_COLOR, 40).any(), play_time_s
 
 
 def test_overlays_are_scaled_with_the_letterboxed_image(
@@ -142,8 +136,8 @@ def test_overlays_are_scaled_with_the_letterboxed_image(
     pixels = qimage_to_rgb(canvas.render(play_time_s, 4 * WIDTH + 200, 4 * HEIGHT))
     shown = np.array([100.0, 0.0]) + (tip + 0.5) * 4.0  # 4x, centred horizontally
     x, y = np.rint(shown).astype(int)
-    assert _near(pixels[y - 2 : y + 3, x - 2 : x + 3], TIP_MARKER_COLOR, 40).any()
-    assert not _near(pixels[:, :90], TIP_MARKER_COLOR, 40).any()  # letterbox bars
+    assert near(pixels[y - 2 : y + 3, x - 2 : x + 3], TIP_MARKER_COLOR, 40).any()
+    assert not near(pixels[:, :90], TIP_MARKER_COLOR, 40).any()  # letterbox bars
 
 
 def test_targets_project_inside_the_image(model: RecordingModel) -> None:
@@ -193,7 +187,7 @@ def test_before_the_first_frame_a_placeholder_is_drawn(model: RecordingModel) ->
     assert all(len(v) == 0 for v in canvas.overlay_pixels(first - 1.0).values())
     pixels = qimage_to_rgb(canvas.render(first - 1.0, WIDTH, HEIGHT))
     assert pixels.shape == (HEIGHT, WIDTH, 3)
-    assert _near(pixels, PLACEHOLDER_COLOR, 4).mean() > 0.8
+    assert near(pixels, PLACEHOLDER_COLOR, 4).mean() > 0.8
 
 
 def test_the_decoded_frame_is_cached_per_index(model: RecordingModel) -> None:

@@ -13,20 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
+from calibrated_files import calibration_epoch
 
 from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import CameraCanvas, CameraOptions
 from app.canvas.geometry_canvas import GeometryCameraCanvas, camera_canvas_for
-from fsr_core.arrays import FloatArray
-from fsr_core.calibration import (
-    Calibration,
-    CalibrationProfile,
-    calibration_digest,
-    look_at,
-    project_points,
-)
+from fsr_core.arrays import BoolArray, FloatArray
+from fsr_core.calibration import CalibrationProfile, look_at, project_points
 from fsr_core.media import RGBFrame
 from fsr_core.recording import (
     CameraTrack,
@@ -54,17 +48,7 @@ PROFILE = CalibrationProfile(
 )
 #: Looks along world +y at the y = 0 plane; world z is up in the image.
 POSE = look_at([0.0, -1.5, 0.0], [0.0, 0.0, 0.0])
-CALIBRATION = Calibration(
-    camera="cam",
-    generation=0,
-    epoch=0,
-    digest=calibration_digest(PROFILE),
-    profile=PROFILE,
-    pose=POSE,
-    first_tick=0,
-    first_sim_time_s=0.0,
-)
-Mask = npt.NDArray[np.bool_]
+CALIBRATION = calibration_epoch("cam", PROFILE, POSE)
 
 
 def _model(**fields: Any) -> RecordingModel:
@@ -95,7 +79,7 @@ def _along(start: FloatArray, end: FloatArray, count: int = 4001) -> FloatArray:
     return points
 
 
-def _nearest_px(mask: Mask, points: FloatArray) -> FloatArray:
+def _nearest_px(mask: BoolArray, points: FloatArray) -> FloatArray:
     """Distance from each point to the nearest set pixel of ``mask`` (its centre)."""
     rows, columns = np.nonzero(mask)
     centres = np.column_stack([columns + 0.5, rows + 0.5])
@@ -105,7 +89,7 @@ def _nearest_px(mask: Mask, points: FloatArray) -> FloatArray:
     return distances
 
 
-def _off_curve_px(mask: Mask, curve: FloatArray) -> float:
+def _off_curve_px(mask: BoolArray, curve: FloatArray) -> float:
     """Largest distance from a set pixel of ``mask`` to the sampled ``curve``."""
     rows, columns = np.nonzero(mask)
     assert len(rows) > 300

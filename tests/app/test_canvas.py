@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from demo_recordings import record_demo_take
+from pixel_colors import Pixels, near
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
@@ -26,7 +27,6 @@ pytestmark = pytest.mark.gui
 WIDTH, HEIGHT = 640, 480
 RECT = QRectF(0.0, 0.0, WIDTH, HEIGHT)
 SKELARM_REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.npz"
-Pixels = npt.NDArray[np.uint8]
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +44,6 @@ def takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture
 def reach_model(takes: dict[str, Path], qapp: Any) -> RecordingModel:
     return open_recording(takes["reach"])
-
-
-def _near(pixels: Pixels, rgb: tuple[int, int, int], tolerance: int = 12) -> Any:
-    """Mask of pixels within ``tolerance`` of ``rgb`` in every channel."""
-    difference = np.abs(pixels.astype(np.int16) - np.asarray(rgb, dtype=np.int16))
-    return (difference <= tolerance).all(axis=-1)
 
 
 def _at(pixels: Pixels, xy_px: npt.NDArray[np.float64]) -> Pixels:
@@ -83,7 +77,7 @@ def test_tip_is_drawn_where_the_kinematics_put_it(
         pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
         tip_px = canvas.to_pixel(RECT, _tip(reach_model, play_time_s))
 
-        assert _near(_at(pixels, tip_px), TIP_COLOR)
+        assert near(_at(pixels, tip_px), TIP_COLOR)
 
 
 def test_view_is_fitted_once_so_the_base_never_moves(
@@ -116,8 +110,8 @@ def test_centres_of_mass_appear_only_when_asked(
     with_com = qimage_to_rgb(shown.render(0.3, WIDTH, HEIGHT))
 
     for com_px in shown.to_pixel(RECT, coms):
-        assert _near(_at(with_com, com_px), COM_COLOR)
-        assert not _near(_at(without, com_px), COM_COLOR)
+        assert near(_at(with_com, com_px), COM_COLOR)
+        assert not near(_at(without, com_px), COM_COLOR)
 
 
 def test_force_arrow_is_drawn_only_while_the_tip_is_pushed(
@@ -128,15 +122,13 @@ def test_force_arrow_is_drawn_only_while_the_tip_is_pushed(
 
     def arrow_pixels(play_time_s: float) -> int:
         pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
-        return int(_near(pixels, FORCE_COLOR).sum())
+        return int(near(pixels, FORCE_COLOR).sum())
 
     assert arrow_pixels(0.1) == 0
     assert arrow_pixels(0.3) > 100
     assert arrow_pixels(0.45) == 0
     hidden = SceneCanvas(model, SceneOptions(show_force=False))
-    assert not _near(
-        qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT)), FORCE_COLOR
-    ).any()
+    assert not near(qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT)), FORCE_COLOR).any()
 
 
 def test_peak_force_spans_forty_percent_of_the_reach(
@@ -146,7 +138,7 @@ def test_peak_force_spans_forty_percent_of_the_reach(
     canvas = SceneCanvas(model)
     assert model.kinematics is not None
     pixels = qimage_to_rgb(canvas.render(0.3, WIDTH, HEIGHT))
-    ys, xs = np.nonzero(_near(pixels, FORCE_COLOR))
+    ys, xs = np.nonzero(near(pixels, FORCE_COLOR))
     tip_px = canvas.to_pixel(RECT, _tip(model, 0.3))
     longest_px = float(np.hypot(xs - tip_px[0], ys - tip_px[1]).max())
     reach_px = model.kinematics.reach_m * float(
@@ -171,13 +163,13 @@ def test_active_target_emphasis_follows_the_recorded_switch(
 
     def emphasized(play_time_s: float) -> list[bool]:
         pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
-        return [bool(_near(_at(pixels, xy), ACTIVE_TARGET_COLOR)) for xy in targets_px]
+        return [bool(near(_at(pixels, xy), ACTIVE_TARGET_COLOR)) for xy in targets_px]
 
     assert emphasized(0.1) == [True, False, False]
     assert emphasized(0.4) == [False, True, False]
     hidden = SceneCanvas(model, SceneOptions(show_targets=False))
     pixels = qimage_to_rgb(hidden.render(0.4, WIDTH, HEIGHT))
-    assert not _near(_at(pixels, targets_px[1]), ACTIVE_TARGET_COLOR)
+    assert not near(_at(pixels, targets_px[1]), ACTIVE_TARGET_COLOR)
 
 
 def test_skelarm_targets_are_drawn_in_their_own_colours(qapp: Any) -> None:
@@ -191,10 +183,10 @@ def test_skelarm_targets_are_drawn_in_their_own_colours(qapp: Any) -> None:
     pixels = qimage_to_rgb(canvas.render(0.0, WIDTH, HEIGHT))  # A (purple) active
 
     purple = QColor("purple")
-    assert _near(
+    assert near(
         _at(pixels, targets_px[0]), (purple.red(), purple.green(), purple.blue())
     )
-    assert not _near(_at(pixels, targets_px[0]), ACTIVE_TARGET_COLOR)
+    assert not near(_at(pixels, targets_px[0]), ACTIVE_TARGET_COLOR)
 
 
 def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
@@ -203,9 +195,7 @@ def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
     play_time_s = 0.5 * model.duration_s
     pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
 
-    assert _near(
-        _at(pixels, canvas.to_pixel(RECT, _tip(model, play_time_s))), TIP_COLOR
-    )
+    assert near(_at(pixels, canvas.to_pixel(RECT, _tip(model, play_time_s))), TIP_COLOR)
     panel = qimage_to_rgb(ReadoutPanel(model).render(play_time_s, HEIGHT))
     assert panel.shape == (HEIGHT, ReadoutPanel.WIDTH_PX, 3)
     assert panel.std() > 1.0
@@ -224,7 +214,7 @@ def test_a_base_link_is_drawn_grey_from_the_mount_to_the_first_joint(
     flush = SceneCanvas(mounted)
     pixels = qimage_to_rgb(flush.render(0.0, WIDTH, HEIGHT))
     middle_px = flush.to_pixel(RECT, np.array([0.25, 0.0]))
-    assert not _near(_at(pixels, middle_px), BASE_LINK_COLOR)
+    assert not near(_at(pixels, middle_px), BASE_LINK_COLOR)
 
     offset = dataclasses.replace(
         mounted,
@@ -234,7 +224,7 @@ def test_a_base_link_is_drawn_grey_from_the_mount_to_the_first_joint(
     pixels = qimage_to_rgb(canvas.render(0.0, WIDTH, HEIGHT))
     for x_m in (0.15, 0.25, 0.35):
         point_px = canvas.to_pixel(RECT, np.array([x_m, 0.0]))
-        assert _near(_at(pixels, point_px), BASE_LINK_COLOR), x_m
+        assert near(_at(pixels, point_px), BASE_LINK_COLOR), x_m
     mount_px = canvas.to_pixel(RECT, np.array([0.0, 0.0]))
     assert _at(pixels, mount_px + np.array([0.0, 3.5])).max() < 90  # the dark base disc
 
@@ -362,4 +352,4 @@ def test_the_backdrop_copy_matches_drawing_it_directly(
     plain = QImage(2 * WIDTH, 2 * HEIGHT, QImage.Format.Format_ARGB32_Premultiplied)
     copied, drawn = paint(hidpi, 1.0), paint(plain, 2.0)
     assert np.array_equal(copied, drawn)
-    assert (_near(copied, REFERENCE_COLOR, 30)).sum() > 100  # the reference path
+    assert (near(copied, REFERENCE_COLOR, 30)).sum() > 100  # the reference path

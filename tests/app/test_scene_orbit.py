@@ -14,10 +14,10 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from data_paths import GENESIS_BATCH
 from data_paths import MUJOCO_EXAMPLES as EXAMPLES
+from pixel_colors import Pixels
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from pytestqt.qtbot import QtBot
 from shown_widgets import activate_window, show_widget, turn_wheel
@@ -47,7 +47,6 @@ pytestmark = pytest.mark.gui
 
 WIDTH, HEIGHT = 480, 360
 AT_S = 0.5
-Image = npt.NDArray[np.uint8]
 
 
 # -- recordings and views ----------------------------------------------------
@@ -96,11 +95,11 @@ def _shown_view(qtbot: QtBot, model: RecordingModel) -> SceneView:
     return shown
 
 
-def _picture(widget: SceneView) -> Image:
+def _picture(widget: SceneView) -> Pixels:
     return qimage_to_rgb(widget.grab().toImage())
 
 
-def _changed(before: Image, after: Image) -> float:
+def _changed(before: Pixels, after: Pixels) -> float:
     """Return the share of pixels that differ by more than anti-aliasing."""
     return float((np.abs(before.astype(int) - after).max(axis=2) > 24).mean())
 
@@ -372,7 +371,7 @@ def test_the_window_keeps_the_orbit_through_toggles_and_resets_it_per_file(
 # -- painting from anywhere --------------------------------------------------
 
 
-def _floor_share(image: Image) -> float:
+def _floor_share(image: Pixels) -> float:
     return float((image == np.array(FLOOR_COLOR, dtype=np.uint8)).all(axis=2).mean())
 
 

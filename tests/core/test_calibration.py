@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from calibrated_files import calibration_epoch
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fsr_core.calibration import (
-    Calibration,
     CalibrationProfile,
     CameraPose,
     calibration_digest,
@@ -430,13 +430,11 @@ def test_projection_of_no_points_is_empty() -> None:
 
 
 def test_calibration_checks_digest_against_profile() -> None:
-    calibration = Calibration(
-        camera="front",
+    calibration = calibration_epoch(
+        "front",
+        PROFILE,
+        IDENTITY_POSE,
         generation=1,
-        epoch=0,
-        digest=calibration_digest(PROFILE),
-        profile=PROFILE,
-        pose=IDENTITY_POSE,
         first_tick=10,
         first_sim_time_s=0.5,
     )

@@ -25,19 +25,6 @@ from fsr_core.calibration import CalibrationProfile, calibration_digest
 from fsr_core.canonical_json import canonical_dumps
 from fsr_core.format import records
 from fsr_core.format.profiles import IntegrityProfile, minor_for
-from fsr_core.format.records import (
-    BATCH_HEADER_SIZE,
-    DIRECTORY_DTYPE,
-    ENTRY_DTYPE,
-    FOOTER_HEADER_SIZE,
-    HEADER_SIZE,
-    TRAILER_SIZE,
-    BatchHeader,
-    FileHeader,
-    FooterHeader,
-    Trailer,
-    crc32,
-)
 from fsr_core.format.streams import (
     CODECS_BY_KIND,
     DTYPES,
@@ -84,18 +71,27 @@ def _sample(cls: type[Any], *sizes: int, **fixed: Any) -> Any:
 # bit set, so a field documented at the wrong offset, width or signedness reads
 # back differently.
 SAMPLES: dict[str, Any] = {
-    "FileHeader": _sample(FileHeader, 2, 4, 4, 4, 4),
+    "FileHeader": _sample(records.FileHeader, 2, 4, 4, 4, 4),
     "BatchHeader": _sample(
-        BatchHeader, 8, 8, 4, 4, 4, 4, 4, 4, body_sha256=bytes(range(0x80, 0xA0))
+        records.BatchHeader,
+        8,
+        8,
+        4,
+        4,
+        4,
+        4,
+        4,
+        4,
+        body_sha256=bytes(range(0x80, 0xA0)),
     ),
-    "FooterHeader": _sample(FooterHeader, 8, 8, 4, 4, 4, 4, 8),
-    "Trailer": _sample(Trailer, 8, 8),
+    "FooterHeader": _sample(records.FooterHeader, 8, 8, 4, 4, 4, 4, 8),
+    "Trailer": _sample(records.Trailer, 8, 8),
 }
 SIZES = {
-    "FileHeader": HEADER_SIZE,
-    "BatchHeader": BATCH_HEADER_SIZE,
-    "FooterHeader": FOOTER_HEADER_SIZE,
-    "Trailer": TRAILER_SIZE,
+    "FileHeader": records.HEADER_SIZE,
+    "BatchHeader": records.BATCH_HEADER_SIZE,
+    "FooterHeader": records.FOOTER_HEADER_SIZE,
+    "Trailer": records.TRAILER_SIZE,
 }
 MAGICS = {
     "FileHeader": records.FILE_MAGIC,
@@ -176,7 +172,7 @@ def test_fixed_structure_table_matches_encoding(name: str) -> None:
     data = sample.encode()
     assert len(data) == SIZES[name]
     decoded = (
-        FileHeader.decode(data)
+        records.FileHeader.decode(data)
         if name == "FileHeader"
         else type(sample).decode(data, offset=0)
     )
@@ -194,26 +190,24 @@ def test_fixed_structure_table_matches_encoding(name: str) -> None:
             match = CRC_RANGE.search(description)
             assert match, f"{name}: the CRC row must say 'CRC-32 of bytes [a, b)'"
             start, end = int(match.group(1)), int(match.group(2))
-            assert value == crc32(data[start:end]), (
+            assert value == records.crc32(data[start:end]), (
                 f"{name}: CRC range [{start}, {end})"
             )
         else:
             assert value == expected[field], f"{name}.{field} at offset {offset}"
 
 
-@pytest.mark.parametrize(
-    ("name", "dtype"),
-    [("ENTRY_DTYPE", ENTRY_DTYPE), ("DIRECTORY_DTYPE", DIRECTORY_DTYPE)],
-)
-def test_index_dtype_table_matches_numpy_dtype(name: str, dtype: np.dtype[Any]) -> None:
+@pytest.mark.parametrize("name", ["ENTRY_DTYPE", "DIRECTORY_DTYPE"])
+def test_index_dtype_table_matches_numpy_dtype(name: str) -> None:
+    dtype: np.dtype[Any] = getattr(records, name)  # documented under its own name
     rows = struct_rows(name)
     assert [row[3] for row in rows] == list(dtype.names or ())
     for offset, _size, kind, field, _ in rows:
         assert dtype.fields is not None
         assert dtype.fields[field] == (np.dtype(SCALARS[kind]), offset), field
     assert rows[-1][0] + rows[-1][1] == dtype.itemsize
-    assert records.ENTRY_SIZE == ENTRY_DTYPE.itemsize == 64
-    assert DIRECTORY_DTYPE.itemsize == 32
+    assert records.ENTRY_SIZE == records.ENTRY_DTYPE.itemsize == 64
+    assert records.DIRECTORY_DTYPE.itemsize == 32
 
 
 def test_documented_magic_numbers_are_the_constants() -> None:
@@ -275,16 +269,16 @@ def test_documented_limits() -> None:
 
 
 def test_crc_check_value() -> None:
-    assert crc32(b"123456789") == 0xCBF43926
+    assert records.crc32(b"123456789") == 0xCBF43926
     assert any("0xCBF43926" in line for line in DOC_LINES)
 
 
 def test_header_and_metadata_examples_agree() -> None:
-    header = FileHeader.decode(hex_dump("fsr-example: header-hex"))
+    header = records.FileHeader.decode(hex_dump("fsr-example: header-hex"))
     document = json.loads(block("fsr-example: metadata"))
     canonical = canonical_dumps(document)
     assert len(canonical) == header.metadata_length
-    assert crc32(canonical) == header.metadata_crc
+    assert records.crc32(canonical) == header.metadata_crc
     assert (document["format"], document["major"], document["digest"]) == (
         "fsr",
         1,
@@ -299,10 +293,10 @@ def test_header_and_metadata_examples_agree() -> None:
 
 def test_trailer_example_decodes() -> None:
     data = hex_dump("fsr-example: trailer-hex")
-    assert len(data) == TRAILER_SIZE
-    trailer = Trailer.decode(data, offset=0)
+    assert len(data) == records.TRAILER_SIZE
+    trailer = records.Trailer.decode(data, offset=0)
     assert trailer.footer_offset > 0
-    assert trailer.footer_length > FOOTER_HEADER_SIZE
+    assert trailer.footer_length > records.FOOTER_HEADER_SIZE
 
 
 def test_calibration_digest_example() -> None:

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from calibrated_files import calibration_epoch
 
-from fsr_core.calibration import (
-    Calibration,
-    CalibrationProfile,
-    CameraPose,
-    calibration_digest,
-)
+from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose
 from fsr_core.errors import SchemaError, TargetExistsError
 from fsr_core.format.reader import FsrReader
 from fsr_core.media import RGBFrame
@@ -38,27 +34,28 @@ from fsr_core.sources.stream_names import NameTable, readable_name
 SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"
 REAL_LOGS = sorted(path.name for path in SKELARM_DATA.glob("*.sklog.npz"))
 
-PROFILE_A = CalibrationProfile(
-    width=8,
-    height=6,
-    fx=9.5,
-    fy=9.25,
-    cx=3.5,
-    cy=2.5,
-    skew=0.125,
-    distortion_model="plumb_bob",
-    distortion=(-0.2, 0.05, 0.001, -0.002, 0.01),
+WIDTH, HEIGHT = 8, 6  # of every FakeCamera frame
+
+
+def _plumb_bob(
+    fx: float,
+    fy: float,
+    cx: float,
+    cy: float,
+    *,
+    distortion: tuple[float, ...],
+    skew: float = 0.0,
+) -> CalibrationProfile:
+    """Return WIDTH x HEIGHT ``plumb_bob`` intrinsics."""
+    return CalibrationProfile(
+        WIDTH, HEIGHT, fx, fy, cx, cy, skew, "plumb_bob", distortion
+    )
+
+
+PROFILE_A = _plumb_bob(
+    9.5, 9.25, 3.5, 2.5, skew=0.125, distortion=(-0.2, 0.05, 0.001, -0.002, 0.01)
 )
-PROFILE_B = CalibrationProfile(
-    width=8,
-    height=6,
-    fx=12.0,
-    fy=12.0,
-    cx=4.0,
-    cy=3.0,
-    distortion_model="plumb_bob",
-    distortion=(0.1, -0.01, 0.0, 0.003, 0.0),
-)
+PROFILE_B = _plumb_bob(12.0, 12.0, 4.0, 3.0, distortion=(0.1, -0.01, 0.0, 0.003, 0.0))
 POSE_1 = CameraPose.normalized([1.0, -2.0, 0.5], [0.1, 0.2, 0.3, 0.9])
 POSE_2 = CameraPose.normalized([1.5, -2.0, 0.75], [0.0, 0.0, 0.0, 1.0])
 
@@ -77,7 +74,8 @@ class FakeCamera:
         calibrations: list[tuple[CalibrationProfile, CameraPose | None] | None],
     ) -> None:
         rng = np.random.default_rng(7)
-        self.pixels = [rng.integers(0, 256, (6, 8, 3), dtype=np.uint8) for _ in times_s]
+        shape = (HEIGHT, WIDTH, 3)
+        self.pixels = [rng.integers(0, 256, shape, dtype=np.uint8) for _ in times_s]
         self.calibrations = calibrations
         self.fetched: list[int] = []
         self.track = CameraTrack(name, np.array(times_s), self.fetch)
@@ -90,15 +88,13 @@ class FakeCamera:
         profiles = [item[0] if item else None for item in self.calibrations]
         epoch = sum(1 for j in range(1, index + 1) if profiles[j] != profiles[j - 1])
         profile, pose = entry
-        return Calibration(
+        return calibration_epoch(
             self.name,
-            0,
-            epoch,
-            calibration_digest(profile),
             profile,
             pose,
-            index,
-            float(self.track.times_s[index]),
+            epoch=epoch,
+            first_tick=index,
+            first_sim_time_s=float(self.track.times_s[index]),
         )
 
     def fetch(self, index: int) -> tuple[RGBFrame, Calibration | None]:
@@ -189,6 +185,20 @@ def epochs_camera() -> FakeCamera:
     )
 
 
+def assert_same_channels(back: RecordingModel, model: RecordingModel) -> None:
+    """Check ``back`` has ``model``'s channels, in order, with their samples.
+
+    A channel's values come back as a table (one column for a scalar channel).
+    """
+    assert list(back.channels) == list(model.channels)
+    for name, channel in model.channels.items():
+        other = back.channels[name]
+        values = channel.values.reshape(len(channel.values), -1)
+        assert np.array_equal(other.values, values, equal_nan=True), name
+        assert np.array_equal(other.times_s, channel.times_s), name
+        assert other.unit == channel.unit, name
+
+
 @pytest.fixture
 def source(tmp_path: Path) -> Path:
     path = tmp_path / "run.bag"
@@ -214,13 +224,7 @@ def test_a_model_round_trips_through_fsr(source: Path, tmp_path: Path) -> None:
     assert output.is_file()
     assert result.size_bytes == output.stat().st_size
     assert "3 channels" in result.summary
-    assert list(back.channels) == list(model.channels)
-    for name, channel in model.channels.items():
-        other = back.channels[name]
-        values = channel.values.reshape(len(channel.values), -1)
-        assert np.array_equal(other.values, values, equal_nan=True), name
-        assert np.array_equal(other.times_s, channel.times_s), name
-        assert other.unit == channel.unit, name
+    assert_same_channels(back, model)
     assert back.channels["/tf:base_link"].columns == (
         "x",
         "y",
@@ -593,13 +597,7 @@ def test_a_skelarm_log_model_round_trips_its_channels(
 
     samples = sum(len(c.times_s) for c in model.channels.values())
     assert result.records == samples + len(model.markers) + 2
-    assert list(back.channels) == list(model.channels)
-    for key, channel in model.channels.items():
-        other = back.channels[key]
-        values = channel.values.reshape(len(channel.values), -1)
-        assert np.array_equal(other.values, values, equal_nan=True), key
-        assert np.array_equal(other.times_s, channel.times_s), key
-        assert other.unit == channel.unit, key
+    assert_same_channels(back, model)
     assert back.timeline.duration_s == model.timeline.duration_s
     assert back.markers == model.markers  # skelarm's markers are events
     assert back.provenance["source_sha256"] == (

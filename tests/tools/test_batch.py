@@ -18,7 +18,7 @@ from typing import Any
 
 import av
 import pytest
-from batch_inputs import BROKEN, VALID, make_mixed_folder, read_report
+from batch_inputs import BROKEN, VALID, assert_summary, make_mixed_folder, read_report
 from demo_recordings import record_demo_take
 from hostile_e2e.cli_run import (
     TIME_LIMIT_S,
@@ -114,8 +114,7 @@ def test_validate_reports_each_file_and_fails_the_run_on_a_broken_one(
     progress = [line for line in outcome.stderr_lines if line.startswith("[")]
     assert len(progress) == 7
     assert any(line.startswith("[") and " failed " in line for line in progress)
-    assert "batch validate: 7 recordings" in outcome.stdout
-    assert "5 ok, 0 skipped, 2 failed" in outcome.stdout
+    assert_summary(outcome.stdout, "validate", 7, ok=5, skipped=0, failed=2)
 
 
 def test_export_writes_a_video_per_readable_file_and_resume_redoes_only_changes(
@@ -152,7 +151,7 @@ def test_export_writes_a_video_per_readable_file_and_resume_redoes_only_changes(
     )
 
     assert again.returncode == 1, again.describe()
-    assert "1 ok, 5 skipped, 1 failed" in again.stdout
+    assert_summary(again.stdout, "export", 7, ok=1, skipped=5, failed=1)
     statuses = _statuses(report)
     assert statuses["05_pushed.fsr"] == "ok"
     assert statuses["01_reach.fsr"] == "skipped"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import av
 import pytest
-from batch_inputs import read_report
+from batch_inputs import assert_summary, read_report
 from hostile_e2e.cli_run import files_below, run_cli
 
 from fsr_core.sources import open_recording
@@ -48,8 +48,7 @@ def test_validate_reports_each_episode_and_fails_the_broken_one(
         "episode_000002": "ok",
     }
     assert "observation.images.front" in lines["episode_000001"]["error"]
-    assert "3 recordings" in outcome.stdout
-    assert "2 ok, 0 skipped, 1 failed" in outcome.stdout
+    assert_summary(outcome.stdout, "validate", 3, ok=2, skipped=0, failed=1)
 
 
 def test_export_and_convert_write_one_output_per_readable_episode(

@@ -44,6 +44,10 @@ from fsr_core.simulators.planar_arm.kinematics import (
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
 
 Stepper = Callable[[ArmModel, ArmState, npt.ArrayLike, float], StepResult]
+#: An arm with a configuration ``q`` and joint velocities ``dq``.
+ArmCase = tuple[ArmModel, FloatArray, FloatArray]
+#: An :data:`ArmCase` and one more joint-space vector (torques, accelerations).
+ArmCaseAndVector = tuple[ArmModel, FloatArray, FloatArray, FloatArray]
 G_MPS2 = 9.81
 FAST = settings(max_examples=40, deadline=None)
 
@@ -99,10 +103,20 @@ def vectors(size: int, bound: float) -> st.SearchStrategy[FloatArray]:
 
 
 @st.composite
-def arm_states(draw: st.DrawFn) -> tuple[ArmModel, FloatArray, FloatArray]:
+def arm_states(draw: st.DrawFn) -> ArmCase:
     """Draw an arm with a random configuration and joint velocities."""
     model = draw(arms())
     return model, draw(vectors(model.dof, math.pi)), draw(vectors(model.dof, 5.0))
+
+
+@st.composite
+def arm_states_and_vectors(draw: st.DrawFn, bound: float) -> ArmCaseAndVector:
+    """Draw an arm state and a joint-space vector with entries in ``±bound``."""
+    model, q, dq = draw(arm_states())
+    return model, q, dq, draw(vectors(model.dof, bound))
+
+
+TIP_FORCES = st.none() | st.tuples(st.floats(-10, 10), st.floats(-10, 10))
 
 
 def _energy(model: ArmModel, state: ArmState) -> float:
@@ -144,9 +158,7 @@ def test_wrong_joint_count_raises_schema_error() -> None:
 
 @FAST
 @given(arm_states())
-def test_jacobians_equal_central_finite_differences_of_fk(
-    case: tuple[ArmModel, FloatArray, FloatArray],
-) -> None:
+def test_jacobians_equal_central_finite_differences_of_fk(case: ArmCase) -> None:
     model, q, dq = case
     step_rad = 1e-6
     fd_tip = np.empty((2, model.dof))
@@ -203,9 +215,7 @@ def _jacobian_mass_matrix(model: ArmModel, q: FloatArray) -> FloatArray:
 
 @FAST
 @given(arm_states())
-def test_mass_matrix_is_spd_and_equals_jacobian_sum(
-    case: tuple[ArmModel, FloatArray, FloatArray],
-) -> None:
+def test_mass_matrix_is_spd_and_equals_jacobian_sum(case: ArmCase) -> None:
     model, q, _ = case
 
     matrix = mass_matrix(model, q)
@@ -219,9 +229,7 @@ def test_mass_matrix_is_spd_and_equals_jacobian_sum(
 
 @FAST
 @given(arm_states())
-def test_kinetic_energy_is_half_dq_m_dq(
-    case: tuple[ArmModel, FloatArray, FloatArray],
-) -> None:
+def test_kinetic_energy_is_half_dq_m_dq(case: ArmCase) -> None:
     model, q, dq = case
 
     energy = kinetic_energy(model, q, dq)
@@ -232,13 +240,11 @@ def test_kinetic_energy_is_half_dq_m_dq(
 
 
 @FAST
-@given(arm_states(), st.data())
+@given(arm_states_and_vectors(20.0), TIP_FORCES)
 def test_inverse_dynamics_inverts_forward_dynamics(
-    case: tuple[ArmModel, FloatArray, FloatArray], data: st.DataObject
+    case: ArmCaseAndVector, tip_force: tuple[float, float] | None
 ) -> None:
-    model, q, dq = case
-    tau = data.draw(vectors(model.dof, 20.0))
-    tip_force = data.draw(st.none() | st.tuples(st.floats(-10, 10), st.floats(-10, 10)))
+    model, q, dq, tau = case
 
     qdd = forward_dynamics(model, q, dq, tau, tip_force)
     again = inverse_dynamics(model, q, dq, qdd, tip_force)
@@ -248,12 +254,11 @@ def test_inverse_dynamics_inverts_forward_dynamics(
 
 
 @FAST
-@given(arm_states(), st.data())
+@given(arm_states_and_vectors(10.0))
 def test_inverse_dynamics_equals_m_qdd_plus_bias_plus_friction(
-    case: tuple[ArmModel, FloatArray, FloatArray], data: st.DataObject
+    case: ArmCaseAndVector,
 ) -> None:
-    model, q, dq = case
-    qdd = data.draw(vectors(model.dof, 10.0))
+    model, q, dq, qdd = case
 
     tau = inverse_dynamics(model, q, dq, qdd)
 
@@ -267,9 +272,7 @@ def test_inverse_dynamics_equals_m_qdd_plus_bias_plus_friction(
 
 @FAST
 @given(arm_states())
-def test_bias_at_rest_balances_gravity_torques(
-    case: tuple[ArmModel, FloatArray, FloatArray],
-) -> None:
+def test_bias_at_rest_balances_gravity_torques(case: ArmCase) -> None:
     model, q, _ = case
 
     np.testing.assert_allclose(

@@ -7,7 +7,8 @@ Sources are short (0.3 s, no camera unless asked, a 16x12 camera when asked)
 so each records and replays in a fraction of a second. :func:`rewrite` copies a
 recording record by record, payloads as they are, with edits to its metadata,
 its stream table or its authored chunks: that is how the bad sources of the
-preflight tests are made.
+preflight tests are made. :data:`RESIMULATE` and :data:`RENDER` are the
+default options of each replay mode.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import Record
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
 AUTHORED = "control.authored"
+RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
+RENDER = ReplayOptions(mode=ReplayMode.RENDER)
 
 # An edit of the authored stream returns, for one record, the records to write
 # in its place: (chunk JSON, generation, tick) each.

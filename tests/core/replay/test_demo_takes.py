@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replay_sources import RESIMULATE
 
 from fsr_core.compare import Comparison, compare_recordings
 from fsr_core.replay.engine import replay_file
-from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
+from fsr_core.simulation.protocol import ReplayOptions, ReplayOutcome
 from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, DemoTake, demo_takes
 from fsr_core.simulators.planar_arm.recorder import record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 PUSHED = "05_pushed"
-RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
 
 
 def _small_cameras(take: DemoTake) -> Scenario:

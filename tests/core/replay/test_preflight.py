@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from replay_sources import (
     AUTHORED,
+    RENDER,
+    RESIMULATE,
     ChunkEdit,
     Written,
     record,
@@ -29,15 +31,8 @@ from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import Record
 from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.preflight import authored_chunks
-from fsr_core.simulation.protocol import (
-    ReplayMode,
-    ReplayOptions,
-    TargetContract,
-)
+from fsr_core.simulation.protocol import ReplayOptions, TargetContract
 from fsr_core.simulation.target_checks import check_chunks_fit
-
-RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
-RENDER = ReplayOptions(mode=ReplayMode.RENDER)
 
 
 def _refused(

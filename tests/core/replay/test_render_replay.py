@@ -6,20 +6,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from replay_sources import rewrite
+from replay_sources import RENDER, rewrite
 
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.streams import StreamKind
 from fsr_core.replay.engine import replay_file
-from fsr_core.simulation.protocol import (
-    CancelToken,
-    ReplayMode,
-    ReplayOptions,
-    ReplayOutcome,
-    ReplayResult,
-)
+from fsr_core.simulation.protocol import CancelToken, ReplayOutcome, ReplayResult
 
-RENDER = ReplayOptions(mode=ReplayMode.RENDER)
 CAMERA = "sensors.front.camera.rgb"
 
 

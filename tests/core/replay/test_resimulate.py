@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 from occupied_targets import refused_target
-from replay_sources import AUTHORED, Written, record, rewrite, scenario_document
+from replay_sources import (
+    AUTHORED,
+    RENDER,
+    RESIMULATE,
+    Written,
+    record,
+    rewrite,
+    scenario_document,
+)
 
 from fsr_core.errors import ReplayError, TargetExistsError
 from fsr_core.format.reader import FsrReader
@@ -18,7 +26,6 @@ from fsr_core.simulation.lifecycle import Completion
 from fsr_core.simulation.protocol import (
     CancelToken,
     Execution,
-    ReplayMode,
     ReplayOptions,
     ReplayOutcome,
     ReplayResult,
@@ -26,8 +33,6 @@ from fsr_core.simulation.protocol import (
 )
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from fsr_core.simulators.planar_arm.resimulation import _Resimulation
-
-RESIMULATE = ReplayOptions(mode=ReplayMode.RESIMULATE)
 
 
 def _chunks(path: Path) -> list[Record]:
@@ -166,16 +171,16 @@ class _CancelOnRead(CancelToken):
         return super().cancelled
 
 
-@pytest.mark.parametrize("mode", [ReplayMode.RESIMULATE, ReplayMode.RENDER])
+@pytest.mark.parametrize("options", [RESIMULATE, RENDER], ids=["resimulate", "render"])
 def test_cancel_during_the_preflight_read_stops_it_and_writes_nothing(
-    camera_recording: Path, tmp_path: Path, mode: ReplayMode
+    camera_recording: Path, tmp_path: Path, options: ReplayOptions
 ) -> None:
     cancel = _CancelOnRead(2)  # the full read looks more than once
     progress: list[int] = []
     result = replay_file(
         camera_recording,
         tmp_path / "out.fsr",
-        ReplayOptions(mode=mode),
+        options,
         progress=lambda done, total: progress.append(done),
         cancel=cancel,
     )
