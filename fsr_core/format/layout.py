@@ -33,6 +33,7 @@ from fsr_core.format.records import (
     NO_CALIBRATION,
     BatchHeader,
 )
+from fsr_core.format.runs import runs_within
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import CAMERA_KINDS, StreamSpec
 
@@ -136,15 +137,7 @@ def _batch_blocks(counts: np.ndarray) -> list[tuple[int, int]]:
     arrays of one block, not of an index of millions of records.
     """
     ends = np.cumsum(counts)
-    blocks: list[tuple[int, int]] = []
-    first = 0
-    while first < len(counts):
-        done = int(ends[first - 1]) if first else 0
-        stop = int(np.searchsorted(ends, done + CHECK_BLOCK_ROWS, side="right"))
-        stop = max(stop, first + 1)
-        blocks.append((first, stop))
-        first = stop
-    return blocks
+    return runs_within(ends - counts, ends, CHECK_BLOCK_ROWS)
 
 
 def _check_block(

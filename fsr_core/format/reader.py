@@ -16,8 +16,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from types import TracebackType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Unpack
 
 import numpy as np
 
@@ -52,7 +51,13 @@ from fsr_core.format.open_layout import (
 from fsr_core.format.payloads import decode_payload
 from fsr_core.format.profiles import IntegrityProfile
 from fsr_core.format.safe_open import ByteSource, open_source
-from fsr_core.format.seeking import SeekMode, ensure_range, find_row, parse_mode
+from fsr_core.format.seeking import (
+    SeekMode,
+    SeekWhere,
+    ensure_range,
+    find_row,
+    parse_mode,
+)
 from fsr_core.format.series_read import read_raw_series
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.values import (
@@ -268,13 +273,8 @@ class FsrReader:
         """Return self."""
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the reader."""
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the reader, whatever ended the block."""
         self.close()
 
     # --------------------------------------------------------------- properties
@@ -441,15 +441,7 @@ class FsrReader:
         rows = self._layout.index.stream_rows(stream_id, np.array([stream_seq]))
         return int(rows[0])
 
-    def seek(
-        self,
-        stream: str,
-        *,
-        generation: int | None = None,
-        tick: int | None = None,
-        sim_time_s: float | None = None,
-        mode: str | SeekMode = SeekMode.AT_OR_AFTER,
-    ) -> Record | None:
+    def seek(self, stream: str, **where: Unpack[SeekWhere]) -> Record | None:
         """Find a record of ``stream`` by generation, tick or sim time.
 
         Give ``tick`` or ``sim_time_s`` (not both), optionally restricted to
@@ -457,9 +449,7 @@ class FsrReader:
         ``exact``, ``at_or_before``, ``at_or_after`` (default), ``nearest``.
         Returns ``None`` when no record qualifies.
         """
-        row = self.seek_row(
-            stream, generation=generation, tick=tick, sim_time_s=sim_time_s, mode=mode
-        )
+        row = self.seek_row(stream, **where)
         return None if row is None else self.record(stream, row)
 
     def seek_row(

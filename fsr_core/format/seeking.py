@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TypedDict
 
 import numpy as np
 
 from fsr_core.errors import SeekOutOfRangeError
 
-__all__ = ["SeekMode", "find_row"]
+__all__ = ["SeekMode", "SeekWhere", "find_row"]
 
 
 class SeekMode(StrEnum):
@@ -18,6 +19,15 @@ class SeekMode(StrEnum):
     AT_OR_BEFORE = "at_or_before"
     AT_OR_AFTER = "at_or_after"
     NEAREST = "nearest"
+
+
+class SeekWhere(TypedDict, total=False):
+    """Where a seek looks: a tick or a sim time, in a generation, and how."""
+
+    generation: int | None
+    tick: int | None
+    sim_time_s: float | None
+    mode: str | SeekMode
 
 
 def find_row(keys: np.ndarray, value: float, mode: SeekMode) -> int | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,7 @@ from fsr_core.checksums import crc32
 from fsr_core.errors import CorruptRecordError, SchemaError
 from fsr_core.format.layout import Layout
 from fsr_core.format.profiles import IntegrityProfile
+from fsr_core.format.runs import runs_within
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import StreamSpec
 
@@ -33,22 +35,6 @@ SPAN_BYTES = 8 << 20
 
 PART_ROWS = 1 << 16
 """Records whose index entries are read at a time (4 MiB of entries)."""
-
-
-def _spans(
-    starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
-) -> list[tuple[int, int]]:
-    """Split rows (in file order) into runs whose bytes fit :data:`SPAN_BYTES`."""
-    spans: list[tuple[int, int]] = []
-    first = 0
-    count = len(starts)
-    while first < count:
-        limit = int(starts[first]) + SPAN_BYTES
-        last = int(np.searchsorted(ends, limit, side="right"))
-        last = max(last, first + 1)
-        spans.append((first, last))
-        first = last
-    return spans
 
 
 def read_raw_series(
@@ -89,28 +75,21 @@ def read_raw_series(
     return decoded
 
 
+@dataclass(frozen=True)
 class _Part:
     """Reads the values of one part of a stream's rows (index entries of a part)."""
 
-    def __init__(
-        self,
-        source: ByteSource,
-        layout: Layout,
-        spec: StreamSpec,
-        profile: IntegrityProfile,
-        verify_batch: Callable[[int], None],
-    ) -> None:
-        self._source = source
-        self._layout = layout
-        self._spec = spec
-        self._profile = profile
-        self._verify_batch = verify_batch
+    source: ByteSource
+    layout: Layout
+    spec: StreamSpec
+    profile: IntegrityProfile
+    verify_batch: Callable[[int], None]
 
     def into(self, rows: npt.NDArray[np.int64], values: npt.NDArray[np.uint8]) -> bool:
         """Fill ``values`` with the payloads of ``rows``; False: not the fast path."""
         size = values.shape[1]
-        index = self._layout.index
-        entries = index.take(rows, self._source)
+        index = self.layout.index
+        entries = index.take(rows, self.source)
         if np.any(entries["payload_length"] != size):
             return False
         offsets = index.record_offsets(entries, rows)
@@ -119,11 +98,11 @@ class _Part:
         meta = entries["meta_length"].astype(np.int64)
         lengths = meta + size
         ends = offsets + lengths
-        strong = self._profile is IntegrityProfile.STRONG
-        digests = self._layout.record_digests if strong else None
-        for first, last in _spans(offsets, ends):
+        strong = self.profile is IntegrityProfile.STRONG
+        digests = self.layout.record_digests if strong else None
+        for first, last in runs_within(offsets, ends, SPAN_BYTES):
             start = int(offsets[first])
-            data = self._source.read_at(
+            data = self.source.read_at(
                 start, int(ends[last - 1]) - start, section="record"
             )
             local = offsets[first:last] - start
@@ -138,13 +117,13 @@ class _Part:
                 row, reason = problem
                 raise CorruptRecordError(
                     reason,
-                    stream=self._spec.name,
+                    stream=self.spec.name,
                     record=int(entries["stream_seq"][first + row]),
                     offset=int(offsets[first + row]),
                 )
-            if self._profile is IntegrityProfile.FAST:
+            if self.profile is IntegrityProfile.FAST:
                 for batch in np.unique(index.batch_of(rows[first:last])).tolist():
-                    self._verify_batch(int(batch))
+                    self.verify_batch(int(batch))
             _gather(data, local + meta[first:last], size, values[first:last])
         return True
 

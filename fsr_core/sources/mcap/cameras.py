@@ -15,7 +15,7 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -133,48 +133,44 @@ class _ImageIndex:
         return self._refs.get()
 
 
+@dataclass(eq=False)
 class _CameraFetch:
     """Decode frame ``i`` of one image topic, with the calibration in force."""
 
-    def __init__(
-        self,
-        topic: Topic,
-        refs: Callable[[], ImageRefs],
-        cache: _BlockCache,
-        epochs: list[Epoch],
-        tree: TransformTree,
-        origin_ns: int,
-    ) -> None:
-        self._topic = topic
-        self._refs = refs
-        self._cache = cache
-        self._epochs = epochs
-        self._epoch_starts = np.asarray([e.start_ns for e in epochs], dtype=np.int64)
-        self._tree = tree
-        self._origin_ns = origin_ns
-        self._decode = topic.decoder.decode
+    topic: Topic
+    refs: Callable[[], ImageRefs]
+    cache: _BlockCache
+    epochs: list[Epoch]
+    tree: TransformTree
+    origin_ns: int
+    _epoch_starts: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        starts = [e.start_ns for e in self.epochs]
+        self._epoch_starts = np.asarray(starts, dtype=np.int64)
 
     def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
-        refs = self._refs()
+        refs = self.refs()
         block, ordinal = int(refs.blocks[index]), int(refs.ordinals[index])
-        message = self._cache.message(block, self._topic.info.channel_id, ordinal)
-        what = f"topic {self._topic.info.topic[:80]!r}"
-        assert self._decode is not None
+        message = self.cache.message(block, self.topic.info.channel_id, ordinal)
+        what = f"topic {self.topic.info.topic[:80]!r}"
+        decode = self.topic.decoder.decode
+        assert decode is not None
         try:
-            tree = self._decode(message.data)
+            tree = decode(message.data)
         except Exception as exc:
             raise DecodeError(f"{what}: the message does not decode: {exc}") from exc
-        frame = _frame_of(self._topic.kind, tree, what)
+        frame = _frame_of(self.topic.kind, tree, what)
         return frame, self._calibration(int(refs.times_ns[index]), tree)
 
     def _calibration(self, time_ns: int, tree: PlainTree) -> Calibration | None:
-        if not self._epochs:
+        if not self.epochs:
             return None
         epoch = max(int(np.searchsorted(self._epoch_starts, time_ns, "right")) - 1, 0)
-        chosen = self._epochs[epoch]
+        chosen = self.epochs[epoch]
         pose = None
-        frame = frame_id_of(tree) or self._topic.frame_id
-        found = self._tree.world_pose(frame, time_ns) if frame else None
+        frame = frame_id_of(tree) or self.topic.frame_id
+        found = self.tree.world_pose(frame, time_ns) if frame else None
         if found is not None:
             translation, rotation = found
             try:
@@ -184,14 +180,14 @@ class _CameraFetch:
             except (CalibrationError, ValueError):
                 pose = None
         return Calibration(
-            camera=self._topic.info.topic,
+            camera=self.topic.info.topic,
             generation=0,
             epoch=epoch,
             digest=chosen.digest,
             profile=chosen.profile,
             pose=pose,
             first_tick=0,
-            first_sim_time_s=(chosen.start_ns - self._origin_ns) / 1e9,
+            first_sim_time_s=(chosen.start_ns - self.origin_ns) / 1e9,
         )
 
 

@@ -11,6 +11,7 @@ that cannot be read is skipped, as at open, and added to the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -88,22 +89,16 @@ def _add(
             table.add_rows(found.times_ns[begin:end], rows.columns, rows.values[picks])
 
 
+@dataclass(frozen=True, eq=False)
 class TopicLoader:
     """Read and decode one numeric topic's messages into a channel's arrays."""
 
-    def __init__(
-        self,
-        path: Path,
-        topic: Topic,
-        blocks: list[tuple[int, Block]],
-        origin_ns: int,
-        problems: LateProblems,
-    ) -> None:
-        self._path = path
-        self._topic = topic
-        self._blocks = blocks
-        self._origin_ns = origin_ns
-        self._problems = problems
+    path: Path
+    topic: Topic
+    blocks: list[tuple[int, Block]]
+    """``(chunk number, chunk)`` of every chunk that may hold the topic."""
+    origin_ns: int
+    problems: LateProblems
 
     def __call__(self) -> ChannelData:
         """Return the topic's play times, values and columns.
@@ -114,8 +109,8 @@ class TopicLoader:
             No message of the topic could be read, its values need more than
             the memory budget, or a package it needs is missing.
         """
-        info = self._topic.info
-        decode = self._topic.decoder.decode
+        info = self.topic.info
+        decode = self.topic.decoder.decode
         if decode is None:
             raise DecodeError(f"topic {info.topic[:80]!r} has no decoder")
         table = NumericTable(info.topic)
@@ -125,12 +120,12 @@ class TopicLoader:
         batch: list[ChunkMessages] = []
         held = 0
         for _, block, found in channel_chunks(
-            self._path, self._blocks, info.channel_id, threads=_THREADS
+            self.path, self.blocks, info.channel_id, threads=_THREADS
         ):
             if isinstance(found, SourceUnavailableError):
                 raise found
             if isinstance(found, FsrError):
-                self._problems.unreadable_chunk(block, found.reason)
+                self.problems.unreadable_chunk(block, found.reason)
                 unreadable = True
                 continue
             found_all += found.count
@@ -148,33 +143,31 @@ class TopicLoader:
             # walk every chunk's records instead.
             return self._walking_every_chunk()
         if failures.count:
-            self._problems.failed_messages(info.topic, failures.count, failures.first)
+            self.problems.failed_messages(info.topic, failures.count, failures.first)
         return self._arrays(table, failures.first)
 
     def _walking_every_chunk(self) -> ChannelData:
         """Read the topic record by record, trusting no message index."""
         unindexed = [
             (number, block._replace(message_indexes=()))
-            for number, block in self._blocks
+            for number, block in self.blocks
         ]
-        return TopicLoader(
-            self._path, self._topic, unindexed, self._origin_ns, self._problems
-        )()
+        return replace(self, blocks=unindexed)()
 
     def _arrays(self, table: NumericTable, problem: str) -> ChannelData:
-        what = f"topic {self._topic.info.topic[:80]!r}"
+        what = f"topic {self.topic.info.topic[:80]!r}"
         if not table.rows:
             raise DecodeError(
                 f"{what}: no message could be read"
                 + (f" (the first problem: {problem})" if problem else ""),
-                path=self._path,
+                path=self.path,
             )
-        check_budget(MEMORY, table.bytes_needed(), what, path=self._path)
+        check_budget(MEMORY, table.bytes_needed(), what, path=self.path)
         raw = np.asarray(table.times_ns, dtype=np.int64)
         values = table.values()
         if raw.size > 1 and not bool((raw[1:] >= raw[:-1]).all()):
             # Out of order (chunks that overlap in time): sorted, ties kept.
             order = np.argsort(raw, kind="stable")
             raw, values = raw[order], values[order]
-        play = (raw - self._origin_ns).astype(np.float64) / 1e9
+        play = (raw - self.origin_ns).astype(np.float64) / 1e9
         return ChannelData(play, values, table.columns)

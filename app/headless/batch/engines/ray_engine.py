@@ -31,7 +31,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -188,25 +188,21 @@ class RayEngine:
             ray.shutdown()
 
 
+@dataclass(eq=False)
 class _Tasks:
     """One run's tasks in flight: sending, waiting, timing out, cancelling."""
 
-    def __init__(
-        self,
-        engine: RayEngine,
-        ray: Any,
-        remote: Any,
-        options: BatchOptions,
-        on_result: OnResult,
-    ) -> None:
-        self._engine = engine
-        self._ray = ray
-        self._remote = remote
-        self._options = options
-        self._on_result = on_result
-        self._running: dict[Any, tuple[WorkItem, float]] = {}
-        cpus = float(ray.cluster_resources().get("CPU", 1.0))
-        self._capacity = max(1, int(cpus // engine.cpus_per_task))
+    engine: RayEngine
+    ray: Any
+    remote: Any
+    options: BatchOptions
+    on_result: OnResult
+    _running: dict[Any, tuple[WorkItem, float]] = field(default_factory=dict)
+    _capacity: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        cpus = float(self.ray.cluster_resources().get("CPU", 1.0))
+        self._capacity = max(1, int(cpus // self.engine.cpus_per_task))
 
     def run(self, items: Sequence[WorkItem]) -> None:
         pending = deque(items)
@@ -214,7 +210,7 @@ class _Tasks:
             while pending or self._running:
                 while pending and len(self._running) < self._capacity:
                     self._send(pending.popleft())
-                ready, _ = self._ray.wait(
+                ready, _ = self.ray.wait(
                     list(self._running), num_returns=1, timeout=_WAIT_S
                 )
                 for ref in ready:
@@ -226,22 +222,20 @@ class _Tasks:
 
     def _send(self, item: WorkItem) -> None:
         shipped = None
-        if self._engine.ship_inputs and item.input.is_file():
+        if self.engine.ship_inputs and item.input.is_file():
             try:
-                shipped = self._ray.put(item.input.read_bytes())
+                shipped = self.ray.put(item.input.read_bytes())
             except OSError as exc:
-                self._on_result(failed_result(item, f"{item.input}: {exc}"))
+                self.on_result(failed_result(item, f"{item.input}: {exc}"))
                 return
-        ref = self._remote.remote(
-            item, self._options, self._engine.memory_limit, shipped
-        )
+        ref = self.remote.remote(item, self.options, self.engine.memory_limit, shipped)
         self._running[ref] = (item, time.monotonic())
 
     def _finish(self, ref: Any) -> None:
         item, sent_s = self._running.pop(ref)
         try:
-            result: dict[str, Any] = self._ray.get(ref)
-        except self._ray.exceptions.RayError as exc:
+            result: dict[str, Any] = self.ray.get(ref)
+        except self.ray.exceptions.RayError as exc:
             remove_partials(item.output)
             result = failed_result(
                 item, self._lost(item, exc), time.monotonic() - sent_s
@@ -249,11 +243,11 @@ class _Tasks:
         data = result.pop(_OUTPUT_DATA, None)
         if isinstance(data, bytes) and item.output is not None:
             result = self._publish(item, result, data)
-        self._on_result(result)
+        self.on_result(result)
 
     def _lost(self, item: WorkItem, exc: Exception) -> str:
-        if isinstance(exc, self._ray.exceptions.WorkerCrashedError):
-            limit = self._engine.memory_limit
+        if isinstance(exc, self.ray.exceptions.WorkerCrashedError):
+            limit = self.engine.memory_limit
             over = ""
             if limit is not None:
                 over = f", or held more than {format_amount(limit, in_bytes=True)}"
@@ -274,7 +268,7 @@ class _Tasks:
         return result
 
     def _time_out(self) -> None:
-        limit = self._engine.timeout_s
+        limit = self.engine.timeout_s
         if limit is None:
             return
         now_s = time.monotonic()
@@ -282,12 +276,12 @@ class _Tasks:
             if now_s - sent_s > limit:
                 self._cancel(ref, item)
                 text = f"{item.input}: timed out after {limit:g} s (--timeout)"
-                self._on_result(failed_result(item, text, now_s - sent_s))
+                self.on_result(failed_result(item, text, now_s - sent_s))
 
     def _cancel(self, ref: Any, item: WorkItem) -> None:
         """Kill the task's worker, wait until it is gone, remove its leftovers."""
         self._running.pop(ref, None)
         with contextlib.suppress(Exception):  # it may have just finished
-            self._ray.cancel(ref, force=True)
-            self._ray.wait([ref], timeout=_CANCEL_GRACE_S)
+            self.ray.cancel(ref, force=True)
+            self.ray.wait([ref], timeout=_CANCEL_GRACE_S)
         remove_partials(item.output)
