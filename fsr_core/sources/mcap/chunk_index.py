@@ -40,7 +40,7 @@ class ChunkIndexFields(NamedTuple):
     uncompressed_size: int
 
 
-def parse_chunk_index(body: bytes) -> ChunkIndexFields:
+def parse_chunk_index(body: bytes | memoryview) -> ChunkIndexFields:
     """Return the fields of a chunk index record's body (without opcode and length).
 
     Raises
@@ -59,16 +59,17 @@ def parse_chunk_index(body: bytes) -> ChunkIndexFields:
     position += _MIDDLE.size
     if position + name_length > len(body):
         raise ValueError(f"the compression name of {name_length} bytes does not fit")
-    compression = body[position : position + name_length].decode("utf-8")
+    compression = str(body[position : position + name_length], "utf-8")
     compressed, uncompressed = _SIZES.unpack_from(body, position + name_length)
+    # Positional: thousands are made while a file opens.
     return ChunkIndexFields(
-        message_start_time=start,
-        message_end_time=end,
-        chunk_start_offset=offset,
-        chunk_length=length,
-        message_index_offsets=offsets,
-        message_index_length=index_length,
-        compression=compression,
-        compressed_size=compressed,
-        uncompressed_size=uncompressed,
+        start,
+        end,
+        offset,
+        length,
+        offsets,
+        index_length,
+        compression,
+        compressed,
+        uncompressed,
     )

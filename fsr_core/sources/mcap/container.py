@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import operator
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,8 @@ __all__ = [
 
 MCAP_MAGIC: Final = b"\x89MCAP0\r\n"
 _RECORD_PREFIX: Final = 9  # opcode (1) and record length (8)
+_PREFIX: Final = struct.Struct("<BQ")
+"""A record's opcode and the length of its body."""
 _FOOTER_RECORD: Final = _RECORD_PREFIX + 20
 _MAX_SUMMARY_BYTES: Final = 256 << 20
 _EXTRA: Final = "pip install 'fsr-viewer[mcap]'"
@@ -413,7 +416,7 @@ def records_in(
 
 
 def _record_bounds(
-    data: bytes, position: int, cut: Callable[[int, int | None], FsrError]
+    data: bytes | memoryview, position: int, cut: Callable[[int, int | None], FsrError]
 ) -> tuple[int, int, int]:
     """Return ``(opcode, start, stop)`` of the record at ``position`` in ``data``.
 
@@ -423,8 +426,7 @@ def _record_bounds(
     """
     if len(data) - position < _RECORD_PREFIX:
         raise cut(position, None)
-    opcode = data[position]
-    length = int.from_bytes(data[position + 1 : position + _RECORD_PREFIX], "little")
+    opcode, length = _PREFIX.unpack_from(data, position)
     start = position + _RECORD_PREFIX
     if length > len(data) - start:
         raise cut(position, length)
@@ -687,7 +689,7 @@ def _summary_records(
     records by the library's record classes.
     """
     _check_size(file, end - start, "the summary section", start)
-    data = file.read(start, end - start, "summary")
+    data = memoryview(file.read(start, end - start, "summary"))
 
     def cut(position: int, length: int | None) -> FsrError:
         message = (
@@ -755,18 +757,19 @@ def _take_chunk_index(
             offset=where,
         )
     offsets = index.message_index_offsets
+    # Positional, in Block's field order: thousands are made while a file opens.
     contents.blocks.append(
         Block(
-            offset=start,
-            length=length,
-            chunk=True,
-            compression=index.compression,
-            uncompressed_size=index.uncompressed_size,
-            start_ns=index.message_start_time,
-            end_ns=index.message_end_time,
-            channel_ids=frozenset(offsets) if offsets else None,
-            message_indexes=tuple(sorted(offsets.items(), key=_BY_OFFSET)),
-            message_index_length=index.message_index_length,
+            start,
+            length,
+            True,
+            index.compression,
+            index.uncompressed_size,
+            index.message_start_time,
+            index.message_end_time,
+            frozenset(offsets) if offsets else None,
+            tuple(sorted(offsets.items(), key=_BY_OFFSET)),
+            index.message_index_length,
         )
     )
     if offsets:

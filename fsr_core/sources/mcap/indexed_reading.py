@@ -61,14 +61,19 @@ def read_from_indexes(reading: Reading) -> None:
         (the caller reads the whole file instead), the file cannot be
         opened, or a package it needs is missing.
     """
-    numbered = list(enumerate(reading.contents.blocks))
-    for channel_id, topic in reading.topics.items():
-        if topic.decoder.decode is not None and topic.kind in _LATER:
-            topic.held_in = [
-                (number, block)
-                for number, block in numbered
-                if channel_id in (block.channel_ids or ())
-            ]
+    later = {
+        channel_id: topic
+        for channel_id, topic in reading.topics.items()
+        if topic.decoder.decode is not None and topic.kind in _LATER
+    }
+    for topic in later.values():
+        topic.held_in = []
+    # One pass over the blocks (thousands) for every topic read later.
+    for number, block in enumerate(reading.contents.blocks):
+        for channel_id in block.channel_ids or ():
+            found = later.get(channel_id)
+            if found is not None:
+                found.held_in.append((number, block))
     _index_spans(reading)
     _read_at_open(reading)
     # A chunk found unreadable at open is not read again, nor its frames listed.

@@ -8,6 +8,7 @@ of a topic, without decompressing a chunk: a few hundred bytes a chunk.
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,8 @@ _RECORD_HEAD: Final = struct.Struct("<BQHI")
 _ENTRY_BYTES: Final = 16
 _FIRST_READ: Final = 64 << 10
 """Bytes read at once; a longer index (4,000 messages and more) takes a second read."""
+_START: Final = operator.attrgetter("start_ns")
+_END: Final = operator.attrgetter("end_ns")
 
 
 def _record_place(block: Block, channel_id: int) -> tuple[int, int]:
@@ -151,14 +154,14 @@ def channel_span(
         A message index cannot be read or does not match its chunk index.
     """
     first: int | None = None
-    for block in sorted(blocks, key=lambda item: item.start_ns):
+    for block in sorted(blocks, key=_START):
         if first is not None and block.start_ns >= first:
             break
         times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]
         if times.size:
             first = int(times.min()) if first is None else min(first, int(times.min()))
     last: int | None = None
-    for block in sorted(blocks, key=lambda item: item.end_ns, reverse=True):
+    for block in sorted(blocks, key=_END, reverse=True):
         if last is not None and block.end_ns <= last:
             break
         times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]

@@ -161,7 +161,8 @@ class NumericTable:
         )
         self.times_ns.extend(times_ns.tolist())
         self._row_shapes.extend(itertools.repeat(shape, count))
-        self._flat.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+        gathered = np.ascontiguousarray(values, dtype=np.float64)
+        self._flat.frombytes(gathered.data.cast("B"))
 
     def _new_shape(self, names: tuple[str, ...]) -> int:
         indices = []
@@ -210,8 +211,9 @@ class NumericTable:
             and self.rows
             and np.array_equal(self._shape_columns[0], np.arange(width))
         ):
-            # Every message has every column, in order: one copy, nothing to fill.
-            whole: FloatArray = flat.reshape(self.rows, width).copy()
+            # Every message has every column, in order: the values are the
+            # array as gathered (a view that keeps it alive), not copied.
+            whole: FloatArray = flat.reshape(self.rows, width)
             return whole
         result: FloatArray = np.full(
             (self.rows, max(width, 1)), np.nan, dtype=np.float64
