@@ -22,7 +22,6 @@ import struct
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,6 +35,13 @@ from fsr_core.sources.mcap.block_reading import (
     each_block,
     read_block,
 )
+from fsr_core.sources.mcap.chunk_messages import (
+    HEAD,
+    MESSAGE_HEAD,
+    ChunkMessages,
+    empty_messages,
+    windows,
+)
 from fsr_core.sources.mcap.container import (
     _RECORD_PREFIX,
     Block,
@@ -43,62 +49,13 @@ from fsr_core.sources.mcap.container import (
     chunk_data,
     records_in,
 )
+from fsr_core.sources.mcap.listed_messages import Gathered, gather, settle
 from fsr_core.sources.mcap.message_index import channel_entries
 
 __all__ = ["GROUP", "ChunkMessages", "channel_chunks", "joined"]
 
 GROUP: Final = 64
 """Blocks one thread reads in a row."""
-
-_MESSAGE_HEAD: Final = np.dtype(
-    [
-        ("opcode", "u1"),
-        ("length", "<u8"),
-        ("channel", "<u2"),
-        ("sequence", "<u4"),
-        ("log_time", "<u8"),
-        ("publish_time", "<u8"),
-    ]
-)
-"""A message record before its data, in the MCAP specification's layout."""
-_HEAD: Final = _MESSAGE_HEAD.itemsize
-
-
-@dataclass(frozen=True)
-class ChunkMessages:
-    """Messages of one channel, their data back to back."""
-
-    blob: np.ndarray
-    """The messages' data (``uint8``)."""
-    starts: IndexArray
-    """Where each message starts in ``blob``, in file order."""
-    lengths: IndexArray
-    times_ns: IndexArray
-    """Each message's log time."""
-    indexed: bool
-    """Found through message indexes (``False``: records were walked)."""
-
-    @property
-    def count(self) -> int:
-        """Messages held."""
-        return int(self.starts.size)
-
-    def data(self, position: int) -> bytes:
-        """Return the bytes of message ``position``."""
-        start = int(self.starts[position])
-        return self.blob[start : start + int(self.lengths[position])].tobytes()
-
-
-def _windows(buffer: np.ndarray, width: int) -> np.ndarray:
-    """Return every ``width`` bytes of ``buffer`` as a row (a view, not a copy)."""
-    return np.ndarray(
-        (buffer.size - width + 1, width), dtype=np.uint8, buffer=buffer, strides=(1, 1)
-    )
-
-
-def _empty(indexed: bool) -> ChunkMessages:
-    none = np.zeros(0, dtype=np.int64)
-    return ChunkMessages(np.zeros(0, dtype=np.uint8), none, none, none, indexed)
 
 
 def _compact(
@@ -110,11 +67,11 @@ def _compact(
 ) -> ChunkMessages:
     """Copy the messages out of ``buffer``, back to back."""
     if starts.size == 0:
-        return _empty(indexed)
+        return empty_messages(indexed)
     first = int(lengths[0])
     if bool((lengths == first).all()) and first > 0:
         # The usual case: one size; each message a row, copied whole.
-        blob = _windows(buffer, first)[starts].ravel()
+        blob = windows(buffer, first)[starts].ravel()
         placed = np.arange(starts.size, dtype=np.int64) * first
     else:
         ends = np.cumsum(lengths)
@@ -129,7 +86,7 @@ def joined(parts: Sequence[ChunkMessages]) -> ChunkMessages:
     if len(parts) == 1:
         return parts[0]
     if not parts:
-        return _empty(True)
+        return empty_messages(True)
     sizes = np.asarray([part.blob.size for part in parts], dtype=np.int64)
     shifts = np.repeat(np.cumsum(sizes) - sizes, [part.count for part in parts])
     return ChunkMessages(
@@ -146,22 +103,22 @@ def _from_index(data: bytes, entries: bytes, channel_id: int) -> ChunkMessages |
     pairs = np.frombuffer(entries, dtype="<u8").reshape(-1, 2)
     buffer = np.frombuffer(data, dtype=np.uint8)
     if pairs.shape[0] == 0:
-        return _empty(True)
+        return empty_messages(True)
     offsets = pairs[:, 1]
     times = pairs[:, 0]
     if not bool((offsets[1:] > offsets[:-1]).all()):
         order = np.argsort(offsets, kind="stable")
         offsets, times = offsets[order], times[order]
-    if int(offsets[-1]) > buffer.size - _HEAD:
+    if int(offsets[-1]) > buffer.size - HEAD:
         return None
     offsets = offsets.astype(np.int64)
-    heads = _windows(buffer, _HEAD)[offsets].view(_MESSAGE_HEAD)[:, 0]
+    heads = windows(buffer, HEAD)[offsets].view(MESSAGE_HEAD)[:, 0]
     lengths = heads["length"]
     ends = offsets + _RECORD_PREFIX + np.minimum(lengths, buffer.size).astype(np.int64)
     fits = (
         (heads["opcode"] == 0x05)
         & (heads["channel"] == channel_id)
-        & (lengths >= _HEAD - _RECORD_PREFIX)
+        & (lengths >= HEAD - _RECORD_PREFIX)
         & (ends <= buffer.size)
         & (heads["log_time"] == times)
     )
@@ -169,8 +126,8 @@ def _from_index(data: bytes, entries: bytes, channel_id: int) -> ChunkMessages |
         return None
     return _compact(
         buffer,
-        offsets + _HEAD,
-        (lengths - (_HEAD - _RECORD_PREFIX)).astype(np.int64),
+        offsets + HEAD,
+        (lengths - (HEAD - _RECORD_PREFIX)).astype(np.int64),
         times.view(np.int64),
         True,
     )
@@ -182,7 +139,7 @@ def _walked(data: bytes, channel_id: int, path: Path, offset: int) -> ChunkMessa
     lengths: list[int] = []
     times: list[int] = []
     for opcode, start, stop in records_in(data, path=path, offset=offset):
-        if opcode != 0x05 or stop - start < _HEAD - _RECORD_PREFIX:
+        if opcode != 0x05 or stop - start < HEAD - _RECORD_PREFIX:
             continue
         if int.from_bytes(data[start : start + 2], "little") != channel_id:
             continue
@@ -202,7 +159,7 @@ def _loose(path: Path, block: Block, channel_id: int) -> ChunkMessages:
     """Return the channel's messages of a block of loose (unchunked) records."""
     messages = read_block(path, block, frozenset({channel_id}), verify=True)
     if not messages:
-        return _empty(False)
+        return empty_messages(False)
     lengths = np.asarray([len(m.data) for m in messages], dtype=np.int64)
     return ChunkMessages(
         np.frombuffer(b"".join(m.data for m in messages), dtype=np.uint8),
@@ -265,12 +222,17 @@ def _chunk_and_indexes(
     return chunk, (block.offset, data)
 
 
-def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMessages:
-    if not block.chunk:
-        return _loose(file.path, block, channel_id)
+def _data_and_entries(
+    file: _File, records: Any, block: Block, channel_id: int
+) -> tuple[bytes, bytes | None]:
+    """Return a chunk's records (CRC checked) and the channel's index entries.
+
+    The entries are ``None`` when the chunk has no usable message index.
+    """
     chunk, read = _chunk_and_indexes(file, records, block)
     data = chunk_data(file, block.offset, chunk, verify=True)
     del chunk
+    entries = None
     if block.message_indexes:
         try:
             entries = channel_entries(
@@ -278,18 +240,61 @@ def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMess
             )
         except (FsrError, KeyError):
             entries = None
-        if entries is not None:
-            found = _from_index(data, entries, channel_id)
-            if found is not None:
-                return found
+    return data, entries
+
+
+def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMessages:
+    if not block.chunk:
+        return _loose(file.path, block, channel_id)
+    data, entries = _data_and_entries(file, records, block, channel_id)
+    if entries is not None:
+        found = _from_index(data, entries, channel_id)
+        if found is not None:
+            return found
+    return _walked(data, channel_id, file.path, block.offset)
+
+
+def _read_gathering(
+    file: _File, records: Any, block: Block, channel_id: int
+) -> ChunkMessages | Gathered:
+    """Read like :func:`_read`, leaving a chunk's checks to :func:`settle`."""
+    if not block.chunk:
+        return _loose(file.path, block, channel_id)
+    data, entries = _data_and_entries(file, records, block, channel_id)
+    if entries is not None:
+        gathered = gather(data, entries)
+        if gathered is not None:
+            return gathered
+        found = _from_index(data, entries, channel_id)
+        if found is not None:
+            return found
     return _walked(data, channel_id, file.path, block.offset)
 
 
 def _each(
     path: Path, blocks: Sequence[tuple[int, Block]], channel_id: int
 ) -> list[tuple[int, Block, ChunkMessages | FsrError]]:
-    plan = ((number, block, channel_id) for number, block in blocks)
-    return list(each_block(path, plan, _read))
+    """Read a run of blocks; the chunks' listed messages are checked together."""
+    plan = [(number, block, channel_id) for number, block in blocks]
+    read = list(each_block(path, plan, _read_gathering))
+    gathered = [found for _, _, found in read if isinstance(found, Gathered)]
+    settled = iter(settle(gathered, channel_id))
+    done: list[tuple[int, Block, ChunkMessages | FsrError]] = []
+    again: list[int] = []
+    for number, block, found in read:
+        if isinstance(found, Gathered):
+            checked = next(settled)
+            if checked is None:
+                again.append(len(done))
+            found = checked or empty_messages(True)
+        done.append((number, block, found))
+    # A chunk whose list does not check out as records of one width is read
+    # again by the general path, which says why or walks the chunk.
+    if again:
+        redo = [plan[at] for at in again]
+        for at, result in zip(again, each_block(path, redo, _read), strict=True):
+            done[at] = result
+    return done
 
 
 def channel_chunks(
@@ -312,12 +317,11 @@ def channel_chunks(
     FsrError
         The file cannot be opened, or the ``mcap`` package is missing.
     """
-    if threads <= 1 or len(blocks) <= GROUP:
-        yield from each_block(
-            path, ((number, block, channel_id) for number, block in blocks), _read
-        )
-        return
     groups = iter([blocks[at : at + GROUP] for at in range(0, len(blocks), GROUP)])
+    if threads <= 1 or len(blocks) <= GROUP:
+        for group in groups:
+            yield from _each(path, group, channel_id)
+        return
     with ThreadPoolExecutor(threads, thread_name_prefix="mcap-chunks") as pool:
         pending = deque(
             pool.submit(_each, path, group, channel_id)

@@ -194,7 +194,57 @@ def _pointing_elsewhere(entries: bytes) -> bytes:
     return pairs.tobytes()
 
 
-@pytest.mark.parametrize("corrupt", [_dropping_the_first, _pointing_elsewhere])
+def _entries_changed(change: Callable[[np.ndarray], None]) -> Callable[[bytes], bytes]:
+    def corrupt(entries: bytes) -> bytes:
+        pairs = np.frombuffer(entries, dtype="<u8").reshape(-1, 2).copy()
+        if pairs.shape[0] > 1:
+            change(pairs)
+        return pairs.tobytes()
+
+    return corrupt
+
+
+def _later_time(pairs: np.ndarray) -> None:
+    pairs[-1, 0] += 1  # a log time the record does not have
+
+
+def _swapped(pairs: np.ndarray) -> None:
+    pairs[[0, 1]] = pairs[[1, 0]]  # listed out of order (still true)
+
+
+def _overlapping(pairs: np.ndarray) -> None:
+    pairs[1, 1] = pairs[0, 1] + 1  # inside the first record
+
+
+def _repeated(pairs: np.ndarray) -> None:
+    pairs[1] = pairs[0]  # the first message listed twice, the second not at all
+
+
+def _past_the_end(pairs: np.ndarray) -> None:
+    pairs[-1, 1] = 2**63 + 5  # far outside the chunk (negative as a signed offset)
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        _dropping_the_first,
+        _pointing_elsewhere,
+        _entries_changed(_later_time),
+        _entries_changed(_swapped),
+        _entries_changed(_overlapping),
+        _entries_changed(_repeated),
+        _entries_changed(_past_the_end),
+    ],
+    ids=[
+        "dropping the first",
+        "pointing elsewhere",
+        "a later time",
+        "swapped",
+        "overlapping",
+        "repeated",
+        "past the end",
+    ],
+)
 def test_a_message_index_that_does_not_check_out_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corrupt: Callable[[bytes], bytes]
 ) -> None:
