@@ -331,6 +331,10 @@ class MainWindow(QMainWindow):
         self.plots.set_plots(options.plots)
         if options.plots and self.plots_dock.isHidden():
             self.plots_dock.show()
+            # Room for the plots and their legends, not a strip at the bottom.
+            self.resizeDocks(
+                [self.plots_dock], [self.height() // 3], Qt.Orientation.Vertical
+            )
         self.menus.sync_options(options)
 
     def _on_playlist_current_changed(self, row: int) -> None:

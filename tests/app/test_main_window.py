@@ -271,11 +271,13 @@ def test_the_inspector_shows_the_playing_file(
 
 
 def test_picked_channels_are_plotted_with_a_cursor_at_the_clock(
-    window: MainWindow, short_takes: dict[str, Path]
+    window: MainWindow, short_takes: dict[str, Path], qtbot: QtBot
 ) -> None:
     window.open_files([short_takes["reach"]])
     window.session.options.update(plots=(("q",),))
     assert window.plots_dock.isVisible()
+    # Opened, the plots get a third of the window, not a strip at the bottom.
+    qtbot.waitUntil(lambda: window.plots_dock.height() >= window.height() // 4)
     window.session.clock.seek(0.3)
     assert window.plots.plot_count == 1
     assert window.plots.cursor_positions() == [pytest.approx(0.3)]

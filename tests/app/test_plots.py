@@ -458,6 +458,32 @@ def test_every_key_the_picker_can_produce_is_a_listed_series_key(
     assert keys <= set(series_keys(reach))
 
 
+def test_a_legend_of_many_series_sits_above_the_data_not_over_it(
+    plots: ChannelPlots, qtbot: QtBot
+) -> None:
+    # A joint state's position, velocity and effort of seven joints.
+    times = np.linspace(0.0, 10.0, 500)
+    values = np.sin(times[:, None] + np.arange(21)[None, :])
+    columns = tuple(
+        f"{field}.joint_{i}"
+        for field in ("position", "velocity", "effort")
+        for i in range(7)
+    )
+    plots.set_model(
+        channels_model(Channel("/joint_states", times, values, columns=columns))
+    )
+    plots.set_plots((("/joint_states",),))
+    plot = plots.plot_widget(0).getPlotItem()
+    qtbot.waitUntil(lambda: plot.legend.sceneBoundingRect().height() > 0)
+
+    legend = plot.legend.sceneBoundingRect()
+    data = plot.getViewBox().sceneBoundingRect()
+    assert len(plot.legend.items) == 21
+    assert legend.bottom() <= data.top() + 1  # the whole legend above the data
+    assert data.height() > 0.5 * plot.sceneBoundingRect().height()
+    assert legend.right() <= plot.sceneBoundingRect().right()
+
+
 def test_a_legend_shows_a_hostile_column_name_as_written(plots: ChannelPlots) -> None:
     times = np.linspace(0.0, 1.0, 50)
     hostile = '<img src="x"><b>bold</b>\u202eevil'

@@ -125,6 +125,17 @@ def series_label(series: list[Series]) -> str:
     return ", ".join(texts)
 
 
+def _legend_above(plot: Any, legend: Any) -> None:
+    """Put the legend in a band above the data, at the right: it hides no line.
+
+    The band is the plot's title row, as tall as the legend's rows (a joint
+    state's 21 series take three).
+    """
+    legend.setParentItem(plot)
+    plot.layout.setRowFixedHeight(0, legend.boundingRect().height())
+    legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-8, 0))
+
+
 def _legend_names(series: list[Series]) -> list[str]:
     """Return legend names: column names, the full key where two would clash."""
     names = [item.name for item in series]
@@ -388,11 +399,8 @@ class ChannelPlots(QWidget):
         plot.getAxis("left").enableAutoSIPrefix(False)
         plot.getAxis("bottom").enableAutoSIPrefix(False)  # seconds stay seconds
         plot.getViewBox().setAutoVisible(y=True)
-        # One row at the top right, over the newest data least often.
         columns = len(series) * (1 if self._companion is None else 2)
-        legend = plot.addLegend(
-            offset=(-8, 4), colCount=max(1, min(columns, _LEGEND_COLUMNS))
-        )
+        legend = plot.addLegend(colCount=max(1, min(columns, _LEGEND_COLUMNS)))
         cursor = pg.InfiniteLine(self._position_s, angle=90, movable=True)
         cursor.setZValue(10)
         plot.addItem(cursor, ignoreBounds=True)
@@ -409,6 +417,7 @@ class ChannelPlots(QWidget):
             self._add_companion_line(panel, item, name, color)
         for name in ("left", "bottom"):
             plot.getAxis(name).setCacheMode(_CACHED)
+        _legend_above(plot, legend)
         self._style_panel(panel, legend)
         self._connect_panel(panel)
         self._layout.addWidget(widget)
