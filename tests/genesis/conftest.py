@@ -6,11 +6,19 @@ nowhere: neither importable here (the ``genesis`` extra) nor in the Python
 Python (or ``.venv-genesis``). Genesis compiles its kernels on the first build
 of a scene (about a minute and a half on two cores, cached afterwards), so
 each replay the tests inspect is made once per session.
+
+Genesis re-simulates a recording bit for bit on the kind of CPU that made
+it, not on another: its kernels are compiled for the host processor with
+fast math, and the files in ``tests/data/genesis`` diverge from step 1 or 21
+on another Xeon. So the recordings these tests replay are made first, on this
+machine, by the script that made that test data (:func:`recorded_here`).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +29,8 @@ from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayResult
 from fsr_core.simulators.genesis.availability import unavailable_reason
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genesis"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MAKE_DATA = REPO_ROOT / "tools" / "make_genesis_data.py"
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -34,7 +43,37 @@ Replayed = Callable[[str, str], ReplayResult]
 
 
 @pytest.fixture(scope="session")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> Replayed:
+def recorded_here(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return a folder of the test scenes recorded by Genesis on this machine.
+
+    ``tools/make_genesis_data.py`` run with this Python (Genesis's own
+    recorder: the box, the arm and the batch of ``tests/data/genesis``, about
+    40 s); ``v4_<stem>.gstraj`` in it.
+    """
+    folder = tmp_path_factory.mktemp("genesis_recorded_here")
+    paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH", "")])]
+    done = subprocess.run(
+        [sys.executable, str(MAKE_DATA), "--output", str(folder)],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"recording the test scenes failed: {done.stderr[-2000:]}")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def box(recorded_here: Path) -> Path:
+    """Return the falling box recorded here, in exact mode."""
+    return recorded_here / "v4_box_exact.gstraj"
+
+
+@pytest.fixture(scope="session")
+def replayed(tmp_path_factory: pytest.TempPathFactory, recorded_here: Path) -> Replayed:
     """Return ``replayed(stem, mode)``: the replay of ``v4_<stem>.gstraj`` (once)."""
     folder = tmp_path_factory.mktemp("genesis_replays")
     made: dict[tuple[str, str], ReplayResult] = {}
@@ -43,7 +82,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Replayed:
         key = (stem, mode)
         if key not in made:
             made[key] = replay_file(
-                DATA / f"v4_{stem}.gstraj",
+                recorded_here / f"v4_{stem}.gstraj",
                 folder / f"{stem}.{mode}.fsr",
                 ReplayOptions(mode=ReplayMode(mode)),
             )

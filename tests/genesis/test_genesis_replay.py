@@ -2,10 +2,11 @@
 
 Needs genesis-world (1.4.5, GSTRAJ4) and torch where the tests run, or a
 Python with them in ``FSR_VIEWER_GENESIS_PYTHON``; skipped elsewhere (see
-conftest). The recordings are ``tests/data/genesis``: Genesis on the CPU is
-deterministic, so a re-run reproduces an exact-mode recording bit for bit,
-and where a recording was changed from outside (the batch scene's reset of
-one environment) the comparison says exactly where.
+conftest). The recordings are the scenes of ``tests/data/genesis``, recorded
+again on the machine running the tests (conftest's ``recorded_here``):
+Genesis on one CPU is deterministic, so a re-run reproduces an exact-mode
+recording bit for bit, and where a recording was changed from outside (the
+batch scene's reset of one environment) the comparison says exactly where.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from data_paths import GENESIS_BOX as BOX
 from data_paths import GENESIS_DATA as DATA
 
 from app.cli import main
@@ -68,7 +68,7 @@ def _channels_equal(source: Path, replay: Path) -> None:
 
 @pytest.mark.parametrize("stem", ["box_exact", "arm_exact", "arm_minimal"])
 def test_resimulation_reproduces_the_recording_bit_for_bit(
-    stem: str, replayed: Replayed
+    stem: str, replayed: Replayed, recorded_here: Path
 ) -> None:
     result = replayed(stem, "resimulate")
 
@@ -78,9 +78,10 @@ def test_resimulation_reproduces_the_recording_bit_for_bit(
     summary = _comparison(result.output)
     assert summary["bit_for_bit"] is True
     assert summary["first_divergence"] is None
-    frames = open_recording(DATA / f"v4_{stem}.gstraj").channels["Simulator.time"]
+    source = recorded_here / f"v4_{stem}.gstraj"
+    frames = open_recording(source).channels["Simulator.time"]
     assert summary["frames_compared"] == len(frames.times_s)
-    _channels_equal(DATA / f"v4_{stem}.gstraj", result.output)
+    _channels_equal(source, result.output)
 
 
 def test_arm_inputs_are_put_back_and_not_compared(replayed: Replayed) -> None:
@@ -94,7 +95,7 @@ def test_arm_inputs_are_put_back_and_not_compared(replayed: Replayed) -> None:
 
 
 def test_resimulation_says_where_a_reset_from_outside_diverges(
-    replayed: Replayed,
+    replayed: Replayed, recorded_here: Path
 ) -> None:
     # At step 20 the recording reset environment 1 alone (tests/data/genesis).
     result = replayed("batch_exact", "resimulate")
@@ -110,7 +111,7 @@ def test_resimulation_says_where_a_reset_from_outside_diverges(
     )
     assert first["max_abs_error"] == 20.0
     assert "diverges at frame 20" in result.message
-    reference = open_recording(DATA / "v4_batch_exact.gstraj")
+    reference = open_recording(recorded_here / "v4_batch_exact.gstraj")
     comparison = compare_recordings(reference, open_recording(result.output))
     divergence = comparison.first_divergence
     assert divergence is not None
@@ -119,12 +120,12 @@ def test_resimulation_says_where_a_reset_from_outside_diverges(
 
 
 def test_resimulation_from_a_later_frame(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, box: Path
 ) -> None:
     monkeypatch.setenv(START_VARIABLE, "25")
     output = tmp_path / "box.from25.fsr"
 
-    result = replay_file(BOX, output, ReplayOptions(mode=ReplayMode.RESIMULATE))
+    result = replay_file(box, output, ReplayOptions(mode=ReplayMode.RESIMULATE))
 
     assert result.message.startswith("bit for bit"), result.message
     summary = _comparison(output)
@@ -133,7 +134,9 @@ def test_resimulation_from_a_later_frame(
     assert times[0] == pytest.approx(0.25)
 
 
-def test_render_writes_a_camera_that_sees_the_box(replayed: Replayed) -> None:
+def test_render_writes_a_camera_that_sees_the_box(
+    replayed: Replayed, box: Path
+) -> None:
     result = replayed("box_exact", "render")
 
     assert result.outcome is ReplayOutcome.SUCCEEDED, result.message
@@ -142,15 +145,15 @@ def test_render_writes_a_camera_that_sees_the_box(replayed: Replayed) -> None:
     model = open_recording(result.output)
     (track,) = model.cameras
     assert len(track.times_s) == 41
-    source = open_recording(BOX)
-    box = np.asarray(source.channels["RigidSolver.dyn_state.links.pos"].values)
+    source = open_recording(box)
+    links = np.asarray(source.channels["RigidSolver.dyn_state.links.pos"].values)
     for index in (0, 20, 40):
         frame, calibration = track.fetch(index)
         assert calibration is not None
         assert calibration.pose is not None
         profile, pose = calibration.profile, calibration.pose
         rotation = pose.rotation_matrix()
-        centre = box[index].reshape(-1, 3)[1]  # link 1 is the box, 0 the plane
+        centre = links[index].reshape(-1, 3)[1]  # link 1 is the box, 0 the plane
         x, y, z = rotation.T @ (centre - pose.translation_m)
         u = round(profile.fx * x / z + profile.cx)
         v = round(profile.fy * y / z + profile.cy)
@@ -166,11 +169,11 @@ def test_render_writes_a_camera_that_sees_the_box(replayed: Replayed) -> None:
     assert not np.array_equal(first.pixels, last.pixels)
 
 
-def test_render_names_its_source_and_genesis(replayed: Replayed) -> None:
+def test_render_names_its_source_and_genesis(replayed: Replayed, box: Path) -> None:
     result = replayed("box_exact", "render")
 
     assert result.output is not None
-    digest = hashlib.sha256(BOX.read_bytes()).hexdigest()
+    digest = hashlib.sha256(box.read_bytes()).hexdigest()
     assert result.source_sha256 == digest
     with FsrReader.open(result.output) as reader:
         provenance = reader.footer.provenance  # type: ignore[union-attr]
@@ -180,7 +183,7 @@ def test_render_names_its_source_and_genesis(replayed: Replayed) -> None:
             for info in reader.streams.values()
             if info.name.endswith(".intrinsics")
         ]
-    assert provenance["source"] == {"file": BOX.name, "sha256": digest}
+    assert provenance["source"] == {"file": box.name, "sha256": digest}
     assert provenance["mode"] == "render"
     assert provenance["genesis_version"].startswith("1.4.")
     assert metadata["genesis"]["camera"]["pose_source"] == "framing"
@@ -188,14 +191,14 @@ def test_render_names_its_source_and_genesis(replayed: Replayed) -> None:
 
 
 def test_render_takes_the_users_camera(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, box: Path
 ) -> None:
     monkeypatch.setenv(
         CAMERA_VARIABLE, "pos=0.6,-0.6,0.4 lookat=0,0,0.05 fov=50 size=160x120"
     )
     output = tmp_path / "box.user.fsr"
 
-    result = replay_file(BOX, output, ReplayOptions(mode=ReplayMode.RENDER))
+    result = replay_file(box, output, ReplayOptions(mode=ReplayMode.RENDER))
 
     assert result.outcome is ReplayOutcome.SUCCEEDED
     (track,) = open_recording(output).cameras
@@ -216,7 +219,7 @@ def test_render_takes_the_users_camera(
         assert reader.metadata["genesis"]["camera"]["pose_source"] == "user"
 
 
-def test_cancel_publishes_nothing(tmp_path: Path) -> None:
+def test_cancel_publishes_nothing(tmp_path: Path, box: Path) -> None:
     cancel = CancelToken()
     output = tmp_path / "cancelled.fsr"
 
@@ -225,7 +228,7 @@ def test_cancel_publishes_nothing(tmp_path: Path) -> None:
             cancel.cancel()
 
     result = replay_file(
-        BOX,
+        box,
         output,
         ReplayOptions(mode=ReplayMode.RESIMULATE),
         progress=progress,
@@ -239,7 +242,7 @@ def test_cancel_publishes_nothing(tmp_path: Path) -> None:
 
 
 def test_replay_command_resimulates_and_says_the_verdict(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], box: Path
 ) -> None:
     output = tmp_path / "box.fsr"
 
@@ -248,7 +251,7 @@ def test_replay_command_resimulates_and_says_the_verdict(
             "replay",
             "--simulator",
             "genesis",
-            str(BOX),
+            str(box),
             "--mode",
             "resimulate",
             "-o",
@@ -259,14 +262,14 @@ def test_replay_command_resimulates_and_says_the_verdict(
     said = capsys.readouterr().out
     assert status == 0
     assert "note: bit for bit" in said
-    assert f"fsr-viewer compare {BOX} {output}" in said
+    assert f"fsr-viewer compare {box} {output}" in said
 
 
 def test_a_scene_that_cannot_be_rebuilt_fails_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], box: Path
 ) -> None:
     # The description's zip archive cut in half: Genesis cannot load the scene.
-    data = BOX.read_bytes()
+    data = box.read_bytes()
     manifest = int.from_bytes(data[8:16], "little")
     start = 16 + manifest + 8
     size = int.from_bytes(data[start - 8 : start], "little")
@@ -300,7 +303,7 @@ def test_a_gstraj1_file_is_refused_by_genesis_1_4_5(tmp_path: Path) -> None:
 
 
 def test_the_worker_interpreter_replays_too(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, box: Path
 ) -> None:
     # Genesis in a child interpreter, as where the viewer's Python lacks it.
     monkeypatch.setattr(availability, "_installed_here", lambda: None)
@@ -308,11 +311,11 @@ def test_the_worker_interpreter_replays_too(
     monkeypatch.setenv(availability.PYTHON_VARIABLE, python)
     output = tmp_path / "box.worker.fsr"
 
-    result = replay_file(BOX, output, ReplayOptions(mode=ReplayMode.RESIMULATE))
+    result = replay_file(box, output, ReplayOptions(mode=ReplayMode.RESIMULATE))
 
     assert result.message.startswith("bit for bit"), result.message
     assert f"in {python}" in result.notes[1]
-    _channels_equal(BOX, output)
+    _channels_equal(box, output)
 
 
 def test_nothing_outside_the_adapter_loads_genesis() -> None:

@@ -16,8 +16,6 @@ from fsr_core.simulation.protocol import ReplayMode
 
 pytestmark = [pytest.mark.genesis, pytest.mark.gui]
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genesis"
-
 
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
@@ -29,10 +27,15 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     [(ReplayMode.RESIMULATE, "resim"), (ReplayMode.RENDER, "render")],
 )
 def test_replaying_a_trajectory_from_the_menu_compares_it(
-    mode: ReplayMode, suffix: str, qtbot: QtBot, window: MainWindow, tmp_path: Path
+    mode: ReplayMode,
+    suffix: str,
+    qtbot: QtBot,
+    window: MainWindow,
+    tmp_path: Path,
+    box: Path,
 ) -> None:
     source = tmp_path / "box.gstraj"
-    shutil.copy(DATA / "v4_box_exact.gstraj", source)
+    shutil.copy(box, source)
 
     output = tmp_path / f"box.{suffix}.fsr"
     report = replay_from_menu(qtbot, window, source, mode, output, 300_000)
