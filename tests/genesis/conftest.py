@@ -27,7 +27,7 @@ from simulator_marks import skip_where_unavailable
 
 from fsr_core.replay.engine import replay_file
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayResult
-from fsr_core.simulators.genesis.availability import unavailable_reason
+from fsr_core.simulators.genesis.availability import find_runtime, unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MAKE_DATA = REPO_ROOT / "tools" / "make_genesis_data.py"
@@ -46,14 +46,18 @@ Replayed = Callable[[str, str], ReplayResult]
 def recorded_here(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Return a folder of the test scenes recorded by Genesis on this machine.
 
-    ``tools/make_genesis_data.py`` run with this Python (Genesis's own
+    ``tools/make_genesis_data.py`` run in the Python Genesis runs in (this
+    one, or the one ``FSR_VIEWER_GENESIS_PYTHON`` names), with Genesis's own
     recorder: the box, the arm and the batch of ``tests/data/genesis``, about
-    40 s); ``v4_<stem>.gstraj`` in it.
+    40 s; ``v4_<stem>.gstraj`` in it.
     """
+    runtime = find_runtime()
+    assert not isinstance(runtime, str), runtime  # the tests are skipped then
+    python = runtime.python or sys.executable  # where Genesis runs
     folder = tmp_path_factory.mktemp("genesis_recorded_here")
     paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH", "")])]
     done = subprocess.run(
-        [sys.executable, str(MAKE_DATA), "--output", str(folder)],
+        [python, str(MAKE_DATA), "--output", str(folder)],
         cwd=REPO_ROOT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
         capture_output=True,
