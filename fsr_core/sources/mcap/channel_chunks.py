@@ -243,15 +243,22 @@ def _data_and_entries(
     return data, entries
 
 
-def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMessages:
-    if not block.chunk:
-        return _loose(file.path, block, channel_id)
-    data, entries = _data_and_entries(file, records, block, channel_id)
+def _listed_or_walked(
+    file: _File, block: Block, channel_id: int, data: bytes, entries: bytes | None
+) -> ChunkMessages:
+    """Return the messages the index lists, or those found walking the chunk."""
     if entries is not None:
         found = _from_index(data, entries, channel_id)
         if found is not None:
             return found
     return _walked(data, channel_id, file.path, block.offset)
+
+
+def _read(file: _File, records: Any, block: Block, channel_id: int) -> ChunkMessages:
+    if not block.chunk:
+        return _loose(file.path, block, channel_id)
+    data, entries = _data_and_entries(file, records, block, channel_id)
+    return _listed_or_walked(file, block, channel_id, data, entries)
 
 
 def _read_gathering(
@@ -261,14 +268,10 @@ def _read_gathering(
     if not block.chunk:
         return _loose(file.path, block, channel_id)
     data, entries = _data_and_entries(file, records, block, channel_id)
-    if entries is not None:
-        gathered = gather(data, entries)
-        if gathered is not None:
-            return gathered
-        found = _from_index(data, entries, channel_id)
-        if found is not None:
-            return found
-    return _walked(data, channel_id, file.path, block.offset)
+    gathered = None if entries is None else gather(data, entries)
+    if gathered is not None:
+        return gathered
+    return _listed_or_walked(file, block, channel_id, data, entries)
 
 
 def _each(

@@ -24,11 +24,10 @@ import numpy as np
 
 from fsr_core.arrays import IndexArray
 from fsr_core.sources.mcap.chunk_messages import HEAD, ChunkMessages, windows
+from fsr_core.sources.mcap.container import _RECORD_PREFIX
 
 __all__ = ["Gathered", "gather", "settle"]
 
-_RECORD_PREFIX: Final = 9
-"""A record's opcode (1 byte) and length (8 bytes)."""
 _FIRST_FIELDS: Final = struct.Struct("<BQH")
 """A message record's opcode, length and channel id: its first 11 bytes."""
 _LOG_TIME: Final = slice(15, 23)
