@@ -21,6 +21,7 @@ one.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -91,12 +92,29 @@ class Layout:
     """``(dtype, byte offset, count, first column, is bool)``: numbers of one
     type that lie back to back and fill consecutive columns."""
 
+    @functools.cached_property
+    def _fixed_words(self) -> tuple[tuple[int, int, np.dtype[Any], int], ...]:
+        """The fixed bytes as words: ``(start, stop, dtype, template's value)``.
+
+        Each fixed range is cut into 8-byte words, then 4, 2 and 1 for its tail.
+        """
+        words = []
+        for start, stop in self.fixed:
+            at = start
+            while at < stop:
+                size = next(size for size in (8, 4, 2, 1) if stop - at >= size)
+                value = int.from_bytes(self.template[at : at + size], "little")
+                words.append((at, at + size, np.dtype(f"<u{size}"), value))
+                at += size
+        return tuple(words)
+
     def matching(self, rows: np.ndarray) -> np.ndarray:
         """Return which of ``rows`` (messages of ``length`` bytes) fit the layout."""
         fits = np.ones(rows.shape[0], dtype=bool)
-        template = np.frombuffer(self.template, dtype=np.uint8)
-        for start, stop in self.fixed:
-            fits &= (rows[:, start:stop] == template[start:stop]).all(axis=1)
+        # A word of every row at a time: a comparison per byte, reduced along
+        # each row, costs two to three times as much.
+        for start, stop, dtype, value in self._fixed_words:
+            fits &= rows[:, start:stop].view(dtype)[:, 0] == value
         return fits
 
     def values(self, rows: np.ndarray) -> FloatArray:
@@ -378,6 +396,12 @@ class CdrColumns:
                 tried = len(known)
             assert layout is not None
             fits = open_rows & layout.matching(rows)
+            if fits.all():
+                # The usual case: every message of this size fits the layout.
+                done.append(
+                    MatchedRows(positions, layout.columns, layout.values(rows), layout)
+                )
+                return positions[:0]
             if fits.any():
                 picked = np.flatnonzero(fits)
                 done.append(

@@ -17,6 +17,7 @@ its log time, and the report's notes and topics say which topics did.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -63,7 +64,9 @@ def default_time_base() -> str:
     return chosen if chosen in TIME_BASES else "log"
 
 
-def _play_times(times_ns: list[int], origin_ns: int) -> tuple[np.ndarray, FloatArray]:
+def _play_times(
+    times_ns: Sequence[int], origin_ns: int
+) -> tuple[np.ndarray, FloatArray]:
     """Return the sort order and the play times (s) of ``times_ns``."""
     raw = np.asarray(times_ns, dtype=np.int64)
     order = np.argsort(raw, kind="stable")

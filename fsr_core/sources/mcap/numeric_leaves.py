@@ -11,7 +11,6 @@ first seen; a message without a column has NaN there.
 
 from __future__ import annotations
 
-import itertools
 import math
 from array import array
 from typing import Any, Final
@@ -113,11 +112,13 @@ class NumericTable:
 
     def __init__(self, topic: str) -> None:
         self.topic = topic
-        self.times_ns: list[int] = []
+        self.times_ns = array("q")
+        """Each row's time (ns), as given."""
         self._columns: dict[str, int] = {}
         self._shapes: dict[tuple[str, ...], int] = {}
         self._shape_columns: list[np.ndarray] = []
-        self._row_shapes = array("l")
+        self._shape_runs: list[list[int]] = []
+        """``[shape, rows]``: runs of rows with one set of leaves, in order."""
         self._flat = array("d")
         self.notes: list[str] = []
 
@@ -135,7 +136,7 @@ class NumericTable:
         if shape is None:
             shape = self._new_shape(names)
         self.times_ns.append(time_ns)
-        self._row_shapes.append(shape)
+        self._add_run(shape, 1)
         self._flat.extend(leaves.values())
         if len(self._flat) % 65536 < len(names) or len(self.times_ns) == 1:
             check_budget(MEMORY, self.bytes_needed(), f"topic {self.topic[:80]!r}")
@@ -159,10 +160,18 @@ class NumericTable:
             self.bytes_needed() + 8 * count * (len(names) + len(self._columns)),
             f"topic {self.topic[:80]!r}",
         )
-        self.times_ns.extend(times_ns.tolist())
-        self._row_shapes.extend(itertools.repeat(shape, count))
+        self.times_ns.frombytes(
+            np.ascontiguousarray(times_ns, dtype=np.int64).data.cast("B")
+        )
+        self._add_run(shape, count)
         gathered = np.ascontiguousarray(values, dtype=np.float64)
         self._flat.frombytes(gathered.data.cast("B"))
+
+    def _add_run(self, shape: int, count: int) -> None:
+        if self._shape_runs and self._shape_runs[-1][0] == shape:
+            self._shape_runs[-1][1] += count
+        else:
+            self._shape_runs.append([shape, count])
 
     def _new_shape(self, names: tuple[str, ...]) -> int:
         indices = []
@@ -221,7 +230,8 @@ class NumericTable:
         if len(self._shape_columns) == 1:
             self._fill_one_shape(result, flat)
             return result
-        shapes = np.frombuffer(self._row_shapes, dtype=np.int64)
+        runs = np.asarray(self._shape_runs, dtype=np.int64).reshape(-1, 2)
+        shapes = np.repeat(runs[:, 0], runs[:, 1])
         widths = np.asarray([len(c) for c in self._shape_columns], dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(widths[shapes])[:-1]])
         # In batches of rows: the index arrays of a long topic stay small.
