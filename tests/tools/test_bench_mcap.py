@@ -16,7 +16,17 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
     with contextlib.redirect_stdout(stdout):
         code = bench_mcap.main(["--quick", "--rounds", "1"])
     assert code == 0
-    lines = stdout.getvalue().splitlines()
+    blocks = stdout.getvalue().split("\n\n")
+    # One file of each camera: distinct scene frames, then one noise frame.
+    assert [block.splitlines()[0].split(",")[1] for block in blocks] == [
+        " scene camera (32 distinct frames",
+        " noise camera (1 distinct frame",
+    ]
+    for block in blocks:
+        _check_block(block.splitlines())
+
+
+def _check_block(lines: list[str]) -> None:
     assert lines[0].startswith("file: 1 min,")
     rows = {line[:32].strip(): line[32:].split() for line in lines[2:5]}
     assert set(rows) == {
@@ -33,17 +43,18 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
         assert low * 0.99 - 0.005 <= float(ratio) <= high * 1.01 + 0.005
     floor = re.fullmatch(
         r"floor: reading and decompressing the chunks that hold /joint_states "
-        r"\(2 threads, nothing decoded\) takes ([0-9.]+) s; the plot is "
-        r"([0-9.]+)x that",
+        r"\(2 threads, nothing decoded\) takes ([0-9.]+) s, ([0-9.]+) s with "
+        r"their CRCs checked; the plot is ([0-9.]+)x that",
         lines[5],
     )
     assert floor is not None
-    floor_s, times = (float(part) for part in floor.groups())
+    floor_s, checked_s, times = (float(part) for part in floor.groups())
     assert floor_s > 0
+    assert checked_s > 0
     plot_s = float(rows["plot /joint_states (with open)"][0])
     # The floor prints with 3 decimals and the plot with 4.
-    low = (plot_s - 0.00005) / (floor_s + 0.0005)
-    high = (plot_s + 0.00005) / max(floor_s - 0.0005, 1e-9)
+    low = (plot_s - 0.00005) / (checked_s + 0.0005)
+    high = (plot_s + 0.00005) / max(checked_s - 0.0005, 1e-9)
     assert low * 0.99 - 0.005 <= times <= high * 1.01 + 0.005
     memory = re.fullmatch(
         r"memory: plotting /joint_states raised peak RSS by ([0-9.]+) MB "
@@ -55,3 +66,9 @@ def test_a_quick_run_prints_every_task_with_both_times_and_a_ratio() -> None:
     assert arrays > 0
     assert file > arrays
     assert raised >= 0
+
+
+def test_the_scene_frames_differ_and_are_the_size_of_a_real_cameras() -> None:
+    frames = bench_mcap.scene_frames(4)
+    assert len(set(frames)) == 4
+    assert all(40_000 < len(frame) < 100_000 for frame in frames)
