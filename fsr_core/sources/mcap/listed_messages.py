@@ -89,20 +89,22 @@ def settle(gathered: Sequence[Gathered], channel_id: int) -> list[ChunkMessages 
         by_width.setdefault(chunk.width, []).append(position)
     for width, members in by_width.items():
         parts = [gathered[position] for position in members]
-        good = _rows_good(parts, width, channel_id)
+        rows = np.concatenate([part.rows for part in parts])
+        good = _rows_good(parts, rows, width, channel_id)
         at = 0
         for position, part in zip(members, parts, strict=True):
             count = part.offsets.size
             if bool(good[at : at + count].all()):
-                found[position] = _messages(part, width)
+                found[position] = _messages(rows[at : at + count], part, width)
             at += count
     return found
 
 
-def _rows_good(parts: list[Gathered], width: int, channel_id: int) -> np.ndarray:
-    """Return, for every gathered row of ``parts``, whether it checks out."""
+def _rows_good(
+    parts: list[Gathered], rows: np.ndarray, width: int, channel_id: int
+) -> np.ndarray:
+    """Return, for every gathered row of ``parts`` (``rows``), whether it checks out."""
     counts = np.asarray([part.offsets.size for part in parts], dtype=np.int64)
-    rows = np.concatenate([part.rows for part in parts])
     offsets = np.concatenate([part.offsets for part in parts])
     times = np.concatenate([part.times for part in parts])
     sizes = np.repeat([part.chunk_size for part in parts], counts)
@@ -121,12 +123,17 @@ def _rows_good(parts: list[Gathered], width: int, channel_id: int) -> np.ndarray
     return checked
 
 
-def _messages(part: Gathered, width: int) -> ChunkMessages:
+def _messages(rows: np.ndarray, part: Gathered, width: int) -> ChunkMessages:
+    """Return the messages of checked ``rows``: their records, heads and all.
+
+    ``rows`` is a contiguous part of the rows checked together, so the
+    messages are a view of it, not another copy.
+    """
     size = width - HEAD
     count = part.offsets.size
     return ChunkMessages(
-        part.rows[:, HEAD:].ravel(),
-        np.arange(count, dtype=np.int64) * size,
+        rows.ravel(),
+        np.arange(count, dtype=np.int64) * width + HEAD,
         np.full(count, size, dtype=np.int64),
         part.times.view(np.int64),
         True,

@@ -17,10 +17,11 @@ from typing import Any, Final
 
 import numpy as np
 
+from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import DecodeError, FsrError, SourceUnavailableError
 from fsr_core.recording import ChannelData
-from fsr_core.sources.mcap.cdr_columns import CdrColumns, in_file_order
+from fsr_core.sources.mcap.cdr_columns import CdrColumns, MatchedRows, in_file_order
 from fsr_core.sources.mcap.channel_chunks import (
     ChunkMessages,
     channel_chunks,
@@ -86,7 +87,17 @@ def _add(
         if rows is None:
             _decode_each(table, found, range(begin, end), decode, failures)
         else:
-            table.add_rows(found.times_ns[begin:end], rows.columns, rows.values[picks])
+            table.add_rows(found.times_ns[begin:end], rows.columns, _taken(rows, picks))
+
+
+def _taken(rows: MatchedRows, picks: IndexArray) -> FloatArray:
+    """Return ``rows.values[picks]``: a view when the picks run on, one by one."""
+    first = int(picks[0])
+    if int(picks[-1]) - first == picks.size - 1 and (
+        picks.size < 2 or bool((np.diff(picks) == 1).all())
+    ):
+        return rows.values[first : first + picks.size]
+    return rows.values[picks]
 
 
 @dataclass(frozen=True, eq=False)
