@@ -178,12 +178,7 @@ def write_run(
 
 
 def _median(run: Callable[[], object], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(_timed(run) for _ in range(rounds))
 
 
 def _summary(path: Path) -> None:

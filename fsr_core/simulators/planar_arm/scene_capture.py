@@ -1,12 +1,12 @@
 """What a run records about its scene: cameras, render state, geometry.
 
-Cameras render at their own rate (every ``round(1 / (rate_hz * dt_s))`` ticks,
-:class:`~fsr_core.simulation.scene_capture.RateSchedule`, started over with
-each generation) with the calibration of their current epoch: an intrinsics
-record starts an epoch at tick 0 of each generation and at every scheduled
-calibration change, and each image and extrinsics record names that epoch's
-digest. Render state (joint positions and velocities) and body transforms are
-written at the configured rates; meshes are written once.
+Cameras render at their own rate (sample ``n`` on the tick nearest
+``n / rate_hz``, :class:`~fsr_core.simulation.scene_capture.RateSchedule`,
+started over with each generation) with the calibration of their current
+epoch: an intrinsics record starts an epoch at tick 0 of each generation and
+at every scheduled calibration change, and each image and extrinsics record
+names that epoch's digest. Render state (joint positions and velocities) and
+body transforms are written at the configured rates; meshes are written once.
 """
 
 from __future__ import annotations

@@ -92,10 +92,8 @@ def _add(
 
 def _taken(rows: MatchedRows, picks: IndexArray) -> FloatArray:
     """Return ``rows.values[picks]``: a view when the picks run on, one by one."""
-    first = int(picks[0])
-    if int(picks[-1]) - first == picks.size - 1 and (
-        picks.size < 2 or bool((np.diff(picks) == 1).all())
-    ):
+    if bool((np.diff(picks) == 1).all()):
+        first = int(picks[0])
         return rows.values[first : first + picks.size]
     return rows.values[picks]
 
