@@ -10,18 +10,21 @@ their log time (default), publish time or header stamp; other kinds ignore it.
 
 Player and export:
   FILE...                             open recordings in the player (a playlist)
-       [--speed S] [--show-com] [--time-base log|publish|header]
+       [--speed S] [--time-base log|publish|header] [OVERLAY FLAGS]
        [--plot CHANNELS]... [--inspector] [--environment NAME]
   FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
-       [--panel] [--fps N] [--speed S] [--show-com] [--size WxH]
+       [--panel] [--fps N] [--speed S] [OVERLAY FLAGS] [--size WxH]
        [--start T] [--end T] [--overwrite]
        [--view scene|camera|both] [--camera NAME] [--environment NAME]
   FILE... --export-dir DIR [--format mp4|gif|webm]
                                       each FILE to DIR/<stem>.<format> (same options)
   FILE --export-frame T OUT.png       one still at play time T (same options)
   FILE --export-channels OUT.csv      every numeric channel column, with units
+  OVERLAY FLAGS flip what is drawn over the recording (window, screenshot and
+  every export alike): --show-com, --hide-force, --hide-targets,
+  --hide-reference, --hide-tip, --hide-body-frames, --hide-calibration
 
 Subcommands:
   inspect FILE [--json] [--verify]   validation report, one JSON shape for every
@@ -53,12 +56,16 @@ import argparse
 import importlib.util
 import json
 import logging
+import math
 import os
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from app.canvas.view_model import DEFAULT_VIEW_SIZE, DEFAULT_WINDOW_SIZE, ViewModel
 from app.headless import (
     compare_commands,
     replay_commands,
@@ -69,6 +76,7 @@ from app.headless.batch import command as batch_command
 from app.headless.options import (
     MAX_TICKS,
     add_episode,
+    add_overlay_flags,
     add_time_base,
     checked_number,
     fps_option,
@@ -93,6 +101,9 @@ from fsr_core.sources import (
     source_for,
     split_episode_path,
 )
+
+if TYPE_CHECKING:
+    from app.headless.export.command import ExportCommand
 
 logger = logging.getLogger(__name__)
 
@@ -306,9 +317,7 @@ def _player_parser() -> argparse.ArgumentParser:
         default=1.0,
         help="play-time seconds per video second",
     )
-    parser.add_argument(
-        "--show-com", action="store_true", help="draw the links' centres of mass"
-    )
+    add_overlay_flags(parser)
     parser.add_argument(
         "--environment",
         metavar="NAME",
@@ -352,18 +361,76 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         ]
         return _parser().parse_args(_options_after_command([*front, *rest], first))
     # Only the player and export forms load the export (PyAV, and Qt when drawing).
-    from app.headless.export.command import check_options, wants_export
+    from app.headless.export.command import usage_problem
 
     parser = _player_parser()
     args = parser.parse_args(words)
     args.command = "play"
-    check_options(parser, args)
+    args.export_frame = _frame_request(parser, args.export_frame)
+    args.export_command = _export_command(args)
+    problem = usage_problem(args.export_command)
+    if problem is not None:
+        parser.error(problem)
     _check_screenshot(parser, args)
-    if args.screenshot is None and not wants_export(args):
+    if args.screenshot is None and not args.export_command.asked:
         _check_window_speed(parser, args.speed)
-    args.window_size = args.size or (1280, 800)
-    args.size = args.size or (800, 800)
     return args
+
+
+def _frame_request(
+    parser: argparse.ArgumentParser, words: list[str] | None
+) -> tuple[float, Path] | None:
+    """Check ``--export-frame T OUT.png``: T is a time in seconds."""
+    if words is None:
+        return None
+    try:
+        play_time_s = float(words[0])
+    except ValueError:
+        play_time_s = math.nan
+    if not (math.isfinite(play_time_s) and play_time_s >= 0):
+        parser.error(f"--export-frame {words[0]!r}: T must be a time in seconds")
+    return play_time_s, Path(words[1])
+
+
+def _view_model(args: argparse.Namespace) -> ViewModel:
+    """Return what the player form's options ask to see (the one parse of them)."""
+    from app.canvas.overlays.registry import default_overlays, overlays
+
+    shown = set(default_overlays())
+    for overlay in overlays():
+        if getattr(args, f"overlay_{overlay.name}", False):
+            shown ^= {overlay.name}  # the flag flips the default
+    return ViewModel(
+        overlays=frozenset(shown),
+        view=args.view,
+        camera=args.camera,
+        size=args.size or DEFAULT_VIEW_SIZE,
+        panel=args.panel,
+        speed=args.speed,
+        environment=args.environment,
+        plots=tuple(args.plot),
+    )
+
+
+def _export_command(args: argparse.Namespace) -> ExportCommand:
+    """Return the headless export the player form's options ask for."""
+    from app.headless.export.command import ExportCommand
+
+    return ExportCommand(
+        files=tuple(args.files),
+        shown=_view_model(args),
+        video=args.export,
+        export_dir=args.export_dir,
+        format=args.format,
+        still=args.export_frame,
+        channels=args.export_channels,
+        fps=args.fps,
+        start_s=args.start,
+        end_s=args.end,
+        overwrite=args.overwrite,
+        verbose=args.verbose,
+        opening=open_options(args),
+    )
 
 
 def _options_after_command(words: list[str], command: str) -> list[str]:
@@ -406,21 +473,23 @@ def _check_screenshot(
 
 
 def _play(args: argparse.Namespace) -> int:
-    from app.headless.export.command import run_export, wants_export
+    from app.headless.export.command import run_export
 
     if args.export_dir is not None or args.screenshot is not None:
         # A folder (a dataset's root too) stands for the recordings in it.
         args.files = expand_recordings(args.files)
+    # --episode may have named the files anew since the command was parsed.
+    command: ExportCommand = replace(args.export_command, files=tuple(args.files))
     if args.screenshot is not None and args.export_dir is None:
         with stop_on_signals():
-            return _screenshot(args)
-    if args.export_dir is not None or wants_export(args):
+            return _screenshot(args, command.shown)
+    if command.asked:
         with stop_on_signals():
-            return run_export(args)
-    return _window(args)
+            return run_export(command)
+    return _window(args, command.shown)
 
 
-def _window(args: argparse.Namespace) -> int:
+def _window(args: argparse.Namespace, shown: ViewModel) -> int:
     from app.window.main_window import open_player
 
     missing = [
@@ -441,10 +510,7 @@ def _window(args: argparse.Namespace) -> int:
         return 1
     return open_player(
         args.files,  # the window expands them itself, and checks an index's digests
-        speed=args.speed if args.speed != 1.0 else None,
-        show_com=args.show_com,
-        environment=args.environment,
-        plots=tuple(args.plot),
+        shown=shown,
         inspector=args.inspector,
         open_options=open_options(args),
     )
@@ -467,7 +533,7 @@ def _demo(args: argparse.Namespace) -> int:
     return int(open_player(list(recordings)))
 
 
-def _screenshot(args: argparse.Namespace) -> int:
+def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
     from app.window.screenshot import take_screenshot
 
     check_output_path(
@@ -477,12 +543,11 @@ def _screenshot(args: argparse.Namespace) -> int:
         args.files,
         args.screenshot,
         at_s=args.at,
-        size=args.window_size,
+        size=args.size or DEFAULT_WINDOW_SIZE,
         overwrite=args.overwrite,
-        plots=tuple(args.plot),
+        shown=shown,
         inspector=args.inspector,
         open_options=open_options(args),
-        environment=args.environment,
     )
     _out(
         f"{shot.path}: {shot.width}x{shot.height} window at "

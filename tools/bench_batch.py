@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.canvas.view_model import ViewModel
 from app.headless.batch.engines.local import LocalEngine
 from app.headless.batch.items import BatchOptions, Verb, WorkItem
 from app.headless.batch.plan import plan_items
@@ -288,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         runners = _runners(engines, ray_init_s)
         results["load_average_before"] = os.getloadavg()[0]
         for verb in (Verb(name) for name in verbs):
-            video = VideoRequest(Path(), Path(), fps=args.fps, size=(args.size,) * 2)
+            shown = ViewModel(size=(args.size,) * 2)
+            video = VideoRequest(Path(), Path(), shown, fps=args.fps)
             options = BatchOptions(verb, video=video if verb is Verb.EXPORT else None)
             clocks: dict[str, list[_Clock]] = {name: [] for name in runners}
             for turn in range(args.rounds):  # taking turns: the load falls on all

@@ -77,9 +77,12 @@ def _record_take(folder: Path, seconds: float | None) -> Path:
 
 
 def _export_once(model: Any, out: Path) -> tuple[float, int, str]:
+    from app.canvas.view_model import ViewModel
     from app.headless.export import export_video
+    from app.headless.export.request import VideoRequest
 
-    result = export_video(model, out, panel=True, size=SCENE_SIZE, speed=TAKE_SPEED)
+    shown = ViewModel(size=SCENE_SIZE, panel=True, speed=TAKE_SPEED)
+    result = export_video(model, VideoRequest(model.path, out, shown))
     out.unlink()
     return (
         result.frames / result.seconds,
@@ -90,11 +93,12 @@ def _export_once(model: Any, out: Path) -> tuple[float, int, str]:
 
 def _drawn_frames(model: Any) -> tuple[list[Any], tuple[int, int]]:
     """Draw every frame of the export beforehand, each in its own frame."""
+    from app.canvas.view_model import ViewModel
     from app.headless.export.canvas_frame import CanvasFrame
     from app.headless.export.encoder import padded_size
     from app.headless.export.video import FrameSource, frame_times
 
-    source = FrameSource(model, size=SCENE_SIZE, panel=True, show_com=False)
+    source = FrameSource(model, ViewModel(size=SCENE_SIZE, panel=True))
     size = padded_size(source.width, source.height, "mp4")
     images = []
     for play_time_s in frame_times(model.duration_s, fps=30.0, speed=TAKE_SPEED):
@@ -207,12 +211,15 @@ def _wall_s(argv: list[str], cwd: Path | None = None) -> float:
 
 def _ours_on_log(model: Any, out: Path, exports: int) -> dict[str, Any]:
     """Our export of the log ``exports`` times in this process: the best."""
+    from app.canvas.view_model import ViewModel
     from app.headless.export import export_video
+    from app.headless.export.request import VideoRequest
 
     best = None
+    request = VideoRequest(model.path, out, ViewModel(size=(800, 800), panel=True))
     for _ in range(exports):
         out.unlink(missing_ok=True)
-        result = export_video(model, out, panel=True, size=(800, 800))
+        result = export_video(model, request)
         best = result.seconds if best is None else min(best, result.seconds)
     figures = {
         "frames": result.frames,

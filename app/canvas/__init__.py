@@ -3,9 +3,10 @@
 :class:`SceneCanvas` draws the arm, its task overlays and the tip force at a
 play time; :class:`CameraCanvas` draws one camera's recorded frame with the
 task projected through that frame's calibration; :class:`ReadoutPanel` draws
-the side panel that exports place next to it. All paint into any
-``QPainter`` (the window's view, an export frame) and need a
-``QGuiApplication`` for their text.
+the side panel that exports place next to it. What they draw over the
+recording is the :class:`ViewModel`'s overlays (:mod:`app.canvas.overlays`).
+All paint into any ``QPainter`` (the window's view, an export frame) and
+need a ``QGuiApplication`` for their text.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtGui import QImage
 
-from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.panel import ReadoutPanel
-from app.canvas.scene_canvas import SceneCanvas, SceneOptions
+from app.canvas.scene_canvas import SceneCanvas
+from app.canvas.view_model import ViewModel
 
 __all__ = [
     "CameraCanvas",
-    "CameraOptions",
     "ReadoutPanel",
     "SceneCanvas",
-    "SceneOptions",
+    "ViewModel",
     "qimage_to_rgb",
 ]
 

@@ -17,7 +17,7 @@ of the last index is cached; ``fetch`` is synchronous here.
 
 A straight 3D segment (a path between two recorded points, a chord of a
 target's ring, an axis of a body's frame) is not a straight line in a
-distorted image: :meth:`_View.segments` cuts it in 3D into pieces of at most
+distorted image: :meth:`ImageView.segments` cuts it in 3D into pieces of at most
 about 8 display pixels (at most 64 per segment, 4096 per call), so the drawn
 line bends as the recorded image does. Pieces behind the camera, or beyond
 the radius where the lens model stops being one to one (a distortion
@@ -28,7 +28,8 @@ left out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
@@ -48,37 +49,26 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
+from app.canvas.overlays.overlay import TEXT_Z, Surface
+from app.canvas.overlays.registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
-from app.canvas.scene_marks import (
-    ACTIVE_TARGET_COLOR,
-    TARGET_COLOR,
-    MarkToggles,
-    active_target,
-    cross,
-    target_rgb,
-)
 from app.canvas.shown_text import fixed_text, visible_text
+from app.canvas.view_model import ViewModel
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, CalibrationProfile, project_points
 from fsr_core.media import RGBFrame
-from fsr_core.recording import CameraTrack, RecordingModel, TaskOverlay
+from fsr_core.recording import CameraTrack, RecordingModel
 
 __all__ = [
-    "COM_MARKER_COLOR",
     "PLACEHOLDER_COLOR",
-    "REFERENCE_MARKER_COLOR",
-    "TIP_MARKER_COLOR",
     "CameraCanvas",
-    "CameraOptions",
+    "CameraMarks",
+    "ImageView",
+    "camera_pen",
+    "plane_to_world",
     "polyline_runs",
 ]
 
-#: The tip marker: a ring around the projected tip with a dot at its centre.
-TIP_MARKER_COLOR: Final = palette_rgb("camera.tip")
-REFERENCE_MARKER_COLOR: Final = palette_rgb("camera.reference")
-COM_MARKER_COLOR: Final = palette_rgb("camera.com")
-_COM_OUTLINE: Final = qcolor("camera.com_outline")
-_TIP_SHADOW: Final = qcolor("camera.tip_shadow")
 _READOUT_FILL: Final = qcolor("camera.readout_fill")
 #: Letterbox bars and the "no frame yet" placeholder.
 PLACEHOLDER_COLOR: Final = palette_rgb("camera.placeholder")
@@ -91,8 +81,6 @@ _NO_CALIBRATION: Final = "no calibration"
 _DIGEST_CHARS: Final = 12
 #: Image height (pixels) at which an overlay unit is one display pixel.
 _UNIT_HEIGHT_PX: Final = 120.0
-#: Points of a projected tolerance circle.
-_RING_POINTS: Final = 48
 _OVERLAY_KEYS: Final = ("tip", "targets", "reference", "curve", "coms")
 #: Longest drawn piece of a projected straight 3D segment, display pixels.
 _PIECE_PX: Final = 8.0
@@ -103,14 +91,6 @@ _MAX_SAMPLES: Final = 4096
 _LENS_ANGLE_RAD: Final = math.radians(89.5)
 _LENS_SAMPLES: Final = 2048
 _LENS_DIRECTIONS: Final = 8
-
-
-@dataclass(frozen=True)
-class CameraOptions(MarkToggles):
-    """What the camera view draws over the frame."""
-
-    show_tip: bool = True
-    show_readout: bool = True  # K, pose, digest, epoch text box
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,13 +105,14 @@ class _Frame:
     """A measuring camera's value per pixel (depth in metres), else None."""
 
 
-def _pen(color: QColor, width_px: float) -> QPen:
+def camera_pen(color: QColor, width_px: float) -> QPen:
+    """Return a solid pen with round caps and joins, for marks over a frame."""
     pen = QPen(color, width_px, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     return pen
 
 
-def _world(points_xy: npt.ArrayLike) -> FloatArray:
+def plane_to_world(points_xy: npt.ArrayLike) -> FloatArray:
     """Embed plane points ``(x, y)`` in the world as ``(x, 0, y)``, shape (N, 3)."""
     points = np.asarray(points_xy, dtype=np.float64).reshape(-1, 2)
     world: FloatArray = np.zeros((len(points), 3))
@@ -209,7 +190,7 @@ def _letterbox(rect: QRectF, width: int, height: int) -> QRectF:
 
 
 @dataclass(frozen=True, eq=False)
-class _View:
+class ImageView:
     """Where a frame is shown: image pixels to display pixels, through a calibration."""
 
     target: QRectF
@@ -230,7 +211,7 @@ class _View:
     def project(self, points_xy: npt.ArrayLike) -> FloatArray:
         """Project plane points to image pixels (NaN behind the camera)."""
         pixels, _ = project_points(
-            _world(points_xy), self.calibration.profile, self.calibration.pose
+            plane_to_world(points_xy), self.calibration.profile, self.calibration.pose
         )
         return pixels
 
@@ -324,7 +305,32 @@ class _View:
         return [QPointF(x, y) for x, y in self.display(pixels[keep]).tolist()]
 
 
-class CameraCanvas(RecordingCanvas[CameraOptions]):
+@dataclass(frozen=True, eq=False)
+class CameraMarks:
+    """What an overlay draws over a camera frame from.
+
+    ``view`` maps the frame's image to the display through its calibration;
+    it is None on a frame without one, where only text painters
+    (``z >= TEXT_Z``) run. ``points`` are the recording's points at the
+    frame's time that the canvas projects (see
+    :meth:`CameraCanvas.overlay_pixels`): plane points of a planar recording,
+    world points of a 3D scene.
+    """
+
+    canvas: CameraCanvas
+    target: QRectF
+    frame_time_s: float
+    play_time_s: float
+    view: ImageView | None
+    points: Mapping[str, FloatArray] = field(default_factory=dict)
+
+    @property
+    def model(self) -> RecordingModel:
+        """The recording drawn."""
+        return self.canvas.model
+
+
+class CameraCanvas(RecordingCanvas):
     """Draws one camera's recorded frame at a play time.
 
     Overlays are projected through the frame's own calibration. No widgets:
@@ -332,11 +338,14 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
 
     """
 
+    #: Which overlay painters draw over this canvas's frames.
+    surface: Surface = Surface.CAMERA
+
     def __init__(
         self,
         model: RecordingModel,
         camera: str,
-        options: CameraOptions = CameraOptions(),
+        options: ViewModel | None = None,
         *,
         fetch_on_paint: bool = True,
     ) -> None:
@@ -475,6 +484,10 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
                 result[key] = self._project(frame.calibration, points)
         return result
 
+    def marked_points(self, frame_time_s: float) -> dict[str, FloatArray]:
+        """Return the points the overlays mark at ``frame_time_s`` (plane points)."""
+        return self._plane_points(frame_time_s)
+
     def _plane_points(self, frame_time_s: float) -> dict[str, FloatArray]:
         points: dict[str, FloatArray] = {}
         kinematics = self._model.kinematics
@@ -499,7 +512,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
     @staticmethod
     def _project(calibration: Calibration, points_xy: npt.ArrayLike) -> FloatArray:
         pixels, _ = project_points(
-            _world(points_xy), calibration.profile, calibration.pose
+            plane_to_world(points_xy), calibration.profile, calibration.pose
         )
         return pixels
 
@@ -554,10 +567,7 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
                 target = _letterbox(rect, image.width(), image.height())
                 painter.drawImage(target, image)
                 painter.setClipRect(target.intersected(rect))
-                if frame.calibration is not None:
-                    self._paint_overlays(painter, target, frame)
-                if self._options.show_readout:
-                    self._paint_readout(painter, target, play_time_s)
+                self._paint_overlays(painter, target, frame, play_time_s)
 
     def _paint_placeholder(
         self, painter: QPainter, rect: QRectF, message: str = _NO_FRAME
@@ -580,95 +590,30 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
             return None
         return cached.image.width(), cached.image.height()
 
-    @staticmethod
-    def _view(target: QRectF, frame: _Frame) -> _View:
-        """Return where ``frame`` is shown in ``target``, through its calibration."""
+    def _paint_overlays(
+        self, painter: QPainter, target: QRectF, frame: _Frame, play_time_s: float
+    ) -> None:
+        """Paint the shown overlays: all on a calibrated frame, else the text."""
         calibration = frame.calibration
-        assert calibration is not None
-        return _View(target, frame.image.width(), frame.image.height(), calibration)
+        view = None
+        low = TEXT_Z
+        if calibration is not None:
+            view = ImageView(
+                target, frame.image.width(), frame.image.height(), calibration
+            )
+            low = -(2**31)
+        points = self.marked_points(frame.play_time_s) if view is not None else {}
+        marks = CameraMarks(self, target, frame.play_time_s, play_time_s, view, points)
+        for paint in paints_on(self.surface, self._options.overlays, low):
+            painter.save()
+            paint.paint(painter, marks)
+            painter.restore()
 
-    def _paint_overlays(self, painter: QPainter, target: QRectF, frame: _Frame) -> None:
-        view = self._view(target, frame)
-        options = self._options
-        points = self._plane_points(frame.play_time_s)
-        if options.show_reference:
-            for key in ("curve", "reference"):
-                path = points.get(key, _empty())
-                if len(path) >= 2:
-                    self._paint_polyline(painter, view.path(_world(path)), view.unit)
-        overlay = self._model.overlay_at(frame.play_time_s)
-        if options.show_targets and overlay is not None and overlay.targets_xy:
-            active = active_target(self._model, overlay, frame.play_time_s)
-            self._paint_targets(painter, view, overlay, active)
-        if options.show_com and "coms" in points:
-            painter.setPen(_pen(_COM_OUTLINE, 1.0 * view.unit))
-            painter.setBrush(_color(COM_MARKER_COLOR))
-            for center in view.visible(points["coms"]):
-                painter.drawEllipse(center, 2.2 * view.unit, 2.2 * view.unit)
-        if options.show_tip and "tip" in points:
-            for center in view.visible(points["tip"]):
-                self._paint_tip(painter, center, view.unit)
-
-    def _paint_targets(
-        self,
-        painter: QPainter,
-        view: _View,
-        overlay: TaskOverlay,
-        active: int | None,
+    def paint_readout(
+        self, painter: QPainter, target: QRectF, play_time_s: float
     ) -> None:
-        for index, xy in enumerate(overlay.targets_xy):
-            centers = view.visible([xy])
-            if not centers:
-                continue
-            ring = None
-            if overlay.tolerance_m is not None:
-                ring = view.path(_world(_circle(xy, overlay)), closed=True)
-            rgb = target_rgb(
-                overlay, index, ACTIVE_TARGET_COLOR if index == active else TARGET_COLOR
-            )
-            self._paint_target(
-                painter, centers[0], ring, index == active, view.unit, rgb
-            )
-
-    @staticmethod
-    def _paint_polyline(painter: QPainter, shown: FloatArray, unit: float) -> None:
-        """Draw a projected path, broken where a point is behind the camera."""
-        pen = _pen(_color(REFERENCE_MARKER_COLOR, 220), 1.2 * unit)
-        pen.setDashPattern([4.0, 3.0])
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        for run in polyline_runs(shown):
-            painter.drawPolyline(run)
-
-    @staticmethod
-    def _paint_target(
-        painter: QPainter,
-        point: QPointF,
-        ring: FloatArray | None,
-        active: bool,
-        unit: float,
-        rgb: tuple[int, int, int],
-    ) -> None:
-        width = (1.8 if active else 1.1) * unit
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(_pen(_color(rgb, 255 if active else 200), width))
-        if ring is not None and np.isfinite(ring).all():
-            painter.drawPolygon(
-                QPolygonF([QPointF(float(x), float(y)) for x, y in ring])
-            )
-        cross(painter, point, (5.0 if active else 3.5) * unit)
-
-    @staticmethod
-    def _paint_tip(painter: QPainter, tip: QPointF, unit: float) -> None:
-        color = _color(TIP_MARKER_COLOR)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(_pen(_TIP_SHADOW, 2.6 * unit))
-        painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
-        painter.setPen(_pen(color, 1.3 * unit))
-        painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(color)
-        painter.drawEllipse(tip, 1.4 * unit, 1.4 * unit)
+        """Draw the readout box (:meth:`readout_lines`) at ``target``'s top left."""
+        self._paint_readout(painter, target, play_time_s)
 
     def _paint_readout(
         self, painter: QPainter, target: QRectF, play_time_s: float
@@ -694,16 +639,3 @@ class CameraCanvas(RecordingCanvas[CameraOptions]):
         for line in lines:
             painter.drawText(QPointF(box.left() + pad, baseline), line)
             baseline += line_height
-
-
-def _circle(center_xy: tuple[float, float], overlay: TaskOverlay) -> FloatArray:
-    """Return the tolerance circle of a target, in the plane."""
-    radius = overlay.tolerance_m or 0.0
-    angles = np.linspace(0.0, 2.0 * math.pi, _RING_POINTS, endpoint=False)
-    circle: FloatArray = np.column_stack(
-        [
-            center_xy[0] + radius * np.cos(angles),
-            center_xy[1] + radius * np.sin(angles),
-        ]
-    )
-    return circle

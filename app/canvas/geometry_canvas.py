@@ -26,25 +26,23 @@ fits a recording; views and the export call them.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
-from app.canvas.camera_canvas import CameraCanvas, CameraOptions, polyline_runs
-from app.canvas.drawing import painting_in, palette_cycle, palette_rgb, qcolor
+from app.canvas.camera_canvas import CameraCanvas
+from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
+from app.canvas.overlays.overlay import Surface
+from app.canvas.overlays.registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
-from app.canvas.scene_canvas import SceneCanvas, SceneOptions
-from app.canvas.scene_marks import (
-    TARGET_COLOR,
-    TEXT_COLOR,
-    cross,
-    paint_time_label,
-)
+from app.canvas.scene_canvas import SceneCanvas
+from app.canvas.scene_marks import paint_time_label
 from app.canvas.scene_view3d import (
     SceneView3d,
     ViewClip,
@@ -52,7 +50,7 @@ from app.canvas.scene_view3d import (
     rotations,
     scene_points,
 )
-from app.canvas.shown_text import LABEL_CHARS, visible_text
+from app.canvas.view_model import ViewModel
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
 from fsr_core.recording import RecordingModel, SceneGeometry
@@ -61,7 +59,10 @@ __all__ = [
     "GeometryCameraCanvas",
     "GeometryCanvas",
     "SceneView3d",
+    "SpaceMarks",
     "camera_canvas_for",
+    "depth_along_axis",
+    "project_world",
     "scene_canvas_for",
 ]
 
@@ -70,7 +71,6 @@ FLOOR_COLOR: Final = palette_rgb("geometry.floor")
 GRID_COLOR: Final = palette_rgb("geometry.grid")
 #: The x, y and z axes (of the world gizmo and of each body's frame).
 AXIS_COLORS: Final = palette_cycle("geometry.axes")
-_AXIS_SHADOW: Final = qcolor("geometry.axis_shadow")
 _AMBIENT: Final = 0.42
 #: Shapes whose faces turned away from the eye are hidden by the others.
 _CONVEX: Final = frozenset({"box", "sphere", "capsule", "cylinder", "ellipsoid"})
@@ -137,21 +137,36 @@ def _split(
     return split, np.arange(len(split), dtype=np.int64).reshape(-1, 3)
 
 
-class GeometryCanvas(RecordingCanvas[SceneOptions]):
+@dataclass(frozen=True, eq=False)
+class SpaceMarks:
+    """What an overlay draws on a recorded 3D scene from, for one frame."""
+
+    canvas: GeometryCanvas
+    rect: QRectF
+    play_time_s: float
+
+    @property
+    def view(self) -> SceneView3d:
+        """The view painted (fitted, or where the user turned it)."""
+        return self.canvas.view
+
+    @property
+    def geometry(self) -> SceneGeometry:
+        """The recorded scene."""
+        return self.canvas.geometry
+
+
+class GeometryCanvas(RecordingCanvas):
     """Draws a RecordingModel's recorded 3D scene at a play time with QPainter.
 
     :attr:`view` is the view painted: :attr:`fitted_view` until someone
     (the window's scene view, as the user orbits) sets another.
     """
 
-    def __init__(
-        self, model: RecordingModel, options: SceneOptions | None = None
-    ) -> None:
+    def __init__(self, model: RecordingModel, options: ViewModel | None = None) -> None:
         if model.geometry is None:
             raise ValueError(f"{model.path.name} has no recorded scene geometry")
-        super().__init__(
-            model, SceneOptions() if options is None else options, BACKGROUND
-        )
+        super().__init__(model, options, BACKGROUND)
         self._geometry: SceneGeometry = model.geometry
         self._up = _up_axis(model)
         self._fitted = SceneView3d.fitted(model.geometry, self._up)
@@ -164,12 +179,17 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
         ]
         self.view: SceneView3d = self._fitted
         groups = model.geometry.body_groups
-        active = self._options.active_group
+        active = self._options.environment
         self._faded = frozenset(
             body
             for body, group in enumerate(groups)
             if active in model.geometry.groups and group != active
         )
+
+    @property
+    def geometry(self) -> SceneGeometry:
+        """The recorded scene drawn."""
+        return self._geometry
 
     @property
     def fitted_view(self) -> SceneView3d:
@@ -189,8 +209,11 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             clip = ViewClip.of(self.view, rect)
             self._paint_floors(painter, clip, poses)
             self._paint_solids(painter, clip, poses)
-            if self._options.show_targets:
-                self._paint_targets(painter, rect)
+            marks = SpaceMarks(self, rect, play_time_s)
+            for paint in paints_on(Surface.SPACE, self._options.overlays):
+                painter.save()
+                paint.paint(painter, marks)
+                painter.restore()
             self._paint_axes(painter, rect)
             paint_time_label(painter, rect, play_time_s, QPen(_color(GRID_COLOR), 1.0))
 
@@ -314,36 +337,6 @@ class GeometryCanvas(RecordingCanvas[SceneOptions]):
             painter.setBrush(color)
             painter.drawConvexPolygon([QPointF(x, y) for x, y in polygons[index]])
 
-    def _paint_targets(self, painter: QPainter, rect: QRectF) -> None:
-        focal = self.view.focal_px(rect)
-        largest = 2.0 * (rect.width() + rect.height())
-        for target in self._geometry.targets:
-            camera = self.view.camera(np.asarray([target.position_m]))
-            pixel = self.view.pixels(rect, camera)[0]
-            if not np.isfinite(pixel).all():
-                continue
-            center = _point(pixel)
-            ring = max(4.0, focal * target.radius_m / float(camera[0, 2]))
-            ring = min(ring, largest)
-            pen = QPen(_color(TARGET_COLOR), 2.0)
-            pen.setDashPattern([3.0, 2.0])
-            painter.setPen(pen)
-            painter.setBrush(_color(TARGET_COLOR, 40))
-            painter.drawEllipse(center, ring, ring)
-            painter.setPen(QPen(_color(TARGET_COLOR), 1.6))
-            cross(painter, center, 0.6 * ring)
-            if target.name:
-                painter.setFont(_font(max(11.0, 0.022 * rect.height())))
-                painter.setPen(_color(TEXT_COLOR))
-                width = QFontMetricsF(painter.font()).horizontalAdvance(target.name)
-                shift = ring + 4.0
-                if center.x() + shift + width > rect.right():  # keep it inside
-                    shift = -shift - width
-                painter.drawText(
-                    center + QPointF(shift, -ring),
-                    visible_text(target.name, LABEL_CHARS),
-                )
-
     def _paint_axes(self, painter: QPainter, rect: QRectF) -> None:
         """Draw a small world-axes gizmo in the lower left corner."""
         size = max(18.0, 0.06 * min(rect.width(), rect.height()))
@@ -377,6 +370,8 @@ def _polygon(points_px: FloatArray) -> QPolygonF:
 class GeometryCameraCanvas(CameraCanvas):
     """A camera's recorded frames with body frames and targets projected on them."""
 
+    surface = Surface.SPACE_CAMERA
+
     def __init__(
         self, model: RecordingModel, camera: str, *args: Any, **kwargs: Any
     ) -> None:
@@ -387,6 +382,20 @@ class GeometryCameraCanvas(CameraCanvas):
         points = scene_points(model.geometry)
         extent = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
         self._axis_m = max(0.06 * extent, 1e-3)
+
+    def marked_points(self, frame_time_s: float) -> dict[str, FloatArray]:
+        """Return the world points the overlays mark at ``frame_time_s``.
+
+        ``"bodies"``: each body's origin (not the fixed world's); ``"axes"``:
+        the ends of each body's x, y and z axes, three rows per body, each
+        :attr:`axis_m` long; ``"targets"``: the recorded targets' centres.
+        """
+        return self._world_points(frame_time_s)
+
+    @property
+    def axis_m(self) -> float:
+        """Length of a body's drawn axes, metres (a fraction of the scene)."""
+        return self._axis_m
 
     def _world_points(self, frame_time_s: float) -> dict[str, FloatArray]:
         poses = self._geometry.poses_at(frame_time_s)[1:]  # not the fixed world
@@ -411,47 +420,22 @@ class GeometryCameraCanvas(CameraCanvas):
             return result
         points = self._world_points(frame.play_time_s)
         for key in ("bodies", "targets"):
-            result[key] = _project(frame.calibration, points[key])
+            result[key] = project_world(frame.calibration, points[key])
         return result
 
-    def _paint_overlays(self, painter: QPainter, target: QRectF, frame: Any) -> None:
-        view = self._view(target, frame)
-        calibration, unit = view.calibration, view.unit
-        points = self._world_points(frame.play_time_s)
-        if self.options.show_tip:
-            origins = np.repeat(points["bodies"], 3, axis=0)
-            axes = view.segments(origins, points["axes"])
-            for index, shown in enumerate(axes):
-                rgb = AXIS_COLORS[index % 3]
-                for run in polyline_runs(shown):
-                    painter.setPen(QPen(_AXIS_SHADOW, 2.6 * unit))
-                    painter.drawPolyline(run)
-                    painter.setPen(QPen(_color(rgb), 1.3 * unit))
-                    painter.drawPolyline(run)
-        if self.options.show_targets and len(points["targets"]):
-            centers = view.display(_project(calibration, points["targets"]))
-            for center, spec in zip(centers, self._geometry.targets, strict=True):
-                if not np.isfinite(center).all():
-                    continue
-                depth = _depth(calibration, spec.position_m)
-                ring = max(
-                    3.0 * unit,
-                    view.scale * calibration.profile.fy * spec.radius_m / depth,
-                )
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.setPen(QPen(_color(TARGET_COLOR), 1.4 * unit))
-                painter.drawEllipse(_point(center), ring, ring)
-                cross(painter, _point(center), 0.5 * ring)
 
-
-def _project(calibration: Calibration, points_m: FloatArray) -> FloatArray:
+def project_world(calibration: Calibration, points_m: FloatArray) -> FloatArray:
+    """Return world points ``(N, 3)`` as pixels of ``calibration`` (NaN behind)."""
     if not len(points_m):
         return np.zeros((0, 2))
     pixels, _ = project_points(points_m, calibration.profile, calibration.pose)
     return pixels
 
 
-def _depth(calibration: Calibration, point_m: tuple[float, float, float]) -> float:
+def depth_along_axis(
+    calibration: Calibration, point_m: tuple[float, float, float]
+) -> float:
+    """Return how far ``point_m`` lies along the camera's optical axis (> 0)."""
     pose = calibration.pose
     if pose is None:
         return max(point_m[2], 1e-6)
@@ -464,10 +448,9 @@ def _uses_geometry(model: RecordingModel) -> bool:
 
 
 def scene_canvas_for(
-    model: RecordingModel, options: SceneOptions | None = None
+    model: RecordingModel, options: ViewModel | None = None
 ) -> SceneCanvas | GeometryCanvas:
     """Return the scene canvas of ``model``: its planar arm, else its 3D geometry."""
-    options = SceneOptions() if options is None else options
     if _uses_geometry(model):
         return GeometryCanvas(model, options)
     return SceneCanvas(model, options)
@@ -476,11 +459,10 @@ def scene_canvas_for(
 def camera_canvas_for(
     model: RecordingModel,
     camera: str,
-    options: CameraOptions | None = None,
+    options: ViewModel | None = None,
     **kwargs: Any,
 ) -> CameraCanvas:
     """Return the camera canvas of ``model`` (3D overlays when it has geometry)."""
-    options = CameraOptions() if options is None else options
     if _uses_geometry(model):
         return GeometryCameraCanvas(model, camera, options, **kwargs)
     return CameraCanvas(model, camera, options, **kwargs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -27,26 +27,25 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
+from app.canvas.overlays.overlay import Surface
+from app.canvas.overlays.registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_marks import (
-    MIN_RING_PX,
     MUTED_TEXT_COLOR,
     WORKSPACE_COLOR,
-    MarkToggles,
-    active_target,
     darker,
     disc,
-    paint_force_arrow,
-    paint_targets,
     paint_time_label,
     pen,
-    polygon,
 )
 from app.canvas.shown_text import fixed_text
+from app.canvas.view_model import ViewModel
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
 
-__all__ = ["SceneCanvas", "SceneOptions"]
+__all__ = ["PlaneMarks", "SceneCanvas"]
+
+T = TypeVar("T")
 
 Rgb = tuple[int, int, int]
 
@@ -58,19 +57,14 @@ TIP_COLOR: Final = palette_rgb("arm.tip")
 BACKGROUND: Final = palette_rgb("scene.background")
 WORKSPACE_FILL: Final = palette_rgb("scene.workspace_fill")
 GROUND_COLOR: Final = palette_rgb("scene.ground")
-COM_COLOR: Final = palette_rgb("scene.com")
 #: A fixed base link between the mount and the first joint (skelarm's grey).
 BASE_LINK_COLOR: Final = palette_rgb("scene.base_link")
-CURVE_COLOR: Final = palette_rgb("scene.curve")
-REFERENCE_COLOR: Final = palette_rgb("scene.reference")
 #: The centre of each joint, and the rim of joint, tip and centre-of-mass discs.
 PIN_COLOR: Final = palette_rgb("scene.pin")
 OUTLINE_COLOR: Final = palette_rgb("scene.outline")
 
 #: Empty space around the fitted scene, as a fraction of its larger side.
 _MARGIN: Final = 0.07
-#: The peak force of the recording is drawn this long, as a fraction of the reach.
-_FORCE_SPAN: Final = 0.4
 _NO_KINEMATICS: Final = "no scene recorded: no joint angles or 3D geometry"
 _NOT_DRAWABLE: Final = "joint angles too large to draw at this time (see the panel)"
 #: Largest plane coordinate (metres) the scene is fitted to; a bigger reach is
@@ -78,17 +72,44 @@ _NOT_DRAWABLE: Final = "joint angles too large to draw at this time (see the pan
 MAX_SCENE_M: Final = 1e9
 #: Pixel coordinates are clamped this far outside the view, so a far point
 #: draws as a line leaving the view, never a number the rasteriser chokes on.
-_MAX_OFF_VIEW_PX: Final = 1e5
+MAX_OFF_VIEW_PX: Final = 1e5
+#: Overlay depths (:class:`~app.canvas.overlays.overlay.Paint`): below 0 the
+#: still backdrop, from 0 under the arm, from 50 over it.
+_ARM_Z: Final = 50
 
 
-@dataclass(frozen=True)
-class SceneOptions(MarkToggles):
-    """What the scene draws besides the arm."""
+@dataclass(frozen=True, eq=False)
+class PlaneMarks:
+    """What an overlay draws on the planar scene from, for one frame.
 
-    show_force: bool = True
-    active_group: str = ""
-    """The group (environment) of a batched 3D scene drawn in full, the others
-    faded; ``""`` (or a group the scene lacks) draws every body in full."""
+    ``q`` and ``joints_m`` (the joint angles and the joints' plane positions,
+    base to tip) are given to the painters over the arm only (``z >= 50``),
+    which run only when the arm could be drawn; ``task`` is the task overlay
+    in force (None without one).
+    """
+
+    canvas: SceneCanvas
+    rect: QRectF
+    play_time_s: float
+    kinematics: PlanarKinematics
+    link_width: float
+    task: TaskOverlay | None
+    q: FloatArray | None = None
+    joints_m: FloatArray | None = None
+
+    @property
+    def model(self) -> RecordingModel:
+        """The recording drawn."""
+        return self.canvas.model
+
+    @property
+    def px_per_m(self) -> float:
+        """Pixels per metre of the plane in :attr:`rect`."""
+        return self.canvas.scale(self.rect)
+
+    def pixels(self, xy_plane: npt.ArrayLike) -> FloatArray:
+        """Map plane points (metres, y up), shape ``(..., 2)``, to pixels."""
+        return self.canvas.to_pixel(self.rect, xy_plane)
 
 
 @dataclass(frozen=True)
@@ -161,18 +182,6 @@ def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
     return _Fit(float(center[0]), float(center[1]), float(size[0]), float(size[1]))
 
 
-def _peak_force(model: RecordingModel) -> float:
-    name = model.external_force_channel
-    if name is None or name not in model.channels:
-        return 0.0
-    values = model.channels[name].values
-    if values.ndim != 2 or values.shape[1] < 2:
-        return 0.0
-    norms = np.hypot(values[:, 0], values[:, 1])
-    norms = norms[np.isfinite(norms)]
-    return float(norms.max()) if norms.size else 0.0
-
-
 def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
     """Return the device pixel ratio if ``rect`` is on whole device pixels.
 
@@ -199,15 +208,13 @@ def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
     return ratio
 
 
-class SceneCanvas(RecordingCanvas[SceneOptions]):
+class SceneCanvas(RecordingCanvas):
     """Draws a RecordingModel's planar scene at a play time with QPainter.
 
     No widgets: :meth:`paint` serves the window's view and the export alike.
     """
 
-    def __init__(
-        self, model: RecordingModel, options: SceneOptions = SceneOptions()
-    ) -> None:
+    def __init__(self, model: RecordingModel, options: ViewModel | None = None) -> None:
         super().__init__(model, options, BACKGROUND)
         self._backdrop_cache: (
             tuple[tuple[float, ...], QImage, TaskOverlay | None] | None
@@ -218,15 +225,10 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
             kinematics = None
         self._kinematics = kinematics
         self._fit = None if kinematics is None else _fit(model, kinematics)
-        with np.errstate(all="ignore"):
-            peak = _peak_force(model)
-            reach = 0.0 if kinematics is None else kinematics.reach_m
-            ratio = _FORCE_SPAN * reach / peak if 0.0 < peak < math.inf else 0.0
-        self._force_m_per_n = ratio if math.isfinite(ratio) else 0.0
 
     # -- geometry ---------------------------------------------------------
 
-    def _scale(self, rect: QRectF) -> float:
+    def scale(self, rect: QRectF) -> float:
         """Pixels per metre for ``rect``."""
         if self._fit is None:
             return 1.0
@@ -237,12 +239,12 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         points = np.asarray(xy_plane, dtype=np.float64)
         center_x = self._fit.center_x_m if self._fit else 0.0
         center_y = self._fit.center_y_m if self._fit else 0.0
-        scale = self._scale(rect)
+        scale = self.scale(rect)
         result: FloatArray = np.empty_like(points)
         with np.errstate(all="ignore"):
             result[..., 0] = rect.center().x() + (points[..., 0] - center_x) * scale
             result[..., 1] = rect.center().y() - (points[..., 1] - center_y) * scale
-        reach = _MAX_OFF_VIEW_PX + max(rect.width(), rect.height())
+        reach = MAX_OFF_VIEW_PX + max(rect.width(), rect.height())
         np.clip(result, -reach, reach, out=result)
         return result
 
@@ -265,7 +267,7 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
             paint_time_label(painter, rect, play_time_s)
 
     def _link_width(self, rect: QRectF, kinematics: PlanarKinematics) -> float:
-        reach_px = kinematics.reach_m * self._scale(rect)
+        reach_px = kinematics.reach_m * self.scale(rect)
         return float(np.clip(0.038 * reach_px, 3.0, 30.0))
 
     def _paint_scene(
@@ -277,20 +279,10 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         play_time_s: float,
     ) -> None:
         width = self._link_width(rect, kinematics)
-        overlay = self._model.overlay_at(play_time_s)
-        self._paint_backdrop(painter, rect, _Backdrop(kinematics, width, overlay))
-        if overlay is not None and self._options.show_targets and overlay.targets_xy:
-            tolerance = overlay.tolerance_m
-            paint_targets(
-                painter,
-                overlay,
-                self.to_pixel(rect, overlay.targets_xy),
-                MIN_RING_PX
-                if tolerance is None
-                else min(tolerance * self._scale(rect), _MAX_OFF_VIEW_PX),
-                active_target(self._model, overlay, play_time_s),
-                width,
-            )
+        task = self._model.overlay_at(play_time_s)
+        marks = PlaneMarks(self, rect, play_time_s, kinematics, width, task)
+        self._paint_backdrop(painter, rect, _Backdrop(kinematics, width, task))
+        self._paint_marks(painter, marks, 0, _ARM_Z)
         if len(q) != len(kinematics.lengths_m) or not np.isfinite(q).all():
             return
         with np.errstate(all="ignore"):
@@ -305,13 +297,20 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
             width,
             mounted_here=kinematics.mount_m is None,
         )
-        if self._options.show_com:
-            coms = kinematics.com_positions(q)
-            if coms is not None:
-                self._paint_coms(painter, self.to_pixel(rect, coms), width)
-        if self._options.show_force:
-            self._paint_force(painter, rect, joints[-1], play_time_s, width)
+        over = PlaneMarks(
+            self, rect, play_time_s, kinematics, width, task, q=q, joints_m=joints
+        )
+        self._paint_marks(painter, over, _ARM_Z, 2**31)
         self._paint_tip(painter, self._point(rect, joints[-1]), width)
+
+    def _paint_marks(
+        self, painter: QPainter, marks: PlaneMarks, low: int, high: int
+    ) -> None:
+        """Paint the shown overlays of depth ``low <= z < high``."""
+        for paint in paints_on(Surface.PLANE, self._options.overlays, low, high):
+            painter.save()
+            paint.paint(painter, marks)
+            painter.restore()
 
     def _paint_backdrop(
         self, painter: QPainter, rect: QRectF, backdrop: _Backdrop
@@ -355,8 +354,15 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
     ) -> None:
         painter.fillRect(rect, _color(BACKGROUND))
         self._paint_workspace(painter, rect, backdrop.kinematics, backdrop.link_width)
-        if backdrop.overlay is not None and self._options.show_reference:
-            self._paint_paths(painter, rect, backdrop.overlay, backdrop.link_width)
+        marks = PlaneMarks(
+            self,
+            rect,
+            math.nan,
+            backdrop.kinematics,
+            backdrop.link_width,
+            backdrop.overlay,
+        )
+        self._paint_marks(painter, marks, -(2**31), 0)
 
     def _paint_workspace(
         self,
@@ -371,7 +377,7 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         also gets its fixed base link, grey as skelarm draws it, and the base
         disc at the mount.
         """
-        reach_px = kinematics.reach_m * self._scale(rect)
+        reach_px = kinematics.reach_m * self.scale(rect)
         painter.setBrush(_color(WORKSPACE_FILL))
         painter.setPen(pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
         disc(painter, self._point(rect, kinematics.base_m), reach_px)
@@ -409,25 +415,6 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
             painter.setBrush(_color(PIN_COLOR))
             disc(painter, base, max(1.2, 0.2 * width))
 
-    def _paint_paths(
-        self, painter: QPainter, rect: QRectF, overlay: TaskOverlay, width: float
-    ) -> None:
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if len(overlay.curve_xy) >= 2:
-            painter.setPen(pen(_color(CURVE_COLOR), max(1.5, 0.2 * width)))
-            painter.drawPolyline(polygon(self.to_pixel(rect, overlay.curve_xy)))
-        if len(overlay.reference_xy) >= 2:
-            pixels = self.to_pixel(rect, overlay.reference_xy)
-            dashed = pen(_color(REFERENCE_COLOR), max(1.5, 0.18 * width))
-            dashed.setDashPattern([4.0, 3.0])
-            painter.setPen(dashed)
-            painter.drawPolyline(polygon(pixels))
-            if len(pixels) <= 32:  # waypoints, not a dense sampled path
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(_color(REFERENCE_COLOR))
-                for x, y in pixels:
-                    disc(painter, QPointF(float(x), float(y)), max(2.5, 0.25 * width))
-
     def _paint_arm(
         self,
         painter: QPainter,
@@ -457,45 +444,10 @@ class SceneCanvas(RecordingCanvas[SceneOptions]):
         for point in points[:-1]:
             disc(painter, point, max(1.2, 0.2 * width))
 
-    def _paint_coms(self, painter: QPainter, coms_px: FloatArray, width: float) -> None:
-        painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
-        painter.setBrush(_color(COM_COLOR))
-        for x, y in coms_px:
-            disc(painter, QPointF(float(x), float(y)), max(2.5, 0.34 * width))
-
     def _paint_tip(self, painter: QPainter, tip: QPointF, width: float) -> None:
         painter.setPen(pen(_color(OUTLINE_COLOR), 1.8))
         painter.setBrush(_color(TIP_COLOR))
         disc(painter, tip, max(3.0, 0.58 * width))
-
-    def _paint_force(
-        self,
-        painter: QPainter,
-        rect: QRectF,
-        tip_m: FloatArray,
-        play_time_s: float,
-        width: float,
-    ) -> None:
-        force = self._force_at(play_time_s)
-        if force is None:
-            return
-        magnitude = float(np.hypot(force[0], force[1]))
-        if magnitude <= 1e-9:
-            return
-        start = self.to_pixel(rect, tip_m)
-        end = self.to_pixel(rect, tip_m + force * self._force_m_per_n)
-        paint_force_arrow(painter, start, end, magnitude, width)
-
-    def _force_at(self, play_time_s: float) -> FloatArray | None:
-        name = self._model.external_force_channel
-        channel = None if name is None else self._model.channels.get(name)
-        if channel is None or self._force_m_per_n <= 0.0:
-            return None
-        force = channel.value_at(play_time_s)
-        if len(force) < 2 or not np.isfinite(force[:2]).all():
-            return None
-        result: FloatArray = force[:2]
-        return result
 
     def _paint_message(self, painter: QPainter, rect: QRectF, message: str) -> None:
         painter.setFont(_font(max(12.0, 0.025 * min(rect.height(), rect.width()))))

@@ -3,8 +3,7 @@
 Targets (dashed rings, the active one filled, labels), the external-force
 arrow with its magnitude, and the play-time label, each painted at pixel
 positions the :class:`~app.canvas.scene_canvas.SceneCanvas` has mapped from
-the plane; plus the pen, colour and mark helpers the scene shares, and the
-toggles of which marks a view draws (:class:`MarkToggles`). The
+the plane; plus the pen, colour and mark helpers the overlays share. The
 camera overlays emphasize the ``active_target``, colour their projected
 targets by ``target_rgb`` and mark them with ``cross``; the 3D scene frames
 its time with ``paint_time_label``.
@@ -13,7 +12,6 @@ its time with ``paint_time_label``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -43,7 +41,6 @@ __all__ = [
     "TARGET_COLOR",
     "TEXT_COLOR",
     "WORKSPACE_COLOR",
-    "MarkToggles",
     "active_target",
     "cross",
     "darker",
@@ -57,18 +54,6 @@ __all__ = [
 ]
 
 Rgb = tuple[int, int, int]
-
-
-@dataclass(frozen=True, kw_only=True)
-class MarkToggles:
-    """Which of the task's marks a view draws.
-
-    The scene's and the camera's options share these.
-    """
-
-    show_com: bool = False
-    show_targets: bool = True
-    show_reference: bool = True
 
 
 #: Rings of targets without a tolerance (and the smallest ring), in pixels.

@@ -28,6 +28,7 @@ __all__ = [
     "add_enum_option",
     "add_episode",
     "add_output",
+    "add_overlay_flags",
     "add_overwrite",
     "add_time_base",
     "checked_number",
@@ -52,6 +53,25 @@ MAX_IN_FLIGHT = 1024
 MAX_SIDE_PX = 8192
 
 Number = TypeVar("Number", int, float)
+
+
+def add_overlay_flags(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per registered overlay: ``--show-X`` or ``--hide-X``.
+
+    Each flips that overlay's default (:attr:`Overlay.flag
+    <app.canvas.overlays.overlay.Overlay.flag>`); its value lands in
+    ``overlay_<name>``. The registry imports no Qt.
+    """
+    from app.canvas.overlays.registry import overlays
+
+    for overlay in overlays():
+        verb = "do not draw" if overlay.default else "draw"
+        parser.add_argument(
+            overlay.flag,
+            action="store_true",
+            dest=f"overlay_{overlay.name}",
+            help=f"{verb} {overlay.help} (window: View menu)",
+        )
 
 
 def add_output(

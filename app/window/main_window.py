@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -27,7 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas.overlays.registry import default_overlays
 from app.canvas.qt_app import ensure_app
+from app.canvas.view_model import ViewModel
 from app.window.camera import CameraArea
 from app.window.dock_fit import DockWidthFitter
 from app.window.export.window_export import WindowExport
@@ -37,7 +40,6 @@ from app.window.plots import ChannelPickerDialog, ChannelPlots
 from app.window.replay.presenter import ComparisonPresenter
 from app.window.replay.window_replay import WindowReplay
 from app.window.settings import WindowSettings, default_settings
-from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
 from app.window.widgets.inspector import InspectorDock
 from app.window.widgets.plain_text import tooltip_html, visible_text
@@ -219,7 +221,7 @@ class MainWindow(QMainWindow):
                 not self.playlist_dock.isHidden()
                 and not self.playlist_dock.isFloating()
             )
-        self.session.options.update(**_toggles(settings.options()))
+        self.session.options.update(overlays=settings.overlays())
         speed = settings.speed()
         if speed is not None:
             self.session.clock.set_speed(speed)
@@ -325,7 +327,7 @@ class MainWindow(QMainWindow):
             self.session.options.update(plots=())
             self.plots_dock.hide()
 
-    def _on_options_changed(self, options: ViewOptions) -> None:
+    def _on_options_changed(self, options: ViewModel) -> None:
         self.scene_view.set_options(options)
         self.camera_area.set_options(options)
         self.plots.set_plots(options.plots)
@@ -390,37 +392,26 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         """Remember the layout, stop playback and background work (Qt override)."""
         self.settings.save_window(self.saveGeometry(), self.saveState())
-        self.settings.save_options(self.session.options.options)
+        self.settings.save_overlays(self.session.options.options)
         self.settings.save_speed(self.session.clock.speed)
         self.settings.sync()
         self.session.shutdown()
         super().closeEvent(event)
 
 
-def _toggles(options: ViewOptions) -> dict[str, bool]:
-    return {
-        "show_com": options.show_com,
-        "show_force": options.show_force,
-        "show_targets": options.show_targets,
-        "show_reference": options.show_reference,
-        "show_calibration": options.show_calibration,
-    }
-
-
 def open_player(
     paths: Sequence[Path],
     *,
-    speed: float | None = None,
-    show_com: bool = False,
-    environment: str = "",
-    plots: tuple[tuple[str, ...], ...] = (),
+    shown: ViewModel | None = None,
     inspector: bool = False,
     open_options: OpenOptions | None = None,
 ) -> int:
     """Open the player window on ``paths`` and run until it closes; return 0.
 
-    ``plots`` (one tuple of channel keys per plot) replaces the remembered
-    plot selection; ``inspector`` opens the inspector dock; ``open_options``
+    ``shown`` is what the command line asked to see: an overlay it switched
+    away from its default, a speed other than 1, an environment and plots
+    replace what the window remembered; the rest stays as remembered.
+    ``inspector`` opens the inspector dock; ``open_options``
     (the command line's ``--time-base``) is how files open. While the window
     runs, an exception nobody catches is logged and shown in a non-modal box
     (:class:`~app.window.last_resort.LastResort`).
@@ -433,14 +424,8 @@ def open_player(
     try:
         window = MainWindow()
         last_resort.watch(window)
-        if speed is not None:
-            window.session.clock.set_speed(speed)
-        if show_com:
-            window.session.options.update(show_com=True)
-        if environment:
-            window.session.options.update(environment=environment)
-        if plots:
-            window.session.options.update(plots=plots)
+        if shown is not None:
+            _apply_command_line(window, shown)
         if inspector:
             window.inspector_dock.show()
         if open_options is not None:
@@ -452,3 +437,18 @@ def open_player(
         collector.uninstall()
         last_resort.uninstall()
         last_resort.watch(None)
+
+
+def _apply_command_line(window: MainWindow, shown: ViewModel) -> None:
+    """Put what the command line asked over what the window remembered."""
+    session = window.session
+    if shown.speed != 1.0:
+        session.clock.set_speed(shown.speed)
+    model = session.options.options
+    for name in shown.overlays ^ default_overlays():  # each flag flips a default
+        model = model.with_overlay(name, shown.shows(name))
+    if shown.environment:
+        model = replace(model, environment=shown.environment)
+    if shown.plots:
+        model = replace(model, plots=shown.plots)
+    session.options.set(model)

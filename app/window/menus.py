@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
+from app.canvas.overlays.registry import overlays
+from app.canvas.view_model import ViewModel
 from app.window.export.window_export import WindowExport
 from app.window.replay.window_replay import WindowReplay
-from app.window.state import ViewOptions
 from app.window.state.session import PlayerSession
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import (
@@ -67,14 +68,6 @@ _TIME_BASE_TIPS: dict[str, str] = {
     "a message without one stays at its log time, and the inspector's notes "
     "name its topic",
 }
-
-_TOGGLE_LABELS: tuple[tuple[str, str], ...] = (
-    ("show_com", "Show center of mass"),
-    ("show_force", "Show external force"),
-    ("show_targets", "Show target(s)"),
-    ("show_reference", "Show reference"),
-    ("show_calibration", "Show calibration overlays"),
-)
 
 
 class MenuHost(Protocol):
@@ -212,11 +205,11 @@ class Menus:
         )
         self.host.session.options.update(cameras=chosen)
 
-    def sync_options(self, options: ViewOptions) -> None:
-        """Tick the toggle actions to match ``options``."""
+    def sync_options(self, options: ViewModel) -> None:
+        """Tick the overlay actions to match ``options``."""
         for name, action in self.toggles.items():
             action.blockSignals(True)
-            action.setChecked(bool(getattr(options, name)))
+            action.setChecked(options.shows(name))
             action.blockSignals(False)
 
 
@@ -312,14 +305,14 @@ def build_menus(
         view_menu.addMenu("&Environment"),
     )
     menus.add_time_base_actions(window)
-    for name, label in _TOGGLE_LABELS:
-        action = view_menu.addAction(label)
+    for overlay in overlays():
+        action = view_menu.addAction(overlay.label)
         action.setCheckable(True)
-        action.setChecked(bool(getattr(session.options.options, name)))
+        action.setChecked(session.options.options.shows(overlay.name))
         action.toggled.connect(
-            lambda checked, key=name: session.options.update(**{key: checked})
+            lambda checked, key=overlay.name: session.options.set_overlay(key, checked)
         )
-        menus.toggles[name] = action
+        menus.toggles[overlay.name] = action
 
     _playback_menu(window, session, bar.addMenu("&Playback"))
     replay_menu = bar.addMenu("&Replay")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from app.window.state.view_options import ViewOptions
+from app.canvas.view_model import ViewModel
 from fsr_core.sources import OpenOptions
 
 __all__ = [
@@ -57,5 +57,5 @@ class ViewChoices(Protocol):
     """What the views show: overlays, cameras, plots (the view options model)."""
 
     @property
-    def options(self) -> ViewOptions:
+    def options(self) -> ViewModel:
         """The current options."""

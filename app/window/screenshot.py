@@ -12,7 +12,7 @@ exit status 1 and writes no half-drawn picture, never a dialog.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QApplication
 
 from app.canvas.qt_app import ensure_app
+from app.canvas.view_model import DEFAULT_WINDOW_SIZE, ViewModel
 from app.headless.export.atomic import atomic_output, write_failed
 from app.window.last_resort import LastResort
 from app.window.workers.collector import GuiCollector
@@ -88,17 +89,18 @@ def take_screenshot(
     output: Path,
     *,
     at_s: float | None = None,
-    size: tuple[int, int] = (1280, 800),
+    size: tuple[int, int] = DEFAULT_WINDOW_SIZE,
     overwrite: bool = False,
-    plots: tuple[tuple[str, ...], ...] = (),
+    shown: ViewModel | None = None,
     inspector: bool = False,
     open_options: OpenOptions | None = None,
-    environment: str = "",
 ) -> Screenshot:
     """Draw the player window on ``paths`` at play time ``at_s`` into ``output``.
 
-    The files open as ``open_options`` ask (the command line's ``--time-base``);
-    ``environment`` is the batched scene's environment drawn in full.
+    ``size`` is the window's; ``shown`` is what it shows (overlays, plots,
+    the batched scene's environment drawn in full), the defaults without it.
+    The files open as ``open_options`` ask (the command line's
+    ``--time-base``).
     """
     app = ensure_app(headless=True)
     last_resort = LastResort(headless=True)
@@ -114,10 +116,9 @@ def take_screenshot(
             at_s,
             size,
             overwrite,
-            plots,
+            shown or ViewModel(),
             inspector,
             open_options or OpenOptions(),
-            environment,
         )
     finally:
         collector.uninstall()
@@ -134,10 +135,9 @@ def _draw(
     at_s: float | None,
     size: tuple[int, int],
     overwrite: bool,
-    plots: tuple[tuple[str, ...], ...],
+    shown: ViewModel,
     inspector: bool,
     open_options: OpenOptions,
-    environment: str,
 ) -> Screenshot:
     from app.window.main_window import MainWindow
 
@@ -164,10 +164,8 @@ def _draw(
         _wait(
             app, last_resort, paths, lambda: not session.loading, "the playlist checks"
         )
-        if plots:
-            session.options.update(plots=plots)
-        if environment:
-            session.options.update(environment=environment)
+        plots = shown.plots or session.options.options.plots
+        session.options.set(replace(shown, plots=plots))
         if inspector:
             window.inspector_dock.show()
         if at_s is not None:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.window.state import ViewOptions
+from app.canvas.overlays.registry import overlays
+from app.canvas.view_model import ViewModel
 
 __all__ = ["MAX_RECENT", "WindowSettings", "default_settings"]
 
 MAX_RECENT: Final = 10
-_TOGGLES: Final = tuple(
-    item.name for item in fields(ViewOptions) if item.type in ("bool", bool)
-)
 
 
 def default_settings() -> QSettings:
@@ -57,19 +54,18 @@ class WindowSettings:
         self._store.setValue("window/geometry", geometry)
         self._store.setValue("window/state", state)
 
-    def options(self) -> ViewOptions:
-        """Return the saved toggles (defaults for those never saved)."""
-        defaults = asdict(ViewOptions())
-        values: dict[str, Any] = {
-            name: _as_bool(self._store.value(f"view/{name}"), defaults[name])
-            for name in _TOGGLES
-        }
-        return ViewOptions(**values)
+    def overlays(self) -> frozenset[str]:
+        """Return the overlays shown (each overlay's default if never saved)."""
+        return frozenset(
+            overlay.name
+            for overlay in overlays()
+            if _as_bool(self._store.value(f"view/{overlay.name}"), overlay.default)
+        )
 
-    def save_options(self, options: ViewOptions) -> None:
-        """Remember the toggles."""
-        for name in _TOGGLES:
-            self._store.setValue(f"view/{name}", getattr(options, name))
+    def save_overlays(self, options: ViewModel) -> None:
+        """Remember which overlays are shown."""
+        for overlay in overlays():
+            self._store.setValue(f"view/{overlay.name}", options.shows(overlay.name))
 
     def speed(self) -> float | None:
         """Return the saved playback speed."""

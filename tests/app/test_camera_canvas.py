@@ -9,17 +9,19 @@ import numpy as np
 import pytest
 from demo_recordings import record_demo_take
 from pixel_colors import near
+from view_models import shown as view_with
 
 from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import (
     PLACEHOLDER_COLOR,
-    TIP_MARKER_COLOR,
     CameraCanvas,
-    CameraOptions,
 )
+from app.canvas.drawing import palette_rgb
 from fsr_core.recording import CameraTrack, RecordingModel
 from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TIP_COLOR
 from fsr_core.sources import open_recording
+
+TIP_MARKER_COLOR = palette_rgb("camera.tip")
 
 pytestmark = pytest.mark.gui
 
@@ -118,7 +120,7 @@ def test_projected_target_lands_on_the_target_drawn_after_the_zoom(
 
 
 def test_rendered_canvas_marks_the_projected_tip(model: RecordingModel) -> None:
-    canvas = CameraCanvas(model, "front", CameraOptions(show_readout=False))
+    canvas = CameraCanvas(model, "front", view_with(hidden=("calibration",)))
     for play_time_s in _sample_times(model):
         tip = canvas.overlay_pixels(play_time_s)["tip"][0]
         pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
@@ -130,7 +132,7 @@ def test_rendered_canvas_marks_the_projected_tip(model: RecordingModel) -> None:
 def test_overlays_are_scaled_with_the_letterboxed_image(
     model: RecordingModel,
 ) -> None:
-    canvas = CameraCanvas(model, "front", CameraOptions(show_readout=False))
+    canvas = CameraCanvas(model, "front", view_with(hidden=("calibration",)))
     play_time_s = _sample_times(model)[2]
     tip = canvas.overlay_pixels(play_time_s)["tip"][0]
     pixels = qimage_to_rgb(canvas.render(play_time_s, 4 * WIDTH + 200, 4 * HEIGHT))
@@ -224,7 +226,7 @@ def test_zoomed_frames_render_larger_at_any_output_size(
     model: RecordingModel, tmp_path: Path
 ) -> None:
     """Before/after the zoom and in generation 1, rendered at 640x480 and saved."""
-    canvas = CameraCanvas(model, "front", CameraOptions(show_com=True))
+    canvas = CameraCanvas(model, "front", view_with(show_com=True))
     second = model.timeline.segments[1].start_play_s
     shots = {"before": 0.1, "after": ZOOM_S + 0.05, "after_gen1": second + 0.2}
     for label, t in shots.items():

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 from calibrated_files import calibration_epoch
+from view_models import shown
 
 from app.canvas import qimage_to_rgb
-from app.canvas.camera_canvas import CameraCanvas, CameraOptions
+from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.geometry_canvas import GeometryCameraCanvas, camera_canvas_for
 from fsr_core.arrays import BoolArray, FloatArray
 from fsr_core.calibration import CalibrationProfile, look_at, project_points
@@ -114,7 +115,7 @@ def test_a_task_path_follows_the_distorted_curve() -> None:
     """The path is one straight segment in the plane: ``(x, y)`` is world (x, 0, y)."""
     overlay = TaskOverlay(kind="curve", curve_xy=((-1.2, 0.6), (1.2, 0.6)))
     canvas = CameraCanvas(
-        _model(overlays={0: overlay}), "cam", CameraOptions(show_readout=False)
+        _model(overlays={0: overlay}), "cam", shown(hidden=("calibration",))
     )
     start, end = np.array([-1.2, 0.0, 0.6]), np.array([1.2, 0.0, 0.6])
     middle, chord = _bend(start, end)
@@ -135,7 +136,7 @@ def test_a_segment_past_the_lens_is_not_folded_back_into_the_image() -> None:
     far = (-1.2, 0.6), (12.0, 0.6)  # r = 8 at the far end: folded far away
     overlay = TaskOverlay(kind="curve", curve_xy=far)
     canvas = CameraCanvas(
-        _model(overlays={0: overlay}), "cam", CameraOptions(show_readout=False)
+        _model(overlays={0: overlay}), "cam", shown(hidden=("calibration",))
     )
     start, end = np.array([-1.2, 0.0, 0.6]), np.array([12.0, 0.0, 0.6])
     points = _along(start, end, 8001)
@@ -162,7 +163,7 @@ def test_a_body_axis_follows_the_distorted_curve() -> None:
             SceneTarget("east", (20.0, 0.0, 0.0), 0.1),
         ),
     )
-    options = CameraOptions(show_targets=False, show_readout=False)
+    options = shown(hidden=("targets", "calibration"))
     canvas = camera_canvas_for(_model(geometry=geometry), "cam", options)
     assert isinstance(canvas, GeometryCameraCanvas)
     start = np.array(body[:3])

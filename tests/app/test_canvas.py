@@ -13,14 +13,19 @@ from demo_recordings import record_demo_take
 from pixel_colors import Pixels, near
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
+from view_models import shown as view_with
 
-from app.canvas import ReadoutPanel, SceneCanvas, SceneOptions, qimage_to_rgb
-from app.canvas.scene_canvas import COM_COLOR, REFERENCE_COLOR, TIP_COLOR
+from app.canvas import ReadoutPanel, SceneCanvas, qimage_to_rgb
+from app.canvas.drawing import palette_rgb
+from app.canvas.scene_canvas import TIP_COLOR
 from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, FORCE_COLOR
 from fsr_core.recording import RecordingModel
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from fsr_core.sources import open_recording
 from tests.app.conftest import record_short_take
+
+COM_COLOR = palette_rgb("scene.com")
+REFERENCE_COLOR = palette_rgb("scene.reference")
 
 pytestmark = pytest.mark.gui
 
@@ -105,7 +110,7 @@ def test_centres_of_mass_appear_only_when_asked(
     coms = reach_model.kinematics.com_positions(q)
     assert coms is not None
     hidden = SceneCanvas(reach_model)
-    shown = SceneCanvas(reach_model, SceneOptions(show_com=True))
+    shown = SceneCanvas(reach_model, view_with(show_com=True))
     without = qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT))
     with_com = qimage_to_rgb(shown.render(0.3, WIDTH, HEIGHT))
 
@@ -127,7 +132,7 @@ def test_force_arrow_is_drawn_only_while_the_tip_is_pushed(
     assert arrow_pixels(0.1) == 0
     assert arrow_pixels(0.3) > 100
     assert arrow_pixels(0.45) == 0
-    hidden = SceneCanvas(model, SceneOptions(show_force=False))
+    hidden = SceneCanvas(model, view_with(hidden=("force",)))
     assert not near(qimage_to_rgb(hidden.render(0.3, WIDTH, HEIGHT)), FORCE_COLOR).any()
 
 
@@ -167,7 +172,7 @@ def test_active_target_emphasis_follows_the_recorded_switch(
 
     assert emphasized(0.1) == [True, False, False]
     assert emphasized(0.4) == [False, True, False]
-    hidden = SceneCanvas(model, SceneOptions(show_targets=False))
+    hidden = SceneCanvas(model, view_with(hidden=("targets",)))
     pixels = qimage_to_rgb(hidden.render(0.4, WIDTH, HEIGHT))
     assert not near(_at(pixels, targets_px[1]), ACTIVE_TARGET_COLOR)
 
@@ -191,7 +196,7 @@ def test_skelarm_targets_are_drawn_in_their_own_colours(qapp: Any) -> None:
 
 def test_skelarm_log_renders_its_arm(qapp: Any) -> None:
     model = open_recording(SKELARM_REACH)
-    canvas = SceneCanvas(model, SceneOptions(show_com=True))
+    canvas = SceneCanvas(model, view_with(show_com=True))
     play_time_s = 0.5 * model.duration_s
     pixels = qimage_to_rgb(canvas.render(play_time_s, WIDTH, HEIGHT))
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
 from app.canvas.geometry_canvas import BACKGROUND, GeometryCanvas
-from app.canvas.scene_canvas import SceneOptions
+from app.canvas.view_model import ViewModel
 from app.window.main_window import MainWindow
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording
@@ -38,7 +38,7 @@ def batch() -> RecordingModel:
 
 def _picture(model: RecordingModel, group: str) -> tuple[np.ndarray, np.ndarray]:
     """Paint the scene with ``group`` active: its pixels and each body's position."""
-    canvas = GeometryCanvas(model, SceneOptions(active_group=group))
+    canvas = GeometryCanvas(model, ViewModel(environment=group))
     image = QImage(*SIZE, QImage.Format.Format_RGB32)
     painter = QPainter(image)
     rect = QRectF(0, 0, *SIZE)
@@ -107,7 +107,7 @@ def test_the_window_offers_the_environments_and_draws_the_chosen_one(
     assert window.session.options.options.environment == "env1"
     canvas = window.scene_view.canvas
     assert isinstance(canvas, GeometryCanvas)
-    assert canvas.options.active_group == "env1"
+    assert canvas.options.environment == "env1"
     assert [action.isChecked() for action in menu.actions()] == [
         False,
         False,

@@ -21,6 +21,7 @@ from demo_recordings import record_demo_take
 from occupied_targets import refused_target
 from PySide6.QtGui import QImage
 from python_probe import run_python
+from view_models import export_frame_as, export_video_as, shown
 
 from app.cli import main
 from app.headless.export import (
@@ -28,8 +29,6 @@ from app.headless.export import (
     channel_table,
     ensure_gui_app,
     export_channels,
-    export_frame,
-    export_video,
     frame_count,
     frame_times,
     play_window,
@@ -119,7 +118,7 @@ def test_mp4_has_one_frame_per_tick_of_the_output_clock(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     out = tmp_path / "reach.mp4"
-    result = export_video(reach_model, out)
+    result = export_video_as(reach_model, out)
     frames, info = _decode(out)
     expected = frame_count(reach_model.duration_s, fps=30.0, speed=1.0)
     assert result.frames == expected == len(frames)
@@ -135,7 +134,7 @@ def test_panel_mp4_places_the_304_px_panel_right_of_the_canvas(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     out = tmp_path / "panel.mp4"
-    result = export_video(reach_model, out, panel=True)
+    result = export_video_as(reach_model, out, panel=True)
     frames, _ = _decode(out)
     assert (result.width, result.height) == (1104, 800)
     assert (frames[0].width, frames[0].height) == (1104, 800)
@@ -147,7 +146,7 @@ def test_gif_is_animated_and_plays_at_fps(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     out = tmp_path / "reach.gif"
-    result = export_video(reach_model, out, fps=20.0)
+    result = export_video_as(reach_model, out, fps=20.0)
     frames, info = _decode(out)
     assert (
         len(frames)
@@ -165,8 +164,8 @@ def test_gif_is_animated_and_plays_at_fps(
 
 
 def test_speed_2_halves_the_frames(reach_model: RecordingModel, tmp_path: Path) -> None:
-    normal = export_video(reach_model, tmp_path / "x1.mp4")
-    fast = export_video(reach_model, tmp_path / "x2.mp4", speed=2.0)
+    normal = export_video_as(reach_model, tmp_path / "x1.mp4")
+    fast = export_video_as(reach_model, tmp_path / "x2.mp4", speed=2.0)
     frames, _ = _decode(tmp_path / "x2.mp4")
     assert len(frames) == fast.frames
     assert fast.frames == frame_count(reach_model.duration_s, fps=30.0, speed=2.0)
@@ -176,15 +175,15 @@ def test_speed_2_halves_the_frames(reach_model: RecordingModel, tmp_path: Path) 
 def test_decoded_frame_matches_the_canvas(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    from app.canvas import SceneCanvas, SceneOptions, qimage_to_rgb
+    from app.canvas import SceneCanvas, qimage_to_rgb
 
     out = tmp_path / "reach.mp4"
-    export_video(reach_model, out)
+    export_video_as(reach_model, out)
     frames, _ = _decode(out)
     times = frame_times(reach_model.duration_s, fps=30.0, speed=1.0)
     middle = len(frames) // 2
     decoded = frames[middle].to_ndarray(format="rgb24").astype(int)
-    drawn = SceneCanvas(reach_model, SceneOptions()).render(times[middle], 800, 800)
+    drawn = SceneCanvas(reach_model).render(times[middle], 800, 800)
     expected = qimage_to_rgb(drawn).astype(int)
     assert np.abs(decoded - expected).mean() < 6.0
 
@@ -198,7 +197,7 @@ def test_output_appears_only_when_complete(
     def progress(done: int, total: int) -> None:
         seen.append((out.exists(), (tmp_path / partial_name(out)).exists()))
 
-    export_video(reach_model, out, progress=progress)
+    export_video_as(reach_model, out, progress=progress)
     assert seen
     assert set(seen) == {(False, True)}
     assert out.exists()
@@ -215,7 +214,7 @@ def test_existing_target_is_never_overwritten_and_the_flag_is_named(
     with refused_target(
         tmp_path / name, TargetExistsError, match=message, content=b"keep me"
     ) as out:
-        export_video(reach_model, out)
+        export_video_as(reach_model, out)
     assert _leftovers(tmp_path) == []
 
 
@@ -229,7 +228,7 @@ def test_cancel_leaves_nothing_on_disk(
         done.append(count)
 
     with pytest.raises(ExportCancelled, match="nothing written"):
-        export_video(
+        export_video_as(
             reach_model, out, progress=progress, cancelled=lambda: len(done) >= 3
         )
     assert done == [1, 2, 3]
@@ -240,7 +239,7 @@ def test_unknown_extension_is_refused(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     with pytest.raises(ValueError, match=r"\.mp4, \.webm or \.gif"):
-        export_video(reach_model, tmp_path / "reach.avi")
+        export_video_as(reach_model, tmp_path / "reach.avi")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -250,7 +249,7 @@ def test_output_equal_to_input_is_refused(reach_take: Path, tmp_path: Path) -> N
     shutil.copyfile(reach_take, source)
     before = source.read_bytes()
     with pytest.raises(WriteFailedError, match="is the input"):
-        export_video(open_recording(source), source)
+        export_video_as(open_recording(source), source)
     assert source.read_bytes() == before
 
 
@@ -412,8 +411,10 @@ def test_cli_export_runs_headless_without_qt_platform_set(
 def test_size_sets_the_scene_and_the_panel_keeps_its_width(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    plain = export_video(reach_model, tmp_path / "a.mp4", size=(320, 240))
-    panel = export_video(reach_model, tmp_path / "b.mp4", size=(320, 240), panel=True)
+    plain = export_video_as(reach_model, tmp_path / "a.mp4", size=(320, 240))
+    panel = export_video_as(
+        reach_model, tmp_path / "b.mp4", size=(320, 240), panel=True
+    )
     assert (plain.width, plain.height) == (320, 240)
     assert (panel.width, panel.height) == (320 + 304, 240)
     for name, size in (("a.mp4", (320, 240)), ("b.mp4", (624, 240))):
@@ -424,11 +425,11 @@ def test_size_sets_the_scene_and_the_panel_keeps_its_width(
 def test_odd_size_is_padded_to_even_for_yuv420p(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    result = export_video(reach_model, tmp_path / "odd.mp4", size=(161, 121))
+    result = export_video_as(reach_model, tmp_path / "odd.mp4", size=(161, 121))
     frames, _ = _decode(tmp_path / "odd.mp4")
     assert (result.width, result.height) == (162, 122)
     assert (frames[0].width, frames[0].height) == (162, 122)
-    gif = export_video(reach_model, tmp_path / "odd.gif", size=(161, 121))
+    gif = export_video_as(reach_model, tmp_path / "odd.gif", size=(161, 121))
     assert (gif.width, gif.height) == (161, 121)
 
 
@@ -438,7 +439,9 @@ def test_the_canvas_frame_is_painted_in_place_and_padded_with_its_edges(
     from app.headless.export.canvas_frame import CanvasFrame
     from app.headless.export.frames import FrameSource
 
-    source = FrameSource(reach_model, size=(161, 121), panel=True, show_com=False)
+    source = FrameSource(
+        reach_model, shown(size=(161, 121), panel=True, show_com=False)
+    )
     canvas = CanvasFrame(source.width + 1, 122)
     source.paint(canvas.image, 0.2)
     canvas.pad(source.width, source.height)
@@ -460,10 +463,10 @@ def test_the_canvas_frame_is_painted_in_place_and_padded_with_its_edges(
 def test_start_and_end_bound_the_frames(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    from app.canvas import SceneCanvas, SceneOptions, qimage_to_rgb
+    from app.canvas import SceneCanvas, qimage_to_rgb
 
     out = tmp_path / "window.mp4"
-    result = export_video(
+    result = export_video_as(
         reach_model, out, size=(200, 200), start_s=0.1, end_s=0.4, speed=0.5
     )
     expected = math.floor((0.4 - 0.1) / 0.5 * 30.0 + 1e-6) + 1
@@ -474,7 +477,7 @@ def test_start_and_end_bound_the_frames(
     )
     assert times[0] == pytest.approx(0.1)
     assert times[-1] == pytest.approx(0.4)
-    drawn = SceneCanvas(reach_model, SceneOptions()).render(times[0], 200, 200)
+    drawn = SceneCanvas(reach_model).render(times[0], 200, 200)
     first = frames[0].to_ndarray(format="rgb24").astype(int)
     assert np.abs(first - qimage_to_rgb(drawn).astype(int)).mean() < 6.0
 
@@ -482,7 +485,7 @@ def test_start_and_end_bound_the_frames(
 def test_start_equal_to_end_gives_one_frame(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    result = export_video(
+    result = export_video_as(
         reach_model, tmp_path / "one.gif", size=(64, 64), start_s=0.25, end_s=0.25
     )
     assert result.frames == 1
@@ -504,7 +507,7 @@ def test_window_outside_the_recording_is_refused(
     message: str,
 ) -> None:
     with pytest.raises(ValueError, match=message):
-        export_video(reach_model, tmp_path / "w.mp4", start_s=start, end_s=end)
+        export_video_as(reach_model, tmp_path / "w.mp4", start_s=start, end_s=end)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -523,7 +526,7 @@ def test_overwrite_replaces_the_existing_file_atomically(
     def progress(done: int, total: int) -> None:
         seen.append(out.read_bytes())
 
-    result = export_video(
+    result = export_video_as(
         reach_model, out, size=(96, 96), overwrite=True, progress=progress
     )
     assert set(seen) == {b"old"}
@@ -537,7 +540,7 @@ def test_cancelled_overwrite_keeps_the_old_file(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     with refused_target(tmp_path / "reach.gif", ExportCancelled) as out:
-        export_video(
+        export_video_as(
             reach_model, out, size=(96, 96), overwrite=True, cancelled=lambda: True
         )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reach.gif"]
@@ -548,14 +551,14 @@ def test_overwrite_never_replaces_the_source(reach_take: Path, tmp_path: Path) -
     shutil.copyfile(reach_take, source)
     before = source.read_bytes()
     with pytest.raises(WriteFailedError, match="is the input"):
-        export_video(open_recording(source), source, overwrite=True)
+        export_video_as(open_recording(source), source, overwrite=True)
     assert source.read_bytes() == before
 
 
 def test_webm_is_vp9_yuv420p(reach_model: RecordingModel, tmp_path: Path) -> None:
     assert "libvpx-vp9" in av.codecs_available
     out = tmp_path / "reach.webm"
-    result = export_video(reach_model, out, size=(240, 160), fps=20.0)
+    result = export_video_as(reach_model, out, size=(240, 160), fps=20.0)
     frames, info = _decode(out)
     assert info["codec"] == "vp9"
     assert info["pix_fmt"] == "yuv420p"
@@ -614,12 +617,12 @@ def test_still_is_the_video_frame_drawn_with_the_same_options(
     from app.headless.export.video import FrameSource
 
     out = tmp_path / "still.png"
-    result = export_frame(
+    result = export_frame_as(
         reach_model, 0.25, out, panel=True, show_com=True, size=(200, 150)
     )
     assert (result.width, result.height, result.frames) == (504, 150, 1)
     still = _read_png(out)
-    source = FrameSource(reach_model, size=(200, 150), panel=True, show_com=True)
+    source = FrameSource(reach_model, shown(size=(200, 150), panel=True, show_com=True))
     np.testing.assert_array_equal(still, source.render(0.25))
     assert _leftovers(tmp_path) == []
 
@@ -628,8 +631,8 @@ def test_still_never_overwrites_unless_asked(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     with refused_target(tmp_path / "still.png", TargetExistsError) as out:
-        export_frame(reach_model, 0.0, out, size=(64, 64))
-    export_frame(reach_model, 0.0, out, size=(64, 64), overwrite=True)
+        export_frame_as(reach_model, 0.0, out, size=(64, 64))
+    export_frame_as(reach_model, 0.0, out, size=(64, 64), overwrite=True)
     assert _read_png(out).shape == (64, 64, 3)
 
 
@@ -638,9 +641,9 @@ def test_still_outside_the_recording_or_not_png_is_refused(
     reach_model: RecordingModel, tmp_path: Path, when: float, name: str
 ) -> None:
     with pytest.raises(ValueError, match="outside the recording"):
-        export_frame(reach_model, when, tmp_path / name)
+        export_frame_as(reach_model, when, tmp_path / name)
     with pytest.raises(ValueError, match=r"\.png"):
-        export_frame(reach_model, 0.1, tmp_path / "a.jpg")
+        export_frame_as(reach_model, 0.1, tmp_path / "a.jpg")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -758,7 +761,7 @@ def test_frames_are_drawn_here_and_encoded_on_the_worker_thread(
 
     monkeypatch.setattr(FrameSource, "paint", draw_spy)
     monkeypatch.setattr(encoder, "_encode", encode_spy)
-    result = export_video(reach_model, tmp_path / "t.mp4", size=(96, 96))
+    result = export_video_as(reach_model, tmp_path / "t.mp4", size=(96, 96))
     assert drawn == {threading.current_thread().name}
     assert encoded == {"fsr-export-encoder"}
     frames, _ = _decode(tmp_path / "t.mp4")
@@ -781,7 +784,7 @@ def test_an_encoder_error_propagates_and_leaves_nothing(
 
     monkeypatch.setattr(encoder, "_encode", failing)
     with pytest.raises(WriteFailedError, match="No space left on device"):
-        export_video(reach_model, tmp_path / "full.mp4", size=(96, 96))
+        export_video_as(reach_model, tmp_path / "full.mp4", size=(96, 96))
     assert list(tmp_path.iterdir()) == []
     assert threading.active_count() == 1 or not any(
         t.name == "fsr-export-encoder" for t in threading.enumerate()
@@ -798,7 +801,7 @@ def test_an_ffmpeg_error_on_the_worker_becomes_write_failed(
 
     monkeypatch.setattr(encoder, "_add_stream", broken)
     with pytest.raises(WriteFailedError, match="encoding failed"):
-        export_video(reach_model, tmp_path / "bad.webm", size=(64, 64))
+        export_video_as(reach_model, tmp_path / "bad.webm", size=(64, 64))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -806,7 +809,7 @@ def test_cancel_stops_the_worker_and_leaves_nothing(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
     with pytest.raises(ExportCancelled):
-        export_video(
+        export_video_as(
             reach_model,
             tmp_path / "c.gif",
             size=(64, 64),
@@ -847,7 +850,7 @@ def test_view_sets_the_frame_size(
 ) -> None:
     model = open_recording(camera_take)
     out = tmp_path / "v.mp4"
-    result = export_video(model, out, size=(160, 120), view=view, panel=panel)
+    result = export_video_as(model, out, size=(160, 120), view=view, panel=panel)
     assert (result.width, result.height) == size
     frames, _ = _decode(out)
     assert {(f.width, f.height) for f in frames} == {size}
@@ -856,21 +859,23 @@ def test_view_sets_the_frame_size(
 def test_camera_view_differs_from_the_scene_and_both_holds_each(
     camera_take: Path, qapp: Any
 ) -> None:
-    from app.canvas import CameraCanvas, CameraOptions, qimage_to_rgb
+    from app.canvas import CameraCanvas, qimage_to_rgb
     from app.headless.export.video import FrameSource
 
     model = open_recording(camera_take)
     middle = model.duration_s / 2
     options = {"size": (160, 120), "panel": False, "show_com": False}
-    scene = FrameSource(model, view="scene", **options).render(middle)
-    camera = FrameSource(model, view="camera", **options).render(middle)
-    both = FrameSource(model, view="both", camera="oblique", **options).render(middle)
+    scene = FrameSource(model, shown(view="scene", **options)).render(middle)
+    camera = FrameSource(model, shown(view="camera", **options)).render(middle)
+    both = FrameSource(model, shown(view="both", camera="oblique", **options)).render(
+        middle
+    )
     assert scene.shape == camera.shape == (120, 160, 3)
     assert np.abs(scene.astype(int) - camera).mean() > 5.0
     np.testing.assert_array_equal(both[:, :160], scene)
-    oblique = CameraCanvas(model, "oblique", CameraOptions()).render(middle, 160, 120)
+    oblique = CameraCanvas(model, "oblique").render(middle, 160, 120)
     np.testing.assert_array_equal(both[:, 160:], qimage_to_rgb(oblique))
-    first = CameraCanvas(model, model.cameras[0].name, CameraOptions())
+    first = CameraCanvas(model, model.cameras[0].name)
     np.testing.assert_array_equal(camera, qimage_to_rgb(first.render(middle, 160, 120)))
 
 

@@ -89,7 +89,7 @@ def test_export_is_offered_once_a_recording_plays_with_the_window_defaults(
     action = _file_action(window, "Export…")
     assert not action.isEnabled()
     window.session.clock.set_speed(2.0)
-    window.session.options.update(show_com=True)
+    window.session.options.set_overlay("com", True)
 
     dialog = _open_dialog(qtbot, window, short_takes["multi"])
 
@@ -99,7 +99,7 @@ def test_export_is_offered_once_a_recording_plays_with_the_window_defaults(
     )
     assert dialog.format_combo.currentText() == "MP4 (H.264)"
     assert dialog.speed_spin.value() == 2.0
-    assert dialog.show_com_check.isChecked()
+    assert dialog.overlay_checks["com"].isChecked()
     assert dialog.view_combo.count() == 1  # no cameras: the scene only
     model = open_recording(short_takes["multi"])
     frames = frame_count(model.duration_s, fps=30.0, speed=2.0)

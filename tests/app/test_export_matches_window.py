@@ -21,10 +21,11 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, new_main_window, open_and_wait
+from view_models import export_video_as
 
 from app.canvas import qimage_to_rgb
 from app.cli import main
-from app.headless.export import export_video, frame_times
+from app.headless.export import frame_times
 from app.headless.export.atomic import partial_name
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from tests.app.conftest import record_short_take
@@ -75,7 +76,7 @@ def test_an_exported_frame_is_the_window_scene_at_that_time(
 
     model = open_recording(pushed_take)
     out = tmp_path / f"pushed{suffix}"
-    export_video(model, out, size=SCENE_SIZE)
+    export_video_as(model, out, size=SCENE_SIZE)
     index = 9  # 0.3 s at 30 frames/s: the push arrow is drawn
     at_s = float(frame_times(model.duration_s, fps=30.0, speed=1.0)[index])
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from view_models import export_video_as
 
 import app.headless.export.atomic as atomic
-from app.headless.export import export_video
 from app.headless.export.encoder import EncodedSize
 from fsr_core.errors import WriteFailedError
 from fsr_core.sources import open_recording
@@ -83,7 +83,7 @@ def test_a_full_disk_mid_export_names_the_cause_and_leaves_nothing(
     out = tmp_path / "out" / f"run{suffix}"
     out.parent.mkdir()
     with pytest.raises(WriteFailedError) as caught:
-        export_video(open_recording(take), out, panel=True, size=(320, 320))
+        export_video_as(open_recording(take), out, panel=True, size=(320, 320))
 
     message = str(caught.value)
     assert str(out) in message

@@ -14,6 +14,7 @@ import pytest
 from data_paths import MUJOCO_EXAMPLES as EXAMPLES
 from PySide6.QtCore import QRectF
 from pytestqt.qtbot import QtBot
+from view_models import shown
 
 from app.canvas import SceneCanvas, qimage_to_rgb
 from app.canvas.geometry_canvas import (
@@ -138,9 +139,7 @@ def test_camera_overlays_project_bodies_and_targets_through_the_frame_calibratio
 
 
 def test_export_frame_draws_the_same_geometry_canvas(contacts: RecordingModel) -> None:
-    source = FrameSource(
-        contacts, size=(WIDTH, HEIGHT), panel=False, show_com=False, view="both"
-    )
+    source = FrameSource(contacts, shown(size=(WIDTH, HEIGHT), view="both"))
     frame = source.render(0.5)
     alone = qimage_to_rgb(GeometryCanvas(contacts).render(0.5, WIDTH, HEIGHT))
     assert frame.shape == (HEIGHT, 2 * WIDTH, 3)

@@ -121,13 +121,13 @@ def test_toggles_carry_over_to_the_next_file(
     qtbot: QtBot, window: MainWindow, short_takes: dict[str, Path]
 ) -> None:
     window.open_files([short_takes["reach"], short_takes["pushed"]])
-    window.menus.toggles["show_com"].trigger()
+    window.menus.toggles["com"].trigger()
     window.session.clock.set_speed(2.5)
     qtbot.keyClick(window, Qt.Key.Key_N)
-    assert window.session.options.options.show_com
+    assert window.session.options.options.shows("com")
     canvas = window.scene_view.canvas
     assert canvas is not None
-    assert canvas.options.show_com
+    assert canvas.options.shows("com")
     assert window.session.clock.speed == 2.5
 
 
@@ -247,12 +247,12 @@ def test_settings_remember_toggles_speed_and_recent_files(
     first = new_main_window(settings)
     qtbot.addWidget(first)
     first.open_files([short_takes["reach"]])
-    first.session.options.update(show_com=True)
+    first.session.options.set_overlay("com", True)
     first.session.clock.set_speed(3.0)
     first.close()
     second = new_main_window(settings)
     qtbot.addWidget(second)
-    assert second.session.options.options.show_com
+    assert second.session.options.options.shows("com")
     assert second.session.clock.speed == 3.0
     recent = [action.text() for action in second.menus.recent_menu.actions()]
     assert recent == [str(short_takes["reach"].resolve())]

@@ -21,6 +21,7 @@ from pixel_colors import Pixels
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from pytestqt.qtbot import QtBot
 from shown_widgets import activate_window, show_widget, turn_wheel
+from view_models import shown
 
 from app.canvas import SceneCanvas, qimage_to_rgb
 from app.canvas.geometry_canvas import (
@@ -32,7 +33,7 @@ from app.canvas.geometry_canvas import (
 )
 from app.headless.export.frames import FrameSource
 from app.window.main_window import MainWindow
-from app.window.state import PlaybackClock, ViewOptions
+from app.window.state import PlaybackClock
 from app.window.state.session import frame_times
 from app.window.widgets.scene_view import (
     ORBIT_DEG_PER_PX,
@@ -281,12 +282,12 @@ def test_the_orbit_stays_when_the_same_recording_is_drawn_again(
     turned = _picture(view)
     canvas = view.canvas
 
-    view.set_options(ViewOptions(show_targets=False))
+    view.set_options(shown(hidden=("targets",)))
     view.set_model(contacts)  # the same recording again
 
     assert view.canvas is not canvas  # new options: a new canvas
     assert _view_3d(view) is orbit
-    assert not _canvas(view).options.show_targets
+    assert not _canvas(view).options.shows("targets")
     again = _picture(view)
     assert _changed(turned, again) < 0.01  # the goal ring alone is gone
 
@@ -309,9 +310,7 @@ def test_the_export_keeps_the_fitted_view(
     qtbot: QtBot, view: SceneView, contacts: RecordingModel
 ) -> None:
     _drag(qtbot, view, (90, -40))
-    source = FrameSource(
-        contacts, size=(WIDTH, HEIGHT), panel=False, show_com=False, view="scene"
-    )
+    source = FrameSource(contacts, shown(size=(WIDTH, HEIGHT), view="scene"))
     fitted = qimage_to_rgb(GeometryCanvas(contacts).render(AT_S, WIDTH, HEIGHT))
     np.testing.assert_array_equal(source.render(AT_S), fitted)
 
@@ -353,11 +352,11 @@ def test_the_window_keeps_the_orbit_through_toggles_and_resets_it_per_file(
     orbit = _view_3d(scene)
     assert orbit is not _canvas(scene).fitted_view
 
-    window.menus.toggles["show_targets"].trigger()
+    window.menus.toggles["targets"].trigger()
     window.session.clock.seek(0.2)
     qtbot.waitUntil(lambda: scene.painted_s == pytest.approx(0.2))
 
-    assert not _canvas(scene).options.show_targets
+    assert not _canvas(scene).options.shows("targets")
     assert _view_3d(scene) is orbit
 
     qtbot.keyClick(window, Qt.Key.Key_N)  # the Genesis batch
@@ -421,8 +420,8 @@ def test_every_angle_and_distance_paints(contacts: RecordingModel) -> None:
     to_ball = fitted.panned(*(fitted.rotation[:2] @ (ball - fitted.center_m)))
     views.append(to_ball.zoomed(fitted.distance_m / 0.01))
     views.append(dataclasses.replace(to_ball, eye_m=ball.copy()))
-    for shown in views:
-        canvas.view = shown
+    for turned in views:
+        canvas.view = turned
         image = qimage_to_rgb(canvas.render(AT_S, 96, 72))
         assert image.shape == (72, 96, 3)
 

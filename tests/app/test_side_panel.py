@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
 )
+from view_models import shown
 
 from app.canvas.panel_values import (
     ACTIVE_TARGET,
@@ -176,12 +177,12 @@ def test_force_toggle_and_readout_exist_only_with_a_recorded_force(
     show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
 ) -> None:
     panel, _ = show(short_takes["pushed"])
-    assert _shown(panel, "show_force")
+    assert _shown(panel, "force")
     assert _shown(panel, "readout_ext_force")
 
     reach = next(path for path in skelarm_logs if path.name == "reach.sklog.npz")
     show(reach)
-    assert not _shown(panel, "show_force")
+    assert not _shown(panel, "force")
     assert not _shown(panel, "readout_ext_force")
     assert not _shown(panel, "readout_friction")
 
@@ -190,33 +191,33 @@ def test_overlay_toggles_appear_only_with_their_overlay_data(
     show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
 ) -> None:
     panel, _ = show(short_takes["multi"])
-    assert _shown(panel, "show_targets")
-    assert not _shown(panel, "show_reference")
-    assert not _shown(panel, "show_calibration")
+    assert _shown(panel, "targets")
+    assert not _shown(panel, "reference")
+    assert not _shown(panel, "calibration")
 
     curve = next(path for path in skelarm_logs if path.name.startswith("periodic"))
     show(curve)
-    assert not _shown(panel, "show_targets")
-    assert _shown(panel, "show_reference")
+    assert not _shown(panel, "targets")
+    assert _shown(panel, "reference")
 
     show(short_takes["reach"])  # has a camera
-    assert _shown(panel, "show_calibration")
-    assert _shown(panel, "show_com")
+    assert _shown(panel, "calibration")
+    assert _shown(panel, "com")
 
 
 def test_clicking_a_toggle_updates_the_view_options(
     show: Show, qtbot: Any, options: ViewOptionsModel, short_takes: dict[str, Path]
 ) -> None:
     panel, _ = show(short_takes["pushed"])
-    com: QCheckBox = _child(panel, QCheckBox, "show_com")
-    force: QCheckBox = _child(panel, QCheckBox, "show_force")
+    com: QCheckBox = _child(panel, QCheckBox, "com")
+    force: QCheckBox = _child(panel, QCheckBox, "force")
     assert not com.isChecked()
 
     with qtbot.waitSignal(options.changed, timeout=1000):
         _click(com, qtbot)
-    assert options.options.show_com
+    assert options.options.shows("com")
     _click(force, qtbot)
-    assert not options.options.show_force
+    assert not options.options.shows("force")
     assert com.isChecked()
     assert not force.isChecked()
 
@@ -226,15 +227,15 @@ def test_options_changed_elsewhere_check_the_box_and_carry_to_the_next_file(
 ) -> None:
     panel, _ = show(short_takes["pushed"])
 
-    options.update(show_com=True, show_targets=False)
-    assert _child(panel, QCheckBox, "show_com").isChecked()
-    assert not _child(panel, QCheckBox, "show_targets").isChecked()
+    options.set(shown(show_com=True, hidden=("targets",)))
+    assert _child(panel, QCheckBox, "com").isChecked()
+    assert not _child(panel, QCheckBox, "targets").isChecked()
 
     show(short_takes["multi"])
-    assert _child(panel, QCheckBox, "show_com").isChecked()
-    assert not _child(panel, QCheckBox, "show_targets").isChecked()
-    assert options.options.show_com
-    assert not options.options.show_targets
+    assert _child(panel, QCheckBox, "com").isChecked()
+    assert not _child(panel, QCheckBox, "targets").isChecked()
+    assert options.options.shows("com")
+    assert not options.options.shows("targets")
 
 
 def test_speed_box_and_clock_follow_each_other(
@@ -341,6 +342,6 @@ def test_without_a_recording_the_panel_shows_no_rows_or_toggles(
 
     assert _text(panel, "header") == "Replay"
     assert panel.findChildren(QSlider) == []
-    for name in ("show_com", "show_force", "show_targets", "readout_tip"):
+    for name in ("com", "force", "targets", "readout_tip"):
         assert not _shown(panel, name)
     assert not _child(panel, QPushButton, "plot_channels").isEnabled()

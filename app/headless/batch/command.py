@@ -83,9 +83,22 @@ def _suffix(args: argparse.Namespace, verb: Verb) -> str:
 def _options(args: argparse.Namespace, verb: Verb) -> BatchOptions:
     video = None
     if verb is Verb.EXPORT:
-        from app.headless.export.command import video_request
+        from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
+        from app.headless.export.request import VideoRequest
 
-        video = video_request(args, Path(), Path())
+        shown = ViewModel(
+            view=args.view,
+            camera=args.camera,
+            size=args.size or DEFAULT_VIEW_SIZE,
+            panel=args.panel,
+            speed=args.speed,
+            environment=args.environment,
+        )
+        if args.show_com:
+            shown = shown.with_overlay("com", True)
+        video = VideoRequest(
+            Path(), Path(), shown, fps=args.fps, start_s=args.start, end_s=args.end
+        )
     return BatchOptions(
         verb=verb,
         video=video,

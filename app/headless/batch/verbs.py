@@ -61,21 +61,18 @@ def _output(item: WorkItem) -> Path:
 
 def _export(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, Any]:
     """``--export``: the video of the recording, drawn as the window draws it."""
-    from app.headless.export.request import export_request
-    from app.headless.export.video import check_view, ensure_gui_app, play_window
+    from app.headless.export.video import ensure_gui_app, export_video
 
     template = options.video
     if template is None:
         raise ValueError("batch export needs its video options")
     output = _output(item)
     model = open_recording(item.input, options=options.opening)
-    play_window(model.duration_s, template.start_s, template.end_s)
-    check_view(model, template.view, template.camera)
     ensure_gui_app()
     request = dataclasses.replace(
         template, source=model.path, output=output, overwrite=item.overwrite
     )
-    video = export_request(model, request)
+    video = export_video(model, request)
     return {
         "status": "ok",
         "bytes": video.path.stat().st_size,

@@ -10,24 +10,20 @@ draws the window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from app.canvas.view_model import VIEWS, ViewModel
 from app.headless.export.encoder import RGBArray
 from fsr_core.recording import RecordingModel
 
 __all__ = [
     "VIEWS",
-    "FrameOptions",
     "FrameSource",
     "check_view",
-    "drawn_size",
     "resolve_view",
 ]
-
-VIEWS = ("auto", "scene", "camera", "both")
 
 
 def resolve_view(model: RecordingModel, view: str) -> str:
@@ -70,44 +66,11 @@ def check_view(model: RecordingModel, view: str, camera: str | None) -> str | No
     return camera
 
 
-def drawn_size(size: tuple[int, int], *, view: str, panel: bool) -> tuple[int, int]:
-    """Return the size of the frame drawn for ``view`` at ``size`` (panel in)."""
-    from app.canvas.panel import ReadoutPanel
-
-    width, height = size
-    views = 2 if view == "both" else 1
-    return views * width + (ReadoutPanel.WIDTH_PX if panel else 0), height
-
-
-@dataclass(frozen=True)
-class FrameOptions:
-    """What an exported frame (a video's or a still's) shows, and at what size.
-
-    The options of :class:`FrameSource`, in its order: ``size`` is each
-    view's size, ``panel`` adds the readout panel, ``show_com`` the centres of
-    mass, ``view`` and ``camera`` say what is drawn (:func:`check_view`) and
-    ``environment`` is the one of a batched 3D scene drawn in full.
-    """
-
-    size: tuple[int, int] = (800, 800)
-    panel: bool = False
-    show_com: bool = False
-    view: str = "auto"
-    camera: str | None = None
-    environment: str = ""
-
-    def drawn_size(self) -> tuple[int, int]:
-        """Return the size of the frame drawn (the views and the panel)."""
-        return drawn_size(self.size, view=self.view, panel=self.panel)
-
-
 class FrameSource:
     """The view(s) (and optional side panel) drawn as RGB arrays.
 
-    The options are ``shown`` or, without it, the keywords (the fields of
-    :class:`FrameOptions`).
-
-    ``view`` ``"scene"`` or ``"camera"`` draws one canvas at ``size``;
+    ``shown`` says what is drawn (its overlays, environment, view, camera,
+    size and panel). ``view`` ``"scene"`` or ``"camera"`` draws one canvas at ``size``;
     ``"both"`` puts the scene and the camera side by side, each ``size`` (so
     ``2 * W`` wide); the panel adds its width on the right.
 
@@ -118,39 +81,21 @@ class FrameSource:
     (:meth:`paint`).
     """
 
-    def __init__(
-        self,
-        model: RecordingModel,
-        shown: FrameOptions | None = None,
-        *,
-        size: tuple[int, int] = (800, 800),
-        panel: bool = False,
-        show_com: bool = False,
-        view: str = "auto",
-        camera: str | None = None,
-        environment: str = "",
-    ) -> None:
+    def __init__(self, model: RecordingModel, shown: ViewModel) -> None:
         from PySide6.QtCore import QRectF
         from PySide6.QtGui import QImage
 
-        from app.canvas.camera_canvas import CameraOptions
         from app.canvas.geometry_canvas import camera_canvas_for, scene_canvas_for
         from app.canvas.panel import ReadoutPanel
-        from app.canvas.scene_canvas import SceneOptions
 
-        if shown is None:
-            shown = FrameOptions(size, panel, show_com, view, camera, environment)
         view = resolve_view(model, shown.view)
         name = check_view(model, view, shown.camera)
         width, height = shown.size
         views: list[Any] = []
         if view in ("scene", "both"):
-            scene = SceneOptions(
-                show_com=shown.show_com, active_group=shown.environment
-            )
-            views.append(scene_canvas_for(model, scene))
+            views.append(scene_canvas_for(model, shown))
         if name is not None:
-            views.append(camera_canvas_for(model, name, CameraOptions()))
+            views.append(camera_canvas_for(model, name, shown))
         parts: list[tuple[Any, Any]] = [
             (canvas, QRectF(index * width, 0, width, height))
             for index, canvas in enumerate(views)

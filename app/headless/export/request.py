@@ -1,50 +1,36 @@
-"""A video export as a value: every option of ``--export``, and its one entry point.
+"""An export as a value: what ``--export``, ``--export-frame`` and File → Export… ask.
 
-:class:`VideoRequest` is what File → Export… fills in and what ``--export``
-and ``--export-dir`` build from the command line. :func:`export_request` is
-the export both of them run: it hands the request's options to
-:func:`~app.headless.export.video.export_video`. :func:`run_request` first
-opens the recording (the window's worker, with its own reader on its own
-thread). :func:`output_size` says the frame size the options give, without
-drawing anything, so the dialog can show it.
+:class:`VideoRequest` is what File → Export… fills in and what ``--export``,
+``--export-dir`` and ``batch export`` build from the command line;
+:class:`StillRequest` is one ``--export-frame``. Both say what is drawn with
+the one :class:`~app.canvas.view_model.ViewModel` the window draws from.
+:func:`output_size` says the encoded frame size a view model gives, without
+drawing anything, so the dialog can show it. The exports themselves are
+:func:`~app.headless.export.video.export_video` and
+:func:`~app.headless.export.still.export_frame`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.headless.export.video import (
-    ExportResult,
-    drawn_size,
-    export_format,
-    export_video,
-    frame_count,
-    padded_size,
-    play_window,
-)
-from fsr_core.recording import RecordingModel
-from fsr_core.sources import open_recording
+from app.canvas.view_model import ViewModel
+from app.headless.export.encoder import padded_size
+from app.headless.export.timing import frame_count, play_window
 
-__all__ = ["VideoRequest", "export_request", "output_size", "run_request"]
+__all__ = ["StillRequest", "VideoRequest", "output_size"]
 
 
 @dataclass(frozen=True)
 class VideoRequest:
-    """One video export: the source, the output and the ``--export`` options."""
+    """One video export: the source, the output, what is drawn and when."""
 
     source: Path
     output: Path
+    shown: ViewModel = field(default_factory=ViewModel)
+    """What each frame draws (views, overlays, size, panel) and the speed."""
     fps: float = 30.0
-    speed: float = 1.0
-    size: tuple[int, int] = (800, 800)
-    view: str = "auto"
-    camera: str | None = None
-    panel: bool = False
-    show_com: bool = False
-    environment: str = ""
-    """The environment of a batched 3D scene drawn in full (others faded)."""
     start_s: float | None = None
     end_s: float | None = None
     overwrite: bool = False
@@ -58,70 +44,24 @@ class VideoRequest:
             The play-time window is outside the recording.
         """
         start, end = play_window(duration_s, self.start_s, self.end_s)
-        return frame_count(end - start, fps=self.fps, speed=self.speed)
+        return frame_count(end - start, fps=self.fps, speed=self.shown.speed)
 
 
-def output_size(
-    size: tuple[int, int], *, view: str, panel: bool, kind: str
-) -> tuple[int, int]:
-    """Return the encoded frame size of ``view`` at ``size`` (panel and padding in).
+@dataclass(frozen=True)
+class StillRequest:
+    """One still (PNG): the source, the output, the play time, what is drawn."""
+
+    source: Path
+    output: Path
+    play_time_s: float
+    shown: ViewModel = field(default_factory=ViewModel)
+    overwrite: bool = False
+
+
+def output_size(shown: ViewModel, kind: str) -> tuple[int, int]:
+    """Return the encoded frame size ``shown`` gives (panel and padding in).
 
     ``kind`` is the container (``"mp4"``, ``"webm"``, ``"gif"``): the first two
     need an even width and height.
     """
-    return padded_size(*drawn_size(size, view=view, panel=panel), kind)
-
-
-def run_request(
-    request: VideoRequest,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    opener: Callable[[Path], RecordingModel] = open_recording,
-) -> ExportResult:
-    """Open ``request.source`` and export it as asked (see :func:`export_request`).
-
-    Raises
-    ------
-    FsrError
-        The recording cannot be read, the output exists (and ``overwrite`` is
-        false), writing failed, or the export was cancelled
-        (:class:`~app.headless.export.ExportCancelled`); nothing is left on disk then.
-    ValueError
-        An option the recording cannot satisfy (window, camera).
-    """
-    export_format(request.output)
-    model = opener(request.source)
-    return export_request(model, request, progress=progress, cancelled=cancelled)
-
-
-def export_request(
-    model: RecordingModel,
-    request: VideoRequest,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
-) -> ExportResult:
-    """Export ``model`` (opened from ``request.source``) as ``request`` asks.
-
-    The one export of the window and of ``--export``: ``progress(done,
-    total)`` after every frame, ``cancelled()`` before every frame (see
-    :func:`~app.headless.export.video.export_video`, which raises the same).
-    """
-    return export_video(
-        model,
-        request.output,
-        fps=request.fps,
-        speed=request.speed,
-        panel=request.panel,
-        show_com=request.show_com,
-        environment=request.environment,
-        size=request.size,
-        view=request.view,
-        camera=request.camera,
-        start_s=request.start_s,
-        end_s=request.end_s,
-        overwrite=request.overwrite,
-        progress=progress,
-        cancelled=cancelled,
-    )
+    return padded_size(*shown.drawn_size(), kind)

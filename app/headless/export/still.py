@@ -1,13 +1,14 @@
-"""One still frame (PNG) drawn by the same canvas, panel and options as a video."""
+"""One still frame (PNG) drawn by the same canvas, panel and view model as a video."""
 
 from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
+from dataclasses import dataclass
 
 from app.headless.export.atomic import atomic_output, write_failed
-from app.headless.export.frames import FrameOptions, FrameSource
+from app.headless.export.frames import FrameSource, check_view
+from app.headless.export.request import StillRequest
 from app.headless.export.video import (
     ExportResult,
     check_frame_memory,
@@ -15,7 +16,14 @@ from app.headless.export.video import (
 )
 from fsr_core.recording import RecordingModel
 
-__all__ = ["STILL_FORMATS", "check_play_time", "export_frame"]
+__all__ = [
+    "STILL_FORMATS",
+    "StillPlan",
+    "check_play_time",
+    "export_frame",
+    "plan_still",
+    "write_still",
+]
 
 #: File extensions a still may be written to.
 STILL_FORMATS = (".png",)
@@ -35,24 +43,12 @@ def check_play_time(duration_s: float, play_time_s: float) -> None:
         )
 
 
-def export_frame(
-    model: RecordingModel,
-    play_time_s: float,
-    output: Path,
-    *,
-    panel: bool = False,
-    show_com: bool = False,
-    environment: str = "",
-    size: tuple[int, int] = (800, 800),
-    view: str = "auto",
-    camera: str | None = None,
-    overwrite: bool = False,
-) -> ExportResult:
-    """Draw ``model`` at ``play_time_s`` and write it to ``output`` (PNG).
+def export_frame(model: RecordingModel, request: StillRequest) -> ExportResult:
+    """Draw ``model`` at ``request.play_time_s`` and write it as a PNG.
 
-    The picture is exactly a frame of :func:`~app.headless.export.export_video` with the
-    same options (without the even-size padding video needs). Needs a
-    QGuiApplication (:func:`~app.headless.export.ensure_gui_app`).
+    The picture is exactly a frame of :func:`~app.headless.export.export_video`
+    with the same view model (without the even-size padding video needs).
+    Needs a QGuiApplication (:func:`~app.headless.export.ensure_gui_app`).
 
     Raises
     ------
@@ -64,21 +60,46 @@ def export_frame(
     WriteFailedError
         ``output`` is the input recording, or writing failed.
     """
+    return write_still(plan_still(model, request))
+
+
+@dataclass(frozen=True, eq=False)
+class StillPlan:
+    """A checked still: what :func:`write_still` draws."""
+
+    model: RecordingModel
+    request: StillRequest
+
+
+def plan_still(model: RecordingModel, request: StillRequest) -> StillPlan:
+    """Check every option of ``request`` against ``model``; draw nothing.
+
+    Raises
+    ------
+    ValueError, TargetExistsError, WriteFailedError, LimitExceededError
+        As :func:`export_frame` says.
+    """
+    output, shown = request.output, request.shown
+    if output.suffix.lower() not in STILL_FORMATS:
+        raise ValueError(f"{output}: a still is written as .png")
+    if min(shown.size) <= 0:
+        raise ValueError("size must be positive")
+    check_play_time(model.duration_s, request.play_time_s)
+    check_view(model, shown.view, shown.camera)
+    check_not_source(output, model, overwrite=request.overwrite)
+    check_frame_memory(*shown.drawn_size(), output, still=True)
+    return StillPlan(model, request)
+
+
+def write_still(plan: StillPlan) -> ExportResult:
+    """Draw a checked still and publish it as a PNG (see :func:`export_frame`)."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
     from PySide6.QtGui import QImage
 
-    if output.suffix.lower() not in STILL_FORMATS:
-        raise ValueError(f"{output}: a still is written as .png")
-    if min(size) <= 0:
-        raise ValueError("size must be positive")
-    duration = model.duration_s
-    check_play_time(duration, play_time_s)
-    check_not_source(output, model, overwrite=overwrite)
-    shown = FrameOptions(size, panel, show_com, view, camera, environment)
-    check_frame_memory(*shown.drawn_size(), output, still=True)
+    model, request = plan.model, plan.request
     started = time.perf_counter()
-    frames = FrameSource(model, shown)
-    rgb = frames.render(min(play_time_s, duration))
+    frames = FrameSource(model, request.shown)
+    rgb = frames.render(min(request.play_time_s, model.duration_s))
     height, width = rgb.shape[:2]
     image = QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888)
     data = QByteArray()
@@ -88,7 +109,8 @@ def export_frame(
     if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         raise ValueError("Qt could not encode the PNG")
     buffer.close()
-    with atomic_output(output, overwrite=overwrite) as handle:
+    output = request.output
+    with atomic_output(output, overwrite=request.overwrite) as handle:
         try:
             handle.write(data.data())
         except OSError as exc:

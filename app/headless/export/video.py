@@ -15,29 +15,31 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, overload
+from typing import Any, BinaryIO
 
 import av
 
 from app.headless.export.atomic import atomic_output, write_failed
 from app.headless.export.canvas_frame import CanvasFrame
 from app.headless.export.encoder import Encoder, Palette, padded_size
-from app.headless.export.frames import (
-    VIEWS,
-    FrameOptions,
-    FrameSource,
-    check_view,
-    drawn_size,
-)
+from app.headless.export.frames import VIEWS, FrameSource, check_view
+from app.headless.export.request import VideoRequest
 from app.headless.export.sink import WriteSink
+from app.headless.export.timing import (
+    FrameTimes,
+    frame_count,
+    frame_times,
+    play_window,
+)
 from app.headless.options import MAX_FPS, MIN_FPS
 from fsr_core.budgets import EXPORT_FRAMES, MEMORY, check_budget
 from fsr_core.errors import FsrError, WriteFailedError
 from fsr_core.output_paths import check_output_path
 from fsr_core.recording import RecordingModel
+from fsr_core.sources import open_recording
 
 __all__ = [
     "CHOICES",
@@ -45,21 +47,23 @@ __all__ = [
     "VIEWS",
     "ExportCancelled",
     "ExportResult",
-    "FrameOptions",
     "FrameSource",
     "FrameTimes",
+    "VideoPlan",
     "check_frame_budget",
     "check_frame_memory",
     "check_not_source",
     "check_view",
-    "drawn_size",
     "ensure_gui_app",
     "export_format",
     "export_video",
     "frame_count",
     "frame_times",
     "padded_size",
+    "plan_video",
     "play_window",
+    "run_request",
+    "write_video",
 ]
 
 #: Bytes of memory one pixel of the exported frame costs while exporting: the
@@ -70,10 +74,6 @@ _STILL_BYTES_PER_PX = 12
 
 #: File extension → container format.
 EXPORT_FORMATS = {".mp4": "mp4", ".webm": "webm", ".gif": "gif"}
-
-# Tolerance, in frames, for float error in a span (skelarm loses the last frame
-# of a 0-3 s log whose last time stamp is 2.999999999999891).
-_FRAME_EPSILON = 1e-6
 
 _gui_app: Any = None
 
@@ -133,72 +133,6 @@ def export_format(path: Path) -> str:
     return kind
 
 
-def frame_count(duration_s: float, *, fps: float, speed: float) -> int:
-    """Return ``floor(duration / speed * fps) + 1`` (tolerant of float error).
-
-    ``duration_s`` is the play-time span exported (``end - start``). A span
-    too long to count (an infinite quotient) gives ``sys.maxsize``, which no
-    frame budget accepts; nothing is ever allocated per frame here.
-    """
-    frames = max(duration_s, 0.0) / speed * fps + _FRAME_EPSILON
-    if not math.isfinite(frames) or frames >= sys.maxsize:
-        return sys.maxsize
-    return math.floor(frames) + 1
-
-
-@dataclass(frozen=True, eq=False)
-class FrameTimes(Sequence[float]):
-    """The play time of every exported frame, computed when asked (never a list).
-
-    Frame ``k`` is at ``min(start + k * speed / fps, end)``. A recording whose
-    time jumps by 10^9 s asks for billions of frames: the export refuses that
-    count against its budget (:func:`check_frame_budget`) before drawing, and
-    nothing here holds one entry per frame.
-    """
-
-    frames: int
-    _: KW_ONLY
-    start_s: float
-    end_s: float
-    step_s: float
-
-    def __len__(self) -> int:
-        return self.frames
-
-    @overload
-    def __getitem__(self, index: int) -> float: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[float]: ...
-
-    def __getitem__(self, index: int | slice) -> float | list[float]:
-        if isinstance(index, slice):
-            return [self[k] for k in range(*index.indices(self.frames))]
-        if index < 0:
-            index += self.frames
-        if not 0 <= index < self.frames:
-            raise IndexError(f"frame {index} of {self.frames}")
-        return min(self.start_s + index * self.step_s, self.end_s)
-
-
-def frame_times(
-    duration_s: float,
-    *,
-    fps: float,
-    speed: float,
-    start_s: float = 0.0,
-    end_s: float | None = None,
-) -> FrameTimes:
-    """Return the play time of every exported frame of ``[start_s, end_s]``.
-
-    ``end_s`` defaults to ``duration_s``, the end of the recording. The
-    sequence is lazy: its length may be far beyond any budget.
-    """
-    end = duration_s if end_s is None else end_s
-    count = frame_count(end - start_s, fps=fps, speed=speed)
-    return FrameTimes(count, start_s=start_s, end_s=end, step_s=speed / fps)
-
-
 def check_frame_budget(frames: int, output: Path) -> None:
     """Refuse an export of more frames than ``FSR_VIEWER_EXPORT_FRAMES`` allows.
 
@@ -228,56 +162,22 @@ def check_frame_memory(
     )
 
 
-def play_window(
-    duration_s: float, start_s: float | None, end_s: float | None
-) -> tuple[float, float]:
-    """Return the checked ``(start, end)`` play-time window of an export.
-
-    Raises
-    ------
-    ValueError
-        ``start`` is negative or after ``end``, or ``end`` is past the recording.
-    """
-    start = 0.0 if start_s is None else float(start_s)
-    end = duration_s if end_s is None else float(end_s)
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise ValueError("--start and --end must be finite")
-    if start < 0.0:
-        raise ValueError(f"--start {start:g} is before the recording (0 s)")
-    if end > duration_s + 1e-9:
-        raise ValueError(
-            f"--end {end:g} is past the end of the recording ({duration_s:.3f} s)"
-        )
-    if start > end:
-        raise ValueError(f"--start {start:g} is after --end {end:g}")
-    return start, min(end, duration_s)
-
-
 def export_video(
     model: RecordingModel,
-    output: Path,
+    request: VideoRequest,
     *,
-    fps: float = 30.0,
-    speed: float = 1.0,
-    panel: bool = False,
-    show_com: bool = False,
-    environment: str = "",
-    size: tuple[int, int] = (800, 800),
-    view: str = "auto",
-    camera: str | None = None,
-    start_s: float | None = None,
-    end_s: float | None = None,
-    overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> ExportResult:
-    """Render ``model`` frame by frame and encode it to ``output``.
+    """Render ``model`` frame by frame and encode it as ``request`` asks.
 
-    ``size`` is the size of the view: ``view`` is ``"scene"``, ``"camera"``
-    (``camera``, default the first) or ``"both"`` side by side (``2 * W``
-    wide); the panel adds its width at that height.
-    ``start_s``/``end_s`` bound the play-time window (default: the whole
-    recording). ``progress(done, total)`` is called after every frame;
+    The one video export of the window, ``--export`` and ``batch export``.
+    ``request.shown.size`` is the size of each view: its ``view`` is
+    ``"scene"``, ``"camera"`` (its ``camera``, default the first) or
+    ``"both"`` side by side (``2 * W`` wide); the panel adds its width at that
+    height. ``start_s``/``end_s`` bound the play-time window (default: the
+    whole recording). Every option is checked here, once, before a frame is
+    drawn. ``progress(done, total)`` is called after every frame;
     ``cancelled()`` is asked before every frame. Needs a QGuiApplication
     (:func:`ensure_gui_app`).
 
@@ -296,34 +196,92 @@ def export_video(
     FsrError
         The recording failed to read mid-export; nothing is left on disk.
     """
+    plan = plan_video(model, request)
+    return write_video(plan, progress=progress, cancelled=cancelled)
+
+
+@dataclass(frozen=True, eq=False)
+class VideoPlan:
+    """A checked video export: what :func:`write_video` draws and encodes."""
+
+    model: RecordingModel
+    request: VideoRequest
+    kind: str
+    times: FrameTimes
+
+
+def plan_video(model: RecordingModel, request: VideoRequest) -> VideoPlan:
+    """Check every option of ``request`` against ``model``; draw nothing.
+
+    Raises
+    ------
+    ValueError, TargetExistsError, WriteFailedError, LimitExceededError
+        As :func:`export_video` says.
+    """
+    output, shown = request.output, request.shown
     kind = export_format(output)
-    _check_rates(fps, speed, size)
-    start, end = play_window(model.duration_s, start_s, end_s)
-    check_not_source(output, model, overwrite=overwrite)
+    _check_rates(request.fps, shown.speed, shown.size)
+    start, end = play_window(model.duration_s, request.start_s, request.end_s)
+    check_view(model, shown.view, shown.camera)
+    check_not_source(output, model, overwrite=request.overwrite)
     times = frame_times(
-        model.duration_s, fps=fps, speed=speed, start_s=start, end_s=end
+        model.duration_s, fps=request.fps, speed=shown.speed, start_s=start, end_s=end
     )
     check_frame_budget(len(times), output)
-    shown = FrameOptions(size, panel, show_com, view, camera, environment)
     check_frame_memory(*shown.drawn_size(), output)
+    return VideoPlan(model, request, kind, times)
+
+
+def write_video(
+    plan: VideoPlan,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ExportResult:
+    """Draw and encode a checked export (see :func:`export_video`)."""
+    request, times = plan.request, plan.times
     started = time.perf_counter()
-    frames = FrameSource(model, shown)
-    width, height = padded_size(frames.width, frames.height, kind)
-    with atomic_output(output, overwrite=overwrite) as handle:
+    frames = FrameSource(plan.model, request.shown)
+    width, height = padded_size(frames.width, frames.height, plan.kind)
+    with atomic_output(request.output, overwrite=request.overwrite) as handle:
         _encode(
             handle,
-            output,
-            kind,
+            request.output,
+            plan.kind,
             frames,
             times,
-            fps,
+            request.fps,
             (width, height),
             progress,
             cancelled,
         )
     return ExportResult(
-        output, len(times), width, height, time.perf_counter() - started
+        request.output, len(times), width, height, time.perf_counter() - started
     )
+
+
+def run_request(
+    request: VideoRequest,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    opener: Callable[[Path], RecordingModel] = open_recording,
+) -> ExportResult:
+    """Open ``request.source`` and export it (see :func:`export_video`).
+
+    The window's export job runs this on its worker thread, with its own
+    reader of the recording.
+
+    Raises
+    ------
+    FsrError
+        As :func:`export_video`, and when the recording cannot be read.
+    ValueError
+        As :func:`export_video`.
+    """
+    export_format(request.output)
+    model = opener(request.source)
+    return export_video(model, request, progress=progress, cancelled=cancelled)
 
 
 def _check_rates(fps: float, speed: float, size: tuple[int, int]) -> None:

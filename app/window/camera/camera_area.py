@@ -7,8 +7,9 @@ from typing import Final
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QStackedLayout, QTabWidget, QWidget
 
+from app.canvas.view_model import ViewModel
 from app.window.camera.frame_view import FrameView
-from app.window.state import PlaybackClock, ViewOptions
+from app.window.state import PlaybackClock
 from app.window.workers import Runner
 from fsr_core.recording import RecordingModel
 
@@ -18,7 +19,7 @@ __all__ = ["CameraArea", "shown_cameras"]
 MAX_SIDE_BY_SIDE: Final = 2
 
 
-def shown_cameras(model: RecordingModel | None, options: ViewOptions) -> list[str]:
+def shown_cameras(model: RecordingModel | None, options: ViewModel) -> list[str]:
     """Return the cameras to show: those chosen that the model has, else all."""
     if model is None:
         return []
@@ -41,7 +42,7 @@ class CameraArea(QWidget):
         self._runner = runner
         self._views: list[FrameView] = []
         self._model: RecordingModel | None = None
-        self._options = ViewOptions()
+        self._options = ViewModel()
         self._names: list[str] = []
         self._stack = QStackedLayout(self)
         self._holder: QWidget | None = None
@@ -51,12 +52,12 @@ class CameraArea(QWidget):
         """The frame views, in camera order."""
         return list(self._views)
 
-    def set_model(self, model: RecordingModel | None, options: ViewOptions) -> None:
+    def set_model(self, model: RecordingModel | None, options: ViewModel) -> None:
         """Show the cameras of ``model`` chosen by ``options``."""
         self._model, self._options = model, options
         self._rebuild(shown_cameras(model, options))
 
-    def set_options(self, options: ViewOptions) -> None:
+    def set_options(self, options: ViewModel) -> None:
         """Apply new toggles; rebuild only when the camera choice changed."""
         self._options = options
         names = shown_cameras(self._model, options)

@@ -15,30 +15,18 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QWidget
 
-from app.canvas import CameraCanvas, CameraOptions
+from app.canvas import CameraCanvas, ViewModel
 from app.canvas.geometry_canvas import camera_canvas_for
-from app.window.state import PlaybackClock, ViewOptions
+from app.window.state import PlaybackClock
 from app.window.widgets.canvas_view import CanvasView
 from app.window.workers import FrameJob, Runner, pool_runner
 from app.window.workers.jobs import FrameResult
 from fsr_core.recording import RecordingModel
 
-__all__ = ["FrameView", "camera_options"]
+__all__ = ["FrameView"]
 
 #: Decoded frames kept per view.
 CACHE_FRAMES: Final = 24
-
-
-def camera_options(options: ViewOptions) -> CameraOptions:
-    """Return what the camera canvas draws for the window's view options."""
-    shown = options.show_calibration
-    return CameraOptions(
-        show_tip=shown,
-        show_targets=shown and options.show_targets,
-        show_reference=shown and options.show_reference,
-        show_com=shown and options.show_com,
-        show_readout=shown,
-    )
 
 
 class FrameView(CanvasView[CameraCanvas]):
@@ -59,7 +47,7 @@ class FrameView(CanvasView[CameraCanvas]):
         self._runner = runner if runner is not None else pool_runner()
         self._model: RecordingModel | None = None
         self._camera = ""
-        self._options = ViewOptions()
+        self._options = ViewModel()
         self._cache: OrderedDict[int, FrameResult] = OrderedDict()
         self._request_id = 0
         self._in_flight: dict[int, FrameJob] = {}
@@ -112,7 +100,7 @@ class FrameView(CanvasView[CameraCanvas]):
         self._rebuild()
         self._request_wanted()
 
-    def set_options(self, options: ViewOptions) -> None:
+    def set_options(self, options: ViewModel) -> None:
         """Draw with these toggles (keeps decoded frames)."""
         self._options = options
         shown = self.shown_index
@@ -129,7 +117,7 @@ class FrameView(CanvasView[CameraCanvas]):
             else camera_canvas_for(
                 model,
                 self._camera,
-                camera_options(self._options),
+                self._options,
                 fetch_on_paint=False,
             )
         )

@@ -1,5 +1,9 @@
 """File → Export…: the options of ``--export`` as a form, turned into a request.
 
+The form starts from the window's view model (its overlays, environment,
+camera and speed); the overlays offered are those of the registry that
+apply to the recording.
+
 The format follows the file name's extension (the format box rewrites it, and
 typing a known extension picks the format). Under the form, a summary gives
 the frame count, the frame size and the video's length the options give; a
@@ -9,6 +13,7 @@ Replace) is shown in words and keeps Export disabled.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -23,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas.overlays.registry import overlays
 from app.headless.export.frames import resolve_view
 from app.headless.export.request import VideoRequest, output_size
 from app.headless.export.video import CHOICES, EXPORT_FORMATS
@@ -122,25 +128,33 @@ class ExportDialog(OutputDialog):
         for view, label in _VIEW_LABELS.items():
             if view == "scene" or cameras:
                 self.view_combo.addItem(label, view)
-        shown = resolve_view(model, defaults.view)
-        self.view_combo.setCurrentIndex(max(self.view_combo.findData(shown), 0))
+        shown = defaults.shown
+        self._shown = shown
+        view = resolve_view(model, shown.view)
+        self.view_combo.setCurrentIndex(max(self.view_combo.findData(view), 0))
         self.camera_combo = QComboBox()
         self.camera_combo.addItems(cameras)
-        if defaults.camera in cameras:
-            self.camera_combo.setCurrentText(defaults.camera)
-        self.width_spin = _side_spin(defaults.size[0])
-        self.height_spin = _side_spin(defaults.size[1])
+        if shown.camera in cameras:
+            self.camera_combo.setCurrentText(shown.camera)
+        self.width_spin = _side_spin(shown.size[0])
+        self.height_spin = _side_spin(shown.size[1])
         self.fps_spin = _spin(1.0, 240.0, defaults.fps, decimals=2, suffix=" fps")
-        self.speed_spin = _spin(0.01, 100.0, defaults.speed, decimals=2, suffix=" x")
+        self.speed_spin = _spin(0.01, 100.0, shown.speed, decimals=2, suffix=" x")
         end = self._duration_s
         start_s = defaults.start_s or 0.0
         end_s = end if defaults.end_s is None else defaults.end_s
         self.start_spin = _spin(0.0, end, start_s, decimals=3, suffix=" s")
         self.end_spin = _spin(0.0, end, end_s, decimals=3, suffix=" s")
         self.panel_check = QCheckBox("Readout panel on the right")
-        self.panel_check.setChecked(defaults.panel)
-        self.show_com_check = QCheckBox("Centres of mass")
-        self.show_com_check.setChecked(defaults.show_com)
+        self.panel_check.setChecked(shown.panel)
+        #: One box per overlay that applies to the recording, by overlay name.
+        self.overlay_checks: dict[str, QCheckBox] = {}
+        for overlay in overlays():
+            if overlay.applies(model):
+                box = QCheckBox(overlay.label)
+                box.setObjectName(f"overlay_{overlay.name}")
+                box.setChecked(shown.shows(overlay.name))
+                self.overlay_checks[overlay.name] = box
 
     def _form(self) -> QFormLayout:
         form = QFormLayout()
@@ -159,7 +173,8 @@ class ExportDialog(OutputDialog):
         )
         form.addRow("Play time:", _row(self.start_spin, QLabel("to"), self.end_spin))
         form.addRow("", self.panel_check)
-        form.addRow("", self.show_com_check)
+        for box in self.overlay_checks.values():
+            form.addRow("", box)
         form.addRow("", self.overwrite_check)
         return form
 
@@ -175,7 +190,7 @@ class ExportDialog(OutputDialog):
             self.end_spin,
         ):
             spin.valueChanged.connect(self._update)
-        for check in (self.panel_check, self.show_com_check):
+        for check in (self.panel_check, *self.overlay_checks.values()):
             check.toggled.connect(self._update)
 
     # -- reading ----------------------------------------------------------
@@ -185,16 +200,21 @@ class ExportDialog(OutputDialog):
         start_s = self.start_spin.value()
         end_s = self.end_spin.value()
         view = str(self.view_combo.currentData())
-        return VideoRequest(
-            source=self._source,
-            output=self.output_row.path(),
-            fps=self.fps_spin.value(),
+        shown = replace(
+            self._shown,
             speed=self.speed_spin.value(),
             size=(self.width_spin.value(), self.height_spin.value()),
             view=view,
             camera=None if view == "scene" else self.camera_combo.currentText(),
             panel=self.panel_check.isChecked(),
-            show_com=self.show_com_check.isChecked(),
+        )
+        for name, box in self.overlay_checks.items():
+            shown = shown.with_overlay(name, box.isChecked())
+        return VideoRequest(
+            source=self._source,
+            output=self.output_row.path(),
+            shown=shown,
+            fps=self.fps_spin.value(),
             start_s=None if start_s <= 0.0 else start_s,
             end_s=None if end_s >= self._duration_s - _END_SLACK_S else end_s,
             overwrite=self.overwrite_check.isChecked(),
@@ -244,8 +264,6 @@ class ExportDialog(OutputDialog):
         request = self.request()
         kind = EXPORT_FORMATS[request.output.suffix.lower()]
         frames = request.frames(self._duration_s)
-        width, height = output_size(
-            request.size, view=request.view, panel=request.panel, kind=kind
-        )
+        width, height = output_size(request.shown, kind)
         seconds = frames / request.fps
         return f"{frames} frames, {width}x{height} px, {seconds:.2f} s of video"

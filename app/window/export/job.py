@@ -2,7 +2,7 @@
 
 The job opens its own reader on its thread (a reader belongs to one thread)
 and runs the headless export entry point,
-:func:`~app.headless.export.request.run_request`, the one ``--export`` runs
+:func:`~app.headless.export.video.run_request`, the one ``--export`` runs
 too. It reports like every :class:`~app.window.workers.background_job.BackgroundJob`:
 progress per frame, then ``finished(ExportResult)``, ``cancelled(message)``
 or ``failed(message)``. :meth:`~ExportJob.cancel` stops it before the next
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from app.headless.export.request import VideoRequest, run_request
-from app.headless.export.video import ExportCancelled, ExportResult
+from app.headless.export.request import VideoRequest
+from app.headless.export.video import ExportCancelled, ExportResult, run_request
 from app.window.workers.background_job import BackgroundJob
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording

@@ -16,6 +16,7 @@ and the status line.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QKeySequence
@@ -97,14 +98,12 @@ class WindowExport(JobController[ExportJob, ExportDialog]):
         cameras = [track.name for track in model.cameras]
         chosen = [name for name in options.cameras if name in cameras]
         folder = self._folder or model.path.parent
-        return VideoRequest(
-            source=model.path,
-            output=folder / f"{stem(model.path)}.mp4",
+        shown = replace(
+            options,
             speed=self._clock.speed,
-            show_com=options.show_com,
-            environment=options.environment,
             camera=next(iter(chosen or cameras), None),
         )
+        return VideoRequest(model.path, folder / f"{stem(model.path)}.mp4", shown)
 
     # -- reactions --------------------------------------------------------
 

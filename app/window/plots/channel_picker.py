@@ -4,7 +4,7 @@ The tree lists each channel (name and unit) with its columns as children,
 from what the channels know without reading them (a channel read only when
 shown stays unread until plotted); checking a channel checks all its columns.
 :meth:`ChannelPickerDialog.selected_plots` turns the checks into the plot selection of
-:attr:`app.window.state.ViewOptions.plots`: a fully checked channel is its key
+:attr:`app.canvas.view_model.ViewModel.plots`: a fully checked channel is its key
 ``"channel"``, a partly checked one its ``"channel[col]"`` keys, one plot per
 channel or all of them in one plot.
 """

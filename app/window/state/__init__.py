@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from app.window.state.playback_clock import MAX_SPEED, MIN_SPEED, PlaybackClock
 from app.window.state.playlist import EntryState, PlaylistEntry, PlaylistModel
-from app.window.state.view_options import ViewOptions, ViewOptionsModel
+from app.window.state.view_options import ViewOptionsModel
 
 __all__ = [
     "MAX_SPEED",
@@ -17,6 +17,5 @@ __all__ = [
     "PlaybackClock",
     "PlaylistEntry",
     "PlaylistModel",
-    "ViewOptions",
     "ViewOptionsModel",
 ]

@@ -1,52 +1,43 @@
-"""What the views show, carried from file to file: overlay toggles, camera, plots."""
+"""The window's view model, carried from file to file: overlays, cameras, plots."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-__all__ = ["ViewOptions", "ViewOptionsModel"]
+from app.canvas.view_model import ViewModel
 
-
-@dataclass(frozen=True)
-class ViewOptions:
-    """Toggles and choices that stay when the next file plays."""
-
-    show_com: bool = False
-    show_force: bool = True
-    show_targets: bool = True
-    show_reference: bool = True
-    show_calibration: bool = True
-    #: Cameras shown (by name); empty means all of them.
-    cameras: tuple[str, ...] = ()
-    #: Channel plots: one tuple of series keys ("channel" or "channel[col]") per plot.
-    plots: tuple[tuple[str, ...], ...] = ()
-    #: The environment of a batched 3D scene drawn in full, the others faded
-    #: ("" draws them all in full; so does a name the recording lacks).
-    environment: str = ""
+__all__ = ["ViewOptionsModel"]
 
 
 class ViewOptionsModel(QObject):
-    """Holds the current :class:`ViewOptions` and says when they change."""
+    """Holds the window's current :class:`ViewModel` and says when it changes."""
 
     changed = Signal(object)
 
     def __init__(
-        self, options: ViewOptions = ViewOptions(), parent: QObject | None = None
+        self, options: ViewModel | None = None, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
-        self._options = options
+        self._options = ViewModel() if options is None else options
 
     @property
-    def options(self) -> ViewOptions:
-        """The current options."""
+    def options(self) -> ViewModel:
+        """The current view model."""
         return self._options
 
     def update(self, **changes: Any) -> None:
-        """Change some options (keyword names of :class:`ViewOptions`)."""
-        options = replace(self._options, **changes)
+        """Change some fields (keyword names of :class:`ViewModel`)."""
+        self.set(replace(self._options, **changes))
+
+    def set_overlay(self, name: str, shown: bool) -> None:
+        """Draw overlay ``name`` or not."""
+        self.set(self._options.with_overlay(name, shown))
+
+    def set(self, options: ViewModel) -> None:
+        """Replace the whole view model (says so only when it changed)."""
         if options == self._options:
             return
         self._options = options

@@ -22,13 +22,13 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
-from app.canvas import SceneCanvas, SceneOptions
+from app.canvas import SceneCanvas, ViewModel
 from app.canvas.geometry_canvas import GeometryCanvas, SceneView3d, scene_canvas_for
-from app.window.state import PlaybackClock, ViewOptions
+from app.window.state import PlaybackClock
 from app.window.widgets.canvas_view import CanvasView
 from fsr_core.recording import RecordingModel
 
-__all__ = ["ORBIT_HINT", "SceneView", "scene_options"]
+__all__ = ["ORBIT_HINT", "SceneView"]
 
 #: The tooltip of a 3D scene.
 ORBIT_HINT: Final = (
@@ -48,17 +48,6 @@ class _Drag(Enum):
     PAN = "pan"
 
 
-def scene_options(options: ViewOptions) -> SceneOptions:
-    """Return what the scene canvas draws for the window's view options."""
-    return SceneOptions(
-        show_com=options.show_com,
-        show_force=options.show_force,
-        show_targets=options.show_targets,
-        show_reference=options.show_reference,
-        active_group=options.environment,
-    )
-
-
 class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
     """Paints :class:`SceneCanvas` at the clock's position (on the GUI thread).
 
@@ -68,7 +57,7 @@ class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
 
     def __init__(self, clock: PlaybackClock, parent: QWidget | None = None) -> None:
         super().__init__(clock, parent, minimum=QSize(240, 200))
-        self._options = ViewOptions()
+        self._options = ViewModel()
         self._painted_s: float | None = None
         self._view_3d: SceneView3d | None = None
         """The view the user turned to (None: the canvas's fitted one)."""
@@ -90,17 +79,13 @@ class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
         if self._canvas is None or model is not self._canvas.model:
             self._view_3d = None
             self._drag = None
-        self._show(
-            None
-            if model is None
-            else scene_canvas_for(model, scene_options(self._options))
-        )
+        self._show(None if model is None else scene_canvas_for(model, self._options))
 
-    def set_options(self, options: ViewOptions) -> None:
+    def set_options(self, options: ViewModel) -> None:
         """Draw with these toggles (the 3D view stays as the user turned it)."""
         self._options = options
         if self._canvas is not None:
-            self._show(scene_canvas_for(self._canvas.model, scene_options(options)))
+            self._show(scene_canvas_for(self._canvas.model, options))
         else:
             self.update()
 

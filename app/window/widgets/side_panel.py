@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas.overlays.registry import overlays
 from app.canvas.panel_values import (
     ACTIVE_TARGET,
     EXT_FORCE,
@@ -42,11 +43,11 @@ from app.canvas.panel_values import (
     panel_rows,
     panel_values,
 )
+from app.canvas.view_model import ViewModel
 from app.window.state import (
     MAX_SPEED,
     MIN_SPEED,
     PlaybackClock,
-    ViewOptions,
     ViewOptionsModel,
 )
 from app.window.widgets.plain_text import tooltip_html, visible_text
@@ -55,14 +56,6 @@ from fsr_core.recording import RecordingModel
 __all__ = ["SidePanel", "scrolling"]
 
 WIDTH_PX: Final = 300
-#: Overlay toggles: the ViewOptions field (also the object name) and the text.
-_TOGGLES: Final = (
-    ("show_com", "Show center of mass"),
-    ("show_force", "Show external force"),
-    ("show_targets", "Show target(s)"),
-    ("show_reference", "Show reference"),
-    ("show_calibration", "Show calibration"),
-)
 _ROW_KEYS: Final = (TIP, TIP_SPEED, EXT_FORCE, FRICTION, ACTIVE_TARGET)
 #: Slider steps per radian (the sliders count milli-radians).
 _STEPS_PER_RAD: Final = 1000.0
@@ -245,8 +238,9 @@ class SidePanel(QWidget):
 
     def _build_toggles(self, layout: QVBoxLayout) -> None:
         self._toggles: dict[str, QCheckBox] = {}
-        for name, text in _TOGGLES:
-            box = QCheckBox(text)
+        for overlay in overlays():
+            name = overlay.name
+            box = QCheckBox(overlay.label)
             box.setObjectName(name)
             self._toggles[name] = box
             layout.addWidget(box)
@@ -336,18 +330,9 @@ class SidePanel(QWidget):
 
     @staticmethod
     def _toggle_visibility(model: RecordingModel | None) -> dict[str, bool]:
-        if model is None:
-            return dict.fromkeys((name for name, _ in _TOGGLES), False)
-        overlays = model.overlays.values()
-        kinematics = model.kinematics
         return {
-            "show_com": kinematics is not None and kinematics.com_m is not None,
-            "show_force": model.external_force_channel in model.channels,
-            "show_targets": any(overlay.targets_xy for overlay in overlays),
-            "show_reference": any(
-                overlay.curve_xy or overlay.reference_xy for overlay in overlays
-            ),
-            "show_calibration": bool(model.cameras),
+            overlay.name: model is not None and overlay.applies(model)
+            for overlay in overlays()
         }
 
     def _rebuild_joints(self, model: RecordingModel | None) -> None:
@@ -425,12 +410,12 @@ class SidePanel(QWidget):
         self._clock.set_speed(speed)
 
     def _on_toggle_toggled(self, name: str, checked: bool) -> None:
-        self._options.update(**{name: checked})
+        self._options.set_overlay(name, checked)
 
-    def _on_options_changed(self, options: ViewOptions) -> None:
+    def _on_options_changed(self, options: ViewModel) -> None:
         for name, box in self._toggles.items():
             with QSignalBlocker(box):
-                box.setChecked(bool(getattr(options, name)))
+                box.setChecked(options.shows(name))
 
 
 def scrolling(panel: SidePanel) -> QScrollArea:
