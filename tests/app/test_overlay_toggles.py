@@ -61,7 +61,7 @@ def _record_contacts(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def takes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Recordings that between them give every overlay something to draw."""
+    """Record takes that between them give every overlay something to draw."""
     folder = tmp_path_factory.mktemp("overlay_takes")
     push = ExternalPush(0.1, 0.45, (-18.0, 6.0))
     return {
