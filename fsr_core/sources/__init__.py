@@ -17,8 +17,8 @@ from typing import Any
 from fsr_core.errors import SourceUnavailableError, StreamNotFoundError
 from fsr_core.format.safe_open import open_source
 from fsr_core.output_paths import check_output_path
+from fsr_core.playlists.episodes import episode_path, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.episodes import episode_path, split_episode_path
 from fsr_core.sources.file_names import (
     open_dialog_filter,
     recording_stem,

@@ -2,7 +2,7 @@
 
 A dataset root is a folder with ``meta/info.json`` naming a codebase version.
 It stands for its episodes, each addressed as ``<root>/episode_000003``
-(:mod:`fsr_core.sources.episodes`); ``open``, ``inspect`` and ``to_fsr`` take
+(:mod:`fsr_core.playlists.episodes`); ``open``, ``inspect`` and ``to_fsr`` take
 that address. ``inspect`` of the root itself reports the dataset (its
 episodes, files and problems) and with ``verify`` checks every episode.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.episodes import EpisodeEntry, split_episode_path
 from fsr_core.sources.head import read_head
 from fsr_core.sources.lerobot.files import read_head_text
 from fsr_core.sources.lerobot.info import INFO_FILE
