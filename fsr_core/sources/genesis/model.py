@@ -60,7 +60,6 @@ from fsr_core.recording import (
     Segment,
     Timeline,
 )
-from fsr_core.sources.axis_triads import triad_length, triad_meshes
 from fsr_core.sources.genesis.container import (
     STEPS_FIELDS,
     Cut,
@@ -84,6 +83,7 @@ from fsr_core.sources.genesis.scene_geometry import (
     read_description,
 )
 from fsr_core.sources.genesis.scene_names import SceneNames, scene_names
+from fsr_core.sources.toolkit.axis_triads import triad_length, triad_meshes
 
 __all__ = [
     "MAX_BODIES",

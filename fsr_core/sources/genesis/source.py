@@ -16,7 +16,7 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.whole_model_conversion import WholeModelConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "GenesisSource"]
 

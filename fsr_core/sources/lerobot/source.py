@@ -132,7 +132,7 @@ class LeRobotSource:
         self, path: Path, output: Path, *, overwrite: bool = False
     ) -> FsrConversion:
         """Write one episode as FSR, with provenance naming the dataset and episode."""
-        from fsr_core.sources.model_to_fsr import write_model_as_fsr
+        from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
 
         root, index = _address(path)
         model = self.open(path)
