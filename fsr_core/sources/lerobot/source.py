@@ -101,7 +101,7 @@ class LeRobotSource:
 
     def open(self, path: Path) -> RecordingModel:
         """Open the episode ``path`` addresses."""
-        from fsr_core.sources.lerobot.model import open_episode
+        from fsr_core.sources.lerobot.recording_model import open_episode
 
         root, index = _address(path)
         return open_episode(path, root, index)
@@ -112,7 +112,7 @@ class LeRobotSource:
 
     def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
         """Report an episode (its address) or a whole dataset (its root)."""
-        from fsr_core.sources.lerobot.report import (
+        from fsr_core.sources.lerobot.inspection_report import (
             dataset_report,
             episode_report,
             unreadable_episode_report,

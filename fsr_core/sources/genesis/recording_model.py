@@ -68,13 +68,13 @@ from fsr_core.sources.genesis.container import (
     index_file,
 )
 from fsr_core.sources.genesis.frames import FrameDecoder
+from fsr_core.sources.genesis.inspection_report import manifest_facts, trajectory_report
 from fsr_core.sources.genesis.kinematics import (
     KinematicTree,
     env_offsets,
     forward_kinematics,
     kinematic_tree,
 )
-from fsr_core.sources.genesis.report import manifest_facts, trajectory_report
 from fsr_core.sources.genesis.scene_geometry import (
     Description,
     link_meshes,
