@@ -6,6 +6,11 @@ opens, inspects and converts its inputs through the functions below, so each
 accepts every registered source (FSR, skelarm logs, plugins). Each takes
 ``options`` (:class:`OpenOptions`, e.g. the time base of a message log): a
 source that reads them gets them, any other opens as it always does.
+
+The package's own modules are the registry and this API; each source is a
+subpackage (``fsr``, ``skelarm``, ``mcap``, ``genesis``, ``lerobot``), and
+:mod:`fsr_core.sources.toolkit` holds the code they share. Playlist files and
+episode addresses are read in :mod:`fsr_core.playlists`.
 """
 
 from __future__ import annotations
