@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import expand_recordings, open_recording
-from fsr_core.sources.episodes import episode_path
 
 JOINTS = [f"joint_{number}" for number in range(1, 7)]
 CAMERA = "observation.images.front"

@@ -64,8 +64,8 @@ import zstandard
 
 from fsr_core.sources.genesis.container import Field, TrajectoryIndex, index_file
 from fsr_core.sources.genesis.frames import FrameDecoder
-from fsr_core.sources.genesis.model import load_genesis as open_model
-from fsr_core.sources.genesis.model import open_trajectory
+from fsr_core.sources.genesis.recording_model import load_genesis as open_model
+from fsr_core.sources.genesis.recording_model import open_trajectory
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 DEFAULT_FILE: Final = REPO_ROOT / "tests" / "data" / "genesis" / "v4_box_exact.gstraj"

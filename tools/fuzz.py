@@ -68,10 +68,10 @@ from fsr_core.format.writer import FsrWriter
 from fsr_core.simulation.registry import scenario_simulator
 from fsr_core.simulation.scenario_document import read_scenario_document
 from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, demo_scenario
-from fsr_core.simulators.planar_arm.recorder import record_run
-from fsr_core.simulators.planar_arm.recording_streams import (
-    run_metadata,
-    stream_table,
+from fsr_core.simulators.planar_arm.recorder import (
+    record_run,
+    recording_metadata,
+    recording_streams,
 )
 from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario
 from fsr_core.sources import convert_recording, inspect_recording, open_recording
@@ -265,8 +265,8 @@ def _check_scenario(path: Path) -> None:
     scenario = load_scenario(path)
     FsrWriter(
         path.with_name("unused.fsr"),
-        stream_table(scenario),
-        metadata=run_metadata(scenario, interactive=False),
+        recording_streams(scenario),
+        metadata=recording_metadata(scenario, interactive=False),
         integrity=scenario.recording.integrity,
     )
     again = path.with_name("again.toml")

@@ -50,9 +50,9 @@ from app.window.widgets.timeline import TimelineScrubber
 from app.window.widgets.transport import TransportBar
 from app.window.workers.collector import GuiCollector
 from fsr_core.errors import FsrError
+from fsr_core.playlists.pinned import pinned_entries
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import OpenOptions, expand_recordings
-from fsr_core.sources.recording_digest import pinned_entries
 
 __all__ = ["APP_TITLE", "MainWindow", "open_player"]
 

@@ -1,16 +1,19 @@
 """The streams and metadata that every simulator's recording has alike.
 
 The stream names come from :mod:`fsr_core.format.catalog`, under the short
-names the recorders and replays use; the builders here define the streams a
-recorder declares in the same order whatever the simulator: the observation
+names the recorders and replays use; :func:`stream_table` declares a
+recording's streams in the same order whatever the simulator: the observation
 record, the cameras, control with events and task, then render state and
-scene geometry.
+scene geometry. :func:`run_metadata` writes its metadata sections in the same
+order: ``run``, ``scenario``, ``config``, ``model`` (when the simulator has
+one to describe), ``simulation_contract``, ``versions``. A simulator gives
+only what is its own: its observation channels, scene streams and facts.
 """
 
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata as package_metadata
 from typing import Any, Final, Protocol
 
@@ -47,10 +50,11 @@ __all__ = [
     "camera_table",
     "control_streams",
     "observation_stream",
+    "run_metadata",
     "run_section",
     "run_versions",
     "scene_streams",
-    "simulator_streams",
+    "stream_table",
 ]
 
 AUTHORED: Final = AUTHORED_CONTROL_STREAM
@@ -162,17 +166,24 @@ def scene_streams(bodies: list[str]) -> list[StreamSpec]:
     ]
 
 
-def simulator_streams(
-    observations: StreamSpec, cameras: Iterable[CameraShape], scene: list[StreamSpec]
+def stream_table(
+    simulator: str,
+    observations: str,
+    channels: Sequence[tuple[str, str]],
+    *,
+    rate_hz: float,
+    cameras: Iterable[CameraShape],
+    scene: Sequence[StreamSpec],
 ) -> list[StreamSpec]:
     """Return every stream of a simulator's recording, in the order declared.
 
-    Lifecycle, ``observations``, the cameras' streams, control with events and
-    task (:func:`control_streams`), then ``scene``.
+    Lifecycle, the observation record ``observations`` of ``channels`` at
+    ``rate_hz`` (:func:`observation_stream`), the cameras' streams, control
+    with events and task (:func:`control_streams`), then ``scene``.
     """
     return [
         lifecycle_stream(),
-        observations,
+        observation_stream(observations, channels, rate_hz=rate_hz, source=simulator),
         *camera_table(cameras),
         *control_streams(),
         *scene,
@@ -235,3 +246,49 @@ def run_section(
         "interactive": interactive,
         "reproducibility": reproducibility,
     }
+
+
+def run_metadata(
+    simulator: str,
+    *,
+    name: str,
+    description: str,
+    reproducibility: str,
+    scenario: dict[str, Any],
+    config: Any,
+    contract: dict[str, Any],
+    model: dict[str, Any] | None = None,
+    packages: Mapping[str, str] | None = None,
+    interactive: bool = False,
+) -> dict[str, Any]:
+    """Return the metadata of a simulator's recording, sections in order.
+
+    Parameters
+    ----------
+    simulator
+        The registry name of the simulator that recorded it.
+    name, description, reproducibility, interactive
+        The ``run`` section (:func:`run_section`).
+    scenario
+        The summary of the scenario run (``duration_s``, ``generations`` ...).
+    config
+        The scenario as its document gives it.
+    contract
+        The ``simulation_contract``: what a replay must find the same.
+    model
+        What the simulator's model files were, when it has any.
+    packages
+        The versions of the simulator's own packages (:func:`run_versions`).
+    """
+    metadata: dict[str, Any] = {
+        "run": run_section(
+            name, description, simulator, reproducibility, interactive=interactive
+        ),
+        "scenario": scenario,
+        "config": config,
+    }
+    if model is not None:
+        metadata["model"] = model
+    metadata["simulation_contract"] = contract
+    metadata["versions"] = run_versions(**(packages or {}))
+    return metadata

@@ -6,6 +6,11 @@ opens, inspects and converts its inputs through the functions below, so each
 accepts every registered source (FSR, skelarm logs, plugins). Each takes
 ``options`` (:class:`OpenOptions`, e.g. the time base of a message log): a
 source that reads them gets them, any other opens as it always does.
+
+The package's own modules are the registry and this API; each source is a
+subpackage (``fsr``, ``skelarm``, ``mcap``, ``genesis``, ``lerobot``), and
+:mod:`fsr_core.sources.toolkit` holds the code they share. Playlist files and
+episode addresses are read in :mod:`fsr_core.playlists`.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from typing import Any
 from fsr_core.errors import SourceUnavailableError, StreamNotFoundError
 from fsr_core.format.safe_open import open_source
 from fsr_core.output_paths import check_output_path
+from fsr_core.playlists.episodes import episode_path, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.episodes import episode_path, split_episode_path
 from fsr_core.sources.file_names import (
     open_dialog_filter,
     recording_stem,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fsr_core.sources.episodes import split_episode_path
+from fsr_core.playlists.episodes import split_episode_path
 from fsr_core.sources.registry import sources
 
 __all__ = ["open_dialog_filter", "recording_stem", "recording_suffixes"]

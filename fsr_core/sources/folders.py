@@ -2,7 +2,7 @@
 
 A folder that a source reads as one recording (a rosbag2 bag) stays one
 entry; a dataset root stands for its episodes (their addresses, see
-:mod:`fsr_core.sources.episodes`). Any other folder stands for the recordings it
+:mod:`fsr_core.playlists.episodes`). Any other folder stands for the recordings it
 holds directly: the regular files whose names match a registered source's
 patterns, and the subfolders a source claims, in name order. Symbolic links
 are not followed out of the folder, and at most :data:`MAX_FOLDER_ENTRIES`
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Final
 
 from fsr_core.errors import FsrError, LimitExceededError, OpenFailedError
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.playlists.index_file import looks_like_index, read_index
-from fsr_core.sources.episodes import episode_path
-from fsr_core.sources.real2sim_index import looks_like_real2sim, read_real2sim
+from fsr_core.playlists.real2sim_index import looks_like_real2sim, read_real2sim
 from fsr_core.sources.registry import EpisodeSource, folder_source, sources
 
 __all__ = ["MAX_FOLDER_ENTRIES", "expand_recordings", "recordings_in"]

@@ -36,6 +36,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from fsr_core.errors import FsrError, UnknownSourceError
 from fsr_core.format.records import describe_foreign_magic
+from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.plugin_loading import (
     PluginRefusedError,
@@ -43,7 +44,6 @@ from fsr_core.simulation.plugin_loading import (
     import_target,
     load_entry_points,
 )
-from fsr_core.sources.episodes import EpisodeEntry, split_episode_path
 from fsr_core.sources.head import read_head
 from fsr_core.sources.open_options import OpenOptions
 
@@ -157,7 +157,7 @@ class EpisodeSource(FolderSource, Protocol):
     """A source whose folders are datasets of episodes (a LeRobot dataset).
 
     Each episode is a recording addressed by
-    :func:`~fsr_core.sources.episodes.episode_path`; ``open``, ``inspect``
+    :func:`~fsr_core.playlists.episodes.episode_path`; ``open``, ``inspect``
     and ``to_fsr`` take that address.
     """
 
@@ -446,7 +446,7 @@ def source_for(path: str | os.PathLike[str]) -> Source:
 
     A folder (not a symbolic link to one) goes to the first source whose
     ``sniff_folder`` claims it; an episode address inside a dataset root
-    (:mod:`fsr_core.sources.episodes`) to the source of that root.
+    (:mod:`fsr_core.playlists.episodes`) to the source of that root.
 
     Raises
     ------

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from app.canvas.geometry_canvas import camera_canvas_for
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
-from fsr_core.sources.episodes import episode_path
 
 pytestmark = pytest.mark.gui
 

@@ -17,8 +17,8 @@ from app.headless.export.atomic import partial_name
 from app.window.export.dialog import ExportDialog
 from app.window.export.window_export import WindowExport
 from app.window.main_window import MainWindow
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
-from fsr_core.sources.episodes import episode_path
 
 pytestmark = pytest.mark.gui
 

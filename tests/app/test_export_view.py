@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.headless.export.frames import check_view, resolve_view
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
-from fsr_core.sources.episodes import episode_path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

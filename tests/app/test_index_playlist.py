@@ -14,8 +14,8 @@ from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
 from fsr_core.playlists.index_file import IndexEntry, write_index
+from fsr_core.playlists.pinned import pinned_entries, recording_digest
 from fsr_core.sources import expand_recordings
-from fsr_core.sources.recording_digest import pinned_entries, recording_digest
 
 pytestmark = pytest.mark.gui
 

@@ -17,8 +17,8 @@ import pytest
 from cli_output import assert_mentions, command_output
 
 from app.cli import main
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
-from fsr_core.sources.episodes import episode_path
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "lerobot"
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 from app.cli import main
 from app.window.main_window import MainWindow
 from fsr_core.sources import open_recording
-from fsr_core.sources.mcap.model import TIME_VARIABLE
+from fsr_core.sources.mcap.recording_model import TIME_VARIABLE
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
 TIME_BASES_FILE = DATA / "time_bases.mcap"

@@ -26,8 +26,8 @@ from fsr_core.playlists.index_file import (
     read_index,
     write_index,
 )
+from fsr_core.playlists.pinned import verify_indexed
 from fsr_core.sources import expand_recordings
-from fsr_core.sources.recording_digest import verify_indexed
 
 
 def _entry(folder: Path, relative: str) -> IndexEntry:

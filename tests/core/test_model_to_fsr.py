@@ -28,8 +28,8 @@ from fsr_core.recording import (
     Timeline,
 )
 from fsr_core.sources import open_recording
-from fsr_core.sources.model_to_fsr import write_model_as_fsr
-from fsr_core.sources.stream_names import NameTable, readable_name
+from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
+from fsr_core.sources.toolkit.stream_names import NameTable, readable_name
 
 SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"
 REAL_LOGS = sorted(path.name for path in SKELARM_DATA.glob("*.sklog.npz"))

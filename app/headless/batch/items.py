@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsr_core.playlists.index_file import IndexEntry
+from fsr_core.playlists.real2sim_index import Real2SimEpisode
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.real2sim_index import Real2SimEpisode
 
 if TYPE_CHECKING:  # the export loads PyAV: only its workers import it
     from app.headless.export.request import VideoRequest

@@ -27,12 +27,12 @@ from typing import Final
 from app.headless.batch.items import Verb, WorkItem
 from fsr_core.errors import FsrError
 from fsr_core.playlists.index_file import IndexEntry, looks_like_index, read_index
-from fsr_core.sources import recording_stem, recordings_in
-from fsr_core.sources.real2sim_index import (
+from fsr_core.playlists.real2sim_index import (
     Real2SimEpisode,
     looks_like_real2sim,
     read_real2sim,
 )
+from fsr_core.sources import recording_stem, recordings_in
 from fsr_core.sources.registry import folder_source
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "output_suffix", "plan_items"]

@@ -21,7 +21,7 @@ from app.headless.batch.items import BatchOptions, WorkItem
 from app.headless.batch.verbs import VERBS
 from fsr_core.errors import FsrError
 from fsr_core.playlists.digests import Digest
-from fsr_core.sources.recording_digest import recording_digest, verify_indexed
+from fsr_core.playlists.pinned import recording_digest, verify_indexed
 
 __all__ = ["STATUSES", "failed_result", "remove_partials", "run_item"]
 

@@ -32,9 +32,9 @@ from app.window.workers.jobs import (
     entry_summary,
 )
 from fsr_core.budgets import EXPORT_FRAMES
+from fsr_core.playlists.pinned import Pinned
 from fsr_core.recording import Channel, Integrity, RecordingModel
 from fsr_core.sources import OpenOptions, open_recording
-from fsr_core.sources.recording_digest import Pinned
 
 __all__ = ["Opener", "PlayerSession", "frame_times"]
 

@@ -18,10 +18,10 @@ from app.window.workers.collector import job_running
 from app.window.workers.error_message import error_message
 from app.window.workers.gui_owned import gui_parent, retire
 from fsr_core.errors import FsrError
+from fsr_core.playlists.episodes import backing_path
+from fsr_core.playlists.pinned import Pinned
 from fsr_core.recording import CameraTrack, Channel, Integrity, RecordingModel
 from fsr_core.sources import open_recording
-from fsr_core.sources.episodes import backing_path
-from fsr_core.sources.recording_digest import Pinned
 
 __all__ = [
     "ChannelJob",

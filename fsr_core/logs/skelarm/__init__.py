@@ -37,8 +37,12 @@ Choices made where the log leaves room:
 
 from fsr_core.logs.skelarm.archive import MAX_MEMBERS, MAX_META_BYTES
 from fsr_core.logs.skelarm.meta import SUPPORTED_SCHEMA_VERSIONS
-from fsr_core.logs.skelarm.model import DERIVED_CHANNELS, GUI_PRODUCER, load_skelarm
 from fsr_core.logs.skelarm.overlays import CURVE_SAMPLES, SUPPORTED_CURVES
+from fsr_core.logs.skelarm.recording_model import (
+    DERIVED_CHANNELS,
+    GUI_PRODUCER,
+    load_skelarm,
+)
 
 __all__ = [
     "CURVE_SAMPLES",

@@ -46,7 +46,7 @@ from fsr_core.format.catalog import (
 from fsr_core.format.streams import StreamKind, StreamSpec, check_stream_name
 from fsr_core.format.writer import FsrWriter, PublishResult
 from fsr_core.logs.skelarm.log import CheckedLog, check_log
-from fsr_core.logs.skelarm.model import build_model
+from fsr_core.logs.skelarm.recording_model import build_model
 
 __all__ = [
     "CHANNEL_PREFIX",

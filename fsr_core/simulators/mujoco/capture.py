@@ -13,21 +13,32 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.format.catalog import json_stream
+from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter
 from fsr_core.simulation.recorded_streams import (
     MESHES,
     RENDER_STATE,
     TRANSFORMS,
     camera_prefix,
+    scene_streams,
 )
 from fsr_core.simulation.scene_capture import RateSchedule, Stamp, write_camera_frame
 from fsr_core.simulators.mujoco.cameras import CameraRig
-from fsr_core.simulators.mujoco.geometry import body_poses, geom_meshes
+from fsr_core.simulators.mujoco.geometry import body_names, body_poses, geom_meshes
+from fsr_core.simulators.mujoco.model_files import MODEL_FILE_SCHEMA, MODEL_FILES
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
-from fsr_core.simulators.mujoco.streams import MODEL_FILES
 
-__all__ = ["SceneCapture", "render_state"]
+__all__ = ["SceneCapture", "render_state", "scene_table", "write_scene_once"]
+
+
+def scene_table(loaded: LoadedModel) -> list[StreamSpec]:
+    """Return the model files, render state and geometry streams."""
+    return [
+        json_stream(MODEL_FILES, StreamKind.JSON, schema=MODEL_FILE_SCHEMA),
+        *scene_streams(body_names(loaded)),
+    ]
 
 
 def render_state(loaded: LoadedModel) -> dict[str, npt.NDArray[np.float64]]:

@@ -23,11 +23,14 @@ from typing import Any, Final
 from fsr_core.errors import SchemaError
 
 __all__ = [
+    "MODEL_FILES",
     "MODEL_FILE_SCHEMA",
     "ModelFiles",
     "collect_model_files",
 ]
 
+MODEL_FILES: Final = "model.files"
+"""The stream that carries the model files, one record per file."""
 MODEL_FILE_SCHEMA: Final = "fsr.mujoco.model_file/1"
 _MAX_FILES: Final = 256
 _MAX_FILE_BYTES: Final = 12 << 20  # a record's JSON stays under the 16 MiB payload cap

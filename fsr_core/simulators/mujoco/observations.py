@@ -11,14 +11,17 @@ Units follow each joint's type: a hinge is in ``rad`` (``rad/s``), a slide in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 
-__all__ = ["observation_channels", "observation_row"]
+__all__ = ["OBSERVATIONS", "observation_channels", "observation_row"]
+
+OBSERVATIONS: Final = "observations.mujoco"
+"""The step's atomic observation record (:func:`observation_channels`)."""
 
 
 _SENSOR_UNITS = {

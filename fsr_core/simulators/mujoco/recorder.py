@@ -17,27 +17,58 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.control import AuthoredChunk
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.format.catalog import LIFECYCLE_STREAM
+from fsr_core.format.streams import StreamSpec
 from fsr_core.format.writer import FsrWriter, PublishResult
-from fsr_core.simulation.recorded_streams import APPLIED, AUTHORED, EVENTS, TASK
+from fsr_core.simulation.recorded_streams import (
+    APPLIED,
+    AUTHORED,
+    EVENTS,
+    TASK,
+    run_metadata,
+    stream_table,
+)
 from fsr_core.simulation.scene_capture import Stamp
-from fsr_core.simulators.mujoco.capture import SceneCapture, write_scene_once
+from fsr_core.simulators.mujoco.capture import (
+    SceneCapture,
+    scene_table,
+    write_scene_once,
+)
 from fsr_core.simulators.mujoco.control import ControlPlayback, authored_chunks
-from fsr_core.simulators.mujoco.model_session import LoadedModel, load_model
-from fsr_core.simulators.mujoco.observations import observation_row
+from fsr_core.simulators.mujoco.model_session import (
+    LoadedModel,
+    load_model,
+    simulation_contract,
+)
+from fsr_core.simulators.mujoco.observations import (
+    OBSERVATIONS,
+    observation_channels,
+    observation_row,
+)
+from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
-from fsr_core.simulators.mujoco.streams import OBSERVATIONS, run_metadata, stream_table
 
-__all__ = ["MujocoRunResult", "record_mujoco_run", "simulate_into"]
+__all__ = [
+    "MujocoRunResult",
+    "record_mujoco_run",
+    "recording_metadata",
+    "recording_streams",
+    "simulate_into",
+]
 
 ProgressFn = Callable[[int, int], None]
 CancelFn = Callable[[], bool]
+
+_REPRODUCIBILITY: Final = (
+    "deterministic on one machine: re-simulation from the embedded "
+    "model and authored control reproduces every channel bit for bit"
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +79,41 @@ class MujocoRunResult:
     ticks: int
     wall_s: float
     cancelled: bool = False
+
+
+def recording_streams(
+    scenario: MujocoScenario, loaded: LoadedModel
+) -> list[StreamSpec]:
+    """Every stream a recording of ``scenario`` has."""
+    return stream_table(
+        SIMULATOR_NAME,
+        OBSERVATIONS,
+        observation_channels(loaded),
+        rate_hz=1.0 / float(loaded.model.opt.timestep),
+        cameras=scenario.cameras,
+        scene=scene_table(loaded),
+    )
+
+
+def recording_metadata(scenario: MujocoScenario, loaded: LoadedModel) -> dict[str, Any]:
+    """Return the metadata: run, scenario summary, config, model, contract, versions."""
+    return run_metadata(
+        SIMULATOR_NAME,
+        name=scenario.name,
+        description=scenario.description,
+        reproducibility=_REPRODUCIBILITY,
+        scenario={
+            "model": scenario.model.entry,
+            "duration_s": scenario.duration_s,
+            "actuators": loaded.model.nu,
+            "cameras": [camera.name for camera in scenario.cameras],
+            "generations": 1,
+        },
+        config=scenario.to_json(),
+        model=scenario.model.metadata(),
+        contract=simulation_contract(loaded),
+        packages={"mujoco": str(loaded.mujoco.__version__)},
+    )
 
 
 def _targets(loaded: LoadedModel, scenario: MujocoScenario) -> dict[str, Any]:
@@ -220,8 +286,8 @@ def _record(
     chunks = authored_chunks(scenario.control, loaded.actuators)
     writer = FsrWriter(
         path,
-        stream_table(scenario, loaded),
-        metadata=run_metadata(scenario, loaded),
+        recording_streams(scenario, loaded),
+        metadata=recording_metadata(scenario, loaded),
         integrity=scenario.recording.integrity,
         provenance={"producer": "fsr_core.simulators.mujoco", "mode": "simulate"},
     )

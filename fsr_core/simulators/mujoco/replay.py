@@ -56,6 +56,7 @@ from fsr_core.simulation.scene_capture import Stamp
 from fsr_core.simulators.mujoco.capture import (
     SceneCapture,
     render_state,
+    scene_table,
     write_scene_once,
 )
 from fsr_core.simulators.mujoco.geometry import body_poses
@@ -65,10 +66,17 @@ from fsr_core.simulators.mujoco.model_session import (
     load_model,
     simulation_contract,
 )
-from fsr_core.simulators.mujoco.recorder import completion, simulate_into
+from fsr_core.simulators.mujoco.recorded_run import (
+    RecordedRun,
+    can_replay,
+    read_recorded_run,
+)
+from fsr_core.simulators.mujoco.recorder import (
+    completion,
+    recording_streams,
+    simulate_into,
+)
 from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME
-from fsr_core.simulators.mujoco.source import RecordedRun, can_replay, read_recorded_run
-from fsr_core.simulators.mujoco.streams import scene_table, stream_table
 
 __all__ = ["can_replay", "replay_recording"]
 
@@ -139,7 +147,7 @@ def _resimulate(
         where=run.path,
     )
     _check_chunks(run.chunks, loaded, run.path)
-    streams = stream_table(run.scenario, loaded)
+    streams = recording_streams(run.scenario, loaded)
     with _writer(path, run, ReplayMode.RESIMULATE, streams) as writer:
         ticks = simulate_into(
             writer,

@@ -38,6 +38,7 @@ from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.planar_arm.chunk_playback import REVOLUTE_UNITS
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
 from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, write_demos
+from fsr_core.simulators.planar_arm.observations import SIMULATOR_NAME
 from fsr_core.simulators.planar_arm.planning import CHUNK_TARGET
 from fsr_core.simulators.planar_arm.profile import PlanarArmProfile
 from fsr_core.simulators.planar_arm.recorder import (
@@ -46,7 +47,6 @@ from fsr_core.simulators.planar_arm.recorder import (
     _generation_plan,
     record_run,
 )
-from fsr_core.simulators.planar_arm.recording_streams import SIMULATOR_NAME
 from fsr_core.simulators.planar_arm.rerender import rerender
 from fsr_core.simulators.planar_arm.resimulation import resimulate, source_scenario
 from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario

@@ -21,7 +21,7 @@ import numpy as np
 from fsr_core.errors import SchemaError
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 from fsr_core.simulation.profile import FsrOpening
-from fsr_core.simulators.planar_arm.recording_streams import OBSERVATIONS
+from fsr_core.simulators.planar_arm.observations import OBSERVATIONS
 
 __all__ = ["JOINT_CHANNEL", "PlanarArmProfile", "planar_kinematics"]
 

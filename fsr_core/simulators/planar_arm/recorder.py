@@ -28,22 +28,38 @@ import numpy as np
 from fsr_core.control import AppliedControl, AuthoredChunk, CommandSpace
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.catalog import LIFECYCLE_STREAM
+from fsr_core.format.streams import StreamSpec
 from fsr_core.format.writer import FsrWriter, PublishResult
-from fsr_core.simulation.recorded_streams import APPLIED, AUTHORED, EVENTS, TASK
+from fsr_core.simulation.recorded_streams import (
+    APPLIED,
+    AUTHORED,
+    EVENTS,
+    TASK,
+    run_metadata,
+    scene_streams,
+    stream_table,
+)
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
 from fsr_core.simulators.planar_arm.integrator import step
 from fsr_core.simulators.planar_arm.model import ArmState
-from fsr_core.simulators.planar_arm.planning import plan_chunks
-from fsr_core.simulators.planar_arm.recording_streams import (
+from fsr_core.simulators.planar_arm.observations import (
     OBSERVATIONS,
-    run_metadata,
-    stream_table,
+    SIMULATOR_NAME,
+    observation_channels,
 )
+from fsr_core.simulators.planar_arm.planning import plan_chunks
 from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.simulators.planar_arm.scene_capture import SceneCapture
 from fsr_core.simulators.planar_arm.tasks import task_from_json
 
-__all__ = ["ExternalPush", "RunResult", "record_run"]
+__all__ = [
+    "ExternalPush",
+    "RunResult",
+    "record_run",
+    "recording_metadata",
+    "recording_streams",
+    "reproducibility",
+]
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,61 @@ class RunResult:
     generations: int
     wall_s: float
     """Wall-clock time of the whole run, seconds."""
+
+
+def recording_streams(scenario: Scenario) -> list[StreamSpec]:
+    """Every stream a run of ``scenario`` records."""
+    dof = scenario.model.dof
+    return stream_table(
+        SIMULATOR_NAME,
+        OBSERVATIONS,
+        observation_channels(dof),
+        rate_hz=1.0 / scenario.dt_s,
+        cameras=scenario.cameras,
+        scene=scene_streams([f"link{i}" for i in range(dof)]),
+    )
+
+
+def reproducibility(*, interactive: bool) -> str:
+    """Say what a re-run of a run, pushed from outside its config or not, gives."""
+    if interactive:
+        return (
+            "interactive: pushed from outside its config; replay plays it back, "
+            "re-simulation gives the unperturbed scenario"
+        )
+    return "deterministic: re-simulation reproduces every channel bit for bit"
+
+
+def recording_metadata(scenario: Scenario, *, interactive: bool) -> dict[str, Any]:
+    """Return the metadata: run, scenario summary, config, contract, versions."""
+    model = scenario.model
+    return run_metadata(
+        SIMULATOR_NAME,
+        name=scenario.name,
+        description=scenario.description,
+        reproducibility=reproducibility(interactive=interactive),
+        interactive=interactive,
+        scenario={
+            "task": scenario.task.get("kind"),
+            "controller": scenario.controller.get("kind"),
+            "dof": model.dof,
+            "duration_s": scenario.duration_s,
+            "generations": len(scenario.resets) + 1,
+        },
+        config=scenario.resolved(),
+        contract={
+            "simulator": SIMULATOR_NAME,
+            "dof": model.dof,
+            "axes": list(model.joint_names),
+            "dt_s": scenario.dt_s,
+            "command_spaces": ["joint_position", "joint_velocity", "joint_torque"],
+            "units": {
+                "joint_position": "rad",
+                "joint_velocity": "rad/s",
+                "joint_torque": "N*m",
+            },
+        },
+    )
 
 
 def _force_at(
@@ -306,8 +377,8 @@ def record_run(
     interactive = bool(external_pushes)
     writer = FsrWriter(
         Path(path),
-        stream_table(scenario),
-        metadata=run_metadata(scenario, interactive=interactive),
+        recording_streams(scenario),
+        metadata=recording_metadata(scenario, interactive=interactive),
         integrity=scenario.recording.integrity,
         batch_limits=batch_limits,
         provenance={"producer": "fsr_core.simulators.planar_arm", "mode": "simulate"},

@@ -31,10 +31,8 @@ from fsr_core.simulation.recorded_streams import RENDER_STATE, TASK
 from fsr_core.simulation.replay_call import ReplayCall
 from fsr_core.simulation.runner import FinalClock, ReplayContext, ReplayOutput
 from fsr_core.simulators.planar_arm.model import ArmState
-from fsr_core.simulators.planar_arm.recording_streams import (
-    OBSERVATIONS,
-    stream_table,
-)
+from fsr_core.simulators.planar_arm.observations import OBSERVATIONS
+from fsr_core.simulators.planar_arm.recorder import recording_streams
 from fsr_core.simulators.planar_arm.resimulation import (
     open_source,
     planar_provenance,
@@ -161,7 +159,7 @@ def rerender(call: ReplayCall) -> ReplayResult:
         provenance = planar_provenance(call, ReplayMode.RENDER, digest, fresh_run_id())
         described = ReplayOutput(
             streams=[
-                spec for spec in stream_table(scenario) if spec.kind in _KEPT_KINDS
+                spec for spec in recording_streams(scenario) if spec.kind in _KEPT_KINDS
             ],
             metadata=replay_metadata(reader.metadata, provenance),
             provenance=provenance,

@@ -58,12 +58,12 @@ from fsr_core.simulation.runner import (
 )
 from fsr_core.simulators.planar_arm.admission import ChunkAdmission, PendingChunk
 from fsr_core.simulators.planar_arm.model import ArmState
-from fsr_core.simulators.planar_arm.recorder import _generation_plan, _Run
-from fsr_core.simulators.planar_arm.recording_streams import (
-    OBSERVATIONS,
-    SIMULATOR_NAME,
+from fsr_core.simulators.planar_arm.observations import OBSERVATIONS, SIMULATOR_NAME
+from fsr_core.simulators.planar_arm.recorder import (
+    _generation_plan,
+    _Run,
+    recording_streams,
     reproducibility,
-    stream_table,
 )
 from fsr_core.simulators.planar_arm.scenario import Scenario
 
@@ -349,7 +349,7 @@ def resimulate(call: ReplayCall) -> ReplayResult:
     run_id = fresh_run_id()
     provenance = planar_provenance(call, ReplayMode.RESIMULATE, digest, run_id)
     described = ReplayOutput(
-        streams=stream_table(read.scenario),
+        streams=recording_streams(read.scenario),
         metadata=_metadata(read, provenance),
         provenance=provenance,
         integrity=read.scenario.recording.integrity,

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from fsr_core.format.report import inspection_report
 from fsr_core.logs.skelarm.converted import read_converted
-from fsr_core.logs.skelarm.model import build_model
+from fsr_core.logs.skelarm.recording_model import build_model
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.profile import FsrOpening
 

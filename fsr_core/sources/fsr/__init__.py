@@ -2,7 +2,7 @@
 
 :mod:`.source` tells the registry how to recognise an FSR file, :mod:`.load`
 builds the model (with :mod:`.geometry`, :mod:`.joints` and :mod:`.tail`), and
-:mod:`.inspection` writes the ``inspect`` report. :func:`load_fsr` is imported
+:mod:`.inspection_report` writes the ``inspect`` report. :func:`load_fsr` is imported
 on first use, so the registry and ``inspect`` do not load the model builder.
 """
 

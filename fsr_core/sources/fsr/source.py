@@ -1,7 +1,7 @@
 """The FSR source's registration: FSR files, recognised by their magic.
 
 The model is built by :func:`fsr_core.sources.fsr.load_fsr` and the report by
-:func:`fsr_core.sources.fsr.inspection.inspect_fsr`; this module only tells the
+:func:`fsr_core.sources.fsr.inspection_report.inspect_fsr`; this module only tells the
 registry (:mod:`fsr_core.sources.registry`) how to recognise an FSR file.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Final
 from fsr_core.errors import SourceUnavailableError
 from fsr_core.format.records import FILE_MAGIC
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.fsr.inspection import FSR_DESCRIPTION, inspect_fsr
+from fsr_core.sources.fsr.inspection_report import FSR_DESCRIPTION, inspect_fsr
 from fsr_core.sources.head import read_head
 from fsr_core.sources.registry import FsrConversion
 

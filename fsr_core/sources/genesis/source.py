@@ -16,7 +16,7 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.whole_model_conversion import WholeModelConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "GenesisSource"]
 
@@ -65,7 +65,7 @@ class GenesisSource(WholeModelConversion):
     def _open(
         self, path: Path, *, read_everything: bool, provisional: bool = False
     ) -> RecordingModel:
-        from fsr_core.sources.genesis.model import load_genesis
+        from fsr_core.sources.genesis.recording_model import load_genesis
 
         if _zstandard_missing() and read_head(path, 8) == b"GSTRAJ4\n":
             raise SourceUnavailableError(
@@ -95,7 +95,7 @@ class GenesisSource(WholeModelConversion):
         A report is of the checked file: ``options.provisional`` is not used.
 
         The ``genesis`` section holds the manifest, the fields, the records and
-        any cut (:mod:`fsr_core.sources.genesis.report`).
+        any cut (:mod:`fsr_core.sources.genesis.inspection_report`).
         """
         model = self._open(path, read_everything=verify)
         records = model.report.get("records")

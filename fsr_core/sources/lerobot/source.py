@@ -2,7 +2,7 @@
 
 A dataset root is a folder with ``meta/info.json`` naming a codebase version.
 It stands for its episodes, each addressed as ``<root>/episode_000003``
-(:mod:`fsr_core.sources.episodes`); ``open``, ``inspect`` and ``to_fsr`` take
+(:mod:`fsr_core.playlists.episodes`); ``open``, ``inspect`` and ``to_fsr`` take
 that address. ``inspect`` of the root itself reports the dataset (its
 episodes, files and problems) and with ``verify`` checks every episode.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.sources.episodes import EpisodeEntry, split_episode_path
 from fsr_core.sources.head import read_head
 from fsr_core.sources.lerobot.files import read_head_text
 from fsr_core.sources.lerobot.info import INFO_FILE
@@ -101,7 +101,7 @@ class LeRobotSource:
 
     def open(self, path: Path) -> RecordingModel:
         """Open the episode ``path`` addresses."""
-        from fsr_core.sources.lerobot.model import open_episode
+        from fsr_core.sources.lerobot.recording_model import open_episode
 
         root, index = _address(path)
         return open_episode(path, root, index)
@@ -112,7 +112,7 @@ class LeRobotSource:
 
     def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
         """Report an episode (its address) or a whole dataset (its root)."""
-        from fsr_core.sources.lerobot.report import (
+        from fsr_core.sources.lerobot.inspection_report import (
             dataset_report,
             episode_report,
             unreadable_episode_report,
@@ -132,7 +132,7 @@ class LeRobotSource:
         self, path: Path, output: Path, *, overwrite: bool = False
     ) -> FsrConversion:
         """Write one episode as FSR, with provenance naming the dataset and episode."""
-        from fsr_core.sources.model_to_fsr import write_model_as_fsr
+        from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
 
         root, index = _address(path)
         model = self.open(path)

@@ -10,7 +10,7 @@ frames, ``images`` decodes camera frames. ``topics`` holds what is read of
 each channel; ``reading`` reads every block at open, or ``indexed_reading``
 opens a file from its indexes (``message_index``), leaving each numeric topic
 to ``topic_loader`` and each camera's frame times to ``cameras`` until first
-shown, with ``late_problems`` reporting what those later reads find. ``model``
-builds the recording model and ``report`` the inspector's section; ``source``
-registers it all.
+shown, with ``late_problems`` reporting what those later reads find.
+``recording_model`` builds the recording model and ``inspection_report`` the
+inspector's section; ``source`` registers it all.
 """

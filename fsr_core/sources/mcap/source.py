@@ -18,7 +18,7 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.whole_model_conversion import WholeModelConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
 
@@ -130,7 +130,7 @@ class McapSource(WholeModelConversion):
     def _open(
         self, path: Path, *, read_everything: bool, options: OpenOptions | None
     ) -> RecordingModel:
-        from fsr_core.sources.mcap.model import load_mcap
+        from fsr_core.sources.mcap.recording_model import load_mcap
 
         return load_mcap(
             _file_of(path),
@@ -152,7 +152,7 @@ class McapSource(WholeModelConversion):
         """Return the file's report; ``verify`` reads every chunk and checks its CRC.
 
         The ``mcap`` section lists the index, compression, topics, attachments,
-        metadata records and any cut (:mod:`fsr_core.sources.mcap.report`).
+        metadata records and any cut (:mod:`fsr_core.sources.mcap.inspection_report`).
         Without ``verify`` a file with indexes is reported from them.
         """
         model = self._open(path, read_everything=verify, options=options)

@@ -3,7 +3,7 @@
 A skelarm log is ``np.savez_compressed`` output, so it starts with a zip local
 file header whose member name ends in ``.npy``; that is what :meth:`sniff`
 checks (an empty zip is claimed too, so the log reader says what it is). The
-model is :func:`~fsr_core.logs.skelarm.model.load_skelarm`'s and the
+model is :func:`~fsr_core.logs.skelarm.recording_model.load_skelarm`'s and the
 conversion :func:`~fsr_core.logs.skelarm.convert.convert_log`'s.
 """
 
@@ -60,7 +60,7 @@ class SkelarmSource:
 
     def open(self, path: Path) -> RecordingModel:
         """Build the recording model of the log."""
-        from fsr_core.logs.skelarm.model import load_skelarm
+        from fsr_core.logs.skelarm.recording_model import load_skelarm
 
         return load_skelarm(path)
 

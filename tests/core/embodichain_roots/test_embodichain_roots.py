@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from fsr_core.errors import FsrError
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import CameraTrack, Integrity
 from fsr_core.sources import expand_recordings, inspect_recording, open_recording
-from fsr_core.sources.episodes import episode_path
 from fsr_core.sources.lerobot.depth import depth_metres, read_depth_meta
 from fsr_core.sources.lerobot.source import SOURCE
 

@@ -16,7 +16,7 @@ from fsr_core.errors import FsrError, LimitExceededError, UnsupportedVersionErro
 from fsr_core.recording import Integrity, MarkerKind
 from fsr_core.sources.genesis.container import index_file
 from fsr_core.sources.genesis.frames import FrameDecoder
-from fsr_core.sources.genesis.model import load_genesis
+from fsr_core.sources.genesis.recording_model import load_genesis
 
 _CUT = re.compile(r"^cut at byte (\d+) after frame (\d+): .+")
 

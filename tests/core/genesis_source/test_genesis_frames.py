@@ -10,7 +10,7 @@ from genesis_data import DATA, expected, intact, table, unpack
 
 from fsr_core.sources.genesis.container import index_file
 from fsr_core.sources.genesis.frames import FrameDecoder
-from fsr_core.sources.genesis.model import TIME_CHANNEL, load_genesis
+from fsr_core.sources.genesis.recording_model import TIME_CHANNEL, load_genesis
 
 
 def _same(ours: np.ndarray, theirs: np.ndarray) -> bool:

@@ -19,7 +19,7 @@ from fsr_core.sources.genesis.kinematics import (
     forward_kinematics,
     kinematic_tree,
 )
-from fsr_core.sources.genesis.model import load_genesis, open_trajectory
+from fsr_core.sources.genesis.recording_model import load_genesis, open_trajectory
 from fsr_core.sources.genesis.scene_geometry import read_description
 
 #: Largest difference allowed between our float64 forward kinematics and the

@@ -17,7 +17,7 @@ import pytest
 from fsr_core.errors import LimitExceededError
 from fsr_core.sources.genesis.container import ChunkRecord, index_file
 from fsr_core.sources.genesis.frames import Bytes, FrameDecoder
-from fsr_core.sources.genesis.model import TIME_CHANNEL, load_genesis
+from fsr_core.sources.genesis.recording_model import TIME_CHANNEL, load_genesis
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "genesis"
 FILES = ["v4_batch_exact", "v4_arm_minimal", "v1_arm_compressed", "v4_box_every2_exact"]

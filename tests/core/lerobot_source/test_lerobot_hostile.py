@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from fsr_core.errors import FsrError, LimitExceededError
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import Integrity
 from fsr_core.sources import expand_recordings, inspect_recording, open_recording
-from fsr_core.sources.episodes import episode_path
 from fsr_core.sources.lerobot.source import SOURCE
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "lerobot"

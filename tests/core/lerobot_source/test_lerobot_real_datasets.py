@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import CameraTrack, Integrity, RecordingModel
 from fsr_core.sources import (
     convert_recording,
@@ -27,7 +28,6 @@ from fsr_core.sources import (
     open_recording,
     source_for,
 )
-from fsr_core.sources.episodes import episode_path
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "lerobot"
 DATASETS = ("tiny_v21", "tiny_v30", "tiny_v30_rollover")

@@ -31,7 +31,7 @@ from fsr_core.sources.mcap.channel_chunks import (
 )
 from fsr_core.sources.mcap.container import index_file
 from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
-from fsr_core.sources.mcap.model import load_mcap
+from fsr_core.sources.mcap.recording_model import load_mcap
 
 _RULE = "=" * 80
 _TIME = f"{_RULE}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"

@@ -23,7 +23,7 @@ from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.mcap import reading as mcap_reading
 from fsr_core.sources.mcap.container import index_file
-from fsr_core.sources.mcap.model import load_mcap
+from fsr_core.sources.mcap.recording_model import load_mcap
 from fsr_core.sources.mcap.source import bag_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mcap"

@@ -30,7 +30,7 @@ from fsr_core.sources import (
     source_reads_option,
 )
 from fsr_core.sources.head import read_head
-from fsr_core.sources.mcap.model import TIME_VARIABLE, load_mcap
+from fsr_core.sources.mcap.recording_model import TIME_VARIABLE, load_mcap
 from fsr_core.sources.registry import register_source, unregister_source
 
 TIME_BASES_FILE = DATA / "time_bases.mcap"

@@ -48,7 +48,7 @@ def _contract_edit(key: str, value: Any) -> Callable[[pytest.MonkeyPatch], None]
         return {**simulation_contract(loaded), key: value}
 
     return lambda monkeypatch: monkeypatch.setattr(
-        "fsr_core.simulators.mujoco.streams.simulation_contract", edited
+        "fsr_core.simulators.mujoco.recorder.simulation_contract", edited
     )
 
 

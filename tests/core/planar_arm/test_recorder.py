@@ -18,11 +18,11 @@ from fsr_core.format.report import inspection_report
 from fsr_core.format.streams import StreamKind
 from fsr_core.simulators.planar_arm.demos import DEMO_NAMES, _take_documents, demo_takes
 from fsr_core.simulators.planar_arm.kinematics import plane_to_world
-from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
-from fsr_core.simulators.planar_arm.recording_streams import (
+from fsr_core.simulators.planar_arm.observations import (
     OBSERVATIONS,
     observation_channels,
 )
+from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.render import TIP_COLOR
 from fsr_core.simulators.planar_arm.scenario import Scenario, load_scenario
 

@@ -9,10 +9,10 @@ import pytest
 from replay_indexes import write_replay_index
 
 from fsr_core.errors import DigestMismatchError, IndexFileError
+from fsr_core.playlists.episodes import episode_path
+from fsr_core.playlists.pinned import pinned_entries
+from fsr_core.playlists.real2sim_index import read_real2sim
 from fsr_core.sources import expand_recordings, open_recording
-from fsr_core.sources.episodes import episode_path
-from fsr_core.sources.real2sim_index import read_real2sim
-from fsr_core.sources.recording_digest import pinned_entries
 
 
 def test_an_index_is_a_playlist_of_its_episodes(tmp_path: Path) -> None:

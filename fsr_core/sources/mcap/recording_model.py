@@ -42,9 +42,9 @@ from fsr_core.sources.mcap.indexed_reading import (
     can_read_from_indexes,
     read_from_indexes,
 )
+from fsr_core.sources.mcap.inspection_report import contents_report
 from fsr_core.sources.mcap.late_problems import LateProblems
 from fsr_core.sources.mcap.reading import Reading
-from fsr_core.sources.mcap.report import contents_report
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
 from fsr_core.sources.mcap.transform_tree import TransformTree

@@ -238,8 +238,9 @@ def journal_section(table: EpisodeTable, index: int) -> dict[str, Any]:
 def load_episode(address: Path, root: Path, index: int) -> RecordingModel:
     """Open episode ``index`` of the dataset at ``root`` as a recording model.
 
-    ``address`` is the episode's path (:func:`~fsr_core.sources.episodes.episode_path`),
-    which becomes the model's path.
+    ``address`` is the episode's path
+    (:func:`~fsr_core.playlists.episodes.episode_path`), which becomes the
+    model's path.
 
     Raises
     ------

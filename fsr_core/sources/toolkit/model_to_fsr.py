@@ -18,7 +18,7 @@ start and every item, so a model whose timeline starts at 0 keeps its play
 times exactly.
 
 **Streams**, declared in this order (names mapped by
-:mod:`fsr_core.sources.stream_names`: ``/joint_states`` ->
+:mod:`fsr_core.sources.toolkit.stream_names`: ``/joint_states`` ->
 ``joint_states``, ``/tf:base_link`` -> ``tf.base_link``, ``q_ref[0]`` ->
 ``q_ref.0``, made unique with ``-2``, ``-3`` ...):
 
@@ -90,7 +90,8 @@ from fsr_core.output_paths import check_output_path
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.recorded_streams import run_versions
 from fsr_core.sources.inspection import json_safe
-from fsr_core.sources.model_streams import (
+from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.toolkit.model_streams import (
     CHANNEL_PREFIX,
     CameraPart,
     ChannelPart,
@@ -103,8 +104,7 @@ from fsr_core.sources.model_streams import (
     geometry_parts,
     targets_part,
 )
-from fsr_core.sources.registry import FsrConversion
-from fsr_core.sources.stream_names import NameTable
+from fsr_core.sources.toolkit.stream_names import NameTable
 
 __all__ = ["COMPLETION_REASON", "IMAGE_CODECS", "write_model_as_fsr"]
 

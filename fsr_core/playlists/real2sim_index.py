@@ -10,7 +10,7 @@ Every artifact is pinned by ``path`` (inside its dataset root) and
 ``sha256``.
 
 The index opens as a playlist of the episodes it lists, across datasets
-(each an episode address, :mod:`fsr_core.sources.episodes`). Each episode's
+(each an episode address, :mod:`fsr_core.playlists.episodes`). Each episode's
 artifacts are checked when the episode is checked or opened
 (:meth:`Real2SimEpisode.verify`); a missing, changed or outside-the-root
 artifact fails that episode with the reason. The index is read within
@@ -29,8 +29,8 @@ from typing import Any, Final
 
 from fsr_core.errors import DigestMismatchError, FsrError, IndexFileError
 from fsr_core.format.safe_open import open_source
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.playlists.index_file import json_head
-from fsr_core.sources.episodes import episode_path
 
 __all__ = [
     "MAX_INDEX_BYTES",

@@ -2,7 +2,7 @@
 
 A source deriving from :class:`WholeModelConversion` opens a file with every
 part read (:meth:`~WholeModelConversion.whole_model`) and writes it as FSR
-with :func:`~fsr_core.sources.model_to_fsr.write_model_as_fsr`; the
+with :func:`~fsr_core.sources.toolkit.model_to_fsr.write_model_as_fsr`; the
 provenance copies the metadata entries that ``provenance_keys`` names.
 """
 
@@ -40,7 +40,7 @@ class WholeModelConversion:
         options: OpenOptions | None = None,
     ) -> FsrConversion:
         """Write the file's whole model (:meth:`whole_model`) as FSR."""
-        from fsr_core.sources.model_to_fsr import write_model_as_fsr
+        from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
 
         model = self.whole_model(path, options)
         return write_model_as_fsr(

@@ -48,7 +48,7 @@ from fsr_core.recording import (
     MarkerKind,
     SceneGeometry,
 )
-from fsr_core.sources.stream_names import NameTable
+from fsr_core.sources.toolkit.stream_names import NameTable
 
 __all__ = [
     "CAMERA_PREFIX",

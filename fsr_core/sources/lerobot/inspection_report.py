@@ -15,7 +15,7 @@ from typing import Any
 from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.inspection import json_safe, model_report, verification_entry
-from fsr_core.sources.lerobot.model import journal_section
+from fsr_core.sources.lerobot.recording_model import journal_section
 from fsr_core.sources.lerobot.table import EpisodeTable, episode_table
 from fsr_core.sources.lerobot.verify import episode_problems, files_of
 

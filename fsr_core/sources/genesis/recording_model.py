@@ -60,7 +60,6 @@ from fsr_core.recording import (
     Segment,
     Timeline,
 )
-from fsr_core.sources.axis_triads import triad_length, triad_meshes
 from fsr_core.sources.genesis.container import (
     STEPS_FIELDS,
     Cut,
@@ -69,13 +68,13 @@ from fsr_core.sources.genesis.container import (
     index_file,
 )
 from fsr_core.sources.genesis.frames import FrameDecoder
+from fsr_core.sources.genesis.inspection_report import manifest_facts, trajectory_report
 from fsr_core.sources.genesis.kinematics import (
     KinematicTree,
     env_offsets,
     forward_kinematics,
     kinematic_tree,
 )
-from fsr_core.sources.genesis.report import manifest_facts, trajectory_report
 from fsr_core.sources.genesis.scene_geometry import (
     Description,
     link_meshes,
@@ -84,6 +83,7 @@ from fsr_core.sources.genesis.scene_geometry import (
     read_description,
 )
 from fsr_core.sources.genesis.scene_names import SceneNames, scene_names
+from fsr_core.sources.toolkit.axis_triads import triad_length, triad_meshes
 
 __all__ = [
     "MAX_BODIES",

@@ -1,6 +1,11 @@
-"""The digest of a recording as an index records it, episodes included.
+"""What a playlist file pins of each recording, and its digest, episodes included.
 
-An episode of a dataset (:mod:`fsr_core.sources.episodes`) has no bytes of its
+An ``fsr-viewer-index`` pins each recording's size and SHA-256, a
+``real2sim-replay/v1`` index each episode's artifacts; :func:`pinned_entries`
+gives both as :class:`Pinned` entries, which the window and ``batch`` verify
+before a recording is opened.
+
+An episode of a dataset (:mod:`fsr_core.playlists.episodes`) has no bytes of its
 own on disk: its digest is its dataset folder's tree digest, so a change to
 the dataset marks every one of its episodes as changed.
 """
@@ -13,9 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from fsr_core.playlists.digests import Digest, digest_of
+from fsr_core.playlists.episodes import backing_path
 from fsr_core.playlists.index_file import IndexEntry, check_digest, indexed_entries
-from fsr_core.sources.episodes import backing_path
-from fsr_core.sources.real2sim_index import real2sim_episodes
+from fsr_core.playlists.real2sim_index import real2sim_episodes
 
 __all__ = [
     "IndexedRecording",

@@ -1,0 +1,11 @@
+"""What source packages build with: shared code that is no source itself.
+
+The registry never lists this package; source packages import it.
+:mod:`~fsr_core.sources.toolkit.model_to_fsr` writes any recording model as
+an FSR file (its streams from :mod:`~fsr_core.sources.toolkit.model_streams`,
+their names made valid by :mod:`~fsr_core.sources.toolkit.stream_names`);
+:class:`~fsr_core.sources.toolkit.whole_model_conversion.WholeModelConversion`
+is the ``to_fsr`` of a source that converts the whole model it opens;
+:mod:`~fsr_core.sources.toolkit.axis_triads` draws the frames of a scene that
+carries no shapes.
+"""
