@@ -53,6 +53,8 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import importlib.util
 import json
 import logging
@@ -60,10 +62,10 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.canvas.view_model import DEFAULT_VIEW_SIZE, DEFAULT_WINDOW_SIZE, ViewModel
 from app.headless import (
@@ -75,12 +77,14 @@ from app.headless import (
 from app.headless.batch import command as batch_command
 from app.headless.options import (
     MAX_TICKS,
+    UsageError,
     add_episode,
     add_overlay_flags,
     add_time_base,
     checked_number,
     fps_option,
     open_options,
+    set_runner,
     size_option,
     speed_option,
     time_option,
@@ -163,12 +167,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_episode(inspect)
     add_time_base(inspect)
+    set_runner(inspect, InspectRequest, _inspect)
     recover = commands.add_parser(
         "recover",
         help="write a sealed copy of the trustworthy part of a damaged FSR file",
     )
     recover.add_argument("damaged", type=Path)
     recover.add_argument("output", type=Path)
+    set_runner(recover, RecoverRequest, _recover)
     sample = commands.add_parser(
         "sample", help="write a small synthetic recording (every stream kind)"
     )
@@ -183,7 +189,8 @@ def _parser() -> argparse.ArgumentParser:
         default=240,
         help=f"ticks per generation (1 to {MAX_TICKS:,})",
     )
-    sim_commands.add_parsers(commands)
+    set_runner(sample, SampleRequest, _sample)
+    sim_commands.add_parsers(commands, run_demo=_demo)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
     replay_commands.add_parsers(commands)
@@ -392,16 +399,21 @@ def _frame_request(
     return play_time_s, Path(words[1])
 
 
-def _view_model(args: argparse.Namespace) -> ViewModel:
-    """Return what the player form's options ask to see (the one parse of them)."""
+def _overlays(args: argparse.Namespace) -> frozenset[str]:
+    """Return the overlays drawn: the defaults, each flag given flipping its own."""
     from app.canvas.overlays.registry import default_overlays, overlays
 
     shown = set(default_overlays())
     for overlay in overlays():
         if getattr(args, f"overlay_{overlay.name}", False):
-            shown ^= {overlay.name}  # the flag flips the default
+            shown ^= {overlay.name}
+    return frozenset(shown)
+
+
+def _view_model(args: argparse.Namespace) -> ViewModel:
+    """Return what the player form's options ask to see (the one parse of them)."""
     return ViewModel(
-        overlays=frozenset(shown),
+        overlays=_overlays(args),
         view=args.view,
         camera=args.camera,
         size=args.size or DEFAULT_VIEW_SIZE,
@@ -516,11 +528,11 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
     )
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo(request: sim_commands.DemoRequest) -> int:
     """Write the demo takes; open them in the player when it is installed."""
     with stop_on_signals():
-        recordings = sim_commands.write_demo_takes(args)
-    if args.no_gui:
+        recordings = sim_commands.write_demo_takes(request)
+    if request.no_gui:
         return 0
     if importlib.util.find_spec("app.window.main_window") is None:
         _out(
@@ -556,11 +568,42 @@ def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
     return 0
 
 
-def _inspect(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, kw_only=True)
+class InspectRequest:
+    """``inspect FILE [--json] [--verify] [--time-base B]``.
+
+    ``--episode N`` is resolved before: ``file`` is then the episode's address.
+    """
+
+    file: Path
+    json: bool = False
+    verify: bool = False
+    time_base: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecoverRequest:
+    """``recover DAMAGED OUT``."""
+
+    damaged: Path
+    output: Path
+
+
+@dataclass(frozen=True, kw_only=True)
+class SampleRequest:
+    """``sample OUT [--codec C] [--integrity I] [--ticks N]``."""
+
+    output: Path
+    codec: str = "jpeg"
+    integrity: str = "structural"
+    ticks: int = 240
+
+
+def _inspect(request: InspectRequest) -> int:
     report = inspect_recording(
-        args.file, verify=args.verify, options=open_options(args)
+        request.file, verify=request.verify, options=open_options(request)
     )
-    if args.json:
+    if request.json:
         _out(json.dumps(report, indent=2, ensure_ascii=True))
     else:
         _out(format_report(report))
@@ -571,8 +614,8 @@ def _inspect(args: argparse.Namespace) -> int:
         problem = str(problems[0])
         named = (
             problem
-            if problem.startswith(f"{args.file}: ")
-            else f"{args.file}: {problem}"
+            if problem.startswith(f"{request.file}: ")
+            else f"{request.file}: {problem}"
         )
         _err(f"fsr-viewer: {named}")
         return 1
@@ -593,12 +636,12 @@ def _refuse_other_kinds(path: Path) -> None:
         )
 
 
-def _recover(args: argparse.Namespace) -> int:
+def _recover(request: RecoverRequest) -> int:
     from fsr_core.format.recovery import recover_file  # only recover writes FSR
 
-    _refuse_other_kinds(args.damaged)
-    check_output_path(args.output, (args.damaged,))
-    result = recover_file(args.damaged, args.output)
+    _refuse_other_kinds(request.damaged)
+    check_output_path(request.output, (request.damaged,))
+    result = recover_file(request.damaged, request.output)
     state = "damaged" if result.was_damaged else "intact"
     _out(
         f"{result.output}: kept {result.records_kept} records in "
@@ -608,12 +651,17 @@ def _recover(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sample(args: argparse.Namespace) -> int:
+def _sample(request: SampleRequest) -> int:
+    from fsr_core.format.profiles import IntegrityProfile
     from fsr_core.synthetic import SyntheticRun, write_synthetic
 
-    check_output_path(args.output)
-    run = SyntheticRun(ticks=args.ticks, codec=args.codec, integrity=args.integrity)
-    result = write_synthetic(args.output, run)
+    check_output_path(request.output)
+    run = SyntheticRun(
+        ticks=request.ticks,
+        codec=request.codec,
+        integrity=IntegrityProfile(request.integrity),
+    )
+    result = write_synthetic(request.output, run)
     _out(f"{result.path}: {result.records} records, {result.size_bytes} bytes")
     return 0
 
@@ -640,6 +688,32 @@ def _choose_episode(args: argparse.Namespace) -> None:
     setattr(args, target, episode_address(getattr(args, target), index))
 
 
+def _command(args: argparse.Namespace) -> Callable[[], int]:
+    """Return the parsed command: its runner, given its typed request."""
+    if args.command == "play":
+        return functools.partial(_play, args)
+    run: Callable[[Any], int] = args.run
+    return functools.partial(run, request_from(args))
+
+
+def request_from(args: argparse.Namespace) -> object:
+    """Return the typed request of a parsed subcommand (the one conversion).
+
+    Its parser named the request type (``set_runner``); each field takes the
+    parsed value of the same name, a field nothing parsed keeps its default.
+    Options that do not go together exit as a usage error of that parser.
+    """
+    values = {**vars(args), "overlays": _overlays(args)}
+    names = [field.name for field in dataclasses.fields(args.request_type)]
+    try:
+        return args.request_type(
+            **{name: values[name] for name in names if name in values}
+        )
+    except UsageError as exc:
+        parser: argparse.ArgumentParser = args.command_parser
+        parser.error(str(exc))
+
+
 #: Commands that install their signal handling where it belongs: the player
 #: form (only its headless exports stop on a signal, never the window) and
 #: demo (which may open the window after writing).
@@ -656,24 +730,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    handlers = {
-        "inspect": _inspect,
-        "recover": _recover,
-        "sample": _sample,
-        "demo": _demo,
-        "simulate": sim_commands.run_simulate,
-        "compare": compare_commands.run_compare,
-        **skelarm_commands.HANDLERS,
-        **replay_commands.HANDLERS,
-        **batch_command.HANDLERS,
-        "play": _play,
-    }
     try:
         _choose_episode(args)
+        run = _command(args)
         if args.command in _OWN_SIGNALS:
-            return handlers[args.command](args)
+            return run()
         with stop_on_signals():
-            return handlers[args.command](args)
+            return run()
     except (StopRequested, KeyboardInterrupt) as exc:
         signum = exc.signum if isinstance(exc, StopRequested) else signal.SIGINT
         _err(f"fsr-viewer: {stop_message(signum)}")

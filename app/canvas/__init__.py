@@ -6,19 +6,21 @@ task projected through that frame's calibration; :class:`ReadoutPanel` draws
 the side panel that exports place next to it. What they draw over the
 recording is the :class:`ViewModel`'s overlays (:mod:`app.canvas.overlays`).
 All paint into any ``QPainter`` (the window's view, an export frame) and
-need a ``QGuiApplication`` for their text.
+need a ``QGuiApplication`` for their text. The names here are imported on
+first use: the view model and the overlay registry load no Qt.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
-from PySide6.QtGui import QImage
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from app.canvas.camera_canvas import CameraCanvas
-from app.canvas.panel import ReadoutPanel
-from app.canvas.scene_canvas import SceneCanvas
-from app.canvas.view_model import ViewModel
+if TYPE_CHECKING:
+    from app.canvas.camera_canvas import CameraCanvas
+    from app.canvas.panel import ReadoutPanel
+    from app.canvas.qimage_arrays import qimage_to_rgb
+    from app.canvas.scene_canvas import SceneCanvas
+    from app.canvas.view_model import ViewModel
 
 __all__ = [
     "CameraCanvas",
@@ -28,21 +30,19 @@ __all__ = [
     "qimage_to_rgb",
 ]
 
+#: Where each name lives: imported on first use, so that importing the Qt-free
+#: parts (the view model, the overlay registry) loads no Qt.
+_HOMES = {
+    "CameraCanvas": "app.canvas.camera_canvas",
+    "ReadoutPanel": "app.canvas.panel",
+    "SceneCanvas": "app.canvas.scene_canvas",
+    "ViewModel": "app.canvas.view_model",
+    "qimage_to_rgb": "app.canvas.qimage_arrays",
+}
 
-def qimage_to_rgb(image: QImage) -> npt.NDArray[np.uint8]:
-    """Return an ``(h, w, 3)`` uint8 copy of ``image`` (any format).
 
-    Rows of a ``QImage`` are padded to 4 bytes (``bytesPerLine``), so an odd
-    width leaves bytes after each row; they are dropped here.
-    """
-    rgb = image
-    if image.format() != QImage.Format.Format_RGB888:
-        rgb = image.convertToFormat(QImage.Format.Format_RGB888)
-    width, height = rgb.width(), rgb.height()
-    if width == 0 or height == 0:
-        return np.zeros((height, width, 3), dtype=np.uint8)
-    stride = rgb.bytesPerLine()
-    buffer = np.frombuffer(rgb.constBits(), dtype=np.uint8, count=stride * height)
-    rows = buffer.reshape(height, stride)[:, : width * 3]
-    result: npt.NDArray[np.uint8] = rows.reshape(height, width, 3).copy()
-    return result
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'app.canvas' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -13,6 +13,8 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.headless.options import (
@@ -20,18 +22,42 @@ from app.headless.options import (
     checked_number,
     finite_non_negative,
     open_options,
+    set_runner,
     whole_number,
 )
 from fsr_core.errors import FsrError
 from fsr_core.sources import open_recording
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_DIVERGES", "add_parsers", "run_compare"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_DIVERGES",
+    "CompareRequest",
+    "add_parsers",
+    "run_compare",
+]
 
 logger = logging.getLogger(__name__)
 
 EXIT_DIVERGES = 1
 EXIT_BAD_INPUT = 2
 _MAX_LEVEL = 255
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareRequest:
+    """``compare REFERENCE CANDIDATE`` and its options."""
+
+    reference: Path
+    candidate: Path
+    json: bool = False
+    tolerance: float = 0.0
+    channels: Sequence[str] | None = None
+    """Only these channels (``None``: every channel, unless ``cameras`` is set)."""
+    pixel_tolerance: int = 0
+    cameras: Sequence[str] | None = None
+    """Only these cameras (``None``: every camera, unless ``channels`` is set)."""
+    time_base: str | None = None
+    verbose: bool = False
 
 
 def _tolerance(text: str) -> float:
@@ -114,32 +140,33 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "unless --channels names some)",
     )
     add_time_base(compare)
+    set_runner(compare, CompareRequest, run_compare)
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def run_compare(request: CompareRequest) -> int:
     """Compare the two files; return 0 within tolerance, 1 not, 2 on bad input."""
     # Imported here: the command line builds this parser for every command.
     from app.headless.compare_report import format_comparison
     from fsr_core.compare import compare_recordings
 
     try:
-        options = open_options(args)
-        reference = open_recording(args.reference, options=options)
-        candidate = open_recording(args.candidate, options=options)
+        options = open_options(request)
+        reference = open_recording(request.reference, options=options)
+        candidate = open_recording(request.candidate, options=options)
         comparison = compare_recordings(
             reference,
             candidate,
-            tolerance=args.tolerance,
-            channels=args.channels,
-            cameras=args.cameras,
-            pixel_tolerance=args.pixel_tolerance,
+            tolerance=request.tolerance,
+            channels=request.channels,
+            cameras=request.cameras,
+            pixel_tolerance=request.pixel_tolerance,
         )
     except FsrError as exc:
-        if getattr(args, "verbose", False):
+        if request.verbose:
             logger.exception("compare failed")
         sys.stderr.write(f"fsr-viewer compare: {exc}\n")
         return EXIT_BAD_INPUT
-    if args.json:
+    if request.json:
         text = json.dumps(comparison.to_json(), indent=2, allow_nan=False)
     else:
         text = format_comparison(comparison)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.headless.options import (
@@ -19,6 +20,7 @@ from app.headless.options import (
     add_overwrite,
     add_time_base,
     open_options,
+    set_runner,
 )
 from fsr_core.sources import (
     convert_recording,
@@ -27,7 +29,21 @@ from fsr_core.sources import (
     split_episode_path,
 )
 
-__all__ = ["add_convert_parser", "default_output", "run_convert"]
+__all__ = ["ConvertRequest", "add_convert_parser", "default_output", "run_convert"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConvertRequest:
+    """``convert FILE [-o OUT.fsr] [--overwrite] [--time-base B]``.
+
+    ``--episode N`` is resolved before: ``log`` is then the episode's address.
+    """
+
+    log: Path
+    output: Path | None = None
+    """``None``: beside ``log`` (an episode: in the working folder), as FSR."""
+    overwrite: bool = False
+    time_base: str | None = None
 
 
 def add_convert_parser(
@@ -57,6 +73,7 @@ def add_convert_parser(
     add_overwrite(convert)
     add_episode(convert)
     add_time_base(convert)
+    set_runner(convert, ConvertRequest, run_convert)
 
 
 def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
@@ -77,16 +94,16 @@ def default_output(path: Path, patterns: tuple[str, ...]) -> Path:
     return path.with_name(name + ".fsr")
 
 
-def run_convert(args: argparse.Namespace) -> int:
+def run_convert(request: ConvertRequest) -> int:
     """Convert one recording; print what was written."""
-    output = args.output
-    if output is None and split_episode_path(args.log) is not None:
+    output = request.output
+    if output is None and split_episode_path(request.log) is not None:
         # Never into the dataset: <dataset>_episode_000003.fsr here.
-        output = Path(f"{recording_stem(args.log)}.fsr")
+        output = Path(f"{recording_stem(request.log)}.fsr")
     if output is None:
-        output = default_output(args.log, source_for(args.log).patterns)
+        output = default_output(request.log, source_for(request.log).patterns)
     result = convert_recording(
-        args.log, output, overwrite=args.overwrite, options=open_options(args)
+        request.log, output, overwrite=request.overwrite, options=open_options(request)
     )
     sys.stdout.write(
         f"{result.output}: {result.summary}, {result.records} records, "

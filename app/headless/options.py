@@ -1,4 +1,4 @@
-"""What the subcommands' parsers share: common options, checked numbers.
+"""What the subcommands' parsers share: common options, checked numbers, runners.
 
 Each ``*_commands`` module adds the options every writing command has
 (:func:`add_output`, :func:`add_overwrite`, :func:`add_enum_option`) and those
@@ -6,6 +6,13 @@ that say how a recording opens (:func:`add_episode`, :func:`add_time_base`,
 read back by :func:`open_options`); option types built on
 :func:`checked_number` refuse a bad value with an argparse usage error (exit 2)
 that names the value and what was expected.
+
+Each subcommand also defines a frozen request dataclass whose fields are named
+as its options' ``dest``, and :func:`set_runner` records on its parser which
+request it becomes and what runs it: ``app.cli`` parses once, builds that
+request from the parsed names and hands it to the runner, which never sees the
+parser's namespace. A request refuses options that do not go together by
+raising :class:`UsageError`, which the command line reports as a usage error.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import math
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from fsr_core.sources import TIME_BASES, OpenOptions
 
@@ -25,6 +32,8 @@ __all__ = [
     "MAX_SIDE_PX",
     "MAX_TICKS",
     "MIN_FPS",
+    "OpensRecordings",
+    "UsageError",
     "add_enum_option",
     "add_episode",
     "add_output",
@@ -36,6 +45,7 @@ __all__ = [
     "finite_non_negative",
     "fps_option",
     "open_options",
+    "set_runner",
     "size_option",
     "speed_option",
     "time_option",
@@ -53,6 +63,29 @@ MAX_IN_FLIGHT = 1024
 MAX_SIDE_PX = 8192
 
 Number = TypeVar("Number", int, float)
+Request = TypeVar("Request")
+
+
+class UsageError(Exception):
+    """Options that do not go together: the command line's usage error (exit 2).
+
+    The message is the whole problem, as ``parser.error`` prints it.
+    """
+
+
+def set_runner(
+    parser: argparse.ArgumentParser,
+    request_type: type[Request],
+    run: Callable[[Request], int],
+) -> None:
+    """Record on ``parser`` the request its options make and the runner of it.
+
+    ``request_type`` is a dataclass whose fields are named as the options'
+    ``dest``; ``app.cli`` builds it from the parsed options and calls ``run``
+    with it. A :class:`UsageError` raised while it is built goes to
+    ``parser.error`` (exit 2).
+    """
+    parser.set_defaults(request_type=request_type, run=run, command_parser=parser)
 
 
 def add_overlay_flags(parser: argparse.ArgumentParser) -> None:
@@ -197,9 +230,18 @@ def add_time_base(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_options(args: argparse.Namespace) -> OpenOptions:
-    """Return how the command line asks recordings to open (``--time-base``)."""
-    return OpenOptions(time_base=getattr(args, "time_base", None))
+class OpensRecordings(Protocol):
+    """A request that opens recordings: what its ``--time-base`` said."""
+
+    @property
+    def time_base(self) -> str | None:
+        """``log``, ``publish``, ``header``, or ``None`` for the default."""
+        ...
+
+
+def open_options(request: OpensRecordings) -> OpenOptions:
+    """Return how ``request`` asks recordings to open (``--time-base``)."""
+    return OpenOptions(time_base=request.time_base)
 
 
 def size_option(text: str) -> tuple[int, int]:

@@ -14,8 +14,9 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -24,6 +25,7 @@ from app.headless.options import (
     add_enum_option,
     add_output,
     add_overwrite,
+    set_runner,
     whole_number,
 )
 from app.headless.signals import StopRequested, exit_code
@@ -39,7 +41,7 @@ from fsr_core.simulation.protocol import (
     Timing,
 )
 
-__all__ = ["COMMANDS", "EXIT_CANCELLED", "HANDLERS", "add_parsers", "run_replay"]
+__all__ = ["COMMANDS", "EXIT_CANCELLED", "ReplayRequest", "add_parsers", "run_replay"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +51,30 @@ COMMANDS = frozenset({"replay"})
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 """The shell's code for a command stopped by Ctrl-C (128 + SIGINT)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayRequest:
+    """``replay FILE --mode render|resimulate -o OUT.fsr`` and its options.
+
+    ``mode``, ``timing`` and ``execution`` are the values of
+    :class:`~fsr_core.simulation.protocol.ReplayMode`, ``Timing`` and
+    ``Execution``, as the command line spells them.
+    """
+
+    file: Path
+    mode: str
+    output: Path
+    simulator: str | None = None
+    """``None``: the simulator the recording names."""
+    timing: str = Timing.RECORDED_SIM_TIME.value
+    execution: str = Execution.RECORDED_PREEMPTION.value
+    max_in_flight: int = ReplayOptions.max_in_flight
+    with_recorded_force: bool = False
+    settings: Sequence[tuple[str, str]] = ()
+    """``--set NAME=VALUE``, in order."""
+    overwrite: bool = False
+    verbose: bool = False
 
 
 def _window(text: str) -> int:
@@ -125,6 +151,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "camera='pos=x,y,z lookat=x,y,z fov=DEG size=WxH' and start_frame=N",
     )
     add_overwrite(replay)
+    set_runner(replay, ReplayRequest, run_replay)
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -135,15 +162,15 @@ def _setting(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
-def _options(args: argparse.Namespace) -> ReplayOptions:
+def _options(request: ReplayRequest) -> ReplayOptions:
     return ReplayOptions(
-        mode=ReplayMode(args.mode),
-        timing=Timing(args.timing),
-        execution=Execution(args.execution),
-        max_in_flight=args.max_in_flight,
-        with_recorded_force=args.with_recorded_force,
-        overwrite=args.overwrite,
-        settings=tuple(args.settings),
+        mode=ReplayMode(request.mode),
+        timing=Timing(request.timing),
+        execution=Execution(request.execution),
+        max_in_flight=request.max_in_flight,
+        with_recorded_force=request.with_recorded_force,
+        overwrite=request.overwrite,
+        settings=tuple(request.settings),
     )
 
 
@@ -184,22 +211,22 @@ def _signals_cancel(cancel: CancelToken, stop: _Stop) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def run_replay(args: argparse.Namespace) -> int:
+def run_replay(request: ReplayRequest) -> int:
     """Replay one file; print where the new file went (see the module docstring)."""
     # Imported here: the command line builds this parser for every command.
     from fsr_core.replay.engine import replay_file
 
-    options = _options(args)
+    options = _options(request)
     cancel = CancelToken()
     stop = _Stop()
     bar = TerminalProgress("frames" if options.mode is ReplayMode.RENDER else "ticks")
     try:
         with _signals_cancel(cancel, stop):
             result = replay_file(
-                args.file,
-                args.output,
+                request.file,
+                request.output,
                 options,
-                simulator=args.simulator,
+                simulator=request.simulator,
                 progress=bar,
                 cancel=cancel,
             )
@@ -212,38 +239,32 @@ def run_replay(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     except FsrError as exc:
         bar.close()
-        if getattr(args, "verbose", False):
+        if request.verbose:
             logger.exception("replay failed")
         sys.stderr.write(f"fsr-viewer replay: {exc}\n")
         return EXIT_FAILED
     bar.close()
-    return _report(args, result, stop.signum)
+    return _report(request.file, result, stop.signum)
 
 
 def _unit(result: ReplayResult) -> str:
     return "frames" if result.mode is ReplayMode.RENDER else "ticks"
 
 
-def _report(args: argparse.Namespace, result: ReplayResult, signum: int = 0) -> int:
+def _report(source: Path, result: ReplayResult, signum: int = 0) -> int:
     if result.outcome is ReplayOutcome.CANCELLED:
-        sys.stderr.write(f"fsr-viewer replay: {args.file}: {result.message}\n")
+        sys.stderr.write(f"fsr-viewer replay: {source}: {result.message}\n")
         return exit_code(signum) if signum else EXIT_CANCELLED
     if result.outcome is ReplayOutcome.FAILED:
         sys.stderr.write(f"fsr-viewer replay: {result.message}\n")
         return EXIT_FAILED
     sys.stdout.write(
-        f"{result.output}: {result.mode.value} replay of {args.file} on "
+        f"{result.output}: {result.mode.value} replay of {source} on "
         f"{result.simulator} ({result.reason_code}, {result.steps} {_unit(result)} in "
         f"{result.wall_s:.1f} s; source SHA-256 {result.source_sha256})\n"
     )
     for note in result.notes:
         sys.stdout.write(f"note: {note}\n")
     if result.mode is ReplayMode.RESIMULATE:
-        sys.stdout.write(
-            f"compare it: fsr-viewer compare {args.file} {result.output}\n"
-        )
+        sys.stdout.write(f"compare it: fsr-viewer compare {source} {result.output}\n")
     return 0
-
-
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {"replay": run_replay}
-"""Handler of each subcommand name."""

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from app.headless.options import add_output
+from app.headless.options import add_output, set_runner
 from fsr_core.output_paths import check_output_path, prepare_output_folder
 
-__all__ = ["add_parsers", "run_simulate", "write_demo_takes"]
+__all__ = [
+    "DemoRequest",
+    "SimulateRequest",
+    "add_parsers",
+    "run_simulate",
+    "write_demo_takes",
+]
 
 DEFAULT_DEMO_DIR = Path("fsr-demo")
 
@@ -24,8 +32,31 @@ def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``demo`` and ``simulate`` to the command line."""
+@dataclass(frozen=True, kw_only=True)
+class DemoRequest:
+    """``demo [--out DIR] [--no-gui]``."""
+
+    out: Path = DEFAULT_DEMO_DIR
+    no_gui: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulateRequest:
+    """``simulate SCENARIO.toml -o OUT``."""
+
+    scenario: Path
+    output: Path
+
+
+def add_parsers(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    *,
+    run_demo: Callable[[DemoRequest], int],
+) -> None:
+    """Add ``demo`` and ``simulate`` to the command line.
+
+    ``run_demo`` runs ``demo``: the dispatcher's, as it may open the window.
+    """
     demo = commands.add_parser(
         "demo",
         help="record the built-in demo takes (a playlist) and open them",
@@ -42,16 +73,18 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     demo.add_argument(
         "--no-gui", action="store_true", help="only write the takes and print them"
     )
+    set_runner(demo, DemoRequest, run_demo)
     simulate = commands.add_parser(
         "simulate",
         help="run a scenario TOML (planar arm or MuJoCo) and record it",
     )
     simulate.add_argument("scenario", type=Path)
     add_output(simulate, "new FSR file")
+    set_runner(simulate, SimulateRequest, run_simulate)
 
 
-def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
-    """Write the demo takes into ``args.out``, print them, return the recordings."""
+def write_demo_takes(request: DemoRequest) -> tuple[Path, ...]:
+    """Write the demo takes into ``request.out``, print them, return the recordings."""
     # Imported here (as below): the command line builds this parser for every
     # command, and only these two need the simulators.
     from fsr_core.simulation.registry import DEFAULT_SIMULATOR, get_adapter
@@ -59,9 +92,9 @@ def write_demo_takes(args: argparse.Namespace) -> tuple[Path, ...]:
     def announce(name: str) -> None:
         sys.stderr.write(f"recording {name}...\n")
 
-    _prepare_demo_folder(args.out)
+    _prepare_demo_folder(request.out)
     simulator = get_adapter(DEFAULT_SIMULATOR)
-    files = simulator.write_demos(args.out, progress=announce)
+    files = simulator.write_demos(request.out, progress=announce)
     for item in files:
         state = "written" if item.written else "kept (already there)"
         _out(f"{item.recording}  ({state}; scenario {item.scenario.name})")
@@ -79,13 +112,13 @@ def _prepare_demo_folder(folder: Path) -> None:
     prepare_output_folder(folder, what="demo")
 
 
-def run_simulate(args: argparse.Namespace) -> int:
+def run_simulate(request: SimulateRequest) -> int:
     """Run one scenario file with the simulator that recognises it and record it."""
     from fsr_core.simulation.registry import scenario_simulator
     from fsr_core.simulation.scenario_document import read_scenario_document
 
-    check_output_path(args.output, (args.scenario,))
-    simulator = scenario_simulator(read_scenario_document(args.scenario))
-    run = simulator.record(args.scenario, args.output)
+    check_output_path(request.output, (request.scenario,))
+    simulator = scenario_simulator(read_scenario_document(request.scenario))
+    run = simulator.record(request.scenario, request.output)
     _out(f"{run.output}: {run.summary}")
     return 0

@@ -9,19 +9,40 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from app.headless.convert_commands import add_convert_parser, run_convert
-from app.headless.options import add_output, add_overwrite
+from app.headless.convert_commands import (
+    ConvertRequest,
+    add_convert_parser,
+    run_convert,
+)
+from app.headless.options import add_output, add_overwrite, set_runner
 from fsr_core.errors import FsrError
 from fsr_core.output_paths import check_output_path
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayOutcome
 
-__all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_convert", "run_resimulate"]
+__all__ = [
+    "COMMANDS",
+    "ConvertRequest",
+    "ResimulateRequest",
+    "add_parsers",
+    "run_convert",
+    "run_resimulate",
+]
 
 COMMANDS = frozenset({"convert", "resimulate"})
 """Subcommand names this module adds."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResimulateRequest:
+    """``resimulate LOG -o OUT.sklog.npz [--with-recorded-inputs] [--overwrite]``."""
+
+    log: Path
+    output: Path
+    with_recorded_inputs: bool = False
+    overwrite: bool = False
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,47 +78,42 @@ def _add_resimulate(
         "and target switches",
     )
     add_overwrite(resimulate)
+    set_runner(resimulate, ResimulateRequest, run_resimulate)
 
 
-def run_resimulate(args: argparse.Namespace) -> int:
+def run_resimulate(request: ResimulateRequest) -> int:
     """Say what the re-run will be, run it, and print where it went."""
     # Imported here: the command line builds this parser for every command.
     from fsr_core.simulation.registry import get_adapter
 
     options = ReplayOptions(
         ReplayMode.RESIMULATE,
-        with_recorded_force=args.with_recorded_inputs,
-        overwrite=args.overwrite,
+        with_recorded_force=request.with_recorded_inputs,
+        overwrite=request.overwrite,
     )
+    log, output = request.log, request.output
     try:
         check_output_path(
-            args.output, (args.log,), overwrite=args.overwrite, hint=" (--overwrite)"
+            output, (log,), overwrite=request.overwrite, hint=" (--overwrite)"
         )
         simulator = get_adapter("skelarm", require_available=False)
-        plan = simulator.plan_replay(args.log, options)
+        plan = simulator.plan_replay(log, options)
         replayed = (
-            " (its recorded inputs replayed)" if args.with_recorded_inputs else ""
+            " (its recorded inputs replayed)" if request.with_recorded_inputs else ""
         )
-        sys.stdout.write(f"{args.log}: {plan.fidelity}{replayed}\n")
+        sys.stdout.write(f"{log}: {plan.fidelity}{replayed}\n")
         for note in plan.notes:
             sys.stdout.write(f"  - {note}\n")
         sys.stdout.flush()
-        result = simulator.replay(args.log, args.output, options)
+        result = simulator.replay(log, output, options)
     except FsrError as exc:
         sys.stderr.write(f"fsr-viewer resimulate: {exc}\n")
         return 1
     if result.outcome is not ReplayOutcome.SUCCEEDED:
-        sys.stderr.write(f"fsr-viewer resimulate: {args.log}: {result.message}\n")
+        sys.stderr.write(f"fsr-viewer resimulate: {log}: {result.message}\n")
         return 1
     sys.stdout.write(
         f"{result.output}: re-run by skelarm in {result.wall_s:.1f} s; compare "
-        f"with: fsr-viewer compare {args.log} {result.output}\n"
+        f"with: fsr-viewer compare {log} {result.output}\n"
     )
     return 0
-
-
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "convert": run_convert,
-    "resimulate": run_resimulate,
-}
-"""Handler of each subcommand, for ``app.cli.main``'s table."""

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from cli_output import command_output
 
-from app.cli import main
-from app.headless.compare_commands import add_parsers, run_compare
+from app.cli import main, request_from
+from app.headless.compare_commands import CompareRequest, add_parsers, run_compare
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
@@ -28,7 +28,9 @@ def compare(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="fsr-viewer")
     parser.add_argument("--verbose", action="store_true")
     add_parsers(parser.add_subparsers(dest="command", required=True))
-    return run_compare(parser.parse_args(["compare", *argv]))
+    request = request_from(parser.parse_args(["compare", *argv]))
+    assert isinstance(request, CompareRequest)
+    return run_compare(request)
 
 
 def compare_output(

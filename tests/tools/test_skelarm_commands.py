@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from tool_scripts import load_tool
 
+from app.cli import request_from
 from app.headless import skelarm_commands
 from fsr_core.errors import TargetExistsError
 from fsr_core.sources import open_recording
@@ -22,7 +23,8 @@ def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="fsr-viewer")
     skelarm_commands.add_parsers(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    return skelarm_commands.HANDLERS[args.command](args)
+    code: int = args.run(request_from(args))
+    return code
 
 
 def test_convert_writes_the_fsr_and_says_so(

@@ -15,26 +15,28 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.headless.batch.engines import Engine
 from app.headless.batch.index_output import index_entries
 from app.headless.batch.items import BatchOptions, Verb, WorkItem
-from app.headless.batch.options import add_batch_arguments, check_usage
+from app.headless.batch.options import BatchRequest, add_batch_arguments
 from app.headless.batch.plan import plan_items
 from app.headless.batch.progress import BatchProgress
 from app.headless.batch.report import ReportWriter
 from app.headless.batch.resume import attach_priors, read_priors
 from app.headless.batch.work import STATUSES, failed_result
-from app.headless.options import open_options
+from app.headless.options import open_options, set_runner
 from fsr_core.errors import TargetExistsError
 from fsr_core.output_paths import check_output_path, prepare_output_folder
 from fsr_core.playlists.index_file import write_index
 
-__all__ = ["COMMANDS", "HANDLERS", "add_parsers", "run_batch"]
+if TYPE_CHECKING:
+    from app.headless.export.request import VideoRequest
+
+__all__ = ["COMMANDS", "BatchRequest", "add_parsers", "run_batch"]
 
 COMMANDS = frozenset({"batch"})
 """Subcommand names this module adds."""
@@ -49,88 +51,100 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(batch)
-    batch.set_defaults(batch_parser=batch)
+    set_runner(batch, BatchRequest, run_batch)
 
 
-def run_batch(args: argparse.Namespace) -> int:
+def run_batch(request: BatchRequest) -> int:
     """Run one batch (see the module docstring); return the exit code."""
-    check_usage(args.batch_parser, args)
-    verb = Verb(args.verb)
+    verb = request.verb_kind
+    index = _index_output(request)
     if verb.writes_files:
-        prepare_output_folder(args.out, what="batch output")
-    if verb is Verb.INDEX:
-        check_output_path(args.output, args.paths)
+        assert request.out is not None, "a BatchRequest of this verb has --out"
+        prepare_output_folder(request.out, what="batch output")
+    if index is not None:
+        check_output_path(index, request.paths)
     items = plan_items(
         verb,
-        args.paths,
-        out_dir=args.out,
-        suffix=_suffix(args, verb),
-        index_folder=args.output.parent if verb is Verb.INDEX else None,
-        overwrite=args.overwrite,
+        request.paths,
+        out_dir=request.out,
+        suffix=_suffix(request, verb),
+        index_folder=index.parent if index is not None else None,
+        overwrite=request.overwrite,
     )
-    if args.resume:
-        items = attach_priors(items, read_priors(args.report, verb))
-    results = _run(args, verb, items)
-    if verb is Verb.INDEX:
-        _publish_index(args.output, items, results)
+    if request.resume:
+        assert request.report is not None, "a BatchRequest with --resume has --report"
+        items = attach_priors(items, read_priors(request.report, verb))
+    results = _run(request, verb, items)
+    if index is not None:
+        _publish_index(index, items, results)
     return 1 if any(result["status"] == "failed" for result in results) else 0
 
 
-def _suffix(args: argparse.Namespace, verb: Verb) -> str:
-    return {Verb.EXPORT: f".{args.format}", Verb.CONVERT: ".fsr"}.get(verb, "")
+def _index_output(request: BatchRequest) -> Path | None:
+    """Return ``-o INDEX.json`` of ``batch index``; None for the other verbs."""
+    if request.verb_kind is not Verb.INDEX:
+        return None
+    assert request.output is not None, "a BatchRequest of index has -o"
+    return request.output
 
 
-def _options(args: argparse.Namespace, verb: Verb) -> BatchOptions:
-    video = None
-    if verb is Verb.EXPORT:
-        from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
-        from app.headless.export.request import VideoRequest
+def _suffix(request: BatchRequest, verb: Verb) -> str:
+    return {Verb.EXPORT: f".{request.format}", Verb.CONVERT: ".fsr"}.get(verb, "")
 
-        shown = ViewModel(
-            view=args.view,
-            camera=args.camera,
-            size=args.size or DEFAULT_VIEW_SIZE,
-            panel=args.panel,
-            speed=args.speed,
-            environment=args.environment,
-        )
-        if args.show_com:
-            shown = shown.with_overlay("com", True)
-        video = VideoRequest(
-            Path(), Path(), shown, fps=args.fps, start_s=args.start, end_s=args.end
-        )
+
+def _options(request: BatchRequest, verb: Verb) -> BatchOptions:
     return BatchOptions(
         verb=verb,
-        video=video,
-        with_recorded_force=args.with_recorded_force,
-        opening=open_options(args),
+        video=_video_template(request) if verb is Verb.EXPORT else None,
+        with_recorded_force=request.with_recorded_force,
+        opening=open_options(request),
     )
 
 
-def _engine(args: argparse.Namespace) -> Engine:
-    if args.engine == "ray":
+def _video_template(request: BatchRequest) -> VideoRequest:
+    """Return the video every ``export`` item writes (each sets source, output)."""
+    # Imported here: the export loads PyAV, which no other verb needs.
+    from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
+    from app.headless.export.request import VideoRequest
+
+    shown = ViewModel(
+        overlays=request.overlays,
+        view=request.view,
+        camera=request.camera,
+        size=request.size or DEFAULT_VIEW_SIZE,
+        panel=request.panel,
+        speed=request.speed,
+        environment=request.environment,
+    )
+    return VideoRequest(
+        Path(), Path(), shown, fps=request.fps, start_s=request.start, end_s=request.end
+    )
+
+
+def _engine(request: BatchRequest) -> Engine:
+    if request.engine == "ray":
         from app.headless.batch.engines.ray_engine import RayEngine
 
         return RayEngine(
-            args.jobs,
-            address=args.address,
-            cpus_per_task=args.cpus_per_task,
-            timeout_s=args.timeout,
-            memory_limit=args.memory_limit,
-            ship_inputs=args.inputs == "object-store",
+            request.jobs,
+            address=request.address,
+            cpus_per_task=request.cpus_per_task,
+            timeout_s=request.timeout,
+            memory_limit=request.memory_limit,
+            ship_inputs=request.inputs == "object-store",
         )
     from app.headless.batch.engines.local import LocalEngine
 
     return LocalEngine(
-        args.jobs, timeout_s=args.timeout, memory_limit=args.memory_limit
+        request.jobs, timeout_s=request.timeout, memory_limit=request.memory_limit
     )
 
 
 def _run(
-    args: argparse.Namespace, verb: Verb, items: list[WorkItem]
+    request: BatchRequest, verb: Verb, items: list[WorkItem]
 ) -> list[dict[str, Any]]:
     """Run the items with the report and the progress; print the summary."""
-    report = ReportWriter(args.report, append=args.resume, inputs=args.paths)
+    report = ReportWriter(request.report, append=request.resume, inputs=request.paths)
     progress = BatchProgress(len(items))
     results: list[dict[str, Any]] = []
     started_s = time.monotonic()
@@ -147,11 +161,11 @@ def _run(
                 finished(failed_result(item, item.problem))
         runnable = [item for item in items if not item.problem]
         if runnable:
-            _engine(args).run(runnable, _options(args, verb), finished)
+            _engine(request).run(runnable, _options(request, verb), finished)
     finally:
         progress.close()
         report.close()
-    _summary(verb, results, time.monotonic() - started_s, args.report)
+    _summary(verb, results, time.monotonic() - started_s, request.report)
     return results
 
 
@@ -194,7 +208,3 @@ def _publish_index(
 def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
-
-
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {"batch": run_batch}
-"""Handler of each subcommand name."""

@@ -1,8 +1,10 @@
-"""The options of ``fsr-viewer batch`` and the checks that need more than one.
+"""The options of ``fsr-viewer batch``, as a request, and the checks of several.
 
 The video options are those of ``--export``, with the same types and limits
 (:mod:`app.headless.options`); the per-recording checks (play-time window,
-camera) run in the worker, as ``--export-dir`` runs them.
+camera) run in the worker, as ``--export-dir`` runs them. A
+:class:`BatchRequest` refuses options that do not go together
+(:func:`usage_problem`) with a :class:`~app.headless.options.UsageError`.
 """
 
 from __future__ import annotations
@@ -10,10 +12,15 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.canvas.overlays.registry import default_overlays
 from app.headless.batch.items import Verb
 from app.headless.options import (
+    UsageError,
+    add_overlay_flags,
     add_overwrite,
     add_time_base,
     checked_number,
@@ -25,10 +32,12 @@ from app.headless.options import (
 )
 from fsr_core.budgets import parse_amount
 
-__all__ = ["add_batch_arguments", "check_usage"]
+__all__ = ["BatchRequest", "add_batch_arguments", "usage_problem"]
 
 #: Worker processes (or Ray CPUs) one run may ask for.
 MAX_JOBS = 1024
+#: ``--jobs`` when not given: one worker per CPU.
+DEFAULT_JOBS = os.cpu_count() or 1
 #: The choices of ``--format`` and ``--view``, as the player form spells them
 #: (importing the export's own lists would load PyAV for every command).
 _FORMATS = ("mp4", "gif", "webm")
@@ -64,6 +73,65 @@ def _amount(text: str) -> int:
         lambda value: value >= 16 << 20,
         "an amount of memory of at least 16MiB, e.g. 2GiB or 512M",
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchRequest:
+    """``batch VERB PATH...`` and every option of it (:func:`add_batch_arguments`).
+
+    Raises
+    ------
+    UsageError
+        Options that do not go together (:func:`usage_problem`).
+    """
+
+    verb: str
+    """A :class:`~app.headless.batch.items.Verb` value (see :attr:`verb_kind`)."""
+    paths: Sequence[Path]
+    out: Path | None = None
+    output: Path | None = None
+    """``index``: the index written (``-o INDEX.json``)."""
+    report: Path | None = None
+    resume: bool = False
+    # The engine.
+    jobs: int = DEFAULT_JOBS
+    engine: str = "local"
+    address: str | None = None
+    cpus_per_task: float = 1.0
+    inputs: str = "shared"
+    timeout: float | None = None
+    """Seconds one file's work may take (``None``: no limit)."""
+    memory_limit: int | None = None
+    """Bytes a worker may hold (``None``: no limit)."""
+    # export: the options of ``--export``.
+    format: str = "mp4"
+    panel: bool = False
+    fps: float = 30.0
+    speed: float = 1.0
+    size: tuple[int, int] | None = None
+    """Each view's size in pixels (``None``: the export's default)."""
+    view: str = "auto"
+    camera: str | None = None
+    overlays: frozenset[str] = field(default_factory=default_overlays)
+    """The overlays drawn (the ``--show-X``/``--hide-X`` flags applied)."""
+    environment: str = ""
+    start: float | None = None
+    end: float | None = None
+    time_base: str | None = None
+    # resimulate.
+    with_recorded_force: bool = False
+    overwrite: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse options that do not go together."""
+        problem = usage_problem(self)
+        if problem is not None:
+            raise UsageError(problem)
+
+    @property
+    def verb_kind(self) -> Verb:
+        """The verb, as a member of :class:`~app.headless.batch.items.Verb`."""
+        return Verb(self.verb)
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +172,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
         type=_jobs,
-        default=os.cpu_count() or 1,
+        default=DEFAULT_JOBS,
         metavar="N",
         help="worker processes (default: one per CPU); with Ray, the CPUs of a "
         "local instance",
@@ -148,7 +216,7 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--view", choices=_VIEWS, default="auto")
     parser.add_argument("--camera", metavar="NAME", help="export: the camera shown")
-    parser.add_argument("--show-com", action="store_true")
+    add_overlay_flags(parser)
     parser.add_argument(
         "--environment", metavar="NAME", default="", help="export: env drawn in full"
     )
@@ -157,26 +225,53 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     add_time_base(parser)
 
 
-def check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse options that do not go together (argparse usage error, exit 2)."""
-    verb = Verb(args.verb)
-    if verb.writes_files and args.out is None:
-        parser.error(f"batch {verb.value} needs --out DIR for its outputs")
-    if verb is Verb.INDEX:
-        if args.output is None:
-            parser.error("batch index needs -o INDEX.json")
-        if args.output.suffix.lower() != ".json":
-            parser.error(f"-o {args.output}: an index is written as .json")
-    if args.resume and args.report is None:
-        parser.error("--resume reads what --report REPORT.jsonl says is done")
-    if args.engine != "ray":
-        for flag, given in (
-            ("--address", args.address is not None),
-            ("--cpus-per-task", args.cpus_per_task != 1.0),
-            ("--inputs", args.inputs != "shared"),
-        ):
-            if given:
-                parser.error(f"{flag} goes with --engine ray")
-    start, end = args.start, args.end
+def usage_problem(request: BatchRequest) -> str | None:
+    """Return the first of ``request``'s options that do not go together, or None.
+
+    The text is the usage error the command line prints (exit 2).
+    """
+    problems = (
+        _output_problem(request),
+        _resume_problem(request),
+        _engine_problem(request),
+        _window_problem(request.start, request.end),
+    )
+    return next((problem for problem in problems if problem is not None), None)
+
+
+def _output_problem(request: BatchRequest) -> str | None:
+    verb = request.verb_kind
+    if verb.writes_files and request.out is None:
+        return f"batch {verb.value} needs --out DIR for its outputs"
+    if verb is not Verb.INDEX:
+        return None
+    if request.output is None:
+        return "batch index needs -o INDEX.json"
+    if request.output.suffix.lower() != ".json":
+        return f"-o {request.output}: an index is written as .json"
+    return None
+
+
+def _resume_problem(request: BatchRequest) -> str | None:
+    if request.resume and request.report is None:
+        return "--resume reads what --report REPORT.jsonl says is done"
+    return None
+
+
+def _engine_problem(request: BatchRequest) -> str | None:
+    if request.engine == "ray":
+        return None
+    for flag, given in (
+        ("--address", request.address is not None),
+        ("--cpus-per-task", request.cpus_per_task != 1.0),
+        ("--inputs", request.inputs != "shared"),
+    ):
+        if given:
+            return f"{flag} goes with --engine ray"
+    return None
+
+
+def _window_problem(start: float | None, end: float | None) -> str | None:
     if start is not None and end is not None and not start <= end:
-        parser.error(f"--start {start:g} is after --end {end:g}")
+        return f"--start {start:g} is after --end {end:g}"
+    return None
