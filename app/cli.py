@@ -399,21 +399,10 @@ def _frame_request(
     return play_time_s, Path(words[1])
 
 
-def _overlays(args: argparse.Namespace) -> frozenset[str]:
-    """Return the overlays drawn: the defaults, each flag given flipping its own."""
-    from app.canvas.overlays.registry import default_overlays, overlays
-
-    shown = set(default_overlays())
-    for overlay in overlays():
-        if getattr(args, f"overlay_{overlay.name}", False):
-            shown ^= {overlay.name}
-    return frozenset(shown)
-
-
 def _view_model(args: argparse.Namespace) -> ViewModel:
     """Return what the player form's options ask to see (the one parse of them)."""
     return ViewModel(
-        overlays=_overlays(args),
+        overlays=args.overlays,
         view=args.view,
         camera=args.camera,
         size=args.size or DEFAULT_VIEW_SIZE,
@@ -703,7 +692,7 @@ def request_from(args: argparse.Namespace) -> object:
     parsed value of the same name, a field nothing parsed keeps its default.
     Options that do not go together exit as a usage error of that parser.
     """
-    values = {**vars(args), "overlays": _overlays(args)}
+    values = vars(args)
     names = [field.name for field in dataclasses.fields(args.request_type)]
     try:
         return args.request_type(

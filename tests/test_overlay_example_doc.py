@@ -23,6 +23,6 @@ def test_the_documented_overlay_is_the_module_it_names() -> None:
 
 
 def test_the_documented_registration_line_is_in_the_registry() -> None:
-    from app.canvas.overlays.registry import BUILTIN_OVERLAYS
+    from app.canvas.overlay_registry import BUILTIN_OVERLAYS
 
     assert "calibration" in BUILTIN_OVERLAYS

@@ -49,8 +49,8 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.overlays.overlay import TEXT_Z, Surface
-from app.canvas.overlays.registry import paints_on
+from app.canvas.overlay import TEXT_Z, Surface
+from app.canvas.overlay_registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.shown_text import fixed_text, visible_text
 from app.canvas.view_model import ViewModel
@@ -328,6 +328,16 @@ class CameraMarks:
     def model(self) -> RecordingModel:
         """The recording drawn."""
         return self.canvas.model
+
+    def visible(self, key: str) -> list[QPointF]:
+        """Return where ``points[key]`` (plane points) show inside the frame.
+
+        Empty on a frame without calibration or when the recording has none.
+        """
+        points = self.points.get(key)
+        if self.view is None or points is None:
+            return []
+        return self.view.visible(points)
 
 
 class CameraCanvas(RecordingCanvas):

@@ -38,8 +38,8 @@ from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.overlays.overlay import Surface
-from app.canvas.overlays.registry import paints_on
+from app.canvas.overlay import Surface
+from app.canvas.overlay_registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_canvas import SceneCanvas
 from app.canvas.scene_marks import paint_time_label

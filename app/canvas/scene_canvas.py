@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -27,8 +27,8 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.overlays.overlay import Surface
-from app.canvas.overlays.registry import paints_on
+from app.canvas.overlay import Surface
+from app.canvas.overlay_registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_marks import (
     MUTED_TEXT_COLOR,
@@ -45,7 +45,6 @@ from fsr_core.recording import PlanarKinematics, RecordingModel, TaskOverlay
 
 __all__ = ["PlaneMarks", "SceneCanvas"]
 
-T = TypeVar("T")
 
 Rgb = tuple[int, int, int]
 
@@ -73,7 +72,7 @@ MAX_SCENE_M: Final = 1e9
 #: Pixel coordinates are clamped this far outside the view, so a far point
 #: draws as a line leaving the view, never a number the rasteriser chokes on.
 MAX_OFF_VIEW_PX: Final = 1e5
-#: Overlay depths (:class:`~app.canvas.overlays.overlay.Paint`): below 0 the
+#: Overlay depths (:class:`~app.canvas.overlay.Paint`): below 0 the
 #: still backdrop, from 0 under the arm, from 50 over it.
 _ARM_Z: Final = 50
 

@@ -2,7 +2,7 @@
 
 :class:`ViewModel` says which views are drawn (the scene, a camera, both),
 which cameras, which overlays (by name, from
-:mod:`app.canvas.overlays.registry`), at what size, with or without the
+:mod:`app.canvas.overlay_registry`), at what size, with or without the
 readout panel, at what playback speed, which environment of a batched scene
 stands out, and which channel plots are open. The window edits it, the
 command line parses into it, and ``--export``, ``--export-frame``,
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from app.canvas.overlays.registry import default_overlays
+from app.canvas.overlay_registry import default_overlays
 
 __all__ = [
     "DEFAULT_VIEW_SIZE",
@@ -44,7 +44,7 @@ class ViewModel:
     """What is shown of a recording, in the window and in every export."""
 
     overlays: frozenset[str] = field(default_factory=default_overlays)
-    """Names of the overlays drawn (see :mod:`app.canvas.overlays.registry`)."""
+    """Names of the overlays drawn (see :mod:`app.canvas.overlay_registry`)."""
     view: str = "auto"
     """What an exported frame draws: one of :data:`VIEWS`."""
     camera: str | None = None

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from fsr_core.sources import TIME_BASES, OpenOptions
 
@@ -88,21 +88,45 @@ def set_runner(
     parser.set_defaults(request_type=request_type, run=run, command_parser=parser)
 
 
+class _FlipOverlay(argparse.Action):
+    """``--show-X``/``--hide-X``: the overlay set ``overlays`` without its default."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        self._name: str = kwargs.pop("overlay")
+        self._shown: bool = not kwargs.pop("shown_by_default")
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        shown: frozenset[str] = getattr(namespace, self.dest)
+        name = frozenset({self._name})
+        setattr(namespace, self.dest, shown | name if self._shown else shown - name)
+
+
 def add_overlay_flags(parser: argparse.ArgumentParser) -> None:
     """Add one flag per registered overlay: ``--show-X`` or ``--hide-X``.
 
     Each flips that overlay's default (:attr:`Overlay.flag
-    <app.canvas.overlays.overlay.Overlay.flag>`); its value lands in
-    ``overlay_<name>``. The registry imports no Qt.
+    <app.canvas.overlay.Overlay.flag>`); together they parse into
+    ``overlays``, the names of the overlays drawn. The registry imports no Qt.
     """
-    from app.canvas.overlays.registry import overlays
+    from app.canvas.overlay_registry import default_overlays, overlays
 
+    shown = default_overlays()
     for overlay in overlays():
         verb = "do not draw" if overlay.default else "draw"
         parser.add_argument(
             overlay.flag,
-            action="store_true",
-            dest=f"overlay_{overlay.name}",
+            action=_FlipOverlay,
+            dest="overlays",
+            default=shown,
+            overlay=overlay.name,
+            shown_by_default=overlay.default,
             help=f"{verb} {overlay.help} (window: View menu)",
         )
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.canvas.overlays.registry import default_overlays
+from app.canvas.overlay_registry import default_overlays
 from app.canvas.qt_app import ensure_app
 from app.canvas.view_model import ViewModel
 from app.window.camera import CameraArea

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
-from app.canvas.overlays.registry import overlays
+from app.canvas.overlay_registry import overlays
 from app.canvas.view_model import ViewModel
 from app.window.export.window_export import WindowExport
 from app.window.replay.window_replay import WindowReplay

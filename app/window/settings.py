@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.canvas.overlays.registry import overlays
+from app.canvas.overlay_registry import overlays
 from app.canvas.view_model import ViewModel
 
 __all__ = ["MAX_RECENT", "WindowSettings", "default_settings"]

@@ -25,8 +25,8 @@ from shown_widgets import ini_settings, new_main_window, open_and_wait
 from view_models import export_frame_as
 
 from app.canvas import qimage_to_rgb
-from app.canvas.overlays.overlay import Overlay, Surface
-from app.canvas.overlays.registry import overlays
+from app.canvas.overlay import Overlay, Surface
+from app.canvas.overlay_registry import overlays
 from app.canvas.view_model import ViewModel
 from app.cli import main
 from fsr_core.recording import RecordingModel

@@ -78,7 +78,7 @@ def test_batch_export_draws_with_the_export_options() -> None:
         view="both",
         camera="front",
         panel=True,
-        show_com=True,
+        overlays=frozenset({"com", "targets"}),
         environment="env1",
         start=0.5,
         end=1.5,
@@ -86,9 +86,14 @@ def test_batch_export_draws_with_the_export_options() -> None:
 
     video = _video_template(request)
 
-    assert (video.fps, video.speed, video.size) == (12.0, 2.0, (800, 800))
-    assert (video.view, video.camera, video.environment) == ("both", "front", "env1")
-    assert (video.panel, video.show_com, video.overwrite) == (True, True, False)
+    shown = video.shown
+    assert (video.fps, shown.speed, shown.size) == (12.0, 2.0, (800, 800))
+    assert (shown.view, shown.camera, shown.environment) == ("both", "front", "env1")
+    assert (shown.panel, shown.overlays, video.overwrite) == (
+        True,
+        frozenset({"com", "targets"}),
+        False,
+    )
     assert (video.start_s, video.end_s) == (0.5, 1.5)
     sized = dataclasses.replace(request, size=(320, 240))
-    assert _video_template(sized).size == (320, 240)
+    assert _video_template(sized).shown.size == (320, 240)

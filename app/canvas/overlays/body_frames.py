@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.canvas.overlays.overlay import Overlay, Paint, Surface
+from app.canvas.overlay import Overlay, Paint, Surface
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:

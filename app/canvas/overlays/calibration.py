@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.canvas.overlays.overlay import TEXT_Z, Overlay, Paint, Surface
+from app.canvas.overlay import TEXT_Z, Overlay, Paint, Surface
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.canvas.overlays.overlay import Overlay, Paint, Surface
+from app.canvas.overlay import Overlay, Paint, Surface
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
@@ -43,13 +43,13 @@ def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
     from app.canvas.camera_canvas import camera_pen
     from app.canvas.drawing import palette_rgb, qcolor, rgb_color
 
-    view, coms = marks.view, marks.points.get("coms")
-    if view is None or coms is None:
+    centers = marks.visible("coms")
+    if marks.view is None or not centers:
         return
-    unit = view.unit
+    unit = marks.view.unit
     painter.setPen(camera_pen(qcolor("camera.com_outline"), 1.0 * unit))
     painter.setBrush(rgb_color(palette_rgb("camera.com")))
-    for center in view.visible(coms):
+    for center in centers:
         painter.drawEllipse(center, 2.2 * unit, 2.2 * unit)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from app.canvas.overlays.overlay import Overlay, Paint, Surface
+from app.canvas.overlay import Overlay, Paint, Surface
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import RecordingModel
 

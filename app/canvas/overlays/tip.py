@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.canvas.overlays.overlay import Overlay, Paint, Surface
+from app.canvas.overlay import Overlay, Paint, Surface
 from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
@@ -25,12 +25,12 @@ def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
     from app.canvas.camera_canvas import camera_pen
     from app.canvas.drawing import palette_rgb, qcolor, rgb_color
 
-    view, tips = marks.view, marks.points.get("tip")
-    if view is None or tips is None:
+    tips = marks.visible("tip")
+    if marks.view is None or not tips:
         return
-    unit = view.unit
+    unit = marks.view.unit
     color = rgb_color(palette_rgb("camera.tip"))
-    for tip in view.visible(tips):
+    for tip in tips:
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(camera_pen(qcolor("camera.tip_shadow"), 2.6 * unit))
         painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.canvas.overlays.registry import default_overlays
+from app.canvas.overlay_registry import default_overlays
 from app.headless.batch.items import Verb
 from app.headless.options import (
     UsageError,

@@ -7,12 +7,11 @@ import time
 from dataclasses import dataclass
 
 from app.headless.export.atomic import atomic_output, write_failed
-from app.headless.export.frames import FrameSource, check_view
+from app.headless.export.frames import FrameSource
 from app.headless.export.request import StillRequest
 from app.headless.export.video import (
     ExportResult,
-    check_frame_memory,
-    check_not_source,
+    check_drawing,
 )
 from fsr_core.recording import RecordingModel
 
@@ -85,9 +84,7 @@ def plan_still(model: RecordingModel, request: StillRequest) -> StillPlan:
     if min(shown.size) <= 0:
         raise ValueError("size must be positive")
     check_play_time(model.duration_s, request.play_time_s)
-    check_view(model, shown.view, shown.camera)
-    check_not_source(output, model, overwrite=request.overwrite)
-    check_frame_memory(*shown.drawn_size(), output, still=True)
+    check_drawing(model, shown, output, overwrite=request.overwrite, still=True)
     return StillPlan(model, request)
 
 

@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 
 import av
 
+from app.canvas.view_model import ViewModel
 from app.headless.export.atomic import atomic_output, write_failed
 from app.headless.export.canvas_frame import CanvasFrame
 from app.headless.export.encoder import Encoder, Palette, padded_size
@@ -50,6 +51,7 @@ __all__ = [
     "FrameSource",
     "FrameTimes",
     "VideoPlan",
+    "check_drawing",
     "check_frame_budget",
     "check_frame_memory",
     "check_not_source",
@@ -222,14 +224,36 @@ def plan_video(model: RecordingModel, request: VideoRequest) -> VideoPlan:
     kind = export_format(output)
     _check_rates(request.fps, shown.speed, shown.size)
     start, end = play_window(model.duration_s, request.start_s, request.end_s)
-    check_view(model, shown.view, shown.camera)
-    check_not_source(output, model, overwrite=request.overwrite)
     times = frame_times(
         model.duration_s, fps=request.fps, speed=shown.speed, start_s=start, end_s=end
     )
     check_frame_budget(len(times), output)
-    check_frame_memory(*shown.drawn_size(), output)
+    check_drawing(model, shown, output, overwrite=request.overwrite)
     return VideoPlan(model, request, kind, times)
+
+
+def check_drawing(
+    model: RecordingModel,
+    shown: ViewModel,
+    output: Path,
+    *,
+    overwrite: bool,
+    still: bool = False,
+) -> None:
+    """Refuse what a video and a still alike cannot draw or write.
+
+    A view the recording has no camera for, an output that is the recording
+    or exists (without ``overwrite``), a frame over the memory budget.
+
+    Raises
+    ------
+    ValueError, TargetExistsError, WriteFailedError, LimitExceededError
+        As :func:`check_view`, :func:`check_not_source` and
+        :func:`check_frame_memory` say.
+    """
+    check_view(model, shown.view, shown.camera)
+    check_not_source(output, model, overwrite=overwrite)
+    check_frame_memory(*shown.drawn_size(), output, still=still)
 
 
 def write_video(

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.canvas.overlays.registry import overlays
+from app.canvas.overlay_registry import overlays
 from app.headless.export.frames import resolve_view
 from app.headless.export.request import VideoRequest, output_size
 from app.headless.export.video import CHOICES, EXPORT_FORMATS

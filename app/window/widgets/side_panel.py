@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.canvas.overlays.registry import overlays
+from app.canvas.overlay_registry import overlays
 from app.canvas.panel_values import (
     ACTIVE_TARGET,
     EXT_FORCE,

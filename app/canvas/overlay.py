@@ -6,7 +6,7 @@ the targets, the calibration text, …). It is one module under
 :attr:`app.canvas.view_model.ViewModel.overlays`), the label of its menu
 entry and side-panel box, its command-line help, whether it is on by
 default, which recordings it applies to, and one :class:`Paint` per view it
-draws in. The registry (:mod:`app.canvas.overlays.registry`) lists them; the
+draws in. The registry (:mod:`app.canvas.overlay_registry`) lists them; the
 menus, the side panel, the command-line flags and the export options are
 made from it.
 

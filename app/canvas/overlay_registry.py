@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from app.canvas.overlays.overlay import Overlay, Paint, Surface
+from app.canvas.overlay import Overlay, Paint, Surface
 
 __all__ = [
     "BUILTIN_OVERLAYS",
