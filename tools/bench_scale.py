@@ -111,7 +111,7 @@ def _peak_mb() -> float:
 
 def measure(path: Path, video: Path) -> dict[str, Any]:
     """In this process: open, scrub, export; return the peak RSS after each step."""
-    from app.canvas.panel_values import panel_values
+    from app.canvas.panel_rows import row_values, rows_for
     from app.cli import main as cli_main
     from fsr_core.sources import open_recording
 
@@ -121,6 +121,7 @@ def measure(path: Path, video: Path) -> dict[str, Any]:
     figures["open_s"] = time.perf_counter() - started
     figures["open_mb"] = _peak_mb()
     track = model.cameras[0]
+    rows = rows_for(model)
     rng = random.Random(3)
     started = time.perf_counter()
     for _ in range(100):
@@ -128,7 +129,7 @@ def measure(path: Path, video: Path) -> dict[str, Any]:
         index = track.index_at(time_s)
         if index is not None:
             track.fetch(index)
-        panel_values(model, time_s)
+        row_values(model, rows, time_s)
     figures["scrub_s"] = time.perf_counter() - started
     figures["scrub_mb"] = _peak_mb()
     # A plot of the joints: the whole run, then zoomed to 10 s at 20 places

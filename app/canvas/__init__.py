@@ -6,8 +6,10 @@ task projected through that frame's calibration; :class:`ReadoutPanel` draws
 the side panel that exports place next to it. What they draw over the
 recording is the :class:`ViewModel`'s overlays (:mod:`app.canvas.overlays`).
 All paint into any ``QPainter`` (the window's view, an export frame) and
-need a ``QGuiApplication`` for their text. The names here are imported on
-first use: the view model and the overlay registry load no Qt.
+need a ``QGuiApplication`` for their text. The readouts both side panels
+show are the Qt-free row providers of :mod:`app.canvas.panel_rows`. The names
+here are imported on first use: the view model, the overlay registry and the
+panel rows load no Qt.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The readout panel composited beside the scene in exports.
 
-It shows what skelarm's ``--panel`` export shows (time, joint angles within
-their limits, tip position and speed, external force, friction, active
-target), painted with ``QPainter`` so it needs no widget and no window. The
-numbers come from :func:`app.canvas.panel_values.panel_values`, as in the
-window's live side panel.
+It shows the rows of :mod:`app.canvas.panel_rows` that apply to the recording
+(the play time, the simulator's clocks where recorded, the dataset episode,
+the task, joint angles within their limits, tip position and speed, external
+force, friction, active target), in the registry's order, as the window's
+side panel does; skelarm's ``--panel`` export showed the same. It is painted
+with ``QPainter``, so it needs no widget and no window.
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, qcolor
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
-from app.canvas.panel_values import JointValue, PanelValues, panel_values
+from app.canvas.panel_rows import (
+    JointValue,
+    LineStyle,
+    PanelRow,
+    RowLine,
+    RowValue,
+    row_values,
+    rows_for,
+)
 from app.canvas.scene_canvas import LINK_COLORS
 from fsr_core.recording import RecordingModel
 
@@ -38,6 +47,9 @@ TEXT_COLOR: Final = qcolor("panel.text")
 MUTED_TEXT_COLOR: Final = qcolor("panel.muted_text")
 
 _PAD_PX: Final = 16.0
+#: Space between two rows, and above and below a divider.
+_ROW_GAP_PX: Final = 8.0
+_HEADING: Final = "Simulation"
 
 
 @dataclass(frozen=True)
@@ -50,25 +62,48 @@ class _Line:
     muted: bool = False
 
 
+_STYLES: Final = {
+    LineStyle.TITLE: (26, True, False),
+    LineStyle.BODY: (14, False, False),
+    LineStyle.MUTED: (12, False, True),
+}
+
+
+def _line(line: RowLine) -> _Line:
+    pixel_size, bold, muted = _STYLES[line.style]
+    return _Line(line.text, pixel_size, bold=bold, muted=muted)
+
+
+def _joint_text(index: int, joint: JointValue) -> str:
+    return f"Joint {index + 1}: {joint.degrees_text}"
+
+
 class ReadoutPanel:
-    """The side panel composited into exports: time, joints, tip, readouts."""
+    """The side panel composited into exports: the panel rows the file has."""
 
     WIDTH_PX: ClassVar[int] = 304
 
     def __init__(self, model: RecordingModel) -> None:
         self._model = model
+        self._rows: tuple[PanelRow, ...] = rows_for(model)
 
-    def _readout_lines(self, values: PanelValues) -> list[str]:
-        lines = []
-        if values.tip_xy_m is not None:
-            lines.append(f"Tip: {values.tip_text} m")
-        if values.tip_speed_m_s is not None:
-            lines.append(f"Tip speed: {values.tip_speed_text}")
-        lines.extend(
-            f"{row.label}: {row.text}"
-            for row in values.readouts
-            if row.value is not None
-        )
+    @property
+    def rows(self) -> tuple[PanelRow, ...]:
+        """The rows the panel shows, top to bottom."""
+        return self._rows
+
+    def text_lines(self, play_time_s: float) -> list[str]:
+        """Return the text lines painted at ``play_time_s``, top to bottom.
+
+        The heading, then each row's lines (a joint's as ``"Joint 1: 42°"``);
+        as painted, before eliding to the panel's width.
+        """
+        lines = [_HEADING]
+        for value in row_values(self._model, self._rows, play_time_s):
+            lines.extend(value.texts)
+            lines.extend(
+                _joint_text(index, joint) for index, joint in enumerate(value.joints)
+            )
         return lines
 
     # -- painting ---------------------------------------------------------
@@ -99,34 +134,38 @@ class ReadoutPanel:
         left = rect.left() + _PAD_PX
         right = rect.right() - _PAD_PX
         y = rect.top() + _PAD_PX
-        values = panel_values(self._model, play_time_s)
-        header = [
-            _Line("Simulation", 14, bold=True),
-            _Line(values.time_text, 26, bold=True),
-            _Line(values.tick_text, 12, muted=True),
-        ]
-        if values.task:
-            header.append(_Line(values.task_text, 14))
-        for line in header:
-            y = self._paint_line(painter, left, right, y, line) + 2.0
-        y += 10.0
-        for index, joint in enumerate(values.joints):
-            y = self._paint_joint(painter, left, right, y, index, joint)
-            y += 10.0
-        y += 4.0
-        painter.setPen(QPen(DIVIDER_COLOR, 1.0))
-        painter.drawLine(QPointF(left, y), QPointF(right, y))
-        y += 10.0
-        if not values.has_kinematics and not values.joints:
-            y = self._paint_line(
-                painter,
-                left,
-                right,
-                y,
-                _Line("No joint angles recorded", 13, muted=True),
-            )
-        for text in self._readout_lines(values):
-            y = self._paint_line(painter, left, right, y, _Line(text, 14)) + 5.0
+        y = self._paint_line(painter, left, right, y, _Line(_HEADING, 14, bold=True))
+        values = row_values(self._model, self._rows, play_time_s)
+        section = None
+        for row, value in zip(self._rows, values, strict=True):
+            if y > rect.bottom():
+                break  # the rest would not show
+            y += _ROW_GAP_PX
+            if section is not None and row.section != section:
+                painter.setPen(QPen(DIVIDER_COLOR, 1.0))
+                painter.drawLine(QPointF(left, y), QPointF(right, y))
+                y += _ROW_GAP_PX
+            section = row.section
+            y = self._paint_row(painter, left, right, y, value, rect.bottom())
+
+    def _paint_row(
+        self,
+        painter: QPainter,
+        left: float,
+        right: float,
+        top: float,
+        value: RowValue,
+        bottom: float,
+    ) -> float:
+        """Draw one row's lines, then its joints; return the y below it."""
+        y = top
+        for line in value.lines:
+            y = self._paint_line(painter, left, right, y, _line(line)) + 2.0
+        for index, joint in enumerate(value.joints):
+            if y > bottom:
+                break
+            y = self._paint_joint(painter, left, right, y, index, joint) + 10.0
+        return y
 
     def _paint_line(
         self, painter: QPainter, left: float, right: float, top: float, line: _Line
@@ -155,7 +194,7 @@ class ReadoutPanel:
             left,
             right,
             top,
-            _Line(f"Joint {index + 1}: {joint.degrees_text}", 14),
+            _Line(_joint_text(index, joint), 14),
         )
         y += 7.0
         rgb = LINK_COLORS[index % len(LINK_COLORS)]  # the link's, as in the scene

@@ -28,7 +28,7 @@ from PySide6.QtGui import (
 from app.canvas.drawing import palette_rgb, palette_table, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
-from app.canvas.panel_values import force_text
+from app.canvas.panel_rows.values import force_text
 from app.canvas.shown_text import LABEL_CHARS, fixed_text, visible_text
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import RecordingModel, TaskOverlay

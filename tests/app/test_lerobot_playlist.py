@@ -6,9 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from app.canvas.panel_values import panel_values
+from app.canvas.panel_rows import row_value
 from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
@@ -66,9 +67,11 @@ def test_the_side_panel_and_export_panel_show_the_task(
     session.step_file(1)
     model = session.model
     assert model is not None
-    assert panel_values(model, 0.3).task_text == "Task: push the blue block"
+    task = row_value(model, "task", 0.3)
+    assert task is not None
+    assert task.texts == ("Task: push the blue block",)
     panel = SidePanel(session.clock, session.options)
     qtbot.addWidget(panel)
     panel.set_model(model)
-    texts = [label.text() for label in panel.findChildren(type(panel._task))]
+    texts = [label.text() for label in panel.findChildren(QLabel)]
     assert "Task: push the blue block" in texts

@@ -17,15 +17,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSlider,
+    QWidget,
 )
 from view_models import shown
 
-from app.canvas.panel_values import (
-    ACTIVE_TARGET,
-    EXT_FORCE,
-    FRICTION,
-    panel_values,
-)
+from app.canvas.panel_rows import row_values, rows_for
 from app.window.state import PlaybackClock, ViewOptionsModel
 from app.window.widgets.plain_text import tooltip_html
 from app.window.widgets.side_panel import SidePanel
@@ -81,10 +77,26 @@ def _text(panel: SidePanel, name: str) -> str:
     return label.text()
 
 
+def _row(panel: SidePanel, name: str) -> str:
+    """Return the first line the side panel shows for the row ``name``."""
+    return _text(panel, f"row_{name}_0")
+
+
+def _expected(model: RecordingModel, name: str, play_time_s: float) -> str:
+    """Return the first line of the row ``name`` at ``play_time_s``, as computed."""
+    rows = rows_for(model)
+    values = row_values(model, rows, play_time_s)
+    value = next(v for row, v in zip(rows, values, strict=True) if row.name == name)
+    return value.lines[0].text
+
+
 def _shown(panel: SidePanel, name: str) -> bool:
-    widget = panel.findChild(QCheckBox, name) or panel.findChild(QLabel, name)
-    assert widget is not None, name
-    return bool(widget.isVisibleTo(panel))
+    widget = (
+        panel.findChild(QCheckBox, name)
+        or panel.findChild(QLabel, name)
+        or panel.findChild(QWidget, f"row_{name}")
+    )
+    return widget is not None and bool(widget.isVisibleTo(panel))
 
 
 def _click(box: QCheckBox, qtbot: Any) -> None:
@@ -115,11 +127,9 @@ def test_seeking_updates_the_time_readout_and_the_joint_sliders(
         clock.seek(play_time_s)
 
         frame = f"(frame {clock.frame_index + 1}/{clock.frame_count})"
-        assert _text(panel, "time_readout") == f"t = {play_time_s:.2f} s {frame}"
+        assert _row(panel, "time") == f"t = {play_time_s:.2f} s {frame}"
         tick, generation = model.timeline.tick_at(play_time_s)
-        assert _text(panel, "tick_generation") == (
-            f"tick {tick} · generation {generation}"
-        )
+        assert _row(panel, "ticks") == f"tick {tick} · generation {generation}"
         _assert_joints_show(panel, model, play_time_s)
 
 
@@ -140,25 +150,25 @@ def test_joint_sliders_span_the_joint_limits(
         assert f"{math.degrees(high):.0f}°" in slider.toolTip()
 
 
-def test_readouts_show_the_same_numbers_as_the_exported_panel(
+def test_readouts_show_the_recorded_numbers(
     show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
 ) -> None:
     panel, model = show(short_takes["pushed"])
     clock.seek(0.3)  # during the push
-    values = panel_values(model, 0.3)
 
-    assert values.tip_xy_m is not None
-    assert _text(panel, "readout_tip") == f"tip (x, y) = {values.tip_text} m"
-    assert _text(panel, "readout_tip_speed") == f"tip speed = {values.tip_speed_text}"
-    for key in (EXT_FORCE, FRICTION, ACTIVE_TARGET):
-        readout = values.readout(key)
-        assert readout is not None
-        assert readout.value is not None
-        assert _text(panel, f"readout_{key}").endswith(f" = {readout.text}")
+    assert model.kinematics is not None
+    q = model.joint_angles_at(0.3)
+    assert q is not None
+    x_m, y_m = model.kinematics.joint_positions(q)[-1]
+    assert _row(panel, "tip") == f"Tip: ({x_m:.3f}, {y_m:.3f}) m"
+    assert _row(panel, "tip_speed").startswith("Tip speed: ")
+    assert _row(panel, "tip_speed").endswith(" m/s")
+    assert _row(panel, "friction").endswith(" N·m·s/rad")
+    assert _row(panel, "active_target") == "Active target: 1"
     assert model.external_force_channel is not None
     force = model.channels[model.external_force_channel].value_at(0.3)
-    assert _text(panel, "readout_ext_force") == (
-        f"ext. force = {float(np.hypot(force[0], force[1])):.1f} N"
+    assert _row(panel, "ext_force") == (
+        f"Ext. force: {float(np.hypot(force[0], force[1])):.1f} N"
     )
 
 
@@ -168,49 +178,49 @@ def test_active_target_readout_follows_the_recorded_switch(
     panel, _ = show(short_takes["multi"])
 
     clock.seek(0.1)
-    assert _text(panel, "readout_active_target") == "active target = 1"
+    assert _row(panel, "active_target") == "Active target: 1"
     clock.seek(0.4)
-    assert _text(panel, "readout_active_target") == "active target = 2"
+    assert _row(panel, "active_target") == "Active target: 2"
 
 
 def test_force_toggle_and_readout_exist_only_with_a_recorded_force(
     show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
 ) -> None:
     panel, _ = show(short_takes["pushed"])
-    assert _shown(panel, "force")
-    assert _shown(panel, "readout_ext_force")
+    assert _shown(panel, "show_force")
+    assert _shown(panel, "ext_force")
 
     reach = next(path for path in skelarm_logs if path.name == "reach.sklog.npz")
     show(reach)
-    assert not _shown(panel, "force")
-    assert not _shown(panel, "readout_ext_force")
-    assert not _shown(panel, "readout_friction")
+    assert not _shown(panel, "show_force")
+    assert not _shown(panel, "ext_force")
+    assert not _shown(panel, "friction")
 
 
 def test_overlay_toggles_appear_only_with_their_overlay_data(
     show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
 ) -> None:
     panel, _ = show(short_takes["multi"])
-    assert _shown(panel, "targets")
-    assert not _shown(panel, "reference")
-    assert not _shown(panel, "calibration")
+    assert _shown(panel, "show_targets")
+    assert not _shown(panel, "show_reference")
+    assert not _shown(panel, "show_calibration")
 
     curve = next(path for path in skelarm_logs if path.name.startswith("periodic"))
     show(curve)
-    assert not _shown(panel, "targets")
-    assert _shown(panel, "reference")
+    assert not _shown(panel, "show_targets")
+    assert _shown(panel, "show_reference")
 
     show(short_takes["reach"])  # has a camera
-    assert _shown(panel, "calibration")
-    assert _shown(panel, "com")
+    assert _shown(panel, "show_calibration")
+    assert _shown(panel, "show_com")
 
 
 def test_clicking_a_toggle_updates_the_view_options(
     show: Show, qtbot: Any, options: ViewOptionsModel, short_takes: dict[str, Path]
 ) -> None:
     panel, _ = show(short_takes["pushed"])
-    com: QCheckBox = _child(panel, QCheckBox, "com")
-    force: QCheckBox = _child(panel, QCheckBox, "force")
+    com: QCheckBox = _child(panel, QCheckBox, "show_com")
+    force: QCheckBox = _child(panel, QCheckBox, "show_force")
     assert not com.isChecked()
 
     with qtbot.waitSignal(options.changed, timeout=1000):
@@ -228,12 +238,12 @@ def test_options_changed_elsewhere_check_the_box_and_carry_to_the_next_file(
     panel, _ = show(short_takes["pushed"])
 
     options.set(shown(show_com=True, hidden=("targets",)))
-    assert _child(panel, QCheckBox, "com").isChecked()
-    assert not _child(panel, QCheckBox, "targets").isChecked()
+    assert _child(panel, QCheckBox, "show_com").isChecked()
+    assert not _child(panel, QCheckBox, "show_targets").isChecked()
 
     show(short_takes["multi"])
-    assert _child(panel, QCheckBox, "com").isChecked()
-    assert not _child(panel, QCheckBox, "targets").isChecked()
+    assert _child(panel, QCheckBox, "show_com").isChecked()
+    assert not _child(panel, QCheckBox, "show_targets").isChecked()
     assert options.options.shows("com")
     assert not options.options.shows("targets")
 
@@ -295,12 +305,9 @@ def test_skelarm_logs_show_their_joints_time_and_readouts(
         clock.seek(middle_s)
 
         assert _text(panel, "header") == f"Replay — {model.title}"
-        assert _text(panel, "time_readout").startswith(f"t = {middle_s:.2f} s")
+        assert _row(panel, "time").startswith(f"t = {middle_s:.2f} s")
         _assert_joints_show(panel, model, middle_s)
-        values = panel_values(model, middle_s)
-        assert _text(panel, "readout_tip_speed") == (
-            f"tip speed = {values.tip_speed_text}"
-        )
+        assert _row(panel, "tip_speed") == _expected(model, "tip_speed", middle_s)
 
 
 def test_next_file_rebuilds_the_joint_rows(
@@ -342,6 +349,6 @@ def test_without_a_recording_the_panel_shows_no_rows_or_toggles(
 
     assert _text(panel, "header") == "Replay"
     assert panel.findChildren(QSlider) == []
-    for name in ("com", "force", "targets", "readout_tip"):
+    for name in ("show_com", "show_force", "show_targets", "time", "tip"):
         assert not _shown(panel, name)
     assert not _child(panel, QPushButton, "plot_channels").isEnabled()

@@ -16,7 +16,7 @@ from PIL import Image
 from pytestqt.qtbot import QtBot
 from skelarm_kinds import EVERY_KIND, HEADLESS_KINDS
 
-from app.canvas.panel_values import EXT_FORCE, FRICTION, panel_values
+from app.canvas.panel_rows import row_value
 from app.cli import main
 from app.window.plots import ChannelPlots
 from app.window.state.session import PlayerSession
@@ -66,18 +66,17 @@ def test_interactive_log_shows_force_and_friction_readouts(skelarm_logs: Path) -
     force = model.channels["ext_force"]
     pushed = float(force.times_s[int(np.argmax(np.hypot(*force.values.T)))])
 
-    values = panel_values(model, pushed)
+    ext = row_value(model, "ext_force", pushed)
+    friction = row_value(model, "friction", pushed)
 
     fx, fy = force.value_at(pushed)
-    ext = values.readout(EXT_FORCE)
-    friction = values.readout(FRICTION)
     assert ext is not None
     assert friction is not None
     assert ext.value == pytest.approx(float(np.hypot(fx, fy)))
     if ext.value < 1:  # skelarm's player shows three figures
-        assert ext.text == f"{ext.value:.3g} N"
+        assert ext.texts == (f"Ext. force: {ext.value:.3g} N",)
     assert model.external_force_channel == "ext_force"
-    late = panel_values(model, float(force.times_s[-1])).readout(FRICTION)
+    late = row_value(model, "friction", float(force.times_s[-1]))
     assert late is not None
     assert late.value == pytest.approx(0.4)  # switched on halfway
 

@@ -1,7 +1,10 @@
-"""The player's side panel: time, joints, tip, readouts, overlay toggles, controls.
+"""The player's side panel: panel rows, overlay toggles, controls.
 
-It shows the numbers of :func:`app.canvas.panel_values.panel_values` (the
-same as the exported panel) at the clock's position, and holds the overlay
+It shows the rows of :mod:`app.canvas.panel_rows` that apply to the recording
+(time, clocks, episode, task, joints, tip, readouts), the same rows in the
+same order as the exported panel, at the clock's position: a label per line,
+a read-only slider per joint; rows a recording lacks are not built. It holds
+the overlay
 toggles, the speed and loop controls and the "Plot channels…" and "Playlist"
 buttons. The toggles write to :class:`app.window.state.ViewOptionsModel`, so they
 carry over from file to file; the panel only mirrors them.
@@ -9,7 +12,9 @@ carry over from file to file; the panel only mirrors them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Final
@@ -32,17 +37,17 @@ from PySide6.QtWidgets import (
 )
 
 from app.canvas.overlay_registry import overlays
-from app.canvas.panel_values import (
-    ACTIVE_TARGET,
-    EXT_FORCE,
-    FRICTION,
-    TIP,
-    TIP_SPEED,
+from app.canvas.panel_rows import (
     JointValue,
-    PanelValues,
-    panel_rows,
-    panel_values,
+    LineStyle,
+    PanelRow,
+    RowLine,
+    RowValue,
+    Section,
+    row_values,
+    rows_for,
 )
+from app.canvas.panel_rows.play_time import ROW as TIME_ROW
 from app.canvas.view_model import ViewModel
 from app.window.state import (
     MAX_SPEED,
@@ -56,7 +61,6 @@ from fsr_core.recording import RecordingModel
 __all__ = ["SidePanel", "scrolling"]
 
 WIDTH_PX: Final = 300
-_ROW_KEYS: Final = (TIP, TIP_SPEED, EXT_FORCE, FRICTION, ACTIVE_TARGET)
 #: Slider steps per radian (the sliders count milli-radians).
 _STEPS_PER_RAD: Final = 1000.0
 #: The sliders' farthest step either side of zero (a Qt slider holds an int32):
@@ -115,25 +119,12 @@ def _steps(angle_rad: float) -> int:
     return round(min(max(steps, -_MAX_STEPS), _MAX_STEPS))
 
 
-def _label(
-    text: str = "",
-    *,
-    name: str = "",
-    bold: bool = False,
-    point_delta: float = 0.0,
-    muted: bool = False,
-) -> QLabel:
+def _label(text: str = "", *, name: str = "", muted: bool = False) -> QLabel:
     label = QLabel()
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setText(text)
     if name:
         label.setObjectName(name)
-    if bold or point_delta:
-        font = QFont(label.font())
-        font.setBold(bold)
-        if point_delta and font.pointSizeF() > 0:
-            font.setPointSizeF(font.pointSizeF() + point_delta)
-        label.setFont(font)
     if muted:
         _mute(label)
     return label
@@ -160,16 +151,117 @@ def _divider() -> QFrame:
     return line
 
 
-def _row_text(key: str, values: PanelValues) -> str:
-    if key == TIP:
-        unit = "" if values.tip_xy_m is None else " m"
-        return f"tip (x, y) = {values.tip_text}{unit}"
-    if key == TIP_SPEED:
-        return f"tip speed = {values.tip_speed_text}"
-    readout = values.readout(key)
-    if readout is None:
-        return ""
-    return f"{readout.label.lower()} = {readout.text}"
+def _line_label(line: RowLine, name: str) -> QLabel:
+    """Return the label of one row line, styled as the line says."""
+    label: QLabel
+    if line.wrap:
+        label = _label(name=name)
+        label.setWordWrap(True)
+    else:
+        label = _ElidedLabel(Qt.TextElideMode.ElideRight)
+        label.setObjectName(name)
+    if line.style is LineStyle.TITLE:  # bold, 4 points larger
+        font = QFont(label.font())
+        font.setBold(True)
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() + 4.0)
+        label.setFont(font)
+    elif line.style is LineStyle.MUTED:
+        _mute(label)
+    return label
+
+
+def _set_line_text(label: QLabel, text: str) -> None:
+    if isinstance(label, _ElidedLabel):
+        label.set_full_text(text)
+    else:
+        label.setText(text)
+
+
+class _RowView(QWidget):
+    """The widgets of one panel row: a label per line, then a slider per joint."""
+
+    def __init__(self, name: str, value: RowValue) -> None:
+        super().__init__()
+        self.setObjectName(f"row_{name}")
+        self._name = name
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self._lines = QVBoxLayout()
+        self._lines.setSpacing(2)
+        layout.addLayout(self._lines)
+        self._labels: list[QLabel] = []
+        self._kinds: tuple[tuple[LineStyle, bool], ...] = ()
+        self._joint_rows: list[_JointRow] = []
+        if value.joints:
+            layout.addWidget(self._joint_grid(value.joints))
+        self.show_value(value)
+
+    def show_value(self, value: RowValue) -> None:
+        """Show ``value`` (texts and slider values; new labels if its lines differ)."""
+        kinds = tuple((line.style, line.wrap) for line in value.lines)
+        if kinds != self._kinds:
+            self._rebuild_labels(value.lines)
+        for label, line in zip(self._labels, value.lines, strict=True):
+            _set_line_text(label, line.text)
+        for row, joint in zip(self._joint_rows, value.joints, strict=False):
+            row.show(joint)
+
+    def _rebuild_labels(self, lines: Sequence[RowLine]) -> None:
+        for old in self._labels:
+            self._lines.removeWidget(old)
+            old.setParent(None)
+            old.deleteLater()
+        self._labels = [
+            _line_label(line, f"row_{self._name}_{index}")
+            for index, line in enumerate(lines)
+        ]
+        for label in self._labels:
+            self._lines.addWidget(label)
+            label.show()  # shown with the row (a label added later starts hidden)
+        self._kinds = tuple((line.style, line.wrap) for line in lines)
+
+    def _joint_grid(self, joints: Sequence[JointValue]) -> QWidget:
+        box = QWidget()
+        grid = QGridLayout(box)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setColumnStretch(1, 1)
+        for index, joint in enumerate(joints[:MAX_JOINT_ROWS]):
+            self._joint_rows.append(_add_joint(grid, index, joint))
+        if len(joints) > MAX_JOINT_ROWS:
+            more = _label(
+                f"… and {len(joints) - MAX_JOINT_ROWS:,} more joints (see the plots)",
+                name="more_joints",
+                muted=True,
+            )
+            grid.addWidget(more, MAX_JOINT_ROWS, 0, 1, 3)
+        return box
+
+
+def _add_joint(grid: QGridLayout, index: int, joint: JointValue) -> _JointRow:
+    slider = QSlider(Qt.Orientation.Horizontal)
+    slider.setObjectName(f"joint_{index}")
+    slider.setRange(_steps(joint.q_min_rad), _steps(joint.q_max_rad))
+    slider.setEnabled(False)
+    slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    slider.setToolTip(f"Joint {index + 1} limits: {joint.min_text} to {joint.max_text}")
+    value = _label(name=f"joint_{index}_value")
+    value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    value.setMinimumWidth(value.fontMetrics().horizontalAdvance("-180°") + 6)
+    grid.addWidget(_label(f"Joint {index + 1}"), index, 0)
+    grid.addWidget(slider, index, 1)
+    grid.addWidget(value, index, 2)
+    return _JointRow(slider, value)
+
+
+def _with_frame(value: RowValue, frame: str) -> RowValue:
+    """Return the time row's ``value`` with the clock's frame after its first line."""
+    if not value.lines:
+        return value
+    first = value.lines[0]
+    lines = (dataclasses.replace(first, text=f"{first.text} {frame}"), *value.lines[1:])
+    return dataclasses.replace(value, lines=lines)
 
 
 class SidePanel(QWidget):
@@ -190,23 +282,15 @@ class SidePanel(QWidget):
         self._clock = clock
         self._options = options
         self._model: RecordingModel | None = None
-        self._joint_rows: list[_JointRow] = []
-        self._present_rows: tuple[str, ...] = ()
+        self._rows: tuple[PanelRow, ...] = ()
+        self._row_views: list[_RowView] = []
         self._shown_s: float | None = None
         self.setFixedWidth(WIDTH_PX)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         layout = self._layout = QVBoxLayout(self)
         self._build_header(layout)
-        layout.addWidget(_divider())
-        self._joints = QWidget()
-        layout.addWidget(self._joints)
-        self._no_kinematics = _label("No joint angles recorded", muted=True)
-        layout.addWidget(self._no_kinematics)
-        layout.addSpacing(6)
-        self._rows = {key: _label(name=f"readout_{key}") for key in _ROW_KEYS}
-        for row in self._rows.values():
-            row.setWordWrap(True)
-            layout.addWidget(row)
+        self._rows_box = QWidget()
+        layout.addWidget(self._rows_box)
         layout.addWidget(_divider())
         self._build_toggles(layout)
         layout.addWidget(_divider())
@@ -227,21 +311,15 @@ class SidePanel(QWidget):
         self._file_name = _ElidedLabel(Qt.TextElideMode.ElideMiddle)
         self._file_name.setObjectName("file_name")
         _mute(self._file_name)
-        self._time = _label(name="time_readout", bold=True, point_delta=4.0)
-        self._time.setWordWrap(True)
-        self._ticks = _label(name="tick_generation", muted=True)
-        self._task = _label(name="task_text")
-        self._task.setWordWrap(True)
-        widgets = (self._header, self._file_name, self._time, self._ticks, self._task)
-        for widget in widgets:
-            layout.addWidget(widget)
+        layout.addWidget(self._header)
+        layout.addWidget(self._file_name)
 
     def _build_toggles(self, layout: QVBoxLayout) -> None:
         self._toggles: dict[str, QCheckBox] = {}
         for overlay in overlays():
             name = overlay.name
             box = QCheckBox(overlay.label)
-            box.setObjectName(name)
+            box.setObjectName(f"show_{name}")
             self._toggles[name] = box
             layout.addWidget(box)
 
@@ -293,8 +371,9 @@ class SidePanel(QWidget):
     def set_model(self, model: RecordingModel | None) -> None:
         """Show ``model`` (``None``: nothing loaded).
 
-        Rebuilds the joint rows and shows only the rows and toggles the
-        recording has. Call it after the clock got the recording's frames.
+        Builds the panel rows the recording has (from the registry, in its
+        order; none without a recording) and shows only the toggles it has.
+        Call it after the clock got the recording's frames.
         """
         self._model = model
         title = "Replay" if model is None else f"Replay — {model.title}"
@@ -303,18 +382,17 @@ class SidePanel(QWidget):
         name = "" if model is None else visible_text(model.path.name)
         self._file_name.set_full_text(name)
         self._file_name.setToolTip("" if model is None else tooltip_html(model.path))
-        self._rebuild_joints(model)
-        self._present_rows = () if model is None else panel_rows(model)
-        for key, label in self._rows.items():
-            label.setVisible(key in self._present_rows)
-        self._no_kinematics.setVisible(
-            model is not None and model.kinematics is None and not self._joint_rows
-        )
+        self._rows = () if model is None else rows_for(model)
+        self._rebuild_rows(model)
         for name, visible in self._toggle_visibility(model).items():
             self._toggles[name].setVisible(visible)
         self._plot.setEnabled(model is not None)
-        self._task.setVisible(model is not None and bool(model.task_texts))
         self._show(self._clock.position_s)
+
+    @property
+    def rows(self) -> tuple[PanelRow, ...]:
+        """The panel rows shown, top to bottom."""
+        return self._rows
 
     @property
     def shown_s(self) -> float | None:
@@ -335,63 +413,47 @@ class SidePanel(QWidget):
             for overlay in overlays()
         }
 
-    def _rebuild_joints(self, model: RecordingModel | None) -> None:
-        old = self._joints
-        self._joint_rows = []
-        self._joints = QWidget()
-        grid = QGridLayout(self._joints)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(1, 1)
-        joints = () if model is None else panel_values(model, 0.0).joints
-        for index, joint in enumerate(joints[:MAX_JOINT_ROWS]):
-            self._joint_rows.append(self._add_joint(grid, index, joint))
-        if len(joints) > MAX_JOINT_ROWS:
-            more = _label(
-                f"… and {len(joints) - MAX_JOINT_ROWS:,} more joints (see the plots)",
-                name="more_joints",
-                muted=True,
-            )
-            grid.addWidget(more, MAX_JOINT_ROWS, 0, 1, 3)
-        self._joints.setVisible(bool(joints))
-        self._layout.replaceWidget(old, self._joints)
+    def _rebuild_rows(self, model: RecordingModel | None) -> None:
+        """Replace the row widgets with those of ``model``'s rows, at the clock."""
+        old = self._rows_box
+        self._rows_box = QWidget()
+        layout = QVBoxLayout(self._rows_box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._row_views = []
+        values = self._values(model, self._clock.position_s)
+        section: Section | None = None
+        for row, value in zip(self._rows, values, strict=True):
+            if section is not None and row.section != section:
+                layout.addWidget(_divider())
+            section = row.section
+            view = _RowView(row.name, value)
+            self._row_views.append(view)
+            layout.addWidget(view)
+        self._layout.replaceWidget(old, self._rows_box)
+        self._rows_box.show()  # a child added to a shown panel starts hidden
         # Without a parent the old rows are deleted now, so no lookup finds them.
         old.setParent(None)
         old.deleteLater()
 
-    def _add_joint(self, grid: QGridLayout, index: int, joint: JointValue) -> _JointRow:
-        slider = QSlider(Qt.Orientation.Horizontal)
-        slider.setObjectName(f"joint_{index}")
-        slider.setRange(_steps(joint.q_min_rad), _steps(joint.q_max_rad))
-        slider.setEnabled(False)
-        slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        slider.setToolTip(
-            f"Joint {index + 1} limits: {joint.min_text} to {joint.max_text}"
+    def _values(
+        self, model: RecordingModel | None, play_time_s: float
+    ) -> tuple[RowValue, ...]:
+        """Return the rows' values at ``play_time_s``, the time's with the frame."""
+        if model is None:
+            return ()
+        values = row_values(model, self._rows, play_time_s)
+        frame = f"(frame {self._clock.frame_index + 1}/{self._clock.frame_count})"
+        return tuple(
+            _with_frame(value, frame) if row is TIME_ROW else value
+            for row, value in zip(self._rows, values, strict=True)
         )
-        value = _label(name=f"joint_{index}_value")
-        value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        value.setMinimumWidth(value.fontMetrics().horizontalAdvance("-180°") + 6)
-        grid.addWidget(_label(f"Joint {index + 1}"), index, 0)
-        grid.addWidget(slider, index, 1)
-        grid.addWidget(value, index, 2)
-        return _JointRow(slider, value)
 
     def _show(self, play_time_s: float) -> None:
         """Update the shown values to ``play_time_s`` (texts and slider values only)."""
         self._shown_s = play_time_s
-        frame = f"(frame {self._clock.frame_index + 1}/{self._clock.frame_count})"
-        model = self._model
-        if model is None:
-            self._time.setText(f"t = {play_time_s:.2f} s {frame}")
-            self._ticks.setText("")
-            return
-        values = panel_values(model, play_time_s)
-        self._time.setText(f"{values.time_text} {frame}")
-        self._ticks.setText(values.tick_text)
-        self._task.setText(visible_text(values.task_text, 400))
-        for row, joint in zip(self._joint_rows, values.joints, strict=False):
-            row.show(joint)
-        for key in self._present_rows:
-            self._rows[key].setText(_row_text(key, values))
+        values = self._values(self._model, play_time_s)
+        for view, value in zip(self._row_views, values, strict=True):
+            view.show_value(value)
 
     # -- reactions --------------------------------------------------------
 
