@@ -293,7 +293,8 @@ class SidePanel(QWidget):
         layout.addWidget(self._rows_box)
         layout.addWidget(_divider())
         self._build_toggles(layout)
-        layout.addWidget(_divider())
+        self._toggles_end = _divider()  # hidden with the toggles when none applies
+        layout.addWidget(self._toggles_end)
         self._build_controls(layout)
         layout.addStretch(1)
         self._connect()
@@ -384,8 +385,10 @@ class SidePanel(QWidget):
         self._file_name.setToolTip("" if model is None else tooltip_html(model.path))
         self._rows = () if model is None else rows_for(model)
         self._rebuild_rows(model)
-        for name, visible in self._toggle_visibility(model).items():
+        shown = self._toggle_visibility(model)
+        for name, visible in shown.items():
             self._toggles[name].setVisible(visible)
+        self._toggles_end.setVisible(any(shown.values()))
         self._plot.setEnabled(model is not None)
         self._show(self._clock.position_s)
 
