@@ -28,6 +28,7 @@ import numpy.typing as npt
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration
 from fsr_core.errors import DecodeError, FsrError
+from fsr_core.joint_set import JointSet
 from fsr_core.load_once import LoadOnce
 from fsr_core.media import RGBFrame
 
@@ -766,6 +767,10 @@ class RecordingModel:
     geometry: SceneGeometry | None = None
     """Recorded 3D scene geometry, drawn when there is no planar arm."""
     joint_channel: str | None = None
+    """The planar arm's joint-angle channel (radians, one column a joint)."""
+    joints: JointSet | None = None
+    """Which channels hold the robot's joints, with their names and units;
+    ``None`` when the source records none."""
     overlays: dict[int, TaskOverlay] = field(default_factory=dict)
     active_target_channel: str | None = None
     external_force_channel: str | None = None
