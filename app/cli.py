@@ -77,9 +77,11 @@ from app.headless import (
 from app.headless.batch import command as batch_command
 from app.headless.options import (
     MAX_TICKS,
+    RobotOptions,
     UsageError,
     add_episode,
     add_overlay_flags,
+    add_robot_options,
     add_time_base,
     checked_number,
     fps_option,
@@ -167,6 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_episode(inspect)
     add_time_base(inspect)
+    add_robot_options(inspect)
     set_runner(inspect, InspectRequest, _inspect)
     recover = commands.add_parser(
         "recover",
@@ -347,6 +350,7 @@ def _player_parser() -> argparse.ArgumentParser:
     )
     add_episode(parser)
     add_time_base(parser)
+    add_robot_options(parser)
     return parser
 
 
@@ -558,8 +562,8 @@ def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class InspectRequest:
-    """``inspect FILE [--json] [--verify] [--time-base B]``.
+class InspectRequest(RobotOptions):
+    """``inspect FILE [--json] [--verify] [--time-base B] [--robot FILE ...]``.
 
     ``--episode N`` is resolved before: ``file`` is then the episode's address.
     """

@@ -29,6 +29,7 @@ __all__ = [
     "OpenFailedError",
     "ReplayError",
     "ResourceError",
+    "RobotModelError",
     "SchemaError",
     "SeekOutOfRangeError",
     "SourceUnavailableError",
@@ -259,6 +260,14 @@ class ReplayError(AdapterError):
 
 class ResourceError(FsrError):
     """An asset the program ships (palette, style sheet, icon) is missing or invalid."""
+
+
+class RobotModelError(FsrError):
+    """A robot description (URDF, MJCF) is malformed, too big, or cannot be used.
+
+    A mesh it names that is missing or over its budget is not this error: that
+    link is drawn as a frame and the model says so in its warnings.
+    """
 
 
 class IndexFileError(FsrError):

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from fsr_core.robots import RobotRequest
 from fsr_core.sources import TIME_BASES, OpenOptions
 
 __all__ = [
@@ -264,8 +266,8 @@ class OpensRecordings(Protocol):
 
 
 def open_options(request: OpensRecordings) -> OpenOptions:
-    """Return how ``request`` asks recordings to open (``--time-base``)."""
-    return OpenOptions(time_base=request.time_base)
+    """Return how ``request`` asks recordings to open (``--time-base``, ``--robot``)."""
+    return OpenOptions(time_base=request.time_base, robot=robot_request(request))
 
 
 def size_option(text: str) -> tuple[int, int]:
@@ -280,3 +282,62 @@ def size_option(text: str) -> tuple[int, int]:
             f"{text!r}: expected WxH in pixels, each 16..{MAX_SIDE_PX}, e.g. 1280x720"
         )
     return size
+
+
+def add_robot_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--robot``, ``--package-path``, ``--joint-map`` and ``--joint-units``."""
+    group = parser.add_argument_group("robot model")
+    group.add_argument(
+        "--robot",
+        type=Path,
+        metavar="FILE",
+        help="draw the robot of this URDF or MJCF description, posed by the "
+        "recorded joints (its link poses become channels robot/<link>)",
+    )
+    group.add_argument(
+        "--package-path",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="where package://NAME/... meshes are found: DIR is the package NAME "
+        "or holds it (repeatable; searched before ROS_PACKAGE_PATH and the "
+        "description's own folders)",
+    )
+    group.add_argument(
+        "--joint-map",
+        type=Path,
+        metavar="FILE.json",
+        help='recorded joint names to model joint names: {"recorded": "model"}, '
+        "for names the automatic match leaves unmatched",
+    )
+    group.add_argument(
+        "--joint-units",
+        choices=("rad", "deg"),
+        help="the unit of the recorded revolute joints, whatever the source says",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RobotOptions:
+    """The ``--robot`` options of a request that opens recordings."""
+
+    robot: Path | None = None
+    package_path: Sequence[Path] = ()
+    joint_map: Path | None = None
+    joint_units: str | None = None
+
+
+def robot_request(request: object) -> RobotRequest | None:
+    """Return the robot a request's ``--robot`` options name (``None``: none)."""
+    path = getattr(request, "robot", None)
+    if path is None:
+        return None
+    return RobotRequest(
+        path=Path(path),
+        package_paths=tuple(
+            Path(item) for item in getattr(request, "package_path", ())
+        ),
+        joint_map=getattr(request, "joint_map", None),
+        joint_units=getattr(request, "joint_units", None),
+    )

@@ -254,14 +254,49 @@ def _format_source_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def robot_lines(robot: dict[str, Any]) -> list[str]:
+    """Render the ``robot`` part of a report: the model and its joint match."""
+    joints = robot.get("joints") or {}
+    matched = joints.get("matched") or []
+    lines = [
+        "",
+        f"robot: {visible(robot.get('name'), 60)} "
+        f"({visible(robot.get('description'), 120)})",
+        f"  links: {robot.get('links')}, triangles: {robot.get('triangles')}",
+        f"  matched joints ({len(matched)}):",
+    ]
+    lines.extend(
+        f"    {visible(item.get('recorded'), 40)} -> {visible(item.get('model'), 40)}"
+        f" ({visible(item.get('by'), 12)})"
+        for item in matched
+    )
+    for key, title in (
+        ("unmatched_recorded", "recorded joints that match nothing"),
+        ("unmatched_model", "model joints nothing drives (drawn at rest)"),
+        ("fixed", "fixed joints"),
+    ):
+        names = joints.get(key) or []
+        if names:
+            shown = ", ".join(visible(name, 40) for name in names[:40])
+            more = f" and {len(names) - 40} more" if len(names) > 40 else ""
+            lines.append(f"  {title} ({len(names)}): {shown}{more}")
+    lines.extend(
+        f"  warning: {visible(line, 200)}" for line in robot.get("warnings") or []
+    )
+    return lines
+
+
 def format_report(report: dict[str, Any]) -> str:
     """Render ``report`` (from :func:`fsr_core.sources.inspect_recording`)."""
+    robot = report.get("robot")
+    tail = robot_lines(robot) if isinstance(robot, dict) else []
     if report.get("source", "fsr") != "fsr":
-        return _format_source_report(report)
+        return "\n".join([_format_source_report(report), *tail])
     lines = _summary_lines(report)
     lines.extend(["", "streams:"])
     lines.extend(_stream_lines(report["streams"]))
     lines.extend(_epoch_lines(report["calibration_epochs"]))
     lines.extend(_lifecycle_lines(report))
     lines.extend(_closing_lines(report))
+    lines.extend(tail)
     return "\n".join(lines)

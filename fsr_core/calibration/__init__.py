@@ -29,6 +29,7 @@ from fsr_core.calibration.rotations import (
     matrices_from_quaternions,
     matrix_from_quaternion,
     quaternion_from_matrix,
+    quaternions_from_matrices,
 )
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "matrix_from_quaternion",
     "project_points",
     "quaternion_from_matrix",
+    "quaternions_from_matrices",
 ]

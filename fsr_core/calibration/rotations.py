@@ -15,6 +15,7 @@ __all__ = [
     "matrices_from_quaternions",
     "matrix_from_quaternion",
     "quaternion_from_matrix",
+    "quaternions_from_matrices",
 ]
 
 
@@ -165,3 +166,42 @@ def _shepperd(m: FloatArray) -> FloatArray:
         )
         w = m[1, 0] - m[0, 1]
     return np.array([x, y, z, w], dtype=np.float64)
+
+
+def quaternions_from_matrices(matrices: npt.ArrayLike) -> FloatArray:
+    """Return the unit quaternions ``(..., 4)`` (x, y, z, w) of rotations.
+
+    ``matrices`` is ``(..., 3, 3)``.
+
+    Vectorised Shepperd's method (per matrix, the largest of the trace and
+    the diagonal picks the formula), for poses by the thousand; ``w >= 0``.
+    The matrices are taken as rotations, unchecked.
+    """
+    m = np.asarray(matrices, dtype=np.float64)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    trace = m00 + m11 + m22
+    pivot = np.argmax(np.stack([trace, m00, m11, m22], -1), axis=-1)
+    sum_01, sum_02, sum_12 = (
+        m[..., 0, 1] + m[..., 1, 0],
+        m[..., 0, 2] + m[..., 2, 0],
+        (m[..., 1, 2] + m[..., 2, 1]),
+    )
+    diff_21, diff_02, diff_10 = (
+        m[..., 2, 1] - m[..., 1, 2],
+        m[..., 0, 2] - m[..., 2, 0],
+        m[..., 1, 0] - m[..., 0, 1],
+    )
+    candidates = np.stack(
+        [
+            np.stack([diff_21, diff_02, diff_10, 1.0 + trace], -1),
+            np.stack([1.0 + m00 - m11 - m22, sum_01, sum_02, diff_21], -1),
+            np.stack([sum_01, 1.0 - m00 + m11 - m22, sum_12, diff_02], -1),
+            np.stack([sum_02, sum_12, 1.0 - m00 - m11 + m22, diff_10], -1),
+        ],
+        -2,
+    )
+    q = np.take_along_axis(candidates, pivot[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = np.where(q[..., 3:4] < 0.0, -q, q) + 0.0
+    result: FloatArray = q
+    return result

@@ -24,6 +24,7 @@ from fsr_core.format.safe_open import open_source
 from fsr_core.output_paths import check_output_path
 from fsr_core.playlists.episodes import episode_path, split_episode_path
 from fsr_core.recording import RecordingModel
+from fsr_core.robots import with_robot
 from fsr_core.sources.file_names import (
     open_dialog_filter,
     recording_stem,
@@ -114,7 +115,10 @@ def open_recording(
     """
     target = Path(path)
     source = _usable_source(target)
-    return source.open(target, **_options_for(source, options))
+    model = source.open(target, **_options_for(source, options))
+    if options is not None and options.robot is not None:
+        model = with_robot(model, options.robot)
+    return model
 
 
 def inspect_recording(
@@ -137,18 +141,23 @@ def inspect_recording(
     source = _usable_source(target)
     given = _options_for(source, options)
     if isinstance(source, InspectingSource):
-        return source.inspect(target, verify=verify, **given)
-    byte_source = open_source(target)
-    try:
-        size_bytes = byte_source.size
-    finally:
-        byte_source.close()
-    return model_report(
-        source.open(target, **given),
-        description=source.description,
-        size_bytes=size_bytes,
-        verify=verify,
-    )
+        report = source.inspect(target, verify=verify, **given)
+    else:
+        byte_source = open_source(target)
+        try:
+            size_bytes = byte_source.size
+        finally:
+            byte_source.close()
+        report = model_report(
+            source.open(target, **given),
+            description=source.description,
+            size_bytes=size_bytes,
+            verify=verify,
+        )
+    if options is not None and options.robot is not None:
+        posed = with_robot(source.open(target, **given), options.robot)
+        report["robot"] = posed.metadata["robot"]
+    return report
 
 
 def convert_recording(

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Final
 
+from fsr_core.robots import RobotRequest
+
 __all__ = ["TIME_BASES", "TIME_BASE_NAMES", "OpenOptions"]
 
 TIME_BASES: Final = ("log", "publish", "header")
@@ -48,6 +50,9 @@ class OpenOptions:
     every check, :attr:`~fsr_core.recording.RecordingModel.refine` giving the
     checked one (the Genesis source: from the record headers alone). ``None``
     or ``False``: the checked model."""
+    robot: RobotRequest | None = None
+    """A robot description to draw the recording with (``--robot``), posed by
+    its recorded joints; applied to the model every source opens."""
 
     def __post_init__(self) -> None:
         """Refuse an unknown time base."""

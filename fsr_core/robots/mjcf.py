@@ -1,0 +1,256 @@
+"""MJCF descriptions, compiled by MuJoCo, into a :class:`RobotModel`.
+
+MuJoCo's own compiler reads the file (includes, defaults, meshes and all), so
+the model drawn is the model MuJoCo simulates. Each body becomes a link; a
+body with several joints gets hidden links between them, each hinge turning
+about its anchor. The world body is the root; a free joint is a floating
+base. Drawn geoms are those MuJoCo's viewer shows by default (groups 0 to 2),
+with their material colour.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.arrays import FloatArray
+from fsr_core.calibration import matrices_from_quaternions
+from fsr_core.errors import RobotModelError
+from fsr_core.robots.description import (
+    IDENTITY,
+    JointType,
+    LinkVisual,
+    RobotJoint,
+    RobotModel,
+)
+from fsr_core.robots.meshes import MeshPart, box, cylinder, sphere
+from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES, MAX_LINKS, MAX_ROBOT_TRIANGLES
+
+__all__ = ["read_mjcf"]
+
+#: Geom groups MuJoCo's viewer shows by default.
+_SHOWN_GROUPS: Final = 2
+_FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
+_PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX, _MESH = 0, 2, 3, 4, 5, 6, 7
+
+
+def _transform(position: FloatArray, quaternion_wxyz: FloatArray) -> FloatArray:
+    result = np.eye(4)
+    result[:3, :3] = matrices_from_quaternions(quaternion_wxyz, scalar_first=True)
+    result[:3, 3] = position
+    return result
+
+
+def _shift(offset: FloatArray) -> FloatArray:
+    result = np.eye(4)
+    result[:3, 3] = offset
+    return result
+
+
+def _name(model: Any, kind: Any, index: int, fallback: str) -> str:
+    import mujoco
+
+    return mujoco.mj_id2name(model, kind, index) or fallback
+
+
+def _geom_part(model: Any, geom: int) -> MeshPart | None:
+    kind, size = int(model.geom_type[geom]), model.geom_size[geom]
+    if kind == _SPHERE:
+        return sphere(float(size[0]))
+    if kind == _ELLIPSOID:
+        unit = sphere(1.0)
+        return MeshPart(unit.vertices_m * size, unit.faces, None)
+    if kind == _CYLINDER:
+        return cylinder(float(size[0]), 2.0 * float(size[1]))
+    if kind == _CAPSULE:
+        shaft = cylinder(float(size[0]), 2.0 * float(size[1]))
+        ends = [sphere(float(size[0])) for _ in range(2)]
+        vertices = [shaft.vertices_m]
+        faces = [shaft.faces]
+        offset = len(shaft.vertices_m)
+        for sign, end in zip((-1.0, 1.0), ends, strict=True):
+            vertices.append(
+                end.vertices_m + np.array([0.0, 0.0, sign * float(size[1])])
+            )
+            faces.append(end.faces + offset)
+            offset += len(end.vertices_m)
+        return MeshPart(np.concatenate(vertices), np.concatenate(faces), None)
+    if kind == _BOX:
+        return box(2.0 * size)
+    if kind == _MESH:
+        mesh = int(model.geom_dataid[geom])
+        start, count = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+        first, triangles = int(model.mesh_faceadr[mesh]), int(model.mesh_facenum[mesh])
+        return MeshPart(
+            np.array(model.mesh_vert[start : start + count], dtype=np.float64),
+            np.array(model.mesh_face[first : first + triangles], dtype=np.int64),
+            None,
+        )
+    return None  # planes and height fields are the world, not the robot
+
+
+def _visuals(
+    model: Any, link_of_body: list[int], where: str
+) -> tuple[list[LinkVisual], list[str]]:
+    import mujoco
+
+    visuals: list[LinkVisual] = []
+    warnings: list[str] = []
+    triangles = 0
+    for geom in range(model.ngeom):
+        if int(model.geom_group[geom]) > _SHOWN_GROUPS:
+            continue
+        part = _geom_part(model, geom)
+        if part is None:
+            continue
+        triangles += len(part.faces)
+        name = _name(model, mujoco.mjtObj.mjOBJ_GEOM, geom, f"geom{geom}")
+        if triangles > MAX_ROBOT_TRIANGLES:
+            warnings.append(
+                f"{where}: geom {name!r}: the robot's meshes pass "
+                f"{MAX_ROBOT_TRIANGLES:,} triangles; drawn as a frame"
+            )
+            continue
+        material = int(model.geom_matid[geom])
+        rgba = model.mat_rgba[material] if material >= 0 else model.geom_rgba[geom]
+        if rgba[3] <= 0.0:
+            continue
+        pose = _transform(model.geom_pos[geom], model.geom_quat[geom])
+        r, g, b, a = (float(item) for item in np.clip(rgba, 0.0, 1.0))
+        visuals.append(
+            LinkVisual(
+                link=link_of_body[int(model.geom_bodyid[geom])],
+                name=name,
+                vertices_m=part.vertices_m @ pose[:3, :3].T + pose[:3, 3],
+                faces=part.faces,
+                rgba=(r, g, b, a),
+            )
+        )
+    return visuals, warnings
+
+
+def _joints(
+    model: Any, where: str
+) -> tuple[list[str], list[RobotJoint], list[int], set[int], list[str]]:
+    """Links, joints, the link of each body, the hidden links and warnings."""
+    import mujoco
+
+    links = [_name(model, mujoco.mjtObj.mjOBJ_BODY, 0, "world")]
+    link_of_body = [0]
+    hidden: set[int] = set()
+    joints: list[RobotJoint] = []
+    warnings: list[str] = []
+    for body in range(1, model.nbody):
+        body_name = _name(model, mujoco.mjtObj.mjOBJ_BODY, body, f"body{body}")
+        parent = link_of_body[int(model.body_parentid[body])]
+        origin = _transform(model.body_pos[body], model.body_quat[body])
+        first = int(model.body_jntadr[body])
+        own = (
+            list(range(first, first + int(model.body_jntnum[body])))
+            if first >= 0
+            else []
+        )
+        if not own:
+            links.append(body_name)
+            joints.append(
+                RobotJoint(
+                    f"{body_name}_fixed",
+                    JointType.FIXED,
+                    parent,
+                    len(links) - 1,
+                    origin,
+                )
+            )
+        for position, joint in enumerate(own):
+            kind = int(model.jnt_type[joint])
+            name = _name(model, mujoco.mjtObj.mjOBJ_JOINT, joint, f"joint{joint}")
+            last = position == len(own) - 1
+            links.append(body_name if last else f"{body_name}~{position}")
+            child = len(links) - 1
+            if not last:
+                hidden.add(child)
+            anchor = np.array(model.jnt_pos[joint], dtype=np.float64)
+            if kind in (_HINGE, _SLIDE):
+                limited = bool(model.jnt_limited[joint])
+                low, high = (float(item) for item in model.jnt_range[joint])
+                joints.append(
+                    RobotJoint(
+                        name,
+                        JointType.REVOLUTE if kind == _HINGE else JointType.PRISMATIC,
+                        parent,
+                        child,
+                        origin=origin @ _shift(anchor),
+                        axis=np.array(model.jnt_axis[joint], dtype=np.float64),
+                        after=_shift(-anchor),
+                        lower=low if limited else None,
+                        upper=high if limited else None,
+                        offset=-float(model.qpos0[int(model.jnt_qposadr[joint])]),
+                    )
+                )
+            else:
+                if kind == _BALL:
+                    warnings.append(
+                        f"{where}: ball joint {name!r} is drawn at its rest pose"
+                    )
+                free = JointType.FLOATING if kind == _FREE else JointType.FIXED
+                joints.append(RobotJoint(name, free, parent, child, origin))
+            parent, origin = child, IDENTITY
+        link_of_body.append(len(links) - 1)
+        if len(links) > MAX_LINKS:
+            raise RobotModelError(
+                f"more than {MAX_LINKS:,} bodies and joints", path=where
+            )
+    return links, joints, link_of_body, hidden, warnings
+
+
+def read_mjcf(path: Path) -> RobotModel:
+    """Compile MJCF file ``path`` with MuJoCo and read its robot.
+
+    Raises
+    ------
+    RobotModelError
+        The file is too big, MuJoCo is not installed, or MuJoCo cannot
+        compile it (the message is MuJoCo's).
+    """
+    where = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise RobotModelError(f"cannot read ({error.strerror})", path=where) from None
+    if size > MAX_DESCRIPTION_BYTES:
+        raise RobotModelError(
+            f"description is {size:,} bytes, over the {MAX_DESCRIPTION_BYTES:,} budget",
+            path=where,
+        )
+    try:
+        import mujoco
+    except ImportError:
+        raise RobotModelError(
+            "MJCF robots need MuJoCo: pip install 'fsr-viewer[mujoco]'", path=where
+        ) from None
+    try:
+        model = mujoco.MjModel.from_xml_path(where)
+    except Exception as error:  # noqa: BLE001 - the compiler's message says what is wrong
+        first = (
+            str(error).strip().splitlines()[0]
+            if str(error).strip()
+            else type(error).__name__
+        )
+        raise RobotModelError(
+            f"MuJoCo cannot compile it: {first}", path=where
+        ) from None
+    links, joints, link_of_body, hidden, warnings = _joints(model, where)
+    visuals, mesh_warnings = _visuals(model, link_of_body, where)
+    return RobotModel(
+        name=bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
+        or path.stem,
+        path=where,
+        links=tuple(links),
+        root=0,
+        joints=tuple(joints),
+        visuals=tuple(visuals),
+        warnings=(*warnings, *mesh_warnings),
+        hidden_links=frozenset(hidden),
+    )

@@ -1,0 +1,267 @@
+"""A recording with its robot: meshes posed per frame, link poses as channels.
+
+:func:`with_robot` reads a robot model once, matches its joints to the
+recording's (:mod:`fsr_core.robots.matching`), runs forward kinematics over
+the whole take and returns the recording with
+
+* :attr:`~fsr_core.recording.RecordingModel.geometry`: the model's meshes on
+  its links, posed at every joint sample, which the scene view draws;
+* a channel ``robot/<link>`` per link, columns ``x y z qw qx qy qz``
+  (metres, the model root's frame): plottable and exported like any other;
+* ``metadata["robot"]``: the model, the joint match and the warnings, for
+  the inspector.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from fsr_core.arrays import FloatArray
+from fsr_core.errors import RobotModelError, SchemaError
+from fsr_core.joint_set import JointSet, JointSpec
+from fsr_core.recording import (
+    Channel,
+    GeometryMesh,
+    RecordingModel,
+    SceneGeometry,
+)
+from fsr_core.robots.decimation import clustered, drawn_shares
+from fsr_core.robots.description import RobotModel
+from fsr_core.robots.kinematics import link_poses, link_transforms
+from fsr_core.robots.loading import load_robot
+from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
+
+__all__ = [
+    "LINK_POSE_COLUMNS",
+    "ROBOT_PREFIX",
+    "RobotRequest",
+    "pose_robot",
+    "with_robot",
+]
+
+#: Name prefix of the derived link-pose channels.
+ROBOT_PREFIX: Final = "robot/"
+#: Columns of a link-pose channel.
+LINK_POSE_COLUMNS: Final = ("x", "y", "z", "qw", "qx", "qy", "qz")
+_UNITS: Final = ("rad", "deg")
+
+
+@dataclass(frozen=True)
+class RobotRequest:
+    """The robot the user asked to draw a recording with (``--robot`` ...)."""
+
+    path: Path
+    """The description: URDF, or MJCF."""
+    package_paths: tuple[Path, ...] = ()
+    """``--package-path`` folders, searched first for ``package://`` meshes."""
+    joint_map: Path | None = None
+    """``--joint-map FILE.json``: recorded names to model joint names."""
+    joint_units: str | None = None
+    """``--joint-units``: ``rad`` or ``deg`` for every revolute joint, whatever
+    the source says; ``None``: as the source says."""
+
+    def __post_init__(self) -> None:  # noqa: D105
+        if self.joint_units is not None and self.joint_units not in _UNITS:
+            raise ValueError(f"joint units {self.joint_units!r}: expected rad or deg")
+
+
+def _joint_set(model: RecordingModel) -> JointSet | None:
+    """Return the recording's joints (else the planar arm's joint channel)."""
+    if model.joints is not None:
+        return model.joints
+    name = model.joint_channel
+    if name is None or name not in model.channels:
+        return None
+    channel = model.channels[name]
+    names = channel.columns or tuple(f"joint{i}" for i in range(channel.width))
+    return JointSet.of_channel(name, names)
+
+
+def _si(
+    spec: JointSpec,
+    values: FloatArray,
+    units: str | None,
+    robot_joint_limits: tuple[float | None, float | None],
+) -> FloatArray:
+    unit = spec.unit if units is None or spec.unit in ("m", "%") else units
+    if unit == "deg":
+        return np.radians(values)
+    if unit == "%":
+        lower = spec.lower if spec.lower is not None else robot_joint_limits[0]
+        upper = spec.upper if spec.upper is not None else robot_joint_limits[1]
+        if lower is None or upper is None:
+            return values / 100.0
+        return lower + (upper - lower) * values / 100.0
+    return values
+
+
+def _rest(low: float | None, high: float | None) -> float:
+    """Return a joint's value when nothing drives it: zero, moved inside its limits."""
+    value = 0.0
+    if low is not None and math.isfinite(low):
+        value = max(value, low)
+    if high is not None and math.isfinite(high):
+        value = min(value, high)
+    return value
+
+
+def _base_poses(
+    model: RecordingModel, joints: JointSet, times_s: FloatArray
+) -> FloatArray | None:
+    if joints.base_pose is None or joints.base_pose not in model.channels:
+        return None
+    channel = model.channels[joints.base_pose]
+    values = channel.values
+    if values.ndim != 2 or values.shape[1] != 7 or len(values) == 0:
+        raise SchemaError(
+            f"base pose {joints.base_pose!r} needs 7 columns (x y z qw qx qy qz)",
+            path=model.path,
+        )
+    rows = np.clip(
+        np.searchsorted(channel.times_s, times_s, side="right") - 1, 0, len(values) - 1
+    )
+    return np.asarray(values[rows], dtype=np.float64)
+
+
+def pose_robot(
+    model: RecordingModel,
+    robot: RobotModel,
+    *,
+    joint_map: dict[str, str] | None = None,
+    joint_units: str | None = None,
+) -> RecordingModel:
+    """Return ``model`` with ``robot`` posed by its recorded joints.
+
+    Raises
+    ------
+    RobotModelError
+        The recording has no joints, or none of them matches the model.
+    FsrError
+        Reading the joint channel failed.
+    """
+    joints = _joint_set(model)
+    if joints is None:
+        raise RobotModelError(
+            f"the recording records no joint positions to pose {robot.name!r} with",
+            path=model.path,
+        )
+    match = match_joints(joints.names, robot, joint_map)
+    if not match.pairs:
+        raise RobotModelError(
+            f"no recorded joint matches a joint of {robot.name!r} "
+            f"(recorded: {', '.join(joints.names[:6])}; model: "
+            f"{', '.join(j.name for j in robot.moving_joints[:6])}); "
+            "name them with --joint-map FILE.json",
+            path=model.path,
+        )
+    channel = model.channels[joints.positions]
+    times_s = np.asarray(channel.times_s, dtype=np.float64)
+    recorded = np.asarray(channel.values, dtype=np.float64).reshape(len(times_s), -1)
+    moving_joints = robot.moving_joints
+    moving = np.tile(
+        [_rest(j.lower, j.upper) for j in moving_joints], (len(times_s), 1)
+    ).astype(np.float64)
+    for r, m in match.pairs:
+        column = joints.position_columns[r]
+        if column >= recorded.shape[1]:
+            continue
+        target = moving_joints[m]
+        moving[:, m] = _si(
+            joints.joints[r],
+            recorded[:, column],
+            joint_units,
+            (target.lower, target.upper),
+        )
+    moving = np.where(np.isfinite(moving), moving, 0.0)
+    poses = link_poses(
+        link_transforms(robot, moving, _base_poses(model, joints, times_s))
+    )
+    geometry = SceneGeometry(
+        bodies=robot.links,
+        meshes=_drawn_meshes(robot),
+        times_s=times_s,
+        poses=np.concatenate(
+            [poses[..., :3], poses[..., 4:], poses[..., 3:4]], axis=-1
+        ),
+    )
+    derived = {
+        f"{ROBOT_PREFIX}{name}": Channel(
+            f"{ROBOT_PREFIX}{name}",
+            times_s,
+            np.ascontiguousarray(poses[:, index]),
+            unit="m",
+            label=f"{name} pose",
+            columns=LINK_POSE_COLUMNS,
+        )
+        for index, name in enumerate(robot.links)
+        if index not in robot.hidden_links
+    }
+    return replace(
+        model,
+        geometry=geometry,
+        channels={**model.channels, **derived},
+        metadata={**model.metadata, "robot": _summary(robot, joints, match)},
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _drawn_meshes(robot: RobotModel) -> tuple[GeometryMesh, ...]:
+    """Return the robot's visuals as the scene view draws them (thinned)."""
+    shares = drawn_shares([len(visual.faces) for visual in robot.visuals])
+    meshes = []
+    for visual, share in zip(robot.visuals, shares, strict=True):
+        vertices, faces = clustered(visual.vertices_m, visual.faces, share)
+        meshes.append(
+            GeometryMesh(visual.name, visual.link, "mesh", vertices, faces, visual.rgba)
+        )
+    return tuple(meshes)
+
+
+def _summary(
+    robot: RobotModel, joints: JointSet, match: JointMatch
+) -> dict[str, object]:
+    return {
+        "name": robot.name,
+        "description": robot.path,
+        "links": len(robot.links) - len(robot.hidden_links),
+        "triangles": robot.triangles,
+        "joints": match.report(joints.names, robot),
+        "warnings": list(robot.warnings),
+    }
+
+
+def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
+    """Return ``model`` drawn with the robot ``request`` names.
+
+    A model opened before its checks (:attr:`RecordingModel.refine` set) gets
+    the robot on the checked model too.
+
+    Raises
+    ------
+    RobotModelError
+        The description or the joint map cannot be read, or no joint matches.
+    """
+    robot = load_robot(request.path, request.package_paths)
+    joint_map = (
+        None if request.joint_map is None else read_joint_map(request.joint_map, robot)
+    )
+    posed = pose_robot(
+        model, robot, joint_map=joint_map, joint_units=request.joint_units
+    )
+    refine = model.refine
+    if refine is None:
+        return posed
+
+    def refined(progress: object) -> RecordingModel:
+        checked = refine(progress)  # type: ignore[arg-type]
+        return pose_robot(
+            checked, robot, joint_map=joint_map, joint_units=request.joint_units
+        )
+
+    return replace(posed, refine=refined)
