@@ -19,9 +19,11 @@ from pathlib import Path
 from app.canvas.overlay_registry import default_overlays
 from app.headless.batch.items import Verb
 from app.headless.options import (
+    RobotOptions,
     UsageError,
     add_overlay_flags,
     add_overwrite,
+    add_robot_options,
     add_time_base,
     checked_number,
     fps_option,
@@ -76,7 +78,7 @@ def _amount(text: str) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BatchRequest:
+class BatchRequest(RobotOptions):
     """``batch VERB PATH...`` and every option of it (:func:`add_batch_arguments`).
 
     Raises
@@ -223,6 +225,7 @@ def _add_video_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=time_option, metavar="T")
     parser.add_argument("--end", type=time_option, metavar="T")
     add_time_base(parser)
+    add_robot_options(parser)
 
 
 def usage_problem(request: BatchRequest) -> str | None:
