@@ -21,16 +21,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from mcap.writer import CompressionType
-from mcap.writer import Writer as McapWriter
+from typing import TYPE_CHECKING, Any
 
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.errors import FsrError
 from fsr_core.format.catalog import camera_streams
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.writer import FsrWriter
+
+if TYPE_CHECKING:
+    from mcap.writer import CompressionType
+    from mcap.writer import Writer as McapWriter
 
 __all__ = [
     "CAMERA",
@@ -49,6 +50,7 @@ __all__ = [
     "positive",
     "report",
     "write_camera_fsr",
+    "write_jpeg",
 ]
 
 WIDTH = 640
@@ -68,10 +70,26 @@ def median(values: Sequence[float]) -> float:
 
 
 # ------------------------------------------------------------------ the files
-def camera_profile() -> CalibrationProfile:
-    """Return the bench camera's intrinsics (focal length 0.9 of the width)."""
-    focal = 0.9 * WIDTH
-    return CalibrationProfile(WIDTH, HEIGHT, focal, focal, WIDTH / 2, HEIGHT / 2)
+def camera_profile(width: int = WIDTH, height: int = HEIGHT) -> CalibrationProfile:
+    """Return a bench camera's intrinsics (focal length 0.9 of the width)."""
+    focal = 0.9 * width
+    return CalibrationProfile(width, height, focal, focal, width / 2, height / 2)
+
+
+def write_jpeg(
+    out: FsrWriter,
+    stream: str,
+    jpegs: Sequence[bytes],
+    number: int,
+    *,
+    tick: int,
+    sim_time_s: float,
+) -> None:
+    """Write camera frame ``number`` as it is: the JPEGs cycle, encoded once."""
+    payload = jpegs[number % len(jpegs)]
+    out.write_encoded(
+        stream, payload, raw_length=len(payload), tick=tick, sim_time_s=sim_time_s
+    )
 
 
 def write_camera_fsr(
@@ -85,18 +103,13 @@ def write_camera_fsr(
     with FsrWriter(path, [rgb, intrinsics], metadata=metadata) as out:
         out.write(intrinsics.name, camera_profile(), tick=0, sim_time_s=0.0)
         for i in range(frames):
-            payload = jpegs[i % len(jpegs)]
-            out.write_encoded(
-                rgb.name,
-                payload,
-                raw_length=len(payload),
-                tick=i,
-                sim_time_s=i / CAMERA_HZ,
-            )
+            write_jpeg(out, rgb.name, jpegs, i, tick=i, sim_time_s=i / CAMERA_HZ)
 
 
 def mcap_compression() -> tuple[CompressionType, str]:
     """Zstd when ``zstandard`` imports, else lz4, else uncompressed chunks."""
+    from mcap.writer import CompressionType
+
     for module, kind, name in (
         ("zstandard", CompressionType.ZSTD, "zstd"),
         ("lz4", CompressionType.LZ4, "lz4"),
@@ -114,6 +127,8 @@ def mcap_writer(
     path: Path, compression: CompressionType, *, library: str
 ) -> Iterator[McapWriter]:
     """Create the MCAP file ``path`` (never over one); finish and fsync it after."""
+    from mcap.writer import Writer as McapWriter
+
     with path.open("xb") as handle:
         writer = McapWriter(handle, compression=compression)
         writer.start(profile="", library=library)

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from fsr_core.calibration import CalibrationProfile
+from bench_common import camera_profile, write_jpeg
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
 
@@ -71,8 +71,7 @@ def write_recording(path: Path, minutes: float) -> None:
     phases = np.arange(7, dtype=np.float64)
     metadata = {"run": {"name": f"bench_scale_{minutes:g}min"}}
     with FsrWriter(path, [joints, rgb, intrinsics], metadata=metadata) as out:
-        focal = 0.9 * WIDTH
-        profile = CalibrationProfile(WIDTH, HEIGHT, focal, focal, WIDTH / 2, HEIGHT / 2)
+        profile = camera_profile(WIDTH, HEIGHT)
         out.write(intrinsics.name, profile, tick=0, sim_time_s=0.0)
         frame = 0
         for tick in range(ticks):
@@ -81,14 +80,7 @@ def write_recording(path: Path, minutes: float) -> None:
                 joints.name, np.sin(time_s + phases), tick=tick, sim_time_s=time_s
             )
             if tick % per_frame == 0:
-                payload = jpegs[frame % len(jpegs)]
-                out.write_encoded(
-                    rgb.name,
-                    payload,
-                    raw_length=len(payload),
-                    tick=tick,
-                    sim_time_s=time_s,
-                )
+                write_jpeg(out, rgb.name, jpegs, frame, tick=tick, sim_time_s=time_s)
                 frame += 1
 
 

@@ -37,6 +37,7 @@ from fsr_core.simulation.profile import RecordingProfile
 
 if TYPE_CHECKING:  # annotations only: the command line reads this module's enums
     from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
+    from fsr_core.format.writer import PublishResult
 
 __all__ = [
     "CancelToken",
@@ -229,6 +230,20 @@ class RecordedRun:
     """What the run made, for people: ``2400 ticks in 1 generation(s), ...``."""
     result: Any = None
     """The simulator's own result object (its ticks, timings, publish result)."""
+
+    @classmethod
+    def of_published(
+        cls, published: PublishResult, what: str, wall_s: float, result: Any
+    ) -> RecordedRun:
+        """Return the run that published ``published``, ``what`` it ran first.
+
+        The summary reads ``<what>, <records> records, <bytes> bytes, <wall> s``.
+        """
+        summary = (
+            f"{what}, {published.records} records, {published.size_bytes} bytes, "
+            f"{wall_s:.2f} s"
+        )
+        return cls(Path(published.path), summary, result)
 
 
 @dataclass(frozen=True)

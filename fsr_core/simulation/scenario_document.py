@@ -4,19 +4,27 @@ A scenario is configuration the user writes, but it may come from anyone, so it
 is read within bounds: at most :data:`MAX_SCENARIO_BYTES`, never from a FIFO or
 a device (which could block or never end), and its nesting is checked by a scan
 of the text before ``tomllib`` parses it (:mod:`fsr_core.toml_text`).
+:func:`check_run_bounds` holds the checks every simulator's resolved scenario
+makes alike: its duration, and one name per camera.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import LimitExceededError, NotRegularFileError, SchemaError
 from fsr_core.toml_text import DEFAULT_TOML_DEPTH, parse_bounded_toml
 
-__all__ = ["MAX_SCENARIO_BYTES", "MAX_SCENARIO_DEPTH", "read_scenario_document"]
+__all__ = [
+    "MAX_SCENARIO_BYTES",
+    "MAX_SCENARIO_DEPTH",
+    "check_run_bounds",
+    "read_scenario_document",
+]
 
 MAX_SCENARIO_BYTES: Final = 4 << 20
 """Refuse a scenario file larger than this (4 MiB; real ones are a few KiB)."""
@@ -81,3 +89,18 @@ def read_scenario_document(path: Path) -> dict[str, Any]:
     return parse_bounded_toml(
         text, what="scenario", path=path, max_depth=MAX_SCENARIO_DEPTH
     )
+
+
+def check_run_bounds(duration_s: float, camera_names: Iterable[str]) -> None:
+    """Refuse a run outside (0, 3600] seconds, or two cameras of one name.
+
+    Raises
+    ------
+    SchemaError
+        The duration is out of range, or a camera name is used twice.
+    """
+    if not 0 < duration_s <= 3600:
+        raise SchemaError("duration_s must be in (0, 3600]")
+    names = list(camera_names)
+    if len(set(names)) != len(names):
+        raise SchemaError("two cameras share a name")

@@ -41,14 +41,12 @@ def _check_block(lines: list[str]) -> None:
         low = (float(ours) - 0.00005) / (float(theirs) + 0.00005)
         high = (float(ours) + 0.00005) / max(float(theirs) - 0.00005, 1e-9)
         assert low * 0.99 - 0.005 <= float(ratio) <= high * 1.01 + 0.005
-    floor = re.fullmatch(
+    floor_s, checked_s, times = _figures(
         r"floor: reading and decompressing the chunks that hold /joint_states "
         r"\(2 threads, nothing decoded\) takes ([0-9.]+) s, ([0-9.]+) s with "
         r"their CRCs checked; the plot is ([0-9.]+)x that",
         lines[5],
     )
-    assert floor is not None
-    floor_s, checked_s, times = (float(part) for part in floor.groups())
     assert floor_s > 0
     assert checked_s > 0
     plot_s = float(rows["plot /joint_states (with open)"][0])
@@ -56,16 +54,21 @@ def _check_block(lines: list[str]) -> None:
     low = (plot_s - 0.00005) / (checked_s + 0.0005)
     high = (plot_s + 0.00005) / max(checked_s - 0.0005, 1e-9)
     assert low * 0.99 - 0.005 <= times <= high * 1.01 + 0.005
-    memory = re.fullmatch(
+    raised, arrays, file = _figures(
         r"memory: plotting /joint_states raised peak RSS by ([0-9.]+) MB "
         r"\(its arrays: ([0-9.]+) MB; the file: ([0-9.]+) MB\)",
         lines[6],
     )
-    assert memory is not None
-    raised, arrays, file = (float(part) for part in memory.groups())
     assert arrays > 0
     assert file > arrays
     assert raised >= 0
+
+
+def _figures(pattern: str, line: str) -> tuple[float, ...]:
+    """Return the numbers ``pattern`` captures in ``line``, which it must match."""
+    found = re.fullmatch(pattern, line)
+    assert found is not None, line
+    return tuple(float(part) for part in found.groups())
 
 
 def test_the_scene_frames_differ_and_are_the_size_of_a_real_cameras() -> None:

@@ -54,12 +54,8 @@ class MujocoAdapter(ReplayCallAdapter, SimulatorDefaults):
             files: ModelFiles = options.pop("model_files")
             loaded = MujocoScenario.from_json(dict(scenario), files)
             run = record_mujoco_run(loaded, output)
-        published = run.published
-        summary = (
-            f"{run.ticks} steps with {SIMULATOR_NAME}, {published.records} records, "
-            f"{published.size_bytes} bytes, {run.wall_s:.2f} s"
-        )
-        return RecordedRun(Path(published.path), summary, run)
+        what = f"{run.ticks} steps with {SIMULATOR_NAME}"
+        return RecordedRun.of_published(run.published, what, run.wall_s, run)
 
     def simulate(
         self, config: dict[str, Any], output: str | os.PathLike[str], **options: Any

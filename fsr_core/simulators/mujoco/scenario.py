@@ -55,7 +55,10 @@ from typing import Any, Final
 
 from fsr_core.control import Interpolation, TerminalPolicy
 from fsr_core.errors import FsrError, SchemaError
-from fsr_core.simulation.scenario_document import read_scenario_document
+from fsr_core.simulation.scenario_document import (
+    check_run_bounds,
+    read_scenario_document,
+)
 from fsr_core.simulators.mujoco.model_files import ModelFiles, collect_model_files
 
 __all__ = [
@@ -285,11 +288,7 @@ class MujocoScenario:
 
     def __post_init__(self) -> None:
         """Check the duration and camera names."""
-        if not 0 < self.duration_s <= 3600:
-            raise SchemaError("duration_s must be in (0, 3600]")
-        names = [camera.name for camera in self.cameras]
-        if len(set(names)) != len(names):
-            raise SchemaError("two cameras share a name")
+        check_run_bounds(self.duration_s, (camera.name for camera in self.cameras))
 
     def to_json(self) -> dict[str, Any]:
         """Return the resolved, self-contained config (model by digest)."""

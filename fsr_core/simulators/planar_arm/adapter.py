@@ -85,13 +85,8 @@ class PlanarArmAdapter(ReplayCallAdapter, SimulatorDefaults):
         )
         pushes: tuple[ExternalPush, ...] = tuple(options.pop("external_pushes", ()))
         result = record_run(loaded, output, external_pushes=pushes, **options)
-        published = result.published
-        summary = (
-            f"{result.ticks} ticks in {result.generations} generation(s), "
-            f"{published.records} records, {published.size_bytes} bytes, "
-            f"{result.wall_s:.2f} s"
-        )
-        return RecordedRun(Path(published.path), summary, result)
+        what = f"{result.ticks} ticks in {result.generations} generation(s)"
+        return RecordedRun.of_published(result.published, what, result.wall_s, result)
 
     def simulate(
         self, config: dict[str, Any], output: str | os.PathLike[str], **options: Any

@@ -35,7 +35,10 @@ import numpy as np
 
 from fsr_core.calibration import CalibrationProfile, CameraPose, look_at
 from fsr_core.errors import FsrError, SchemaError
-from fsr_core.simulation.scenario_document import read_scenario_document
+from fsr_core.simulation.scenario_document import (
+    check_run_bounds,
+    read_scenario_document,
+)
 from fsr_core.simulators.planar_arm.controllers import controller_from_json
 from fsr_core.simulators.planar_arm.model import ArmModel, ArmState, Link
 from fsr_core.simulators.planar_arm.tasks import task_from_json
@@ -294,16 +297,12 @@ class Scenario:
         """Check clocks and sizes."""
         if not 0 < self.dt_s <= 0.1:
             raise SchemaError("dt_s must be in (0, 0.1]")
-        if not 0 < self.duration_s <= 3600:
-            raise SchemaError("duration_s must be in (0, 3600]")
+        check_run_bounds(self.duration_s, (camera.name for camera in self.cameras))
         if len(self.initial.q) != self.model.dof:
             raise SchemaError(
                 f"initial.q_rad has {len(self.initial.q)} values "
                 f"for {self.model.dof} joints"
             )
-        names = [camera.name for camera in self.cameras]
-        if len(set(names)) != len(names):
-            raise SchemaError("two cameras share a name")
         # Resolved: the task and controller as their kinds define them, with
         # every default filled in, so a recording re-runs the same way even if a
         # default changes later.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,24 @@ def test_a_recording_re_runs_from_its_own_config_through_the_registry(
     again = tmp_path / "again.fsr"
     get_adapter(contract["simulator"]).simulate(config, again)
     assert again.read_bytes() == original.read_bytes()
+
+
+def test_recording_a_scenario_sums_up_what_it_published(tmp_path: Path) -> None:
+    from fsr_core.simulators.planar_arm.demos import demo_scenario
+
+    config = demo_scenario("01_reach").resolved()
+    output = tmp_path / "take.fsr"
+    run = get_adapter("planar_arm").record(config, output)
+    assert run.output == output
+    published = run.result.published
+    said = re.fullmatch(
+        r"(\d+) ticks in 1 generation\(s\), (\d+) records, (\d+) bytes, "
+        r"([0-9.]+) s",
+        run.summary,
+    )
+    assert said is not None, run.summary
+    ticks, records, size, wall = said.groups()
+    assert int(ticks) == run.result.ticks
+    assert int(records) == published.records
+    assert int(size) == output.stat().st_size == published.size_bytes
+    assert abs(float(wall) - run.result.wall_s) <= 0.005
