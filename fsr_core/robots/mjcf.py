@@ -231,7 +231,7 @@ def read_mjcf(path: Path) -> RobotModel:
             "MJCF robots need MuJoCo: pip install 'fsr-viewer[mujoco]'", path=where
         ) from None
     try:
-        model = mujoco.MjModel.from_xml_path(where)
+        model = mujoco.MjModel.from_xml_path(str(path.resolve()))
     except Exception as error:  # noqa: BLE001 - the compiler's message says what is wrong
         first = (
             str(error).strip().splitlines()[0]
