@@ -31,6 +31,8 @@ BUILTIN_OVERLAYS: tuple[str, ...] = (
     "reference",
     "tip",
     "body_frames",
+    "link_frames",
+    "tip_trail",
     "calibration",
 )
 

@@ -312,6 +312,12 @@ def add_robot_options(parser: argparse.ArgumentParser) -> None:
         "for names the automatic match leaves unmatched",
     )
     group.add_argument(
+        "--trail-link",
+        metavar="LINK",
+        help="the link whose path over the take the tip trail draws (default: "
+        "the arm's tip, the deepest link before any gripper finger)",
+    )
+    group.add_argument(
         "--joint-units",
         choices=("rad", "deg"),
         help="the unit of the recorded revolute joints, whatever the source says",
@@ -326,6 +332,7 @@ class RobotOptions:
     package_path: Sequence[Path] = ()
     joint_map: Path | None = None
     joint_units: str | None = None
+    trail_link: str | None = None
 
 
 def robot_request(request: object) -> RobotRequest | None:
@@ -340,4 +347,5 @@ def robot_request(request: object) -> RobotRequest | None:
         ),
         joint_map=getattr(request, "joint_map", None),
         joint_units=getattr(request, "joint_units", None),
+        trail_link=getattr(request, "trail_link", None),
     )

@@ -32,7 +32,7 @@ from fsr_core.recording import (
     SceneGeometry,
 )
 from fsr_core.robots.decimation import clustered, drawn_shares
-from fsr_core.robots.description import RobotModel
+from fsr_core.robots.description import JointType, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
 from fsr_core.robots.loading import load_robot
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
@@ -42,6 +42,7 @@ __all__ = [
     "ROBOT_PREFIX",
     "RobotRequest",
     "pose_robot",
+    "tip_link",
     "with_robot",
 ]
 
@@ -65,6 +66,9 @@ class RobotRequest:
     joint_units: str | None = None
     """``--joint-units``: ``rad`` or ``deg`` for every revolute joint, whatever
     the source says; ``None``: as the source says."""
+    trail_link: str | None = None
+    """``--trail-link``: the link whose path the tip trail draws; ``None``: the
+    tip of the arm (:func:`tip_link`)."""
 
     def __post_init__(self) -> None:  # noqa: D105
         if self.joint_units is not None and self.joint_units not in _UNITS:
@@ -129,12 +133,43 @@ def _base_poses(
     return np.asarray(values[rows], dtype=np.float64)
 
 
+def tip_link(robot: RobotModel) -> int:
+    """Return the arm's tip: the deepest link reached without a sliding joint.
+
+    Grippers' fingers slide, so a Franka's tip is its hand, not a finger.
+    """
+    depth = {robot.root: 0}
+    best = robot.root
+    for joint in robot.joints:
+        if joint.parent not in depth or joint.type is JointType.PRISMATIC:
+            continue
+        if joint.mimic is not None:
+            continue
+        depth[joint.child] = depth[joint.parent] + 1
+        if joint.child not in robot.hidden_links and depth[joint.child] > depth[best]:
+            best = joint.child
+    return best
+
+
+def _trail_link(robot: RobotModel, name: str | None, where: Path) -> str:
+    if name is None:
+        return robot.links[tip_link(robot)]
+    if name not in robot.links:
+        shown = ", ".join(robot.links[:8])
+        raise RobotModelError(
+            f"--trail-link {name!r}: {robot.name!r} has no such link ({shown}, ...)",
+            path=where,
+        )
+    return name
+
+
 def pose_robot(
     model: RecordingModel,
     robot: RobotModel,
     *,
     joint_map: dict[str, str] | None = None,
     joint_units: str | None = None,
+    trail_link: str | None = None,
 ) -> RecordingModel:
     """Return ``model`` with ``robot`` posed by its recorded joints.
 
@@ -206,7 +241,13 @@ def pose_robot(
         model,
         geometry=geometry,
         channels={**model.channels, **derived},
-        metadata={**model.metadata, "robot": _summary(robot, joints, match)},
+        metadata={
+            **model.metadata,
+            "robot": {
+                **_summary(robot, joints, match),
+                "trail_link": _trail_link(robot, trail_link, model.path),
+            },
+        },
     )
 
 
@@ -251,17 +292,21 @@ def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
     joint_map = (
         None if request.joint_map is None else read_joint_map(request.joint_map, robot)
     )
-    posed = pose_robot(
-        model, robot, joint_map=joint_map, joint_units=request.joint_units
-    )
-    refine = model.refine
-    if refine is None:
-        return posed
 
-    def refined(progress: object) -> RecordingModel:
-        checked = refine(progress)  # type: ignore[arg-type]
+    def posed(recording: RecordingModel) -> RecordingModel:
         return pose_robot(
-            checked, robot, joint_map=joint_map, joint_units=request.joint_units
+            recording,
+            robot,
+            joint_map=joint_map,
+            joint_units=request.joint_units,
+            trail_link=request.trail_link,
         )
 
-    return replace(posed, refine=refined)
+    refine = model.refine
+    if refine is None:
+        return posed(model)
+
+    def refined(progress: object) -> RecordingModel:
+        return posed(refine(progress))  # type: ignore[arg-type]
+
+    return replace(posed(model), refine=refined)
