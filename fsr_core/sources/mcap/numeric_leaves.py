@@ -165,7 +165,8 @@ class NumericTable:
         )
         self._add_run(shape, count)
         gathered = np.ascontiguousarray(values, dtype=np.float64)
-        self._flat.frombytes(gathered.data.cast("B"))
+        if gathered.size:  # a message without numbers (std_msgs/String) adds none
+            self._flat.frombytes(gathered.data.cast("B"))
 
     def _add_run(self, shape: int, count: int) -> None:
         if self._shape_runs and self._shape_runs[-1][0] == shape:
