@@ -38,6 +38,8 @@ from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
+from app.canvas.gl_solids import GlSolids, gl_solids_for
+from app.canvas.mesh_thinning import clustered, drawn_shares
 from app.canvas.overlay import Surface
 from app.canvas.overlay_registry import paints_on
 from app.canvas.recording_canvas import RecordingCanvas
@@ -53,7 +55,7 @@ from app.canvas.scene_view3d import (
 from app.canvas.view_model import ViewModel
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, project_points
-from fsr_core.recording import RecordingModel, SceneGeometry
+from fsr_core.recording import GeometryMesh, RecordingModel, SceneGeometry
 
 __all__ = [
     "GeometryCameraCanvas",
@@ -171,12 +173,8 @@ class GeometryCanvas(RecordingCanvas):
         self._up = _up_axis(model)
         self._fitted = SceneView3d.fitted(model.geometry, self._up)
         points = scene_points(model.geometry)
-        longest = _PIECE_OF_SCENE * float(np.linalg.norm(np.ptp(points, axis=0)))
-        self._solids = [
-            (mesh, *_split(mesh.vertices_m, mesh.faces, max(longest, 1e-9)))
-            for mesh in model.geometry.meshes
-            if mesh.kind != "plane" and len(mesh.faces)
-        ]
+        self._extent_m = float(np.linalg.norm(np.ptp(points, axis=0)))
+        self._center_m = 0.5 * (points.min(axis=0) + points.max(axis=0))
         self.view: SceneView3d = self._fitted
         groups = model.geometry.body_groups
         active = self._options.environment
@@ -185,11 +183,38 @@ class GeometryCanvas(RecordingCanvas):
             for body, group in enumerate(groups)
             if active in model.geometry.groups and group != active
         )
+        solids = [
+            m for m in model.geometry.meshes if m.kind != "plane" and len(m.faces)
+        ]
+        self._gl: GlSolids | None = gl_solids_for(
+            solids, len(model.geometry.bodies), dict.fromkeys(self._faded, _FADE)
+        )
+        self._meshes = solids
+        self._painted: (
+            list[tuple[GeometryMesh, FloatArray, npt.NDArray[np.int64]]] | None
+        ) = None
+
+    def _painted_solids(
+        self, solids: list[GeometryMesh]
+    ) -> list[tuple[GeometryMesh, FloatArray, npt.NDArray[np.int64]]]:
+        """Return the meshes as QPainter paints them: thinned, long triangles split."""
+        longest = max(_PIECE_OF_SCENE * self._extent_m, 1e-9)
+        shares = drawn_shares([len(mesh.faces) for mesh in solids])
+        painted = []
+        for mesh, share in zip(solids, shares, strict=True):
+            vertices, faces = clustered(mesh.vertices_m, mesh.faces, share)
+            painted.append((mesh, *_split(vertices, faces, longest)))
+        return painted
 
     @property
     def geometry(self) -> SceneGeometry:
         """The recorded scene drawn."""
         return self._geometry
+
+    @property
+    def draws_with_opengl(self) -> bool:
+        """Whether OpenGL rasterises the meshes (else QPainter paints them)."""
+        return self._gl is not None
 
     @property
     def fitted_view(self) -> SceneView3d:
@@ -208,7 +233,8 @@ class GeometryCanvas(RecordingCanvas):
             poses = self._geometry.poses_at(play_time_s)
             clip = ViewClip.of(self.view, rect)
             self._paint_floors(painter, clip, poses)
-            self._paint_solids(painter, clip, poses)
+            if not self._paint_gl(painter, rect, poses):
+                self._paint_solids(painter, clip, poses)
             marks = SpaceMarks(self, rect, play_time_s)
             for paint in paints_on(Surface.SPACE, self._options.overlays):
                 painter.save()
@@ -271,6 +297,35 @@ class GeometryCanvas(RecordingCanvas):
                 pixels = clip.pixels(shown)
                 painter.drawLine(_point(pixels[0]), _point(pixels[1]))
 
+    def _light(self) -> FloatArray:
+        """Return a light over the eye's right shoulder, whichever way it looks."""
+        axes = self.view.rotation
+        light: FloatArray = -axes[2] + 0.8 * self.view.up + 0.4 * axes[0]
+        return light / np.linalg.norm(light)
+
+    def _paint_gl(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> bool:
+        """Draw the solids through OpenGL; False when it is not available."""
+        if self._gl is None:
+            return False
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        size = (round(rect.width() * ratio), round(rect.height() * ratio))
+        reach = float(np.linalg.norm(self.view.eye_m - self._center_m))
+        image = self._gl.render(
+            self.view,
+            size,
+            poses,
+            self._light(),
+            _AMBIENT,
+            reach + 2.0 * self._extent_m,
+            (BACKGROUND[0] / 255.0, BACKGROUND[1] / 255.0, BACKGROUND[2] / 255.0),
+        )
+        if image is None:
+            return False
+        image.setDevicePixelRatio(ratio)
+        painter.drawImage(rect, image)
+        return True
+
     def _paint_solids(
         self, painter: QPainter, clip: ViewClip, poses: FloatArray
     ) -> None:
@@ -280,14 +335,13 @@ class GeometryCanvas(RecordingCanvas):
         inside, cut to the clip (a triangle reaching behind the eye, or far
         past the view's edges).
         """
-        # A light over the eye's right shoulder, whichever way it looks.
-        axes = self.view.rotation
-        light = -axes[2] + 0.8 * self.view.up + 0.4 * axes[0]
-        light /= np.linalg.norm(light)
+        light = self._light()
         depths: list[FloatArray] = []
         colors: list[npt.NDArray[np.int64]] = []
         polygons: list[list[list[float]]] = []
-        for mesh, vertices_m, mesh_faces in self._solids:
+        if self._painted is None:  # without OpenGL: thinned once, on first need
+            self._painted = self._painted_solids(self._meshes)
+        for mesh, vertices_m, mesh_faces in self._painted:
             world = place(vertices_m, poses[mesh.body])
             camera = self.view.camera(world)
             triangles = world[mesh_faces]

@@ -14,7 +14,6 @@ the whole take and returns the recording with
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,7 +30,6 @@ from fsr_core.recording import (
     RecordingModel,
     SceneGeometry,
 )
-from fsr_core.robots.decimation import clustered, drawn_shares
 from fsr_core.robots.description import JointType, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
 from fsr_core.robots.loading import load_robot
@@ -219,7 +217,10 @@ def pose_robot(
     )
     geometry = SceneGeometry(
         bodies=robot.links,
-        meshes=_drawn_meshes(robot),
+        meshes=tuple(
+            GeometryMesh(v.name, v.link, "mesh", v.vertices_m, v.faces, v.rgba)
+            for v in robot.visuals
+        ),
         times_s=times_s,
         poses=np.concatenate(
             [poses[..., :3], poses[..., 4:], poses[..., 3:4]], axis=-1
@@ -249,19 +250,6 @@ def pose_robot(
             },
         },
     )
-
-
-@functools.lru_cache(maxsize=8)
-def _drawn_meshes(robot: RobotModel) -> tuple[GeometryMesh, ...]:
-    """Return the robot's visuals as the scene view draws them (thinned)."""
-    shares = drawn_shares([len(visual.faces) for visual in robot.visuals])
-    meshes = []
-    for visual, share in zip(robot.visuals, shares, strict=True):
-        vertices, faces = clustered(visual.vertices_m, visual.faces, share)
-        meshes.append(
-            GeometryMesh(visual.name, visual.link, "mesh", vertices, faces, visual.rgba)
-        )
-    return tuple(meshes)
 
 
 def _summary(

@@ -17,12 +17,14 @@ from pytestqt.qtbot import QtBot
 from view_models import shown
 
 from app.canvas import SceneCanvas, qimage_to_rgb
+from app.canvas.drawing import palette_rgb
 from app.canvas.geometry_canvas import (
     GeometryCameraCanvas,
     GeometryCanvas,
     camera_canvas_for,
     scene_canvas_for,
 )
+from app.canvas.gl_solids import GL_VARIABLE
 from app.headless.export.frames import FrameSource
 from app.window.state import PlaybackClock
 from app.window.widgets.scene_view import SceneView
@@ -146,3 +148,36 @@ def test_export_frame_draws_the_same_geometry_canvas(contacts: RecordingModel) -
     differs = np.abs(frame[:, :WIDTH].astype(int) - alone).max(axis=2) > 2
     assert differs.mean() < 0.005  # the same drawing, up to anti-aliasing
     assert frame[:, WIDTH:].std() > 10  # the camera frame beside it
+
+
+def _silhouette(pixels: np.ndarray) -> np.ndarray:
+    """Pixels away from the background and the floor's colours."""
+    background = np.array(palette_rgb("geometry.background"), dtype=int)
+    floor = np.array(palette_rgb("geometry.floor"), dtype=int)
+    grid = np.array(palette_rgb("geometry.grid"), dtype=int)
+    distance = np.min(
+        [
+            np.abs(pixels.astype(int) - colour).sum(axis=2)
+            for colour in (background, floor, grid)
+        ],
+        axis=0,
+    )
+    return distance > 60
+
+
+def test_opengl_and_qpainter_draw_the_same_bodies_in_the_same_places(
+    contacts: RecordingModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_gl = GeometryCanvas(contacts)
+    monkeypatch.setenv(GL_VARIABLE, "0")
+    without_gl = GeometryCanvas(contacts)
+
+    gl_pixels = qimage_to_rgb(with_gl.render(0.85, WIDTH, HEIGHT))
+    painted = qimage_to_rgb(without_gl.render(0.85, WIDTH, HEIGHT))
+
+    assert with_gl.draws_with_opengl  # this machine has EGL (CI installs Mesa's)
+    assert not without_gl.draws_with_opengl
+    first, second = _silhouette(gl_pixels), _silhouette(painted)
+    overlap = (first & second).sum() / max((first | second).sum(), 1)
+    assert first.sum() > 500
+    assert overlap > 0.9

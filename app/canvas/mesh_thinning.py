@@ -1,12 +1,13 @@
-"""Fewer triangles for drawing: vertex clustering on a grid.
+"""Fewer triangles for QPainter: vertex clustering on a grid.
 
-The scene view paints triangles one by one, far to near; a robot's meshes
-as shipped (a Franka: 135,000 triangles) are more than it can paint per
-frame. :func:`clustered` merges the vertices in each cell of a grid into
-their mean and drops the triangles that collapse, growing the cell until the
-mesh fits its share of :data:`MAX_DRAWN_TRIANGLES`. Shapes keep their
-outline; fine detail (screw heads, fillets) goes. The model's own meshes
-stay whole; only what is drawn is thinned.
+Without OpenGL (:mod:`app.canvas.gl_solids`) the scene view paints
+triangles one by one, far to near; a robot's meshes as shipped (a Franka:
+135,000 triangles) are more than it can paint per frame. :func:`clustered`
+merges the vertices in each cell of a grid into their mean and drops the
+triangles that collapse, growing the cell until the mesh fits its share of
+:data:`MAX_DRAWN_TRIANGLES`. Shapes keep their outline; fine detail (screw
+heads, fillets) goes. The recording's meshes stay whole; only what QPainter
+draws is thinned.
 """
 
 from __future__ import annotations
