@@ -20,10 +20,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from app.canvas.overlay_registry import default_overlays
+from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
 from fsr_core.sources import TIME_BASES, OpenOptions
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "MAX_SIDE_PX",
     "MAX_TICKS",
     "MIN_FPS",
+    "DrawOptions",
     "OpensRecordings",
     "UsageError",
     "add_enum_option",
@@ -115,7 +119,7 @@ def add_overlay_flags(parser: argparse.ArgumentParser) -> None:
     <app.canvas.overlay.Overlay.flag>`); together they parse into
     ``overlays``, the names of the overlays drawn. The registry imports no Qt.
     """
-    from app.canvas.overlay_registry import default_overlays, overlays
+    from app.canvas.overlay_registry import overlays
 
     shown = default_overlays()
     for overlay in overlays():
@@ -266,6 +270,37 @@ class OpensRecordings(Protocol):
 def open_options(request: OpensRecordings) -> OpenOptions:
     """Return how ``request`` asks recordings to open (``--time-base``)."""
     return OpenOptions(time_base=request.time_base)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrawOptions:
+    """The drawing options of ``--export`` and ``batch export``, as parsed.
+
+    A request holding them is a subclass, so the parsed names stay its fields.
+    """
+
+    overlays: frozenset[str] = field(default_factory=default_overlays)
+    """The overlays drawn (the ``--show-X``/``--hide-X`` flags applied)."""
+    view: str = "auto"
+    camera: str | None = None
+    size: tuple[int, int] | None = None
+    """Each view's size in pixels (``None``: the export's default)."""
+    panel: bool = False
+    speed: float = 1.0
+    environment: str = ""
+
+    def view_model(self, plots: tuple[tuple[str, ...], ...] = ()) -> ViewModel:
+        """Return what these options ask to see, with ``plots`` open."""
+        return ViewModel(
+            overlays=self.overlays,
+            view=self.view,
+            camera=self.camera,
+            size=self.size or DEFAULT_VIEW_SIZE,
+            panel=self.panel,
+            speed=self.speed,
+            environment=self.environment,
+            plots=plots,
+        )
 
 
 def size_option(text: str) -> tuple[int, int]:
