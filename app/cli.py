@@ -84,6 +84,7 @@ from app.headless.options import (
     add_time_base,
     fps_option,
     open_options,
+    plot_option,
     size_option,
     speed_option,
     time_option,
@@ -161,32 +162,6 @@ SUBCOMMANDS = frozenset(
 )
 
 
-def _plot_keys(text: str) -> tuple[str, ...]:
-    """Parse one ``--plot``: channel or column keys separated by commas."""
-    keys = tuple(key.strip() for key in _split_keys(text) if key.strip())
-    if not keys:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected channel names separated by commas, e.g. q,dq"
-        )
-    return keys
-
-
-def _split_keys(text: str) -> list[str]:
-    """Split at commas outside brackets (``arm[q0],arm[q1]`` is two keys)."""
-    keys: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        depth += {"[": 1, "]": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            keys.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    keys.append("".join(current))
-    return keys
-
-
 def _player_parser() -> argparse.ArgumentParser:
     """Build the player/export form: ``fsr-viewer FILE... [--export OUT]``."""
     parser = _base_parser()
@@ -236,7 +211,7 @@ def _player_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--plot",
         action="append",
-        type=_plot_keys,
+        type=plot_option,
         default=[],
         metavar="CHANNELS",
         help="open a plot of these comma-separated channels or columns "

@@ -49,6 +49,7 @@ __all__ = [
     "finite_non_negative",
     "fps_option",
     "open_options",
+    "plot_option",
     "set_runner",
     "size_option",
     "speed_option",
@@ -228,6 +229,32 @@ def time_option(text: str) -> float:
         finite_non_negative,
         "a finite play time in seconds >= 0, e.g. 1.5",
     )
+
+
+def plot_option(text: str) -> tuple[str, ...]:
+    """``--plot``: channel or column keys separated by commas (at least one)."""
+    keys = tuple(key.strip() for key in _split_keys(text) if key.strip())
+    if not keys:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected channel names separated by commas, e.g. q,dq"
+        )
+    return keys
+
+
+def _split_keys(text: str) -> list[str]:
+    """Split at commas outside brackets (``arm[q0],arm[q1]`` is two keys)."""
+    keys: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            keys.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    keys.append("".join(current))
+    return keys
 
 
 def episode_option(text: str) -> int:
