@@ -56,62 +56,62 @@ import argparse
 import dataclasses
 import functools
 import importlib.util
-import json
 import logging
 import math
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.canvas.view_model import DEFAULT_VIEW_SIZE, DEFAULT_WINDOW_SIZE, ViewModel
+from app.canvas.view_model import DEFAULT_WINDOW_SIZE, ViewModel
 from app.headless import (
     compare_commands,
+    fsr_file_commands,
+    inspect_commands,
     replay_commands,
     sim_commands,
     skelarm_commands,
 )
 from app.headless.batch import command as batch_command
 from app.headless.options import (
-    MAX_TICKS,
-    RobotOptions,
+    DrawOptions,
     UsageError,
     add_episode,
     add_overlay_flags,
     add_robot_options,
     add_time_base,
-    checked_number,
     fps_option,
     open_options,
-    set_runner,
+    plot_option,
     size_option,
     speed_option,
     time_option,
 )
-from app.headless.report_text import format_report
 from app.headless.signals import (
     StopRequested,
     exit_code,
     stop_message,
     stop_on_signals,
 )
-from fsr_core.errors import FsrError, SourceUnavailableError, UnknownSourceError
+from fsr_core.errors import FsrError
 from fsr_core.output_paths import check_output_path
 from fsr_core.sources import (
     episode_address,
     expand_recordings,
-    inspect_recording,
-    source_for,
     split_episode_path,
 )
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from app.headless.export.command import ExportCommand
 
 logger = logging.getLogger(__name__)
+
+Request = TypeVar("Request", bound="DataclassInstance")
 
 
 def _out(text: str) -> None:
@@ -140,59 +140,11 @@ def _base_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _ticks(text: str) -> int:
-    return checked_number(
-        text, int, lambda value: 1 <= value <= MAX_TICKS, f"1 to {MAX_TICKS} ticks"
-    )
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = _base_parser()
     commands = parser.add_subparsers(dest="command", required=True)
-    inspect = commands.add_parser(
-        "inspect",
-        help="validate a recording (any kind) and print its report",
-        description=(
-            "Validate a recording and print its report: for an FSR file the "
-            "container (profile, streams, calibration epochs, lifecycle, gaps, "
-            "provenance), for another kind what its source knows; --json prints "
-            "the same top-level keys for every kind (source, path, size_bytes, "
-            "valid, integrity, duration_s, channels, cameras, metadata, "
-            "provenance, notes) and the source's own section. Exit 0 when "
-            "valid, 1 when not."
-        ),
-    )
-    inspect.add_argument("file", type=Path)
-    inspect.add_argument("--json", action="store_true", help="machine-readable output")
-    inspect.add_argument(
-        "--verify", action="store_true", help="also read and check every record"
-    )
-    add_episode(inspect)
-    add_time_base(inspect)
-    add_robot_options(inspect)
-    set_runner(inspect, InspectRequest, _inspect)
-    recover = commands.add_parser(
-        "recover",
-        help="write a sealed copy of the trustworthy part of a damaged FSR file",
-    )
-    recover.add_argument("damaged", type=Path)
-    recover.add_argument("output", type=Path)
-    set_runner(recover, RecoverRequest, _recover)
-    sample = commands.add_parser(
-        "sample", help="write a small synthetic recording (every stream kind)"
-    )
-    sample.add_argument("output", type=Path)
-    sample.add_argument("--codec", choices=("jpeg", "png", "rgb24"), default="jpeg")
-    sample.add_argument(
-        "--integrity", choices=("structural", "fast", "strong"), default="structural"
-    )
-    sample.add_argument(
-        "--ticks",
-        type=_ticks,
-        default=240,
-        help=f"ticks per generation (1 to {MAX_TICKS:,})",
-    )
-    set_runner(sample, SampleRequest, _sample)
+    inspect_commands.add_parsers(commands)
+    fsr_file_commands.add_parsers(commands)
     sim_commands.add_parsers(commands, run_demo=_demo)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
@@ -202,37 +154,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 SUBCOMMANDS = frozenset(
-    {"inspect", "recover", "sample", "demo", "simulate", "compare"}
+    {"demo", "simulate", "compare"}
+    | inspect_commands.COMMANDS
+    | fsr_file_commands.COMMANDS
     | skelarm_commands.COMMANDS
     | replay_commands.COMMANDS
     | batch_command.COMMANDS
 )
-
-
-def _plot_keys(text: str) -> tuple[str, ...]:
-    """Parse one ``--plot``: channel or column keys separated by commas."""
-    keys = tuple(key.strip() for key in _split_keys(text) if key.strip())
-    if not keys:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected channel names separated by commas, e.g. q,dq"
-        )
-    return keys
-
-
-def _split_keys(text: str) -> list[str]:
-    """Split at commas outside brackets (``arm[q0],arm[q1]`` is two keys)."""
-    keys: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        depth += {"[": 1, "]": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            keys.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    keys.append("".join(current))
-    return keys
 
 
 def _player_parser() -> argparse.ArgumentParser:
@@ -284,7 +212,7 @@ def _player_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--plot",
         action="append",
-        type=_plot_keys,
+        type=plot_option,
         default=[],
         metavar="CHANNELS",
         help="open a plot of these comma-separated channels or columns "
@@ -403,27 +331,13 @@ def _frame_request(
     return play_time_s, Path(words[1])
 
 
-def _view_model(args: argparse.Namespace) -> ViewModel:
-    """Return what the player form's options ask to see (the one parse of them)."""
-    return ViewModel(
-        overlays=args.overlays,
-        view=args.view,
-        camera=args.camera,
-        size=args.size or DEFAULT_VIEW_SIZE,
-        panel=args.panel,
-        speed=args.speed,
-        environment=args.environment,
-        plots=tuple(args.plot),
-    )
-
-
 def _export_command(args: argparse.Namespace) -> ExportCommand:
     """Return the headless export the player form's options ask for."""
     from app.headless.export.command import ExportCommand
 
     return ExportCommand(
         files=tuple(args.files),
-        shown=_view_model(args),
+        shown=_typed(args, DrawOptions).view_model(tuple(args.plot)),
         video=args.export,
         export_dir=args.export_dir,
         format=args.format,
@@ -561,104 +475,6 @@ def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
     return 0
 
 
-@dataclass(frozen=True, kw_only=True)
-class InspectRequest(RobotOptions):
-    """``inspect FILE [--json] [--verify] [--time-base B] [--robot FILE ...]``.
-
-    ``--episode N`` is resolved before: ``file`` is then the episode's address.
-    """
-
-    file: Path
-    json: bool = False
-    verify: bool = False
-    time_base: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecoverRequest:
-    """``recover DAMAGED OUT``."""
-
-    damaged: Path
-    output: Path
-
-
-@dataclass(frozen=True, kw_only=True)
-class SampleRequest:
-    """``sample OUT [--codec C] [--integrity I] [--ticks N]``."""
-
-    output: Path
-    codec: str = "jpeg"
-    integrity: str = "structural"
-    ticks: int = 240
-
-
-def _inspect(request: InspectRequest) -> int:
-    report = inspect_recording(
-        request.file, verify=request.verify, options=open_options(request)
-    )
-    if request.json:
-        _out(json.dumps(report, indent=2, ensure_ascii=True))
-    else:
-        _out(format_report(report))
-    if not report["valid"]:
-        verification = report.get("verification") or {}
-        integrity = report.get("integrity") or {}
-        problems = verification.get("problems") or [integrity.get("reason", "invalid")]
-        problem = str(problems[0])
-        named = (
-            problem
-            if problem.startswith(f"{request.file}: ")
-            else f"{request.file}: {problem}"
-        )
-        _err(f"fsr-viewer: {named}")
-        return 1
-    return 0
-
-
-def _refuse_other_kinds(path: Path) -> None:
-    """Refuse a recording of another kind; let FSR (even damaged) through."""
-    try:
-        source = source_for(path)
-    except UnknownSourceError:
-        return  # a damaged FSR file may have lost its magic: recovery says more
-    if source.name != "fsr":
-        raise SourceUnavailableError(
-            f"a {source.description}, not an FSR file: recover repairs FSR files "
-            "only (convert writes this one as FSR)",
-            path=path,
-        )
-
-
-def _recover(request: RecoverRequest) -> int:
-    from fsr_core.format.recovery import recover_file  # only recover writes FSR
-
-    _refuse_other_kinds(request.damaged)
-    check_output_path(request.output, (request.damaged,))
-    result = recover_file(request.damaged, request.output)
-    state = "damaged" if result.was_damaged else "intact"
-    _out(
-        f"{result.output}: kept {result.records_kept} records in "
-        f"{result.batches_kept} batches, {result.trusted_bytes} of "
-        f"{result.source_bytes} bytes ({state} source: {result.reason})"
-    )
-    return 0
-
-
-def _sample(request: SampleRequest) -> int:
-    from fsr_core.format.profiles import IntegrityProfile
-    from fsr_core.synthetic import SyntheticRun, write_synthetic
-
-    check_output_path(request.output)
-    run = SyntheticRun(
-        ticks=request.ticks,
-        codec=request.codec,
-        integrity=IntegrityProfile(request.integrity),
-    )
-    result = write_synthetic(request.output, run)
-    _out(f"{result.path}: {result.records} records, {result.size_bytes} bytes")
-    return 0
-
-
 #: The argument of each command that ``--episode`` narrows to one episode.
 _EPISODE_TARGETS = {"inspect": "file", "convert": "log"}
 
@@ -696,15 +512,21 @@ def request_from(args: argparse.Namespace) -> object:
     parsed value of the same name, a field nothing parsed keeps its default.
     Options that do not go together exit as a usage error of that parser.
     """
-    values = vars(args)
-    names = [field.name for field in dataclasses.fields(args.request_type)]
     try:
-        return args.request_type(
-            **{name: values[name] for name in names if name in values}
-        )
+        return _typed(args, args.request_type)
     except UsageError as exc:
         parser: argparse.ArgumentParser = args.command_parser
         parser.error(str(exc))
+
+
+def _typed(args: argparse.Namespace, request_type: type[Request]) -> Request:
+    """Return ``request_type`` made of the parsed values named as its fields.
+
+    A field nothing parsed keeps its default.
+    """
+    values = vars(args)
+    names = [field.name for field in dataclasses.fields(request_type)]
+    return request_type(**{name: values[name] for name in names if name in values})
 
 
 #: Commands that install their signal handling where it belongs: the player

@@ -50,7 +50,7 @@ from app.canvas.drawing import painting_in, palette_rgb, qcolor
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.overlay import TEXT_Z, Surface
-from app.canvas.overlay_registry import paints_on
+from app.canvas.overlay_registry import paint_shown
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.shown_text import fixed_text, visible_text
 from app.canvas.view_model import ViewModel
@@ -614,10 +614,7 @@ class CameraCanvas(RecordingCanvas):
             low = -(2**31)
         points = self.marked_points(frame.play_time_s) if view is not None else {}
         marks = CameraMarks(self, target, frame.play_time_s, play_time_s, view, points)
-        for paint in paints_on(self.surface, self._options.overlays, low):
-            painter.save()
-            paint.paint(painter, marks)
-            painter.restore()
+        paint_shown(painter, marks, self.surface, self._options.overlays, low)
 
     def paint_readout(
         self, painter: QPainter, target: QRectF, play_time_s: float

@@ -41,7 +41,7 @@ from app.canvas.drawing import ui_font as _font
 from app.canvas.gl_solids import GlSolids, gl_solids_for
 from app.canvas.mesh_thinning import clustered, drawn_shares
 from app.canvas.overlay import Surface
-from app.canvas.overlay_registry import paints_on
+from app.canvas.overlay_registry import paint_shown
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_canvas import SceneCanvas
 from app.canvas.scene_marks import paint_time_label
@@ -236,10 +236,7 @@ class GeometryCanvas(RecordingCanvas):
             if not self._paint_gl(painter, rect, poses):
                 self._paint_solids(painter, clip, poses)
             marks = SpaceMarks(self, rect, play_time_s)
-            for paint in paints_on(Surface.SPACE, self._options.overlays):
-                painter.save()
-                paint.paint(painter, marks)
-                painter.restore()
+            paint_shown(painter, marks, Surface.SPACE, self._options.overlays)
             self._paint_axes(painter, rect)
             paint_time_label(painter, rect, play_time_s, QPen(_color(GRID_COLOR), 1.0))
 

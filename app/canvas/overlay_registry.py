@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import TYPE_CHECKING
 
 from app.canvas.overlay import Overlay, Paint, Surface
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPainter
 
 __all__ = [
     "BUILTIN_OVERLAYS",
     "default_overlays",
     "overlay_named",
     "overlays",
+    "paint_shown",
     "paints_on",
     "register",
     "unregister",
@@ -109,3 +114,22 @@ def paints_on(
         if low <= paint.z < high
     ]
     return sorted(found, key=lambda paint: paint.z)
+
+
+def paint_shown(
+    painter: QPainter,
+    marks: object,
+    surface: Surface,
+    shown: frozenset[str],
+    low: int = -(2**31),
+    high: int = 2**31,
+) -> None:
+    """Run the painters :func:`paints_on` returns, each on its own painter state.
+
+    ``marks`` is the context of ``surface`` the painters draw from; the
+    painter's pen, brush, font and transform are restored after each one.
+    """
+    for paint in paints_on(surface, shown, low, high):
+        painter.save()
+        paint.paint(painter, marks)
+        painter.restore()

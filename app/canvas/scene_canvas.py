@@ -28,7 +28,7 @@ from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.overlay import Surface
-from app.canvas.overlay_registry import paints_on
+from app.canvas.overlay_registry import paint_shown
 from app.canvas.recording_canvas import RecordingCanvas
 from app.canvas.scene_marks import (
     MUTED_TEXT_COLOR,
@@ -306,10 +306,7 @@ class SceneCanvas(RecordingCanvas):
         self, painter: QPainter, marks: PlaneMarks, low: int, high: int
     ) -> None:
         """Paint the shown overlays of depth ``low <= z < high``."""
-        for paint in paints_on(Surface.PLANE, self._options.overlays, low, high):
-            painter.save()
-            paint.paint(painter, marks)
-            painter.restore()
+        paint_shown(painter, marks, Surface.PLANE, self._options.overlays, low, high)
 
     def _paint_backdrop(
         self, painter: QPainter, rect: QRectF, backdrop: _Backdrop

@@ -20,11 +20,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from app.canvas.overlay_registry import default_overlays
+from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
 from fsr_core.robots import RobotRequest
 from fsr_core.sources import TIME_BASES, OpenOptions
 
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_SIDE_PX",
     "MAX_TICKS",
     "MIN_FPS",
+    "DrawOptions",
     "OpensRecordings",
     "UsageError",
     "add_enum_option",
@@ -47,6 +50,7 @@ __all__ = [
     "finite_non_negative",
     "fps_option",
     "open_options",
+    "plot_option",
     "set_runner",
     "size_option",
     "speed_option",
@@ -117,7 +121,7 @@ def add_overlay_flags(parser: argparse.ArgumentParser) -> None:
     <app.canvas.overlay.Overlay.flag>`); together they parse into
     ``overlays``, the names of the overlays drawn. The registry imports no Qt.
     """
-    from app.canvas.overlay_registry import default_overlays, overlays
+    from app.canvas.overlay_registry import overlays
 
     shown = default_overlays()
     for overlay in overlays():
@@ -228,6 +232,32 @@ def time_option(text: str) -> float:
     )
 
 
+def plot_option(text: str) -> tuple[str, ...]:
+    """``--plot``: channel or column keys separated by commas (at least one)."""
+    keys = tuple(key.strip() for key in _split_keys(text) if key.strip())
+    if not keys:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected channel names separated by commas, e.g. q,dq"
+        )
+    return keys
+
+
+def _split_keys(text: str) -> list[str]:
+    """Split at commas outside brackets (``arm[q0],arm[q1]`` is two keys)."""
+    keys: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            keys.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    keys.append("".join(current))
+    return keys
+
+
 def episode_option(text: str) -> int:
     """``--episode``: an episode index of a dataset, >= 0."""
     return whole_number(text, 0, (1 << 31) - 1, "an episode index >= 0, e.g. 3")
@@ -268,6 +298,37 @@ class OpensRecordings(Protocol):
 def open_options(request: OpensRecordings) -> OpenOptions:
     """Return how ``request`` asks recordings to open (``--time-base``, ``--robot``)."""
     return OpenOptions(time_base=request.time_base, robot=robot_request(request))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrawOptions:
+    """The drawing options of ``--export`` and ``batch export``, as parsed.
+
+    A request holding them is a subclass, so the parsed names stay its fields.
+    """
+
+    overlays: frozenset[str] = field(default_factory=default_overlays)
+    """The overlays drawn (the ``--show-X``/``--hide-X`` flags applied)."""
+    view: str = "auto"
+    camera: str | None = None
+    size: tuple[int, int] | None = None
+    """Each view's size in pixels (``None``: the export's default)."""
+    panel: bool = False
+    speed: float = 1.0
+    environment: str = ""
+
+    def view_model(self, plots: tuple[tuple[str, ...], ...] = ()) -> ViewModel:
+        """Return what these options ask to see, with ``plots`` open."""
+        return ViewModel(
+            overlays=self.overlays,
+            view=self.view,
+            camera=self.camera,
+            size=self.size or DEFAULT_VIEW_SIZE,
+            panel=self.panel,
+            speed=self.speed,
+            environment=self.environment,
+            plots=plots,
+        )
 
 
 def size_option(text: str) -> tuple[int, int]:

@@ -104,20 +104,15 @@ def _options(request: BatchRequest, verb: Verb) -> BatchOptions:
 def _video_template(request: BatchRequest) -> VideoRequest:
     """Return the video every ``export`` item writes (each sets source, output)."""
     # Imported here: the export loads PyAV, which no other verb needs.
-    from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
     from app.headless.export.request import VideoRequest
 
-    shown = ViewModel(
-        overlays=request.overlays,
-        view=request.view,
-        camera=request.camera,
-        size=request.size or DEFAULT_VIEW_SIZE,
-        panel=request.panel,
-        speed=request.speed,
-        environment=request.environment,
-    )
     return VideoRequest(
-        Path(), Path(), shown, fps=request.fps, start_s=request.start, end_s=request.end
+        Path(),
+        Path(),
+        request.view_model(),
+        fps=request.fps,
+        start_s=request.start,
+        end_s=request.end,
     )
 
 

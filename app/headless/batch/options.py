@@ -13,12 +13,12 @@ import argparse
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from app.canvas.overlay_registry import default_overlays
 from app.headless.batch.items import Verb
 from app.headless.options import (
+    DrawOptions,
     RobotOptions,
     UsageError,
     add_overlay_flags,
@@ -78,8 +78,10 @@ def _amount(text: str) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BatchRequest(RobotOptions):
+class BatchRequest(DrawOptions, RobotOptions):
     """``batch VERB PATH...`` and every option of it (:func:`add_batch_arguments`).
+
+    The drawing options of ``export`` are those of :class:`DrawOptions`.
 
     Raises
     ------
@@ -105,18 +107,9 @@ class BatchRequest(RobotOptions):
     """Seconds one file's work may take (``None``: no limit)."""
     memory_limit: int | None = None
     """Bytes a worker may hold (``None``: no limit)."""
-    # export: the options of ``--export``.
+    # export: the options of ``--export`` besides the drawing ones.
     format: str = "mp4"
-    panel: bool = False
     fps: float = 30.0
-    speed: float = 1.0
-    size: tuple[int, int] | None = None
-    """Each view's size in pixels (``None``: the export's default)."""
-    view: str = "auto"
-    camera: str | None = None
-    overlays: frozenset[str] = field(default_factory=default_overlays)
-    """The overlays drawn (the ``--show-X``/``--hide-X`` flags applied)."""
-    environment: str = ""
     start: float | None = None
     end: float | None = None
     time_base: str | None = None
