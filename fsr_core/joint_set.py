@@ -110,6 +110,20 @@ class JointSpec:
             return self.lower + (self.upper - self.lower) * value / 100.0
         return value
 
+    def rate_to_si(self, rate: float) -> float:
+        """Return a recorded rate of this joint in rad/s or m/s.
+
+        A rate of a percentage is a share of the range per second (of one,
+        without limits); a rate in degrees per second turns into radians.
+        """
+        if self.unit == "deg":
+            return math.radians(rate)
+        if self.unit == "%":
+            if self.lower is None or self.upper is None:
+                return rate / 100.0
+            return (self.upper - self.lower) * rate / 100.0
+        return rate
+
 
 @dataclass(frozen=True)
 class JointSet:
@@ -227,15 +241,21 @@ class JointSet:
 
 
 def joint_values(
-    sample: FloatArray, columns: tuple[int, ...], joints: tuple[JointSpec, ...]
+    sample: FloatArray,
+    columns: tuple[int, ...],
+    joints: tuple[JointSpec, ...],
+    *,
+    rates: bool = False,
 ) -> FloatArray:
     """Return the joints' values in ``sample`` (their ``columns``) in SI units.
 
     A column past the sample's end gives NaN (a channel narrower than its
-    set said); each value goes through :meth:`JointSpec.to_si`.
+    set said); each value goes through :meth:`JointSpec.to_si`, or with
+    ``rates`` (a sample of the velocities) :meth:`JointSpec.rate_to_si`.
     """
     found = np.full(len(columns), np.nan)
     for index, (column, joint) in enumerate(zip(columns, joints, strict=True)):
         if 0 <= column < len(sample):
-            found[index] = joint.to_si(float(sample[column]))
+            value = float(sample[column])
+            found[index] = joint.rate_to_si(value) if rates else joint.to_si(value)
     return found

@@ -13,6 +13,7 @@ the same rows. Plain Python and numpy, no Qt.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -40,6 +41,7 @@ __all__ = [
     "joint_lines",
     "joint_name_text",
     "labelled",
+    "readout",
 ]
 
 #: What a row says while its value is unknown at the play time.
@@ -265,12 +267,19 @@ class Moment:
     def joint_angles(self) -> FloatArray | None:
         """The joint positions in force, in rad and m (``None`` when none)."""
         joints = self.joint_set
-        if joints is None:
-            return None
-        sample = self.sample(joints.positions)
-        if sample is None:
+        sample = None if joints is None else self.sample(joints.positions)
+        if joints is None or sample is None:
             return None
         return joint_values(sample, joints.position_columns, joints.joints)
+
+    @cached_property
+    def joint_rates(self) -> FloatArray | None:
+        """The joint velocities in force, in rad/s and m/s (``None`` when none)."""
+        joints = self.joint_set
+        sample = None if joints is None else self.sample(joints.velocities)
+        if joints is None or sample is None:
+            return None
+        return joint_values(sample, joints.velocity_columns, joints.joints, rates=True)
 
 
 class PanelRow(Protocol):
@@ -303,6 +312,13 @@ class PanelRow(Protocol):
 def labelled(label: str, text: str, value: float | None = None) -> RowValue:
     """Return a one-line row reading ``"label: text"``."""
     return RowValue(lines=(RowLine(f"{label}: {text}"),), value=value)
+
+
+def readout(label: str, value: float | None, show: Callable[[float], str]) -> RowValue:
+    """Return ``"label: <show(value)>"``; ``"label: —"`` while ``value`` is unknown."""
+    if value is None:
+        return labelled(label, MISSING_TEXT)
+    return labelled(label, show(value), value)
 
 
 def degrees_text(angle_rad: float) -> str:

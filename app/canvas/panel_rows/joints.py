@@ -24,8 +24,9 @@ from app.canvas.panel_rows.base import (
     RowValue,
     Section,
 )
+from app.canvas.panel_rows.values import finite
 from fsr_core.arrays import FloatArray
-from fsr_core.joint_set import JointSet, JointSpec
+from fsr_core.joint_set import JointSet
 from fsr_core.recording import RecordingModel
 
 __all__ = ["NO_JOINTS_TEXT", "ROW", "JointsRow", "has_joint_angles"]
@@ -62,27 +63,12 @@ class JointsRow:
         )
 
 
-def _rate_si(joint: JointSpec, rate: float) -> float:
-    """Return a recorded rate in rad/s or m/s (a share's in its range per second)."""
-    if joint.unit == "deg":
-        return math.radians(rate)
-    if joint.unit == "%":
-        span = (
-            1.0
-            if joint.lower is None or joint.upper is None
-            else joint.upper - joint.lower
-        )
-        return span * rate / 100.0
-    return rate
-
-
 def _column(
     sample: FloatArray | None, columns: tuple[int, ...], index: int
 ) -> float | None:
     if sample is None or index >= len(columns) or not 0 <= columns[index] < len(sample):
         return None
-    value = float(sample[columns[index]])
-    return value if math.isfinite(value) else None
+    return finite(float(sample[columns[index]]))
 
 
 def _recorded(channel: str | None, value: float | None) -> float | None:
@@ -94,11 +80,11 @@ def _recorded(channel: str | None, value: float | None) -> float | None:
 
 def _joint_values(moment: Moment, joints: JointSet) -> tuple[JointValue, ...]:
     positions = moment.joint_angles
-    rates = moment.sample(joints.velocities)
+    rates = moment.joint_rates
     efforts = moment.sample(joints.efforts)
     found = []
     for index, joint in enumerate(joints.joints):
-        rate = _column(rates, joints.velocity_columns, index)
+        rate = None if rates is None else finite(float(rates[index]))
         effort = _column(efforts, joints.effort_columns, index)
         value = math.nan if positions is None else float(positions[index])
         found.append(
@@ -108,9 +94,7 @@ def _joint_values(moment: Moment, joints: JointSet) -> tuple[JointValue, ...]:
                 lower=joint.lower,
                 upper=joint.upper,
                 kind=joint.kind,
-                velocity=_recorded(
-                    joints.velocities, None if rate is None else _rate_si(joint, rate)
-                ),
+                velocity=_recorded(joints.velocities, rate),
                 effort=_recorded(joints.efforts, effort),
                 share=joint.unit == "%"
                 and (joint.lower is None or joint.upper is None),
