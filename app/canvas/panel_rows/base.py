@@ -41,15 +41,17 @@ __all__ = [
     "joint_lines",
     "joint_name_text",
     "labelled",
+    "metres_text",
     "readout",
 ]
 
 #: What a row says while its value is unknown at the play time.
 MISSING_TEXT: Final = "—"
-#: How far past a limit a joint may be before it is marked outside (float
-#: error in a recorded value at its limit is not a violation).
-_LIMIT_SLACK_RAD: Final = 1e-6
-_LIMIT_SLACK_M: Final = 1e-7
+#: How far past a limit a joint may be before it is marked outside: half the
+#: last digit shown (whole degrees, millimetres), so a value marked outside
+#: always reads past its limit, and float error at a limit is no violation.
+_LIMIT_SLACK_RAD: Final = math.radians(0.5)
+_LIMIT_SLACK_M: Final = 0.0005
 
 
 class LineStyle(StrEnum):
@@ -124,7 +126,7 @@ class JointValue:
         if self.share:
             return f"{fixed_text(100.0 * self.value, 0)}%"
         if self.prismatic:
-            return f"{fixed_text(self.value, 3)} m"
+            return metres_text(self.value)
         return degrees_text(self.value)
 
     @property
@@ -137,7 +139,7 @@ class JointValue:
         if limit is None:
             return ""
         if self.prismatic:
-            return f"{fixed_text(limit, 3)} m"
+            return metres_text(limit)
         return degrees_text(limit)
 
     @property
@@ -319,6 +321,12 @@ def readout(label: str, value: float | None, show: Callable[[float], str]) -> Ro
     if value is None:
         return labelled(label, MISSING_TEXT)
     return labelled(label, show(value), value)
+
+
+def metres_text(length_m: float) -> str:
+    """Return a length to the millimetre, ``"0.040 m"`` (``-0.0001`` as ``0.000``)."""
+    text = fixed_text(length_m, 3)
+    return f"{text.removeprefix('-') if float(text) == 0 else text} m"
 
 
 def degrees_text(angle_rad: float) -> str:
