@@ -14,16 +14,56 @@ turns a recorded value into radians or metres.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final
 
+import numpy as np
+
+from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
 
-__all__ = ["JOINT_UNITS", "JointKind", "JointSet", "JointSpec"]
+__all__ = [
+    "JOINT_UNITS",
+    "JointGroup",
+    "JointKind",
+    "JointSet",
+    "JointSpec",
+    "joint_values",
+]
 
 #: The units a recorded joint value may be in.
 JOINT_UNITS: Final = ("rad", "deg", "m", "%")
+#: Where a joint's name prefix ends: ``left_shoulder``, ``arm1/elbow``, ``r.wrist``.
+_PREFIX_END: Final = re.compile(r"[_/.:-]")
+
+
+def _name_prefixes(names: tuple[str, ...]) -> list[str]:
+    """Return each name's prefix when they group the names, else ``""`` each.
+
+    The names group when each has a prefix (the text before its first
+    separator) that another name shares, and there are at least two.
+    """
+    prefixes = []
+    for name in names:
+        found = _PREFIX_END.search(name)
+        prefixes.append(name[: found.start()] if found and found.start() else "")
+    if "" in prefixes or len(set(prefixes)) < 2:
+        return [""] * len(names)
+    if any(prefixes.count(prefix) < 2 for prefix in prefixes):
+        return [""] * len(names)
+    return prefixes
+
+
+@dataclass(frozen=True)
+class JointGroup:
+    """Joints that belong together (one arm of several): a name and indices."""
+
+    name: str
+    """The group's name (``left``, ``env0/arm``...), ``""`` for the only group."""
+    indices: tuple[int, ...]
+    """Indices into :attr:`JointSet.joints`, in order."""
 
 
 class JointKind(StrEnum):
@@ -70,6 +110,20 @@ class JointSpec:
             return self.lower + (self.upper - self.lower) * value / 100.0
         return value
 
+    def rate_to_si(self, rate: float) -> float:
+        """Return a recorded rate of this joint in rad/s or m/s.
+
+        A rate of a percentage is a share of the range per second (of one,
+        without limits); a rate in degrees per second turns into radians.
+        """
+        if self.unit == "deg":
+            return math.radians(rate)
+        if self.unit == "%":
+            if self.lower is None or self.upper is None:
+                return rate / 100.0
+            return (self.upper - self.lower) * rate / 100.0
+        return rate
+
 
 @dataclass(frozen=True)
 class JointSet:
@@ -91,6 +145,10 @@ class JointSet:
     base_pose: str | None = None
     """A channel of a floating base's pose (``x y z qw qx qy qz``), when the
     robot has one (a recorded free joint), else ``None``."""
+    environments: tuple[str, ...] = ()
+    """The environments of a batched run, when each has its own channels: the
+    channels named here are the first's, ``<environment>/<name>``, and
+    :meth:`in_environment` gives another's. Empty when the run is not batched."""
 
     def __post_init__(self) -> None:  # noqa: D105
         count = len(self.joints)
@@ -108,6 +166,51 @@ class JointSet:
     def names(self) -> tuple[str, ...]:
         """The joints' names, in order."""
         return tuple(joint.name for joint in self.joints)
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """Every channel the set reads (positions first), each once."""
+        named = (self.positions, self.velocities, self.efforts, self.base_pose)
+        return tuple(dict.fromkeys(name for name in named if name is not None))
+
+    def in_environment(self, environment: str) -> JointSet:
+        """Return the set reading ``environment``'s channels (itself: not batched).
+
+        An environment the run does not have gives the set unchanged.
+        """
+        if not self.environments or environment not in self.environments:
+            return self
+        first = f"{self.environments[0]}/"
+
+        def moved(name: str | None) -> str | None:
+            if name is None or not name.startswith(first):
+                return name
+            return f"{environment}/{name.removeprefix(first)}"
+
+        return replace(
+            self,
+            positions=moved(self.positions) or self.positions,
+            velocities=moved(self.velocities),
+            efforts=moved(self.efforts),
+            base_pose=moved(self.base_pose),
+        )
+
+    def groups(self) -> tuple[JointGroup, ...]:
+        """Return the joints by arm (or other part), in order.
+
+        By :attr:`JointSpec.group` when a source gives one; else by a shared
+        name prefix (``left_``, ``right_``...) when every joint has one that
+        at least one other joint shares and there are two or more; else one
+        group, named ``""``, of every joint.
+        """
+        if any(joint.group for joint in self.joints):
+            keys = [joint.group for joint in self.joints]
+        else:
+            keys = _name_prefixes(self.names)
+        found: dict[str, list[int]] = {}
+        for index, key in enumerate(keys):
+            found.setdefault(key, []).append(index)
+        return tuple(JointGroup(key, tuple(indices)) for key, indices in found.items())
 
     @classmethod
     def of_channel(
@@ -135,3 +238,24 @@ class JointSet:
             efforts=efforts,
             effort_columns=columns if efforts is not None else (),
         )
+
+
+def joint_values(
+    sample: FloatArray,
+    columns: tuple[int, ...],
+    joints: tuple[JointSpec, ...],
+    *,
+    rates: bool = False,
+) -> FloatArray:
+    """Return the joints' values in ``sample`` (their ``columns``) in SI units.
+
+    A column past the sample's end gives NaN (a channel narrower than its
+    set said); each value goes through :meth:`JointSpec.to_si`, or with
+    ``rates`` (a sample of the velocities) :meth:`JointSpec.rate_to_si`.
+    """
+    found = np.full(len(columns), np.nan)
+    for index, (column, joint) in enumerate(zip(columns, joints, strict=True)):
+        if 0 <= column < len(sample):
+            value = float(sample[column])
+            found[index] = joint.rate_to_si(value) if rates else joint.to_si(value)
+    return found

@@ -16,7 +16,7 @@ Every series, frame list and marker is given on that axis.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -28,7 +28,7 @@ import numpy.typing as npt
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration
 from fsr_core.errors import DecodeError, FsrError
-from fsr_core.joint_set import JointSet
+from fsr_core.joint_set import JointKind, JointSet, JointSpec, joint_values
 from fsr_core.load_once import LoadOnce
 from fsr_core.media import RGBFrame
 
@@ -54,6 +54,7 @@ __all__ = [
     "SpanReader",
     "TaskOverlay",
     "Timeline",
+    "picked_channel",
     "span_rows",
 ]
 
@@ -373,6 +374,15 @@ class Channel(_ReadOnly):
         return self._data.loaded
 
     @property
+    def reads_one_sample(self) -> bool:
+        """Whether :meth:`value_at` reads one sample alone while the channel is unread.
+
+        True for a lazy channel given a sample reader; a loaded channel needs
+        no reading at all (:attr:`loaded`).
+        """
+        return self._sample is not None
+
+    @property
     def read_error(self) -> FsrError | None:
         """The error reading a lazy channel raised, if it failed (never reads)."""
         return self._data.error
@@ -487,6 +497,45 @@ def _checked(
     return data
 
 
+def picked_channel(
+    channel: Channel,
+    name: str,
+    picks: Sequence[int],
+    *,
+    columns: tuple[str, ...],
+    unit: str = "",
+    label: str = "",
+) -> Channel:
+    """Return the columns ``picks`` of ``channel`` as channel ``name``.
+
+    A loaded channel is picked now; a lazy one stays lazy (read when the new
+    one is) and answers :meth:`Channel.value_at` by its sample reader.
+    """
+    chosen = list(picks)
+    if channel.loaded:
+        values = np.asarray(channel.values)
+        values = values.reshape(len(values), -1)[:, chosen]
+        return Channel(name, channel.times_s, values, unit, label, columns)
+
+    def load() -> tuple[FloatArray, FloatArray]:
+        values = np.asarray(channel.values)
+        return channel.times_s, values.reshape(len(values), -1)[:, chosen]
+
+    def sample(play_time_s: float) -> FloatArray:
+        value: FloatArray = channel.value_at(play_time_s)[chosen]
+        return value
+
+    return Channel.lazy(
+        name,
+        load,
+        unit=unit,
+        label=label,
+        columns=columns,
+        count=channel.count,
+        sample=sample if channel.reads_one_sample else None,
+    )
+
+
 class MarkerKind(StrEnum):
     """Things the timeline marks."""
 
@@ -576,6 +625,30 @@ class PlanarKinematics:
     def reach_m(self) -> float:
         """Sum of the link lengths."""
         return float(self.lengths_m.sum())
+
+    def joint_specs(self, names: Sequence[str]) -> tuple[JointSpec, ...]:
+        """Return the arm's revolute joints named ``names``, with their limits.
+
+        Angles are in radians; a limit the arm does not give (or a non-finite
+        one) stays unknown.
+        """
+
+        def limit(values: FloatArray | None, index: int) -> float | None:
+            if values is None or index >= len(values):
+                return None
+            value = float(values[index])
+            return value if math.isfinite(value) else None
+
+        return tuple(
+            JointSpec(
+                name,
+                JointKind.REVOLUTE,
+                "rad",
+                lower=limit(self.q_min_rad, index),
+                upper=limit(self.q_max_rad, index),
+            )
+            for index, name in enumerate(names)
+        )
 
 
 @dataclass(frozen=True)
@@ -766,8 +839,6 @@ class RecordingModel:
     kinematics: PlanarKinematics | None = None
     geometry: SceneGeometry | None = None
     """Recorded 3D scene geometry, drawn when there is no planar arm."""
-    joint_channel: str | None = None
-    """The planar arm's joint-angle channel (radians, one column a joint)."""
     joints: JointSet | None = None
     """Which channels hold the robot's joints, with their names and units;
     ``None`` when the source records none."""
@@ -818,8 +889,22 @@ class RecordingModel:
             text = candidate
         return text
 
-    def joint_angles_at(self, play_time_s: float) -> FloatArray | None:
-        """Return the joint angles at ``play_time_s`` when the model knows them."""
-        if self.joint_channel is None:
+    @property
+    def joint_channel(self) -> str | None:
+        """The channel of the joint positions (:attr:`joints`), if it exists."""
+        joints = self.joints
+        if joints is None or joints.positions not in self.channels:
             return None
-        return self.channels[self.joint_channel].value_at(play_time_s)
+        return joints.positions
+
+    def joint_angles_at(self, play_time_s: float) -> FloatArray | None:
+        """Return the joint positions at ``play_time_s``, in radians and metres.
+
+        One value per joint of :attr:`joints`, in its order (NaN where the
+        sample lacks the column); ``None`` when the model records no joints.
+        """
+        name = self.joint_channel
+        if name is None or self.joints is None:
+            return None
+        sample = self.channels[name].value_at(play_time_s)
+        return joint_values(sample, self.joints.position_columns, self.joints.joints)

@@ -25,24 +25,30 @@ from PySide6.QtGui import (
 from app.canvas.drawing import painting_in, qcolor
 from app.canvas.drawing import ui_font as _font
 from app.canvas.images import paint_to_image
+from app.canvas.joint_bar import (
+    BAR_HEIGHT_PX,
+    OUT_OF_LIMITS_COLOR,
+    joint_color,
+    paint_joint_bar,
+)
 from app.canvas.panel_rows import (
+    JointLineKind,
     JointValue,
     LineStyle,
     PanelRow,
     RowLine,
     RowValue,
+    joint_lines,
+    joint_name_text,
     row_values,
     rows_for,
 )
-from app.canvas.scene_canvas import LINK_COLORS
 from fsr_core.recording import RecordingModel
 
 __all__ = ["ReadoutPanel"]
 
 PANEL_BACKGROUND: Final = qcolor("panel.background")
 DIVIDER_COLOR: Final = qcolor("panel.divider")
-TRACK_COLOR: Final = qcolor("panel.track")
-KNOB_OUTLINE_COLOR: Final = qcolor("panel.knob_outline")
 TEXT_COLOR: Final = qcolor("panel.text")
 MUTED_TEXT_COLOR: Final = qcolor("panel.muted_text")
 
@@ -74,17 +80,14 @@ def _line(line: RowLine) -> _Line:
     return _Line(line.text, pixel_size, bold=bold, muted=muted)
 
 
-def _joint_text(index: int, joint: JointValue) -> str:
-    return f"Joint {index + 1}: {joint.degrees_text}"
-
-
 class ReadoutPanel:
     """The side panel composited into exports: the panel rows the file has."""
 
     WIDTH_PX: ClassVar[int] = 304
 
-    def __init__(self, model: RecordingModel) -> None:
+    def __init__(self, model: RecordingModel, *, environment: str = "") -> None:
         self._model = model
+        self._environment = environment
         self._rows: tuple[PanelRow, ...] = rows_for(model)
 
     @property
@@ -95,16 +98,21 @@ class ReadoutPanel:
     def text_lines(self, play_time_s: float) -> list[str]:
         """Return the text lines painted at ``play_time_s``, top to bottom.
 
-        The heading, then each row's lines (a joint's as ``"Joint 1: 42°"``);
-        as painted, before eliding to the panel's width.
+        The heading, then each row's lines (the joints' as
+        :func:`~app.canvas.panel_rows.joint_lines` gives them: a group's name,
+        ``"q0: 42°"``, its rate and effort); as painted, before eliding to the
+        panel's width.
         """
         lines = [_HEADING]
-        for value in row_values(self._model, self._rows, play_time_s):
+        for value in self._values(play_time_s):
             lines.extend(value.texts)
-            lines.extend(
-                _joint_text(index, joint) for index, joint in enumerate(value.joints)
-            )
+            lines.extend(line.text for line in joint_lines(value))
         return lines
+
+    def _values(self, play_time_s: float) -> tuple[RowValue, ...]:
+        return row_values(
+            self._model, self._rows, play_time_s, environment=self._environment
+        )
 
     # -- painting ---------------------------------------------------------
 
@@ -135,7 +143,7 @@ class ReadoutPanel:
         right = rect.right() - _PAD_PX
         y = rect.top() + _PAD_PX
         y = self._paint_line(painter, left, right, y, _Line(_HEADING, 14, bold=True))
-        values = row_values(self._model, self._rows, play_time_s)
+        values = self._values(play_time_s)
         section = None
         for row, value in zip(self._rows, values, strict=True):
             if y > rect.bottom():
@@ -159,12 +167,18 @@ class ReadoutPanel:
     ) -> float:
         """Draw one row's lines, then its joints; return the y below it."""
         y = top
-        for line in value.lines:
-            y = self._paint_line(painter, left, right, y, _line(line)) + 2.0
-        for index, joint in enumerate(value.joints):
+        for row_line in value.lines:
+            y = self._paint_line(painter, left, right, y, _line(row_line)) + 2.0
+        for line in joint_lines(value):
             if y > bottom:
                 break
-            y = self._paint_joint(painter, left, right, y, index, joint) + 10.0
+            if line.kind is JointLineKind.JOINT and line.index is not None:
+                joint = value.joints[line.index]
+                y = self._paint_joint(painter, left, right, y, line.index, joint)
+            else:  # a group's name (bold), a joint's rate and effort
+                group = line.kind is JointLineKind.GROUP
+                shown = _Line(line.text, 12, bold=group, muted=True)
+                y = self._paint_line(painter, left, right, y, shown) + 2.0
         return y
 
     def _paint_line(
@@ -188,42 +202,40 @@ class ReadoutPanel:
         index: int,
         joint: JointValue,
     ) -> float:
-        """Draw a joint's label and a slider-like bar of its angle in its limits."""
-        y = self._paint_line(
-            painter,
-            left,
-            right,
-            top,
-            _Line(_joint_text(index, joint), 14),
-        )
-        y += 7.0
-        rgb = LINK_COLORS[index % len(LINK_COLORS)]  # the link's, as in the scene
-        color = QColor(rgb[0], rgb[1], rgb[2])
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(TRACK_COLOR)
-        painter.drawRoundedRect(QRectF(left, y, right - left, 6.0), 3.0, 3.0)
-        fraction = joint.fraction
-        if fraction is not None:
-            x_value = left + fraction * (right - left)
-            x_zero = left + joint.zero_fraction * (right - left)
-            fill = QColor(color)
-            fill.setAlpha(150)
-            painter.setBrush(fill)
-            painter.drawRoundedRect(
-                QRectF(min(x_zero, x_value), y, abs(x_value - x_zero), 6.0), 3.0, 3.0
-            )
-            painter.setPen(QPen(KNOB_OUTLINE_COLOR, 2.0))
-            painter.setBrush(color)
-            painter.drawEllipse(QPointF(x_value, y + 3.0), 7.0, 7.0)
-        y += 14.0
-        font = _font(11)
+        """Draw a joint's name and value, and its bar within its limits."""
+        font = _font(14)
         painter.setFont(font)
-        painter.setPen(MUTED_TEXT_COLOR)
         metrics = QFontMetricsF(font)
-        baseline = y + metrics.ascent()
+        value = joint.value_text
+        value_width = metrics.horizontalAdvance(value)
+        baseline = top + metrics.ascent()
+        name = metrics.elidedText(
+            joint_name_text(joint),
+            Qt.TextElideMode.ElideRight,
+            right - left - value_width - 8.0,
+        )
+        painter.setPen(TEXT_COLOR)
+        painter.drawText(QPointF(left, baseline), name)
+        painter.setPen(OUT_OF_LIMITS_COLOR if joint.outside else TEXT_COLOR)
+        painter.drawText(QPointF(right - value_width, baseline), value)
+        y = top + metrics.height()
+        if not joint.has_limits:
+            return y + 4.0
+        paint_joint_bar(
+            painter,
+            QRectF(left, y, right - left, BAR_HEIGHT_PX),
+            joint,
+            joint_color(index),
+        )
+        y += BAR_HEIGHT_PX
+        small = _font(11)
+        painter.setFont(small)
+        painter.setPen(MUTED_TEXT_COLOR)
+        small_metrics = QFontMetricsF(small)
+        baseline = y + small_metrics.ascent()
         painter.drawText(QPointF(left, baseline), joint.min_text)
         high = joint.max_text
         painter.drawText(
-            QPointF(right - metrics.horizontalAdvance(high), baseline), high
+            QPointF(right - small_metrics.horizontalAdvance(high), baseline), high
         )
-        return y + metrics.height()
+        return y + small_metrics.height() + 4.0

@@ -257,7 +257,7 @@ class SceneCanvas(RecordingCanvas):
         """Paint the scene at ``play_time_s`` into ``rect`` (fills it)."""
         with painting_in(painter, rect):
             kinematics = self._kinematics
-            q = self._model.joint_angles_at(play_time_s)
+            q = None if kinematics is None else self._model.joint_angles_at(play_time_s)
             if kinematics is None or q is None:
                 painter.fillRect(rect, _color(BACKGROUND))
                 self._paint_message(painter, rect, self._too_large or _NO_KINEMATICS)

@@ -37,6 +37,7 @@ from app.window.export.window_export import WindowExport
 from app.window.last_resort import LastResort
 from app.window.menus import build_menus
 from app.window.plots import ChannelPickerDialog, ChannelPlots
+from app.window.plots.first_plots import first_plots, plots_are_all
 from app.window.replay.presenter import ComparisonPresenter
 from app.window.replay.window_replay import WindowReplay
 from app.window.settings import WindowSettings, default_settings
@@ -62,22 +63,6 @@ APP_TITLE = "FSR Viewer"
 DEFAULT_SIZE = (1280, 800)
 #: Characters of a status-bar message shown (the tooltip holds more).
 STATUS_CHARS = 300
-
-
-#: Plots opened for a recording that has only channels to show.
-_FIRST_PLOTS = 3
-
-
-def _first_plots(model: RecordingModel) -> tuple[tuple[str, ...], ...]:
-    """Return plots for a recording with no scene and no camera: its first channels.
-
-    Such a recording (a JSON or ROS 2 log of numbers) has nothing else to
-    show, so it opens on a plot of each of its first :data:`_FIRST_PLOTS`
-    channels (every column of each), as ``--plot NAME`` would give.
-    """
-    if model.cameras or model.has_scene:
-        return ()
-    return tuple((name,) for name in list(model.channels)[:_FIRST_PLOTS])
 
 
 class MainWindow(QMainWindow):
@@ -300,7 +285,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)
         self.timeline.set_markers(() if model is None else model.markers)
         self.timeline.set_position(clock.position_s)
-        self.transport.set_timeline(None if model is None else model.timeline)
+        self.transport.set_model(model)
         self.plots.set_position(clock.position_s)
         self.menus.set_model(model)
         self._update_title()
@@ -309,20 +294,26 @@ class MainWindow(QMainWindow):
     def _follow_first_plots(
         self, model: RecordingModel | None, plots: tuple[tuple[str, ...], ...]
     ) -> None:
-        """Plot a numbers-only recording's first channels, unless plots are open.
+        """Open a recording's first plots (:mod:`~app.window.plots.first_plots`).
+
+        Only when no plots are open: a dataset episode's joints and action, a
+        numbers-only recording's first channels.
 
         Plots the window chose itself (and the user left as they were) follow
         the playing file: the next file gets its own first plots, or none.
         """
         ours = bool(plots) and plots == self._first_plots_shown
-        first = _first_plots(model) if model is not None and (ours or not plots) else ()
+        first = first_plots(model) if model is not None and (ours or not plots) else ()
         self._first_plots_shown = first
         if first and first != plots:
             self.session.options.update(plots=first)  # shows the plots dock
-            # The plots are all there is: they get most of the height.
-            self.resizeDocks(
-                [self.plots_dock], [self.height() * 3 // 5], Qt.Orientation.Vertical
-            )
+            if model is not None and plots_are_all(model):
+                # The plots are all there is: they get most of the height.
+                self.resizeDocks(
+                    [self.plots_dock],
+                    [self.height() * 3 // 5],
+                    Qt.Orientation.Vertical,
+                )
         elif ours and not first:
             self.session.options.update(plots=())
             self.plots_dock.hide()

@@ -209,7 +209,7 @@ def test_the_decoded_frame_is_cached_per_index(model: RecordingModel) -> None:
         channels=model.channels,
         cameras=(counted,),
         kinematics=model.kinematics,
-        joint_channel=model.joint_channel,
+        joints=model.joints,
         overlays=model.overlays,
     )
     canvas = CameraCanvas(counting, "front")

@@ -235,7 +235,7 @@ def test_a_base_link_is_drawn_grey_from_the_mount_to_the_first_joint(
 
 
 def test_recording_without_kinematics_says_so(reach_model: RecordingModel) -> None:
-    model = dataclasses.replace(reach_model, kinematics=None, joint_channel=None)
+    model = dataclasses.replace(reach_model, kinematics=None, joints=None)
     pixels = qimage_to_rgb(SceneCanvas(model).render(0.2, WIDTH, HEIGHT))
     middle = pixels[HEIGHT // 2 - 20 : HEIGHT // 2 + 20, WIDTH // 4 : 3 * WIDTH // 4]
 

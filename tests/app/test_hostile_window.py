@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QLabel,
     QMessageBox,
-    QSlider,
     QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
@@ -48,6 +47,7 @@ from app.window.plots import ChannelPickerDialog
 from app.window.plots.channel_plots import MAX_SERIES_PER_PLOT
 from app.window.screenshot import ScreenshotError, take_screenshot
 from app.window.state.playlist import EntryState
+from app.window.widgets.joint_rows import JointBar
 from app.window.widgets.scene_view import SceneView
 from fsr_core.sources import open_recording
 
@@ -152,10 +152,12 @@ def test_a_link_of_1e308_m_is_said_in_words_and_its_limits_shown_as_text(
 
     _load(qtbot, window, path, "q")
 
-    slider = window.side_panel.findChild(QSlider, "joint_0")
-    assert slider is not None
-    assert slider.minimum() < slider.value() <= slider.maximum()
-    assert "e+301°" in slider.toolTip()  # 1e300 rad in degrees, as text
+    bar = window.side_panel.findChild(JointBar, "joint_0")
+    assert bar is not None
+    assert bar.joint is not None
+    assert bar.joint.fraction is not None
+    assert 0.0 <= bar.joint.fraction <= 1.0
+    assert "e+301°" in bar.toolTip()  # 1e300 rad in degrees, as text
     canvas = SceneCanvas(open_recording(path))
     image = _paint(lambda painter, rect: canvas.paint(painter, rect, 0.5), 640, 480)
     assert _distinct_colors(image) > 2  # a message, not a blank view

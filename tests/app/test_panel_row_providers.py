@@ -8,6 +8,7 @@ and the lines they give; the panels themselves are tested in
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,14 @@ from app.canvas.panel_rows import (
     Moment,
     RowValue,
     Section,
+    joint_lines,
     panel_rows,
     register_panel_row,
     row_value,
     rows_for,
     unregister_panel_row,
 )
+from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
 
 
@@ -64,6 +67,7 @@ def test_the_built_in_rows_are_listed_once_in_panel_order() -> None:
         "time",
         "ticks",
         "episode",
+        "environment",
         "task",
         "joints",
         "tip",
@@ -78,7 +82,11 @@ def test_the_built_in_rows_are_listed_once_in_panel_order() -> None:
 def test_a_recording_of_nothing_but_a_channel_has_the_time_and_ticks() -> None:
     model = _model()
 
-    assert _names(model) == ["time", "ticks"]
+    assert _names(model) == ["time", "ticks", "joints"]
+    joints = row_value(model, "joints", 0.25)
+    assert joints is not None
+    assert joints.texts == ("No joint angles recorded",)
+    assert joints.joints == ()
     time = row_value(model, "time", 0.25)
     ticks = row_value(model, "ticks", 0.25)
     assert time is not None
@@ -109,7 +117,7 @@ def test_a_dataset_episode_shows_its_index_frame_and_dataset() -> None:
 
     value = row_value(model, "episode", 0.45)
 
-    assert _names(model) == ["time", "episode"]
+    assert _names(model) == ["time", "episode", "joints"]
     assert value is not None
     assert value.texts == ("Episode 7 · frame 4", "tiny (12 episodes)")
     assert value.value == 7
@@ -126,7 +134,7 @@ def test_an_fsr_file_converted_from_an_episode_keeps_its_episode_row() -> None:
 
     value = row_value(model, "episode", 1.0)
 
-    assert _names(model) == ["time", "episode"]
+    assert _names(model) == ["time", "episode", "joints"]
     assert value is not None
     assert value.texts == ("Episode 3 · frame 10", "pick_cubes")
 
@@ -173,17 +181,171 @@ def test_a_task_row_shows_the_task_in_force() -> None:
     assert late.texts == ("Task: place <b>it</b>",)  # shown as text, never markup
 
 
-def test_joint_rows_need_joint_angles_and_tip_rows_the_kinematics() -> None:
+def _joint_model(joints: JointSet, *channels: Channel) -> RecordingModel:
+    return _model(
+        channels={channel.name: channel for channel in channels}, joints=joints
+    )
+
+
+def test_the_joints_row_names_every_joint_in_degrees_and_metres() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    values = np.tile([math.pi / 2, 0.04, 90.0], (11, 1))
+    q = Channel("q", times, values)
+    joints = JointSet(
+        joints=(
+            JointSpec("shoulder", JointKind.REVOLUTE, "rad", -math.pi, math.pi),
+            JointSpec("finger", JointKind.PRISMATIC, "m", 0.0, 0.08),
+            JointSpec("wrist", JointKind.REVOLUTE, "deg"),
+        ),
+        positions="q",
+        position_columns=(0, 1, 2),
+    )
+    model = _joint_model(joints, q)
+
+    value = row_value(model, "joints", 0.5)
+
+    assert "tip" not in _names(model)  # no planar arm: no tip
+    assert value is not None
+    assert [joint.name for joint in value.joints] == ["shoulder", "finger", "wrist"]
+    assert [joint.value_text for joint in value.joints] == ["90°", "0.040 m", "90°"]
+    assert [joint.max_text for joint in value.joints] == ["180°", "0.080 m", ""]
+    assert [joint.fraction for joint in value.joints] == [0.75, 0.5, None]
+    assert [joint.detail_text for joint in value.joints] == ["", "", ""]
+    assert value.joints[2].limits_text == "limits not recorded"
+
+
+def test_a_joint_past_its_limits_is_marked_and_its_bar_pinned() -> None:
+    times = np.array([0.0, 1.0])
+    q = Channel("q", times, np.array([[0.5], [1.5]]))
+    spec = JointSpec("elbow", lower=-1.0, upper=1.0)
+    model = _joint_model(JointSet((spec,), "q", (0,)), q)
+
+    inside = row_value(model, "joints", 0.0)
+    outside = row_value(model, "joints", 1.0)
+
+    assert inside is not None
+    assert outside is not None
+    assert not inside.joints[0].outside
+    assert outside.joints[0].outside
+    assert outside.joints[0].fraction == 1.0
+    assert outside.joints[0].value_text == "86°"
+
+
+def test_rates_and_efforts_show_where_recorded() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    state = Channel("state", times, np.zeros((11, 2)), columns=("a", "b"))
+    rates = Channel("rates", times, np.tile([math.radians(30.0), 0.5], (11, 1)))
+    efforts = Channel("efforts", times, np.tile([1.25, -2.0], (11, 1)))
+    joints = JointSet.of_channel(
+        "state", ("a", "b"), velocities="rates", efforts="efforts"
+    )
+    model = _joint_model(joints, state, rates, efforts)
+
+    value = row_value(model, "joints", 0.5)
+
+    assert value is not None
+    assert [joint.detail_text for joint in value.joints] == [
+        "30.0°/s · 1.25 N·m",
+        "28.6°/s · -2.00 N·m",
+    ]
+
+
+def test_arms_group_by_their_name_prefix_or_their_group() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    names = ("left_shoulder", "left_elbow", "right_shoulder", "right_elbow")
+    state = Channel("state", times, np.zeros((11, 4)))
+    by_prefix = _joint_model(JointSet.of_channel("state", names), state)
+    one_arm = _joint_model(
+        JointSet.of_channel("state", ("shoulder_pan", "shoulder_lift", "elbow")),
+        Channel("state", times, np.zeros((11, 3))),
+    )
+
+    grouped = row_value(by_prefix, "joints", 0.0)
+    single = row_value(one_arm, "joints", 0.0)
+
+    assert grouped is not None
+    assert [(g.name, g.indices) for g in grouped.groups] == [
+        ("left", (0, 1)),
+        ("right", (2, 3)),
+    ]
+    assert [line.text for line in joint_lines(grouped)][:3] == [
+        "left",
+        "left_shoulder: 0°",
+        "left_elbow: 0°",
+    ]
+    assert single is not None
+    assert single.groups == ()  # shoulder_* alone is no arm of its own
+
+
+def test_names_from_the_file_are_plain_and_elided() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    name = "j\u202e<b>x</b>" + "y" * 300
+    state = Channel("state", times, np.zeros((11, 1)))
+    model = _joint_model(JointSet.of_channel("state", (name,)), state)
+
+    value = row_value(model, "joints", 0.0)
+
+    assert value is not None
+    (line,) = joint_lines(value)
+    assert "\u202e" not in line.text
+    assert "<b>x</b>" in line.text  # shown as written, never as markup
+    assert len(line.text) < 120
+
+
+def test_an_unread_channel_shows_as_unknown_until_reading_is_allowed() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    reads: list[int] = []
+
+    def load() -> tuple[np.ndarray, np.ndarray]:
+        reads.append(1)
+        return times, np.full((11, 1), 0.5)
+
+    lazy = Channel.lazy("q", load, columns=("a",), count=11)
+    model = _joint_model(JointSet.of_channel("q", ("a",)), lazy)
+    (row,) = [row for row in rows_for(model) if row.name == "joints"]
+
+    waiting = row.value_at(Moment(model, 0.5, reads=False))
+    read = row.value_at(Moment(model, 0.5))
+
+    assert waiting.joints[0].value_text == "n/a"
+    assert read.joints[0].value_text == "29°"
+    assert len(reads) == 1
+
+
+def test_a_batched_run_says_which_environment_the_joints_follow() -> None:
+    times = np.linspace(0.0, 1.0, 11)
+    channels = [
+        Channel(f"env{env}/qpos", times, np.full((11, 1), float(env)))
+        for env in range(3)
+    ]
+    joints = dataclasses.replace(
+        JointSet.of_channel("env0/qpos", ("j",)),
+        environments=("env0", "env1", "env2"),
+    )
+    model = _joint_model(joints, *channels)
+    (env_row,) = [row for row in rows_for(model) if row.name == "environment"]
+    (joint_row,) = [row for row in rows_for(model) if row.name == "joints"]
+
+    first = Moment(model, 0.5)
+    third = Moment(model, 0.5, environment="env2")
+
+    assert env_row.value_at(first).texts == ("Environment env0 of 3",)
+    assert env_row.value_at(third).texts == ("Environment env2 of 3",)
+    assert joint_row.value_at(first).joints[0].value == 0.0
+    assert joint_row.value_at(third).joints[0].value == 2.0
+
+
+def test_tip_rows_need_the_planar_kinematics() -> None:
     times = np.linspace(0.0, 1.0, 11)
     q = Channel("q", times, np.zeros((11, 2)))
-    model = _model(channels={"q": q}, joint_channel="q")
+    model = _joint_model(JointSet.of_channel("q", ("q0", "q1")), q)
 
     joints = row_value(model, "joints", 0.5)
 
     assert _names(model) == ["time", "ticks", "joints"]
     assert joints is not None
-    assert [joint.degrees_text for joint in joints.joints] == ["0°", "0°"]
-    assert [joint.max_text for joint in joints.joints] == ["180°", "180°"]
+    assert [joint.value_text for joint in joints.joints] == ["0°", "0°"]
+    assert [joint.max_text for joint in joints.joints] == ["", ""]  # not given
 
 
 class _Extra:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QApplication, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from app.canvas import ReadoutPanel, qimage_to_rgb
 from app.canvas.panel_rows import (
@@ -28,6 +28,7 @@ from app.canvas.panel_rows import (
     unregister_panel_row,
 )
 from app.window.state import PlaybackClock, ViewOptionsModel
+from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.side_panel import SidePanel
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import expand_recordings, open_recording
@@ -73,19 +74,44 @@ def _shown_rows(panel: SidePanel) -> list[QWidget]:
     return sorted(shown, key=lambda row: _top(row, panel))
 
 
-def _row_lines(panel: SidePanel, row: QWidget) -> list[str]:
-    """Return the lines one row shows, a joint's as ``"Joint 1: 42°"``."""
-    labels = [label for label in row.findChildren(QLabel) if label.isVisibleTo(panel)]
-    lines = [
-        label.text()
-        for label in sorted(labels, key=lambda label: _top(label, panel))
-        if label.objectName().startswith(row.objectName())
-    ]
-    for slider in sorted(row.findChildren(QSlider), key=lambda s: _top(s, panel)):
-        index = int(slider.objectName().removeprefix("joint_"))
+def _label_text(label: QLabel) -> str:
+    return label.full_text() if isinstance(label, ElidedLabel) else label.text()
+
+
+def _joint_line(row: QWidget, name: str) -> str:
+    """Return what the side panel shows of one joint widget, as a panel line."""
+    index = name.split("_")[1]
+    if name.endswith("_name"):
         value = row.findChild(QLabel, f"joint_{index}_value")
         assert value is not None
-        lines.append(f"Joint {index + 1}: {value.text()}")
+        label = row.findChild(QLabel, name)
+        assert label is not None
+        return f"{_label_text(label)}: {value.text()}"
+    label = row.findChild(QLabel, name)
+    assert label is not None
+    return label.text()
+
+
+def _row_lines(panel: SidePanel, row: QWidget) -> list[str]:
+    """Return the lines one row shows: its labels, then each joint's lines."""
+    labels = [label for label in row.findChildren(QLabel) if label.isVisibleTo(panel)]
+    ordered = sorted(labels, key=lambda label: _top(label, panel))
+    lines = [
+        label.text()
+        for label in ordered
+        if label.objectName().startswith(row.objectName())
+    ]
+    lines += [
+        _joint_line(row, label.objectName())
+        for label in sorted(
+            row.findChildren(QLabel), key=lambda label: _top(label, row)
+        )
+        if (
+            label.objectName().startswith("joint_")
+            and label.objectName().endswith(("_name", "_detail"))
+        )
+        or label.objectName().startswith("joint_group_")
+    ]
     return lines
 
 
@@ -119,19 +145,18 @@ def test_a_planar_arm_shows_time_joints_tip_and_force_in_both_panels(
     for name in ("time", "ticks", "joints", "tip", "tip_speed", "ext_force"):
         assert name in names
     assert names.index("time") < names.index("joints") < names.index("tip")
-    assert len(panel.findChildren(QSlider)) == 3
+    assert len(panel.findChildren(JointBar)) == 3
     exported = _export_lines(model)
     assert exported[0] == f"t = {PLAY_TIME_S:.2f} s"
-    assert [line for line in exported if line.startswith("Joint ")] == [
-        line for line in _side_panel_lines(panel, clock) if line.startswith("Joint ")
-    ]
-    assert len([line for line in exported if line.startswith("Joint ")]) == 3
+    joints = [line for line in exported if line.startswith(("q0:", "q1:", "q2:"))]
+    assert len(joints) == 3
+    assert all(line in _side_panel_lines(panel, clock) for line in joints)
     assert any(line.startswith("Tip: (") for line in exported)
     assert any(line.startswith("Ext. force: ") for line in exported)
 
 
 @pytest.mark.parametrize("kind", ["mcap", "lerobot"])
-def test_a_recording_without_joints_or_force_shows_neither_row(
+def test_a_recording_without_ticks_or_force_shows_its_joints_alone(
     kind: str, panel: SidePanel, clock: PlaybackClock
 ) -> None:
     path = MCAP if kind == "mcap" else expand_recordings([LEROBOT])[0]
@@ -139,20 +164,28 @@ def test_a_recording_without_joints_or_force_shows_neither_row(
 
     _show(panel, clock, model)
 
-    absent = ("ticks", "joints", "tip", "tip_speed", "ext_force", "friction")
+    absent = ("ticks", "tip", "tip_speed", "ext_force", "friction")
     names = _names(panel)
     assert not set(absent) & set(names)
-    assert panel.findChildren(QSlider) == []
+    assert "joints" in names
     exported = _export_lines(model)
-    for start in ("tick ", "Joint ", "Tip", "Ext. force", "Friction"):
+    for start in ("tick ", "Tip", "Ext. force", "Friction", "No joint"):
         assert not [line for line in exported if line.startswith(start)], start
     assert exported[0] == f"t = {PLAY_TIME_S:.2f} s"
     if kind == "lerobot":
-        assert names == ["time", "episode", "task"]
-        assert exported[1:] == [
+        assert names == ["time", "episode", "task", "joints"]
+        assert exported[1:4] == [
             "Episode 0 · frame 3",
             "tiny_v30 (3 episodes)",
             "Task: pick the red cube",
+        ]
+        assert [line.split(":")[0] for line in exported[4:]] == [
+            "shoulder_pan",
+            "shoulder_lift",
+            "elbow",
+            "wrist_flex",
+            "wrist_roll",
+            "gripper",
         ]
 
 

@@ -16,19 +16,24 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QLabel,
     QPushButton,
-    QSlider,
+    QScrollArea,
     QWidget,
 )
 from view_models import shown
 
+from app.canvas.joint_bar import OUT_OF_LIMITS_COLOR
 from app.canvas.panel_rows import row_values, rows_for
 from app.window.state import PlaybackClock, ViewOptionsModel
+from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.plain_text import tooltip_html
 from app.window.widgets.side_panel import SidePanel
-from fsr_core.recording import RecordingModel
+from fsr_core.joint_set import JointSet, JointSpec
+from fsr_core.recording import Channel, RecordingModel, Segment, Timeline
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 Show = Callable[[Path | RecordingModel], tuple[SidePanel, RecordingModel]]
 
@@ -109,16 +114,19 @@ def _assert_joints_show(
 ) -> None:
     q = model.joint_angles_at(play_time_s)
     assert q is not None
-    sliders = panel.findChildren(QSlider)
-    assert len(sliders) == len(q)
-    for index, angle in enumerate(q):
-        slider: QSlider = _child(panel, QSlider, f"joint_{index}")
-        assert not slider.isEnabled()  # read-only
-        assert slider.value() == round(float(angle) * 1000.0)
+    assert model.joints is not None
+    bars = panel.findChildren(JointBar)
+    assert len(bars) == len(q)
+    for index, (angle, name) in enumerate(zip(q, model.joints.names, strict=True)):
+        bar: JointBar = _child(panel, JointBar, f"joint_{index}")
+        assert bar.joint is not None
+        assert bar.joint.value == pytest.approx(float(angle))
+        label: ElidedLabel = _child(panel, ElidedLabel, f"joint_{index}_name")
+        assert label.full_text() == name
         assert _text(panel, f"joint_{index}_value") == f"{math.degrees(angle):.0f}°"
 
 
-def test_seeking_updates_the_time_readout_and_the_joint_sliders(
+def test_seeking_updates_the_time_readout_and_the_joint_bars(
     show: Show, clock: PlaybackClock, short_takes: dict[str, Path]
 ) -> None:
     panel, model = show(short_takes["pushed"])
@@ -133,7 +141,7 @@ def test_seeking_updates_the_time_readout_and_the_joint_sliders(
         _assert_joints_show(panel, model, play_time_s)
 
 
-def test_joint_sliders_span_the_joint_limits(
+def test_joint_bars_span_the_joint_limits_and_name_them(
     show: Show, short_takes: dict[str, Path]
 ) -> None:
     panel, model = show(short_takes["reach"])
@@ -144,10 +152,15 @@ def test_joint_sliders_span_the_joint_limits(
     for index, (low, high) in enumerate(
         zip(model.kinematics.q_min_rad, model.kinematics.q_max_rad, strict=True)
     ):
-        slider: QSlider = _child(panel, QSlider, f"joint_{index}")
-        assert slider.minimum() == pytest.approx(low * 1000.0, abs=1.0)
-        assert slider.maximum() == pytest.approx(high * 1000.0, abs=1.0)
-        assert f"{math.degrees(high):.0f}°" in slider.toolTip()
+        bar: JointBar = _child(panel, JointBar, f"joint_{index}")
+        assert bar.joint is not None
+        assert bar.joint.lower == pytest.approx(low)
+        assert bar.joint.upper == pytest.approx(high)
+        assert f"{math.degrees(high):.0f}°" in bar.toolTip()
+        assert bar.isVisibleTo(panel)
+        detail = _text(panel, f"joint_{index}_detail")  # rate and torque recorded
+        assert detail.endswith(" N·m")
+        assert "°/s · " in detail
 
 
 def test_readouts_show_the_recorded_numbers(
@@ -314,11 +327,11 @@ def test_next_file_rebuilds_the_joint_rows(
     show: Show, short_takes: dict[str, Path], skelarm_logs: list[Path]
 ) -> None:
     panel, _ = show(short_takes["pushed"])
-    assert len(panel.findChildren(QSlider)) == 3
+    assert len(panel.findChildren(JointBar)) == 3
 
     show(skelarm_logs[0])  # a two-link arm
-    assert len(panel.findChildren(QSlider)) == 2
-    assert panel.findChild(QSlider, "joint_2") is None
+    assert len(panel.findChildren(JointBar)) == 2
+    assert panel.findChild(JointBar, "joint_2") is None
 
 
 def test_file_labels_are_plain_text_and_name_the_file(
@@ -348,7 +361,116 @@ def test_without_a_recording_the_panel_shows_no_rows_or_toggles(
     panel.set_model(None)
 
     assert _text(panel, "header") == "Replay"
-    assert panel.findChildren(QSlider) == []
+    assert panel.findChildren(JointBar) == []
     for name in ("show_com", "show_force", "show_targets", "time", "tip"):
         assert not _shown(panel, name)
     assert not _child(panel, QPushButton, "plot_channels").isEnabled()
+
+
+def _many_joints_model(count: int, values: np.ndarray | None = None) -> RecordingModel:
+    """Return a two-armed robot of ``count`` joints: ``left_j0`` ... ``right_j...``."""
+    times = np.linspace(0.0, 1.0, 11)
+    half = count // 2
+    names = tuple(
+        f"{'left' if index < half else 'right'}_j{index}" for index in range(count)
+    )
+    state = Channel("state", times, np.zeros((11, count)) if values is None else values)
+    specs = tuple(JointSpec(name, lower=-1.0, upper=1.0) for name in names)
+    return RecordingModel(
+        path=Path("robot.fsr"),
+        source="fsr",
+        title="robot",
+        timeline=Timeline((Segment(0, 0.0, 1.0, 0.0, 0, 10),)),
+        channels={"state": state},
+        joints=JointSet(specs, "state", tuple(range(count))),
+    )
+
+
+def test_thirty_six_joints_all_listed_grouped_by_arm_in_their_own_scroll(
+    panel: SidePanel, clock: PlaybackClock, qtbot: Any
+) -> None:
+    model = _many_joints_model(36)
+    clock.set_frames(model.channels["state"].times_s)
+    panel.set_model(model)
+    panel.resize(panel.width(), 700)
+
+    assert len(panel.findChildren(JointBar)) == 36
+    assert panel.findChild(QLabel, "more_joints") is None
+    groups = [
+        label.text()
+        for label in panel.findChildren(QLabel)
+        if label.objectName().startswith("joint_group_")
+    ]
+    assert groups == ["left", "right"]
+    area: QScrollArea = _child(panel, QScrollArea, "joints_scroll")
+    assert area.isVisibleTo(panel)
+    assert area.height() < 400  # the readouts and controls below stay in reach
+    bar = area.verticalScrollBar()
+    assert bar.maximum() > 0
+    last: JointBar = _child(panel, JointBar, "joint_35")
+    area.ensureWidgetVisible(last)
+    assert bar.value() == bar.maximum()
+    button: QPushButton = _child(panel, QPushButton, "plot_channels")
+    bottom = button.mapTo(panel, QPoint(0, button.height())).y()
+    assert button.isVisibleTo(panel)
+    assert bottom <= panel.height()  # in reach below 36 joints
+
+
+def test_a_joint_past_its_limit_is_drawn_in_the_warning_colour(
+    panel: SidePanel, clock: PlaybackClock
+) -> None:
+    values = np.zeros((11, 2))
+    values[5:, 1] = 1.5  # past its upper limit of 1 rad from 0.5 s on
+    model = _many_joints_model(2, values)
+    clock.set_frames(model.channels["state"].times_s)
+    panel.set_model(model)
+    value: QLabel = _child(panel, QLabel, "joint_1_value")
+    normal = value.palette().color(value.foregroundRole())
+
+    clock.seek(0.8)
+
+    assert value.text() == "86°"
+    assert value.palette().color(value.foregroundRole()) == OUT_OF_LIMITS_COLOR
+    assert value.font().bold()
+    assert _child(panel, JointBar, "joint_1").joint.outside
+    clock.seek(0.0)
+    assert value.palette().color(value.foregroundRole()) == normal
+    assert not value.font().bold()
+
+
+def test_no_joint_angles_recorded_only_without_joints(
+    show: Show, panel: SidePanel, short_takes: dict[str, Path]
+) -> None:
+    show(short_takes["reach"])
+    texts = [label.text() for label in panel.findChildren(QLabel)]
+    assert "No joint angles recorded" not in texts
+
+    model = open_recording(DATA / "genesis" / "v4_box_exact.gstraj")
+    panel.set_model(model)
+
+    assert _row(panel, "joints") == "No joint angles recorded"
+    assert panel.findChildren(JointBar) == []
+
+
+def test_a_topic_read_when_shown_is_read_off_the_gui_thread_then_shown(
+    qtbot: Any, clock: PlaybackClock, options: ViewOptionsModel
+) -> None:
+    queued: list[Any] = []
+    panel = SidePanel(clock, options, runner=queued.append)
+    qtbot.addWidget(panel)
+    model = open_recording(DATA / "mcap" / "ros2.mcap")
+    clock.set_frames(np.linspace(0.0, model.duration_s, 11))
+    panel.set_model(model)
+    clock.seek(0.5)
+
+    assert not model.channels["/joint_states"].loaded  # the GUI thread waits not
+    assert _text(panel, "joint_0_value") == "n/a"
+    assert len(queued) == 1
+
+    queued[0].run()  # the worker reads the topic, then the panel shows it
+    qtbot.waitUntil(lambda: _text(panel, "joint_0_value") != "n/a")
+
+    q = model.joint_angles_at(0.5)
+    assert q is not None
+    assert _text(panel, "joint_0_value") == f"{math.degrees(q[0]):.0f}°"
+    assert _text(panel, "joint_0_detail").endswith(" N·m")

@@ -5,7 +5,7 @@ A row provider (:class:`PanelRow`) has a ``name``, a ``label`` and a
 tick only where recorded, the joints only with joint angles, the force only
 with an external-force channel, the episode only for a dataset's episode...)
 and what it shows at a play time (``value_at(moment)``: text lines, and the
-joints' angles within their limits). The registry
+joints' values within their limits, with rates and efforts). The registry
 (:mod:`app.canvas.panel_rows.registry`) lists them in order; the exported
 panel (:mod:`app.canvas.panel`) paints them and the window's side panel
 (:mod:`app.window.widgets.side_panel`) shows them as widgets, each only the
@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from app.canvas.panel_rows.base import (
     MISSING_TEXT,
+    JointLine,
+    JointLineKind,
+    JointsGroup,
     JointValue,
     LineStyle,
     Moment,
@@ -23,6 +26,8 @@ from app.canvas.panel_rows.base import (
     RowLine,
     RowValue,
     Section,
+    joint_lines,
+    joint_name_text,
     labelled,
 )
 from app.canvas.panel_rows.registry import (
@@ -39,7 +44,10 @@ from app.canvas.panel_rows.values import force_text
 __all__ = [
     "BUILTIN_ROWS",
     "MISSING_TEXT",
+    "JointLine",
+    "JointLineKind",
     "JointValue",
+    "JointsGroup",
     "LineStyle",
     "Moment",
     "PanelRow",
@@ -47,6 +55,8 @@ __all__ = [
     "RowValue",
     "Section",
     "force_text",
+    "joint_lines",
+    "joint_name_text",
     "labelled",
     "panel_rows",
     "register_panel_row",

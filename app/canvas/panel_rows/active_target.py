@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from app.canvas.panel_rows.base import MISSING_TEXT, Moment, RowValue, Section, labelled
+from app.canvas.panel_rows.base import Moment, RowValue, Section, readout
 from app.canvas.panel_rows.values import channel_value
 from app.canvas.shown_text import fixed_text
 from fsr_core.recording import RecordingModel
@@ -29,10 +29,7 @@ class ActiveTargetRow:
         )
 
     def value_at(self, moment: Moment) -> RowValue:
-        value = _active_target(moment)
-        if value is None:
-            return labelled(self.label, MISSING_TEXT)
-        return labelled(self.label, fixed_text(value, 0), value)
+        return readout(self.label, _active_target(moment), lambda v: fixed_text(v, 0))
 
 
 def _active_target(moment: Moment) -> float | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from app.canvas.panel_rows.base import MISSING_TEXT, Moment, RowValue, Section, labelled
+from app.canvas.panel_rows.base import Moment, RowValue, Section, readout
 from app.canvas.panel_rows.values import channel_value, finite, force_text
 from fsr_core.recording import RecordingModel
 
@@ -31,9 +31,7 @@ class ExternalForceRow:
         value = None
         if force is not None and len(force) >= 2:
             value = finite(math.hypot(force[0], force[1]))
-        if value is None:
-            return labelled(self.label, MISSING_TEXT)
-        return labelled(self.label, f"{force_text(value)} N", value)
+        return readout(self.label, value, lambda v: f"{force_text(v)} N")
 
 
 ROW = ExternalForceRow()

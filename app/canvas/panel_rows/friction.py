@@ -5,7 +5,7 @@ It applies when the recording names a ``friction`` readout column.
 
 from __future__ import annotations
 
-from app.canvas.panel_rows.base import MISSING_TEXT, Moment, RowValue, Section, labelled
+from app.canvas.panel_rows.base import Moment, RowValue, Section, readout
 from app.canvas.panel_rows.values import recorded_column, recorded_value
 from app.canvas.shown_text import fixed_text
 from fsr_core.recording import RecordingModel
@@ -28,9 +28,7 @@ class FrictionRow:
 
     def value_at(self, moment: Moment) -> RowValue:
         value = recorded_value(moment.model, _RECORDED, moment.play_time_s)
-        if value is None:
-            return labelled(self.label, MISSING_TEXT)
-        return labelled(self.label, f"{fixed_text(value, 3)} N·m·s/rad", value)
+        return readout(self.label, value, lambda v: f"{fixed_text(v, 3)} N·m·s/rad")
 
 
 ROW = FrictionRow()

@@ -15,6 +15,7 @@ from typing import Final
 
 from app.canvas.panel_rows import (
     active_target,
+    environment,
     episode,
     force,
     friction,
@@ -42,6 +43,7 @@ BUILTIN_ROWS: Final[tuple[PanelRow, ...]] = (
     play_time.ROW,
     ticks.ROW,
     episode.ROW,
+    environment.ROW,
     task.ROW,
     joints.ROW,
     tip.ROW,
@@ -96,10 +98,19 @@ def rows_for(model: RecordingModel) -> tuple[PanelRow, ...]:
 
 
 def row_values(
-    model: RecordingModel, rows: tuple[PanelRow, ...], play_time_s: float
+    model: RecordingModel,
+    rows: tuple[PanelRow, ...],
+    play_time_s: float,
+    *,
+    environment: str = "",
+    reads: bool = True,
 ) -> tuple[RowValue, ...]:
-    """Return what each of ``rows`` shows for ``model`` at ``play_time_s``."""
-    moment = Moment(model, float(play_time_s))
+    """Return what each of ``rows`` shows for ``model`` at ``play_time_s``.
+
+    ``environment`` and ``reads`` are the :class:`Moment`'s: the environment
+    of a batched run followed, and whether channels not in memory may be read.
+    """
+    moment = Moment(model, float(play_time_s), environment, reads)
     return tuple(row.value_at(moment) for row in rows)
 
 

@@ -1,18 +1,17 @@
 """The tip speed row: ``Tip speed: 0.512 m/s``, recorded or from the joint rates.
 
 It applies when the recording names a ``tip speed`` readout, or has the arm's
-kinematics, joint angles and their rates (a ``dq`` channel): then the speed
-is ``|J(q) dq|``.
+kinematics and joints with their rates (the joint set's velocities): then the
+speed is ``|J(q) dq|``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.canvas.panel_rows.base import MISSING_TEXT, Moment, RowValue, Section, labelled
+from app.canvas.panel_rows.base import Moment, RowValue, Section, readout
 from app.canvas.panel_rows.joints import has_joint_angles
 from app.canvas.panel_rows.values import (
-    channel_value,
     finite,
     recorded_column,
     recorded_value,
@@ -24,8 +23,6 @@ __all__ = ["ROW", "TipSpeedRow"]
 
 #: The readout label of a recorded tip speed.
 _RECORDED: str = "tip speed"
-#: The channel of the joint rates.
-_RATES: str = "dq"
 
 
 class TipSpeedRow:
@@ -38,17 +35,17 @@ class TipSpeedRow:
     def applies(self, model: RecordingModel) -> bool:
         if recorded_column(model, _RECORDED) is not None:
             return True
+        joints = model.joints
         return (
             model.kinematics is not None
             and has_joint_angles(model)
-            and _RATES in model.channels
+            and joints is not None
+            and joints.velocities in model.channels
         )
 
     def value_at(self, moment: Moment) -> RowValue:
         speed = _tip_speed(moment)
-        if speed is None:
-            return labelled(self.label, MISSING_TEXT)
-        return labelled(self.label, f"{fixed_text(speed, 3)} m/s", speed)
+        return readout(self.label, speed, lambda v: f"{fixed_text(v, 3)} m/s")
 
 
 def _tip_speed(moment: Moment) -> float | None:
@@ -59,7 +56,7 @@ def _tip_speed(moment: Moment) -> float | None:
     q = moment.joint_angles
     if recorded is not None or kinematics is None or q is None:
         return recorded
-    dq = channel_value(model, _RATES, play_time_s)
+    dq = moment.joint_rates
     if dq is None or dq.shape != q.shape or not np.isfinite(dq).all():
         return None
     with np.errstate(all="ignore"):

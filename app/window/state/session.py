@@ -76,14 +76,18 @@ class _Reopen:
 def frame_times(model: RecordingModel) -> np.ndarray:
     """Return the times a frame step moves between: the recorded state samples.
 
-    The joint channel when there is one, else every camera frame, else the
+    The joint channel when there is one (read, or read by the sample, as an
+    FSR file's are), else every camera frame, else the
     union of all channels' sample times. A model whose channels are read only
     when shown (an MCAP file opened from its indexes) steps on an even grid
     instead, as many steps as its densest channel has samples (at most the
     ``FSR_VIEWER_EXPORT_FRAMES`` budget), so opening it reads no channel.
     """
-    if model.joint_channel is not None and model.joint_channel in model.channels:
-        return model.channels[model.joint_channel].times_s
+    joints = (
+        None if model.joint_channel is None else model.channels[model.joint_channel]
+    )
+    if joints is not None and (joints.loaded or joints.reads_one_sample):
+        return joints.times_s
     if model.cameras:
         return np.concatenate([track.times_s for track in model.cameras])
     channels = list(model.channels.values())

@@ -13,32 +13,27 @@ carry over from file to file; the panel only mirrors them.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Final
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPalette, QResizeEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
     QSizePolicy,
-    QSlider,
     QVBoxLayout,
     QWidget,
 )
 
 from app.canvas.overlay_registry import overlays
 from app.canvas.panel_rows import (
-    JointValue,
     LineStyle,
     PanelRow,
     RowLine,
@@ -55,68 +50,16 @@ from app.window.state import (
     PlaybackClock,
     ViewOptionsModel,
 )
+from app.window.widgets.joint_rows import ElidedLabel, JointsView, mute
 from app.window.widgets.plain_text import tooltip_html, visible_text
+from app.window.workers import ChannelJob, Runner, pool_runner
 from fsr_core.recording import RecordingModel
 
 __all__ = ["SidePanel", "scrolling"]
 
 WIDTH_PX: Final = 300
-#: Slider steps per radian (the sliders count milli-radians).
-_STEPS_PER_RAD: Final = 1000.0
-#: The sliders' farthest step either side of zero (a Qt slider holds an int32):
-#: limits or angles beyond a million radians sit at the end of the track.
-_MAX_STEPS: Final = 1_000_000_000
-#: Joints given a row; more (a wide joint channel) are counted in one line.
-MAX_JOINT_ROWS: Final = 32
 #: The speed box's suffix, the multiplication sign (as in skelarm's player).
 _TIMES: Final = "\N{MULTIPLICATION SIGN}"
-
-
-class _ElidedLabel(QLabel):
-    """A one-line plain-text label that elides what does not fit its width."""
-
-    def __init__(self, mode: Qt.TextElideMode, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._mode = mode
-        self._full_text = ""
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-    def full_text(self) -> str:
-        return self._full_text
-
-    def set_full_text(self, text: str) -> None:
-        self._full_text = text
-        self._elide()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        metrics = self.fontMetrics()
-        self.setText(metrics.elidedText(self._full_text, self._mode, self.width()))
-
-
-@dataclass(frozen=True)
-class _JointRow:
-    """The widgets of one joint: its read-only slider and its value label."""
-
-    slider: QSlider
-    value: QLabel
-
-    def show(self, joint: JointValue) -> None:
-        self.value.setText(joint.degrees_text)
-        if joint.finite:
-            self.slider.setValue(_steps(joint.angle_rad))
-
-
-def _steps(angle_rad: float) -> int:
-    """Return the slider step of ``angle_rad``, within what a slider holds."""
-    steps = angle_rad * _STEPS_PER_RAD
-    if math.isnan(steps):
-        return 0
-    return round(min(max(steps, -_MAX_STEPS), _MAX_STEPS))
 
 
 def _label(text: str = "", *, name: str = "", muted: bool = False) -> QLabel:
@@ -126,22 +69,8 @@ def _label(text: str = "", *, name: str = "", muted: bool = False) -> QLabel:
     if name:
         label.setObjectName(name)
     if muted:
-        _mute(label)
+        mute(label)
     return label
-
-
-def _mute(widget: QWidget) -> None:
-    """Draw ``widget``'s text in a grey between the text and background colours."""
-    palette = widget.palette()
-    text = palette.color(QPalette.ColorRole.WindowText)
-    background = palette.color(QPalette.ColorRole.Window)
-    grey = QColor.fromRgbF(
-        0.6 * text.redF() + 0.4 * background.redF(),
-        0.6 * text.greenF() + 0.4 * background.greenF(),
-        0.6 * text.blueF() + 0.4 * background.blueF(),
-    )
-    palette.setColor(QPalette.ColorRole.WindowText, grey)
-    widget.setPalette(palette)
 
 
 def _divider() -> QFrame:
@@ -158,7 +87,7 @@ def _line_label(line: RowLine, name: str) -> QLabel:
         label = _label(name=name)
         label.setWordWrap(True)
     else:
-        label = _ElidedLabel(Qt.TextElideMode.ElideRight)
+        label = ElidedLabel(Qt.TextElideMode.ElideRight)
         label.setObjectName(name)
     if line.style is LineStyle.TITLE:  # bold, 4 points larger
         font = QFont(label.font())
@@ -167,19 +96,19 @@ def _line_label(line: RowLine, name: str) -> QLabel:
             font.setPointSizeF(font.pointSizeF() + 4.0)
         label.setFont(font)
     elif line.style is LineStyle.MUTED:
-        _mute(label)
+        mute(label)
     return label
 
 
 def _set_line_text(label: QLabel, text: str) -> None:
-    if isinstance(label, _ElidedLabel):
+    if isinstance(label, ElidedLabel):
         label.set_full_text(text)
     else:
         label.setText(text)
 
 
 class _RowView(QWidget):
-    """The widgets of one panel row: a label per line, then a slider per joint."""
+    """The widgets of one panel row: a label per line, then its joints."""
 
     def __init__(self, name: str, value: RowValue) -> None:
         super().__init__()
@@ -193,20 +122,21 @@ class _RowView(QWidget):
         layout.addLayout(self._lines)
         self._labels: list[QLabel] = []
         self._kinds: tuple[tuple[LineStyle, bool], ...] = ()
-        self._joint_rows: list[_JointRow] = []
+        self._joints: JointsView | None = None
         if value.joints:
-            layout.addWidget(self._joint_grid(value.joints))
+            self._joints = JointsView(value)
+            layout.addWidget(self._joints)
         self.show_value(value)
 
     def show_value(self, value: RowValue) -> None:
-        """Show ``value`` (texts and slider values; new labels if its lines differ)."""
+        """Show ``value`` (texts and joints; new labels if its lines differ)."""
         kinds = tuple((line.style, line.wrap) for line in value.lines)
         if kinds != self._kinds:
             self._rebuild_labels(value.lines)
         for label, line in zip(self._labels, value.lines, strict=True):
             _set_line_text(label, line.text)
-        for row, joint in zip(self._joint_rows, value.joints, strict=False):
-            row.show(joint)
+        if self._joints is not None:
+            self._joints.show_value(value)
 
     def _rebuild_labels(self, lines: Sequence[RowLine]) -> None:
         for old in self._labels:
@@ -221,38 +151,6 @@ class _RowView(QWidget):
             self._lines.addWidget(label)
             label.show()  # shown with the row (a label added later starts hidden)
         self._kinds = tuple((line.style, line.wrap) for line in lines)
-
-    def _joint_grid(self, joints: Sequence[JointValue]) -> QWidget:
-        box = QWidget()
-        grid = QGridLayout(box)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(1, 1)
-        for index, joint in enumerate(joints[:MAX_JOINT_ROWS]):
-            self._joint_rows.append(_add_joint(grid, index, joint))
-        if len(joints) > MAX_JOINT_ROWS:
-            more = _label(
-                f"… and {len(joints) - MAX_JOINT_ROWS:,} more joints (see the plots)",
-                name="more_joints",
-                muted=True,
-            )
-            grid.addWidget(more, MAX_JOINT_ROWS, 0, 1, 3)
-        return box
-
-
-def _add_joint(grid: QGridLayout, index: int, joint: JointValue) -> _JointRow:
-    slider = QSlider(Qt.Orientation.Horizontal)
-    slider.setObjectName(f"joint_{index}")
-    slider.setRange(_steps(joint.q_min_rad), _steps(joint.q_max_rad))
-    slider.setEnabled(False)
-    slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    slider.setToolTip(f"Joint {index + 1} limits: {joint.min_text} to {joint.max_text}")
-    value = _label(name=f"joint_{index}_value")
-    value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    value.setMinimumWidth(value.fontMetrics().horizontalAdvance("-180°") + 6)
-    grid.addWidget(_label(f"Joint {index + 1}"), index, 0)
-    grid.addWidget(slider, index, 1)
-    grid.addWidget(value, index, 2)
-    return _JointRow(slider, value)
 
 
 def _with_frame(value: RowValue, frame: str) -> RowValue:
@@ -277,14 +175,22 @@ class SidePanel(QWidget):
         clock: PlaybackClock,
         options: ViewOptionsModel,
         parent: QWidget | None = None,
+        *,
+        runner: Runner | None = None,
     ) -> None:
         super().__init__(parent)
         self._clock = clock
         self._options = options
+        self._runner = runner if runner is not None else pool_runner()
         self._model: RecordingModel | None = None
         self._rows: tuple[PanelRow, ...] = ()
         self._row_views: list[_RowView] = []
         self._shown_s: float | None = None
+        self._environment = options.options.environment
+        self._request_id = 0
+        self._reading: int | None = None
+        """The request reading the joints' channels, while it runs."""
+        self._jobs: dict[int, ChannelJob] = {}  # kept alive until they report
         self.setFixedWidth(WIDTH_PX)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         layout = self._layout = QVBoxLayout(self)
@@ -304,14 +210,14 @@ class SidePanel(QWidget):
     # -- building ---------------------------------------------------------
 
     def _build_header(self, layout: QVBoxLayout) -> None:
-        self._header = _ElidedLabel(Qt.TextElideMode.ElideRight)
+        self._header = ElidedLabel(Qt.TextElideMode.ElideRight)
         self._header.setObjectName("header")
         font = QFont(self._header.font())
         font.setBold(True)
         self._header.setFont(font)
-        self._file_name = _ElidedLabel(Qt.TextElideMode.ElideMiddle)
+        self._file_name = ElidedLabel(Qt.TextElideMode.ElideMiddle)
         self._file_name.setObjectName("file_name")
-        _mute(self._file_name)
+        mute(self._file_name)
         layout.addWidget(self._header)
         layout.addWidget(self._file_name)
 
@@ -377,6 +283,7 @@ class SidePanel(QWidget):
         Call it after the clock got the recording's frames.
         """
         self._model = model
+        self._read_joint_channels()
         title = "Replay" if model is None else f"Replay — {model.title}"
         self._header.set_full_text(visible_text(title))
         self._header.setToolTip(tooltip_html(title))
@@ -444,7 +351,13 @@ class SidePanel(QWidget):
         """Return the rows' values at ``play_time_s``, the time's with the frame."""
         if model is None:
             return ()
-        values = row_values(model, self._rows, play_time_s)
+        values = row_values(
+            model,
+            self._rows,
+            play_time_s,
+            environment=self._environment,
+            reads=self._reading is None,
+        )
         frame = f"(frame {self._clock.frame_index + 1}/{self._clock.frame_count})"
         return tuple(
             _with_frame(value, frame) if row is TIME_ROW else value
@@ -458,7 +371,43 @@ class SidePanel(QWidget):
         for view, value in zip(self._row_views, values, strict=True):
             view.show_value(value)
 
+    def _read_joint_channels(self) -> None:
+        """Read the joints' channels off the GUI thread when they are not in memory.
+
+        A source may leave a channel to be read when first shown (an MCAP
+        topic, a Genesis field); until it is, the joints show as unknown.
+        """
+        self._reading = None
+        model = self._model
+        joints = None if model is None else model.joints
+        if model is None or joints is None:
+            return
+        if self._environment:
+            joints = joints.in_environment(self._environment)
+        unread = tuple(
+            channel
+            for name in joints.channels
+            if (channel := model.channels.get(name)) is not None
+            and not (channel.loaded or channel.reads_one_sample)
+        )
+        if not unread:
+            return
+        self._request_id += 1
+        self._reading = self._request_id
+        job = ChannelJob(self._request_id, model.path, unread)
+        job.signals.finished.connect(self._on_channels_read)
+        job.signals.failed.connect(self._on_channels_read)
+        self._jobs[self._request_id] = job
+        self._runner(job)
+
     # -- reactions --------------------------------------------------------
+
+    def _on_channels_read(self, request_id: int, _: object) -> None:
+        self._jobs.pop(request_id, None)
+        if request_id != self._reading:
+            return  # another file, or another environment, meanwhile
+        self._reading = None
+        self._show(self._clock.position_s)
 
     def _on_clock_position_changed(self, play_time_s: float) -> None:
         self._show(play_time_s)
@@ -481,6 +430,11 @@ class SidePanel(QWidget):
         for name, box in self._toggles.items():
             with QSignalBlocker(box):
                 box.setChecked(options.shows(name))
+        if options.environment != self._environment:
+            self._environment = options.environment
+            self._read_joint_channels()
+            if self._model is not None:
+                self._show(self._clock.position_s)
 
 
 def scrolling(panel: SidePanel) -> QScrollArea:

@@ -15,22 +15,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas.panel_rows.episode import episode_facts
+from app.canvas.panel_rows.ticks import ROW as TICKS_ROW
 from app.window.state import PlaybackClock
 from app.window.widgets.plain_text import fixed_text
-from fsr_core.recording import Timeline
+from fsr_core.recording import RecordingModel
 
 __all__ = ["TransportBar", "time_readout"]
 
 
 def time_readout(
-    clock: PlaybackClock, timeline: Timeline | None, play_time_s: float
+    clock: PlaybackClock, model: RecordingModel | None, play_time_s: float
 ) -> str:
-    """Return ``t = 1.234 s · tick 617 · gen 0 · frame 37/180`` for ``play_time_s``."""
+    """Return the transport's readout of ``model`` at ``play_time_s``.
+
+    ``t = 1.234 s · tick 617 · gen 0 · frame 37/180`` for a simulation, whose
+    timeline records ticks and generations; ``t = 0.300 s · episode 3 · frame
+    4/8`` for a dataset's episode; the time and the frame alone for the rest
+    (an MCAP log counts no ticks). The rows of the side panel decide which.
+    """
     parts = [f"t = {fixed_text(play_time_s, 3)} s"]
-    if timeline is not None and timeline.segments:
-        tick, generation = timeline.tick_at(play_time_s)
+    if model is not None and TICKS_ROW.applies(model):
+        tick, generation = model.timeline.tick_at(play_time_s)
         parts.append(f"tick {tick}")
         parts.append(f"gen {generation}")
+    facts = None if model is None else episode_facts(model)
+    if facts is not None:
+        parts.append(f"episode {facts.index}")
     index = clock.frame_index_at(play_time_s)
     parts.append(f"frame {index + 1}/{clock.frame_count}")
     return " · ".join(parts)
@@ -45,7 +56,7 @@ class TransportBar(QWidget):
     def __init__(self, clock: PlaybackClock, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._clock = clock
-        self._timeline: Timeline | None = None
+        self._model: RecordingModel | None = None
         pixmap = QStyle.StandardPixmap
         self.start_button = self._button(
             pixmap.SP_MediaSkipBackward, "Back to start (R / Home)", clock.to_start
@@ -119,9 +130,9 @@ class TransportBar(QWidget):
         layout.addSpacing(14)
         layout.addWidget(self.readout)
 
-    def set_timeline(self, timeline: Timeline | None) -> None:
-        """Read ticks and generations from this timeline."""
-        self._timeline = timeline
+    def set_model(self, model: RecordingModel | None) -> None:
+        """Read the readout's clocks (ticks, the episode) from ``model``."""
+        self._model = model
         self._on_clock_position_changed(self._clock.position_s)
 
     def set_file_buttons(self, *, previous: bool, following: bool) -> None:
@@ -139,4 +150,4 @@ class TransportBar(QWidget):
         self.step_forward_button.setEnabled(not playing)
 
     def _on_clock_position_changed(self, play_time_s: float) -> None:
-        self.readout.setText(time_readout(self._clock, self._timeline, play_time_s))
+        self.readout.setText(time_readout(self._clock, self._model, play_time_s))

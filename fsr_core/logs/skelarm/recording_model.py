@@ -7,12 +7,14 @@ capabilities and :func:`load_skelarm` itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fsr_core.arrays import FloatArray
+from fsr_core.joint_set import JointSet
 from fsr_core.logs.skelarm.kinematics import skeleton_kinematics
 from fsr_core.logs.skelarm.log import CheckedLog, check_log
 from fsr_core.logs.skelarm.overlays import follow_active, task_overlay
@@ -83,6 +85,32 @@ def _channels(
             "tip_speed", play_times, speed, "m/s", "tip speed (derived)", ("tip_speed",)
         )
     return channels
+
+
+def _joints(
+    channels: Mapping[str, Channel], kinematics: PlanarKinematics | None
+) -> JointSet:
+    """Return the arm's joints: ``q`` as named, rates ``dq`` and torques ``tau``.
+
+    The limits are the skeleton's; rates and torques count only when they
+    hold as many columns as ``q``.
+    """
+    q = channels["q"]
+    names = q.columns
+    same = [
+        key
+        for key in ("dq", "tau")
+        if key in channels and channels[key].width == q.width
+    ]
+    joint_set = JointSet.of_channel(
+        "q",
+        names,
+        velocities="dq" if "dq" in same else None,
+        efforts="tau" if "tau" in same else None,
+    )
+    if kinematics is None:
+        return joint_set
+    return replace(joint_set, joints=kinematics.joint_specs(names))
 
 
 def _readouts(channels: Mapping[str, Channel]) -> dict[str, str]:
@@ -213,7 +241,7 @@ def build_model(log: CheckedLog, source: Path) -> RecordingModel:
         timeline=timeline,
         channels=channels,
         kinematics=kinematics,
-        joint_channel="q",
+        joints=_joints(channels, kinematics),
         overlays={} if overlay is None else {0: overlay},
         active_target_channel="active_target" if active is not None else None,
         external_force_channel="ext_force" if "ext_force" in log.arrays else None,

@@ -3,7 +3,10 @@
 On top of the model every FSR file gets, a planar-arm recording shows:
 
 - ``q``: the joint angles ``q0, q1, ...`` of :data:`OBSERVATIONS` (rad), the
-  channel the side panel and the arm drawing follow;
+  channel the side panel and the arm drawing follow; the model's
+  :class:`~fsr_core.joint_set.JointSet` names its joints as the recording
+  does (``q0``...), with the limits of ``config.arm`` and the rates
+  (``dq<i>``) and torques (``tau<i>``) of :data:`OBSERVATIONS`;
 - ``ext_force``: the external force columns ``ext_fx, ext_fy``;
 - ``active_target``: the index of the target being reached;
 - the friction and tip-speed readouts;
@@ -19,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from fsr_core.errors import SchemaError
+from fsr_core.joint_set import JointSet
 from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulators.planar_arm.observations import OBSERVATIONS
 
-__all__ = ["JOINT_CHANNEL", "PlanarArmProfile", "planar_kinematics"]
+__all__ = ["JOINT_CHANNEL", "PlanarArmProfile", "planar_joints", "planar_kinematics"]
 
 JOINT_CHANNEL = "q"
 EXTERNAL_FORCE_CHANNEL = "ext_force"
@@ -119,6 +123,50 @@ def planar_kinematics(metadata: dict[str, Any]) -> PlanarKinematics | None:
     )
 
 
+def _columns_of(
+    channel: Channel | None, prefix: str, count: int
+) -> tuple[str | None, tuple[int, ...]]:
+    """Return ``channel``'s name and its ``<prefix><i>`` columns, when it has all."""
+    if channel is None:
+        return None, ()
+    wanted = [f"{prefix}{index}" for index in range(count)]
+    if not all(column in channel.columns for column in wanted):
+        return None, ()
+    return channel.name, tuple(channel.columns.index(column) for column in wanted)
+
+
+def planar_joints(
+    channels: dict[str, Channel], kinematics: PlanarKinematics | None
+) -> JointSet | None:
+    """Return the arm's joints: ``q`` (rad), limits, rates and torques.
+
+    ``None`` without a ``q`` channel. Each joint is named as its ``q``
+    column (``q0``...); a limit ``config.arm`` does not give stays unknown.
+    """
+    positions = channels.get(JOINT_CHANNEL)
+    if positions is None:
+        return None
+    names = positions.columns
+    joints = (
+        JointSet.of_channel(JOINT_CHANNEL, names).joints
+        if kinematics is None
+        else kinematics.joint_specs(names)
+    )
+    count = len(joints)
+    source = channels.get(OBSERVATIONS)
+    velocities, velocity_columns = _columns_of(source, "dq", count)
+    efforts, effort_columns = _columns_of(source, "tau", count)
+    return JointSet(
+        joints=joints,
+        positions=JOINT_CHANNEL,
+        position_columns=tuple(range(count)),
+        velocities=velocities,
+        velocity_columns=velocity_columns,
+        efforts=efforts,
+        effort_columns=effort_columns,
+    )
+
+
 class PlanarArmProfile:
     """The recording profile of the planar arm."""
 
@@ -126,18 +174,19 @@ class PlanarArmProfile:
         """Return the generic model with the arm's channels, readouts and kinematics."""
         model = opening.generic_model()
         channels = dict(model.channels)
-        joint = _joint_channel(channels)
+        _joint_channel(channels)
         force = _columns_channel(channels, "ext_f", EXTERNAL_FORCE_CHANNEL)
         active = _columns_channel(channels, "active_target", ACTIVE_TARGET_CHANNEL)
+        kinematics = planar_kinematics(model.metadata)
         return replace(
             model,
             channels=channels,
-            joint_channel=joint,
+            joints=planar_joints(channels, kinematics),
             external_force_channel=force,
             active_target_channel=active,
             readouts={
                 "friction": f"{OBSERVATIONS}:friction",
                 "tip speed": f"{OBSERVATIONS}:tip_speed",
             },
-            kinematics=planar_kinematics(model.metadata),
+            kinematics=kinematics,
         )

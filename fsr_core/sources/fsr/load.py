@@ -35,7 +35,7 @@ from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
 from fsr_core.sources.fsr.channels import stream_channel
 from fsr_core.sources.fsr.geometry import load_geometry, play_times
-from fsr_core.sources.fsr.joints import contract_joint_channel
+from fsr_core.sources.fsr.joints import recorded_joints
 from fsr_core.sources.fsr.reader_pool import FileIdentity, file_identity, shared_pool
 from fsr_core.sources.fsr.run_metadata import check_run_metadata, run_title
 from fsr_core.sources.fsr.tail import lost_tail_markers, recovered_copy_reason
@@ -106,6 +106,30 @@ def _channels(
         name = _channel_name(info, streams, channels)
         channels[name] = stream_channel(info, name, identity, timeline)
     return channels
+
+
+def _column_units(
+    reader: FsrReader, channels: dict[str, Channel]
+) -> dict[str, tuple[str, ...]]:
+    """Return each numeric stream's channel's unit per column (reads nothing)."""
+    found: dict[str, tuple[str, ...]] = {}
+    by_stream = {info.name: info for info in _numeric_streams(reader)}
+    for name, channel in channels.items():
+        info = by_stream.get(name) or next(
+            (
+                known
+                for known in by_stream.values()
+                if known.spec.attributes.get("channel_name") == name
+            ),
+            None,
+        )
+        if info is None:
+            continue
+        units = info.spec.units
+        found[name] = (
+            units if isinstance(units, tuple) else (units,) * max(channel.width, 1)
+        )
+    return found
 
 
 def _record_markers(reader: FsrReader, timeline: Timeline) -> list[Marker]:
@@ -267,7 +291,7 @@ def _generic_model(
     source = Path(identity.path)
     timeline = _timeline(reader)
     channels = _channels(reader, identity, timeline)
-    joint = contract_joint_channel(channels, reader.metadata)
+    joints = recorded_joints(channels, _column_units(reader, channels))
     streams = {info.spec.kind for info in reader.streams.values() if info.record_count}
     config_ok = "config" in reader.metadata and "simulation_contract" in reader.metadata
     return RecordingModel(
@@ -278,7 +302,7 @@ def _generic_model(
         channels=channels,
         cameras=_camera_tracks(reader, identity, timeline),
         geometry=load_geometry(reader, timeline),
-        joint_channel=joint,
+        joints=joints,
         overlays=load_overlays(reader),
         markers=_markers(reader, timeline),
         provenance=dict(reader.footer.provenance) if reader.footer else {},

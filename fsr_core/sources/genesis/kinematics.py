@@ -60,6 +60,7 @@ __all__ = [
     "KinematicTree",
     "env_offsets",
     "forward_kinematics",
+    "joint_type",
     "kinematic_tree",
 ]
 
@@ -104,7 +105,14 @@ class KinematicTree:
     n_qs: int
 
 
-def _joint_type(value: Any) -> str:
+def joint_type(value: Any) -> str:
+    """Return a joint's type name from the description's code or name.
+
+    Raises
+    ------
+    DescriptionError
+        The type is none Genesis has.
+    """
     if type(value) is int and 0 <= value < len(_JOINT_NAMES):
         return _JOINT_NAMES[value]
     if isinstance(value, str) and value in _JOINT_SIZES:
@@ -123,7 +131,7 @@ def _unit(vector: FloatArray, what: str) -> FloatArray:
 def _joint(description: Description, data: dict[str, Any], q_start: int) -> Joint:
     arrays = description.arrays
     name = str(data.get("name", "joint"))
-    kind = _joint_type(data["type"])
+    kind = joint_type(data["type"])
     n_qs, n_dofs = _JOINT_SIZES[kind]
     if data.get("n_qs") != n_qs or data.get("n_dofs") != n_dofs:
         raise DescriptionError(f"joint {name}: sizes do not fit a {kind} joint")

@@ -69,6 +69,7 @@ from fsr_core.sources.genesis.container import (
 )
 from fsr_core.sources.genesis.frames import FrameDecoder
 from fsr_core.sources.genesis.inspection_report import manifest_facts, trajectory_report
+from fsr_core.sources.genesis.joints import genesis_joints
 from fsr_core.sources.genesis.kinematics import (
     KinematicTree,
     env_offsets,
@@ -585,10 +586,9 @@ class _Builder:
             self.notes.append(f"no 3D scene: {exc.reason}")
             return None
 
-    def geometry(self, play: FloatArray) -> SceneGeometry | None:
-        description, problem = read_description(self.index)
-        if problem:
-            self.notes.append(problem)
+    def geometry(
+        self, play: FloatArray, description: Description | None
+    ) -> SceneGeometry | None:
         poses = self._link_poses(description)
         if poses is None:
             return None
@@ -670,7 +670,11 @@ class _Builder:
         steps = self.steps()
         play, segments = self.play_times(steps)
         channels = self.channels(steps, play)
-        geometry = self.geometry(play)
+        description, problem = read_description(self.index)
+        if problem:
+            self.notes.append(problem)
+        geometry = self.geometry(play, description)
+        joints = genesis_joints(description, self.names, channels, self.manifest.batch)
         manifest = self.manifest
         cut = self.index.cut
         integrity = Integrity.VALID if cut is None else Integrity.RECOVERED
@@ -692,6 +696,7 @@ class _Builder:
             timeline=Timeline(tuple(segments)),
             channels=channels,
             geometry=geometry,
+            joints=joints,
             markers=self.markers(steps, play, segments),
             provenance={
                 "genesis": manifest.genesis,

@@ -8,6 +8,8 @@
 * **Cameras.** A ``video`` feature's frame ``i`` is the file's frame at
   ``from_timestamp + timestamp[i]``; an ``image`` feature's frame is the
   image bytes of row ``i``. Both decode on demand.
+* **Joints.** ``observation.state``, named by ``info.json``, with velocities
+  and efforts where recorded (:mod:`fsr_core.sources.lerobot.joints`).
 * **Task.** The task strings of ``task_index`` (or the episode's tasks) show
   in the panel; the episode's metadata and statistics in the inspector.
 """
@@ -39,6 +41,7 @@ from fsr_core.sources.lerobot.depth import (
     read_depth_meta,
 )
 from fsr_core.sources.lerobot.images import ImageColumn
+from fsr_core.sources.lerobot.joints import dataset_joints
 from fsr_core.sources.lerobot.rows import EpisodeRows, episode_rows
 from fsr_core.sources.lerobot.table import (
     EpisodeMeta,
@@ -278,6 +281,7 @@ def load_episode(address: Path, root: Path, index: int) -> RecordingModel:
         timeline=Timeline((Segment(0, 0.0, duration, 0.0, 0, max(count - 1, 0)),)),
         channels=channels,
         cameras=cameras,
+        joints=dataset_joints(channels),
         metadata={
             "dataset": root.name,
             "codebase_version": info.version,

@@ -43,6 +43,7 @@ from fsr_core.sources.mcap.indexed_reading import (
     read_from_indexes,
 )
 from fsr_core.sources.mcap.inspection_report import contents_report
+from fsr_core.sources.mcap.joint_states import joint_states
 from fsr_core.sources.mcap.late_problems import LateProblems
 from fsr_core.sources.mcap.reading import Reading
 from fsr_core.sources.mcap.topic_loader import TopicLoader
@@ -257,6 +258,9 @@ class _Assembly:
             channels=channels,
             cameras=cameras,
             geometry=geometry,
+            joints=joint_states(
+                (topic.info for topic in self.reading.topics.values()), channels
+            ),
             markers=self.markers(),
             metadata={
                 "profile": self.contents.profile,

@@ -12,6 +12,7 @@ import pytest
 from fsr_core.format.catalog import geometry_streams, geometry_transform_stream
 from fsr_core.format.reader import FsrReader
 from fsr_core.format.writer import FsrWriter
+from fsr_core.joint_set import JointKind
 from fsr_core.sources.fsr import load_fsr
 
 
@@ -81,18 +82,38 @@ def test_a_mesh_that_does_not_fit_is_left_out_with_a_warning(
     assert str(path) in caplog.text
 
 
-def test_the_actuated_hinges_are_the_joints_the_panel_shows(
+def test_the_models_hinges_and_slides_are_its_joints_by_their_names(
     reach_recording: Path, contacts_recording: Path
 ) -> None:
     model = load_fsr(reach_recording)
+    assert model.joints is not None
+    assert model.joints.names == ("yaw", "shoulder", "elbow")
+    assert {joint.kind for joint in model.joints.joints} == {JointKind.REVOLUTE}
     assert model.joint_channel == "q"
     joints = model.channels["q"]
-    assert joints.columns == ("yaw", "shoulder", "elbow")
     assert joints.unit == "rad"
     with FsrReader.open(reach_recording) as reader:
         _, _, values = reader.read_series("observations.mujoco")
         columns = list(reader.streams["observations.mujoco"].spec.channels or ())
     at = [columns.index(f"qpos.{name}") for name in joints.columns]
     np.testing.assert_array_equal(joints.values, values[:, at])
-    # The contacts scene actuates no hinge: its free bodies are not joints.
-    assert load_fsr(contacts_recording).joint_channel is None
+    # Rates and actuator forces of the same joints, from the observation record.
+    velocities = model.channels[model.joints.velocities or ""]
+    assert [velocities.columns[i] for i in model.joints.velocity_columns] == [
+        "qvel.yaw",
+        "qvel.shoulder",
+        "qvel.elbow",
+    ]
+    assert [velocities.columns[i] for i in model.joints.effort_columns] == [
+        "force.yaw",
+        "force.shoulder",
+        "force.elbow",
+    ]
+    # The contacts scene: its pusher slides (metres); its free bodies are no
+    # joints and no robot's base.
+    contacts = load_fsr(contacts_recording).joints
+    assert contacts is not None
+    assert [(j.name, j.kind, j.unit) for j in contacts.joints] == [
+        ("push", JointKind.PRISMATIC, "m")
+    ]
+    assert contacts.base_pose is None
