@@ -271,11 +271,15 @@ def robot_lines(robot: dict[str, Any]) -> list[str]:
         for item in matched
     )
     for key, title in (
+        ("follow_another", "recorded joints the model moves from another (mimic)"),
         ("unmatched_recorded", "recorded joints that match nothing"),
         ("unmatched_model", "model joints nothing drives (drawn at rest)"),
         ("fixed", "fixed joints"),
     ):
-        names = joints.get(key) or []
+        names = [
+            item.get("recorded") if isinstance(item, dict) else item
+            for item in joints.get(key) or []
+        ]
         if names:
             shown = ", ".join(visible(name, 40) for name in names[:40])
             more = f" and {len(names) - 40} more" if len(names) > 40 else ""

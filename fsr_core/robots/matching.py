@@ -46,6 +46,9 @@ class JointMatch:
     """Moving joints no recording drives (drawn at rest)."""
     fixed: tuple[str, ...]
     """The model's joints that never move (fixed, or following another)."""
+    followers: tuple[tuple[int, str], ...] = ()
+    """``(recorded index, model joint)`` of recorded joints whose model joint
+    follows another (a mimic finger): shown, never driving the model."""
 
     def report(self, recorded: Sequence[str], robot: RobotModel) -> dict[str, object]:
         """Return the match as the inspector lists it."""
@@ -54,6 +57,9 @@ class JointMatch:
             "matched": [
                 {"recorded": recorded[r], "model": moving[m].name, "by": how}
                 for (r, m), how in zip(self.pairs, self.how, strict=True)
+            ],
+            "follow_another": [
+                {"recorded": recorded[r], "model": name} for r, name in self.followers
             ],
             "unmatched_recorded": list(self.unmatched_recorded),
             "unmatched_model": list(self.unmatched_model),
@@ -128,11 +134,20 @@ def match_joints(
             if key in unique_model:
                 take(r, unique_model[key], "normalised")
     pairs = sorted((r, m_how[0]) for r, m_how in taken_recorded.items())
+    mimics = {j.name: j.name for j in robot.joints if j.mimic is not None}
+    followers = tuple(
+        (r, mimics[name])
+        for r, name in enumerate(recorded)
+        if r not in taken_recorded and name in mimics
+    )
+    following = {r for r, _ in followers}
     return JointMatch(
         pairs=tuple(pairs),
         how=tuple(taken_recorded[r][1] for r, _ in pairs),
         unmatched_recorded=tuple(
-            name for r, name in enumerate(recorded) if r not in taken_recorded
+            name
+            for r, name in enumerate(recorded)
+            if r not in taken_recorded and r not in following
         ),
         unmatched_model=tuple(
             name for m, name in enumerate(moving) if m not in taken_model
@@ -142,6 +157,7 @@ def match_joints(
             for joint in robot.joints
             if not joint.type.moves or joint.mimic is not None
         ),
+        followers=followers,
     )
 
 

@@ -14,6 +14,7 @@ the whole take and returns the recording with
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,14 +24,14 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import RobotModelError, SchemaError
-from fsr_core.joint_set import JointSet, JointSpec
+from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.recording import (
     Channel,
     GeometryMesh,
     RecordingModel,
     SceneGeometry,
 )
-from fsr_core.robots.description import JointType, RobotModel
+from fsr_core.robots.description import JointType, RobotJoint, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
 from fsr_core.robots.loading import load_robot
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
@@ -85,21 +86,38 @@ def _joint_set(model: RecordingModel) -> JointSet | None:
     return JointSet.of_channel(name, names)
 
 
-def _si(
-    spec: JointSpec,
-    values: FloatArray,
-    units: str | None,
-    robot_joint_limits: tuple[float | None, float | None],
-) -> FloatArray:
-    unit = spec.unit if units is None or spec.unit in ("m", "%") else units
-    if unit == "deg":
+def _fitted(spec: JointSpec, target: RobotJoint, units: str | None) -> JointSpec:
+    """Return what the model says of a recorded joint: its kind, unit and limits.
+
+    A source that cannot tell (a JointState, a dataset's state vector) says
+    radians; a prismatic joint of the model is metres then. ``units`` (the
+    ``--joint-units`` option) sets the unit of every revolute joint recorded
+    in radians or degrees. Limits the recording gives stay; the model's fill
+    the rest.
+    """
+    prismatic = target.type is JointType.PRISMATIC
+    unit = spec.unit
+    if prismatic and unit in ("rad", "deg"):
+        unit = "m"
+    elif not prismatic and units is not None and unit in ("rad", "deg"):
+        unit = units
+    return dataclasses.replace(
+        spec,
+        kind=JointKind.PRISMATIC if prismatic else JointKind.REVOLUTE,
+        unit=unit,
+        lower=spec.lower if spec.lower is not None else target.lower,
+        upper=spec.upper if spec.upper is not None else target.upper,
+    )
+
+
+def _si(spec: JointSpec, values: FloatArray) -> FloatArray:
+    """Return recorded ``values`` of ``spec`` in radians or metres."""
+    if spec.unit == "deg":
         return np.radians(values)
-    if unit == "%":
-        lower = spec.lower if spec.lower is not None else robot_joint_limits[0]
-        upper = spec.upper if spec.upper is not None else robot_joint_limits[1]
-        if lower is None or upper is None:
+    if spec.unit == "%":
+        if spec.lower is None or spec.upper is None:
             return values / 100.0
-        return lower + (upper - lower) * values / 100.0
+        return spec.lower + (spec.upper - spec.lower) * values / 100.0
     return values
 
 
@@ -200,17 +218,16 @@ def pose_robot(
     moving = np.tile(
         [_rest(j.lower, j.upper) for j in moving_joints], (len(times_s), 1)
     ).astype(np.float64)
+    specs = list(joints.joints)
+    for r, name in match.followers:
+        follower = robot.joint_named(name)
+        if follower is not None:
+            specs[r] = _fitted(specs[r], follower, joint_units)
     for r, m in match.pairs:
+        specs[r] = _fitted(specs[r], moving_joints[m], joint_units)
         column = joints.position_columns[r]
-        if column >= recorded.shape[1]:
-            continue
-        target = moving_joints[m]
-        moving[:, m] = _si(
-            joints.joints[r],
-            recorded[:, column],
-            joint_units,
-            (target.lower, target.upper),
-        )
+        if column < recorded.shape[1]:
+            moving[:, m] = _si(specs[r], recorded[:, column])
     moving = np.where(np.isfinite(moving), moving, 0.0)
     poses = link_poses(
         link_transforms(robot, moving, _base_poses(model, joints, times_s))
@@ -240,6 +257,7 @@ def pose_robot(
     }
     return replace(
         model,
+        joints=dataclasses.replace(joints, joints=tuple(specs)),
         geometry=geometry,
         channels={**model.channels, **derived},
         metadata={
