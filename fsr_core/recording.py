@@ -47,6 +47,7 @@ __all__ = [
     "OverviewReader",
     "PlanarKinematics",
     "RecordingModel",
+    "RobotDescription",
     "SampleReader",
     "SceneGeometry",
     "SceneTarget",
@@ -826,6 +827,21 @@ class CameraTrack(_ReadOnly):
         return None if found < 0 else found
 
 
+@dataclass(frozen=True, eq=False)
+class RobotDescription:
+    """A robot description carried inside a recording, as text.
+
+    ``kind`` is ``urdf`` or ``mjcf``; ``where`` names it in messages (the
+    file and the topic); ``assets`` are the files an MJCF names (meshes),
+    by the path it names them with.
+    """
+
+    text: bytes
+    where: str
+    kind: str = "urdf"
+    assets: dict[str, bytes] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class RecordingModel:
     """A recording as the viewer sees it, whatever its source format."""
@@ -857,6 +873,9 @@ class RecordingModel:
     task_texts: tuple[tuple[float, str], ...] = ()
     """The task the robot was given, in words (a dataset's language
     instruction): ``(play time from which it holds, text)``, in time order."""
+    robot_description: RobotDescription | None = None
+    """The robot's description the recording carries (an MCAP's
+    ``/robot_description``), drawn when the user names none."""
     refine: Callable[[Callable[[int, int], None]], RecordingModel] | None = field(
         default=None, compare=False, repr=False
     )

@@ -297,7 +297,12 @@ class OpensRecordings(Protocol):
 
 def open_options(request: OpensRecordings) -> OpenOptions:
     """Return how ``request`` asks recordings to open (``--time-base``, ``--robot``)."""
-    return OpenOptions(time_base=request.time_base, robot=robot_request(request))
+    folders = tuple(Path(item) for item in getattr(request, "package_path", ()) or ())
+    return OpenOptions(
+        time_base=request.time_base,
+        robot=robot_request(request),
+        package_paths=folders or None,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from fsr_core.robots.posing import (
     ROBOT_PREFIX,
     RobotRequest,
     pose_robot,
+    with_carried_robot,
     with_robot,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "pose_robot",
     "read_joint_map",
     "robot_from_text",
+    "with_carried_robot",
     "with_robot",
 ]

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Final
 
 from fsr_core.errors import RobotModelError
+from fsr_core.recording import RobotDescription
 from fsr_core.robots.description import RobotModel
-from fsr_core.robots.mjcf import read_mjcf
+from fsr_core.robots.mjcf import read_mjcf, read_mjcf_text
 from fsr_core.robots.resource_paths import ResourceRoots
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES, read_urdf
 
@@ -55,14 +56,22 @@ def load_robot(path: Path, package_paths: tuple[Path, ...] = ()) -> RobotModel:
 
 
 def robot_from_text(
-    text: bytes, where: str, folder: Path, package_paths: tuple[Path, ...] = ()
+    description: RobotDescription, folder: Path, package_paths: tuple[Path, ...] = ()
 ) -> RobotModel:
-    """Read a URDF carried as text (a recording's ``/robot_description``).
+    """Read a description a recording carries (an MCAP's ``/robot_description``).
 
-    ``where`` names it in messages; meshes resolve against ``package_paths``,
-    ``ROS_PACKAGE_PATH`` and ``folder`` (the recording's) and its ancestors.
+    A URDF's meshes resolve against ``package_paths``, ``ROS_PACKAGE_PATH``
+    and ``folder`` (the recording's) and its ancestors; an MJCF compiles with
+    the assets it carries.
+
+    Raises
+    ------
+    RobotModelError
+        As :func:`load_robot`, naming ``description.where``.
     """
+    if description.kind == "mjcf":
+        return read_mjcf_text(description.text, description.where, description.assets)
     roots = ResourceRoots.for_description(
         folder / "robot_description.urdf", package_paths
     )
-    return read_urdf(text, where, roots)
+    return read_urdf(description.text, description.where, roots)

@@ -10,6 +10,7 @@ with their material colour.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,7 +29,7 @@ from fsr_core.robots.description import (
 from fsr_core.robots.meshes import MeshPart, box, cylinder, sphere
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES, MAX_LINKS, MAX_ROBOT_TRIANGLES
 
-__all__ = ["read_mjcf"]
+__all__ = ["read_mjcf", "read_mjcf_text"]
 
 #: Geom groups MuJoCo's viewer shows by default.
 _SHOWN_GROUPS: Final = 2
@@ -205,6 +206,48 @@ def _joints(
     return links, joints, link_of_body, hidden, warnings
 
 
+def _compiled(compile_model: Callable[[Any], Any], where: str) -> Any:
+    """Run MuJoCo's compiler; its first line of complaint becomes the error."""
+    try:
+        import mujoco
+    except ImportError:
+        raise RobotModelError(
+            "MJCF robots need MuJoCo: pip install 'fsr-viewer[mujoco]'", path=where
+        ) from None
+    try:
+        return compile_model(mujoco)
+    except Exception as error:  # noqa: BLE001 - the compiler's message says what is wrong
+        text = str(error).strip()
+        first = text.splitlines()[0] if text else type(error).__name__
+        raise RobotModelError(
+            f"MuJoCo cannot compile it: {first}", path=where
+        ) from None
+
+
+def _robot(model: Any, where: str, fallback_name: str) -> RobotModel:
+    links, joints, link_of_body, hidden, warnings = _joints(model, where)
+    visuals, mesh_warnings = _visuals(model, link_of_body, where)
+    return RobotModel(
+        name=bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
+        or fallback_name,
+        path=where,
+        links=tuple(links),
+        root=0,
+        joints=tuple(joints),
+        visuals=tuple(visuals),
+        warnings=(*warnings, *mesh_warnings),
+        hidden_links=frozenset(hidden),
+    )
+
+
+def _check_size(size: int, where: str) -> None:
+    if size > MAX_DESCRIPTION_BYTES:
+        raise RobotModelError(
+            f"description is {size:,} bytes, over the {MAX_DESCRIPTION_BYTES:,} budget",
+            path=where,
+        )
+
+
 def read_mjcf(path: Path) -> RobotModel:
     """Compile MJCF file ``path`` with MuJoCo and read its robot.
 
@@ -216,41 +259,27 @@ def read_mjcf(path: Path) -> RobotModel:
     """
     where = str(path)
     try:
-        size = path.stat().st_size
+        _check_size(path.stat().st_size, where)
     except OSError as error:
         raise RobotModelError(f"cannot read ({error.strerror})", path=where) from None
-    if size > MAX_DESCRIPTION_BYTES:
-        raise RobotModelError(
-            f"description is {size:,} bytes, over the {MAX_DESCRIPTION_BYTES:,} budget",
-            path=where,
-        )
-    try:
-        import mujoco
-    except ImportError:
-        raise RobotModelError(
-            "MJCF robots need MuJoCo: pip install 'fsr-viewer[mujoco]'", path=where
-        ) from None
-    try:
-        model = mujoco.MjModel.from_xml_path(str(path.resolve()))
-    except Exception as error:  # noqa: BLE001 - the compiler's message says what is wrong
-        first = (
-            str(error).strip().splitlines()[0]
-            if str(error).strip()
-            else type(error).__name__
-        )
-        raise RobotModelError(
-            f"MuJoCo cannot compile it: {first}", path=where
-        ) from None
-    links, joints, link_of_body, hidden, warnings = _joints(model, where)
-    visuals, mesh_warnings = _visuals(model, link_of_body, where)
-    return RobotModel(
-        name=bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
-        or path.stem,
-        path=where,
-        links=tuple(links),
-        root=0,
-        joints=tuple(joints),
-        visuals=tuple(visuals),
-        warnings=(*warnings, *mesh_warnings),
-        hidden_links=frozenset(hidden),
+    # MuJoCo finds meshes relative to the file: hand it the resolved path.
+    located = str(path.resolve())
+    model = _compiled(lambda mujoco: mujoco.MjModel.from_xml_path(located), where)
+    return _robot(model, where, path.stem)
+
+
+def read_mjcf_text(text: bytes, where: str, assets: Mapping[str, bytes]) -> RobotModel:
+    """Compile MJCF ``text`` with the ``assets`` it names (meshes, includes).
+
+    Raises
+    ------
+    RobotModelError
+        As :func:`read_mjcf`; the text and the assets count against the
+        description budget together.
+    """
+    _check_size(len(text) + sum(len(item) for item in assets.values()), where)
+    xml = text.decode("utf-8", "replace")
+    model = _compiled(
+        lambda mujoco: mujoco.MjModel.from_xml_string(xml, dict(assets)), where
     )
+    return _robot(model, where, "robot")

@@ -33,7 +33,7 @@ from fsr_core.recording import (
 )
 from fsr_core.robots.description import JointType, RobotJoint, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
-from fsr_core.robots.loading import load_robot
+from fsr_core.robots.loading import load_robot, robot_from_text
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "RobotRequest",
     "pose_robot",
     "tip_link",
+    "with_carried_robot",
     "with_robot",
 ]
 
@@ -283,18 +284,30 @@ def _summary(
     }
 
 
-def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
-    """Return ``model`` drawn with the robot ``request`` names.
+def with_carried_robot(
+    model: RecordingModel, package_paths: tuple[Path, ...] = ()
+) -> RecordingModel:
+    """Return ``model`` drawn with the robot description it carries, if any.
 
-    A model opened before its checks (:attr:`RecordingModel.refine` set) gets
-    the robot on the checked model too.
-
-    Raises
-    ------
-    RobotModelError
-        The description or the joint map cannot be read, or no joint matches.
+    A description that cannot be used (a mesh path nowhere, joints that
+    match nothing) does not stop the recording from opening: the model is
+    returned without a robot, and a note of the report says why.
     """
-    robot = load_robot(request.path, request.package_paths)
+    description = model.robot_description
+    if description is None:
+        return model
+    try:
+        robot = robot_from_text(description, model.path.parent, package_paths)
+        return _posed_with(model, robot, RobotRequest(path=Path(description.where)))
+    except RobotModelError as error:
+        notes = [*model.report.get("notes", []), f"robot not drawn: {error}"]
+        return replace(model, report={**model.report, "notes": notes})
+
+
+def _posed_with(
+    model: RecordingModel, robot: RobotModel, request: RobotRequest
+) -> RecordingModel:
+    """Return ``model`` posed with ``robot`` as ``request`` asks, refined alike."""
     joint_map = (
         None if request.joint_map is None else read_joint_map(request.joint_map, robot)
     )
@@ -316,3 +329,18 @@ def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
         return posed(refine(progress))  # type: ignore[arg-type]
 
     return replace(posed(model), refine=refined)
+
+
+def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
+    """Return ``model`` drawn with the robot ``request`` names.
+
+    A model opened before its checks (:attr:`RecordingModel.refine` set) gets
+    the robot on the checked model too.
+
+    Raises
+    ------
+    RobotModelError
+        The description or the joint map cannot be read, or no joint matches.
+    """
+    robot = load_robot(request.path, request.package_paths)
+    return _posed_with(model, robot, request)

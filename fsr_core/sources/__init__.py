@@ -24,7 +24,7 @@ from fsr_core.format.safe_open import open_source
 from fsr_core.output_paths import check_output_path
 from fsr_core.playlists.episodes import episode_path, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.robots import with_robot
+from fsr_core.robots import with_carried_robot, with_robot
 from fsr_core.sources.file_names import (
     open_dialog_filter,
     recording_stem,
@@ -117,8 +117,8 @@ def open_recording(
     source = _usable_source(target)
     model = source.open(target, **_options_for(source, options))
     if options is not None and options.robot is not None:
-        model = with_robot(model, options.robot)
-    return model
+        return with_robot(model, options.robot)
+    return with_carried_robot(model, (options.package_paths or ()) if options else ())
 
 
 def inspect_recording(

@@ -12,6 +12,7 @@ playlist mixing kinds opens every file with the same options.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Final
 
 from fsr_core.robots import RobotRequest
@@ -53,6 +54,9 @@ class OpenOptions:
     robot: RobotRequest | None = None
     """A robot description to draw the recording with (``--robot``), posed by
     its recorded joints; applied to the model every source opens."""
+    package_paths: tuple[Path, ...] | None = None
+    """``--package-path`` folders, for the meshes of a robot description the
+    recording carries (an MCAP's ``/robot_description``)."""
 
     def __post_init__(self) -> None:
         """Refuse an unknown time base."""

@@ -72,7 +72,10 @@ MAX_SERIES_PER_PLOT: Final = 24
 #: Series drawn over all plots together (each is decimated per pixel column).
 MAX_SERIES_SHOWN: Final = 96
 #: Legend entries per row.
-_LEGEND_COLUMNS: Final = 8
+_LEGEND_COLUMNS: Final = 10
+#: Names a legend must have before a word they all start with is left out.
+_SHARED_WORD_NAMES: Final = 3
+_SEPARATORS: Final = frozenset("_./: -")
 
 
 @dataclass(eq=False)
@@ -137,9 +140,31 @@ def _legend_above(plot: Any, legend: Any) -> None:
 
 
 def _legend_names(series: list[Series]) -> list[str]:
-    """Return legend names: column names, the full key where two would clash."""
+    """Return legend names: column names, the full key where two would clash.
+
+    A word every name of three or more starts with (``panda_`` of
+    ``panda_joint1`` ... ``panda_joint7``) is left out, so one row holds more.
+    """
     names = [item.name for item in series]
-    return [item.key if names.count(item.name) > 1 else item.name for item in series]
+    names = [item.key if names.count(item.name) > 1 else item.name for item in series]
+    return _without_shared_word(names)
+
+
+def _without_shared_word(names: list[str]) -> list[str]:
+    """Return ``names`` without the word (up to a separator) they all start with."""
+    if len(names) < _SHARED_WORD_NAMES:
+        return names
+    first = min(names, key=len)
+    shared = 0
+    for index, character in enumerate(first):
+        if any(name[index] != character for name in names):
+            break
+        if character in _SEPARATORS:
+            shared = index + 1
+    if shared == 0 or any(len(name) <= shared for name in names):
+        return names
+    stripped = [name[shared:] for name in names]
+    return stripped if len(set(stripped)) == len(stripped) else names
 
 
 def _time_range(series: list[Series]) -> tuple[float, float]:
