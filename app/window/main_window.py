@@ -40,6 +40,7 @@ from app.window.plots import ChannelPickerDialog, ChannelPlots
 from app.window.plots.first_plots import first_plots, plots_are_all
 from app.window.replay.presenter import ComparisonPresenter
 from app.window.replay.window_replay import WindowReplay
+from app.window.robot_models import RobotMemory
 from app.window.settings import WindowSettings, default_settings
 from app.window.state.session import PlayerSession
 from app.window.widgets.inspector import InspectorDock
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.session = session if session is not None else PlayerSession(parent=self)
         self.settings = WindowSettings(settings or default_settings())
+        self.robot_memory = RobotMemory(self.settings.store)
         #: The plots last chosen for a numbers-only recording (not the user's).
         self._first_plots_shown: tuple[tuple[str, ...], ...] = ()
         clock = self.session.clock
@@ -264,6 +266,10 @@ class MainWindow(QMainWindow):
 
     # -- reactions --------------------------------------------------------
 
+    def load_robot_model(self) -> None:
+        """Ask for a URDF or MJCF and draw the playing recording with it."""
+        self.robot_memory.choose(self, self.session)
+
     def _on_session_model_changed(self, model: RecordingModel | None) -> None:
         options = self.session.options.options
         self.scene_view.set_model(model)
@@ -290,6 +296,8 @@ class MainWindow(QMainWindow):
         self.menus.set_model(model)
         self._update_title()
         self._update_file_buttons()
+        if model is not None:
+            self.robot_memory.draw_remembered(self.session, model)
 
     def _follow_first_plots(
         self, model: RecordingModel | None, plots: tuple[tuple[str, ...], ...]

@@ -94,6 +94,9 @@ class MenuHost(Protocol):
     def pick_channels(self) -> None:
         """Ask which channels to plot (View → Plot channels…)."""
 
+    def load_robot_model(self) -> None:
+        """Ask for a robot description to draw the recording with (File menu)."""
+
 
 @dataclass
 class Menus:
@@ -267,6 +270,11 @@ def build_menus(
     folder_action = file_menu.addAction("Open &Folder…")
     folder_action.triggered.connect(lambda _=False: _open_folder_dialog(window, host))
     recent_menu = file_menu.addMenu("Open &Recent")
+    robot_action = file_menu.addAction("Load &Robot Model…")
+    robot_action.setToolTip(
+        "draw the recording with a URDF or MJCF robot, posed by its joints"
+    )
+    robot_action.triggered.connect(lambda _=False: host.load_robot_model())
     file_menu.addSeparator()
     file_menu.addAction(export.action)
     file_menu.addSeparator()

@@ -69,6 +69,10 @@ class RobotRequest:
     trail_link: str | None = None
     """``--trail-link``: the link whose path the tip trail draws; ``None``: the
     tip of the arm (:func:`tip_link`)."""
+    required: bool = True
+    """Whether a recording the robot cannot pose fails to open (the command
+    line: the user named both) or opens without it, with a note saying why
+    (the window, whose choice carries over to the next files of a playlist)."""
 
     def __post_init__(self) -> None:  # noqa: D105
         if self.joint_units is not None and self.joint_units not in _UNITS:
@@ -300,8 +304,13 @@ def with_carried_robot(
         robot = robot_from_text(description, model.path.parent, package_paths)
         return _posed_with(model, robot, RobotRequest(path=Path(description.where)))
     except RobotModelError as error:
-        notes = [*model.report.get("notes", []), f"robot not drawn: {error}"]
-        return replace(model, report={**model.report, "notes": notes})
+        return _noted(model, f"robot not drawn: {error}")
+
+
+def _noted(model: RecordingModel, note: str) -> RecordingModel:
+    """Return ``model`` with one more note in its report."""
+    notes = [*model.report.get("notes", []), note]
+    return replace(model, report={**model.report, "notes": notes})
 
 
 def _posed_with(
@@ -342,5 +351,10 @@ def with_robot(model: RecordingModel, request: RobotRequest) -> RecordingModel:
     RobotModelError
         The description or the joint map cannot be read, or no joint matches.
     """
-    robot = load_robot(request.path, request.package_paths)
-    return _posed_with(model, robot, request)
+    try:
+        robot = load_robot(request.path, request.package_paths)
+        return _posed_with(model, robot, request)
+    except RobotModelError as error:
+        if request.required:
+            raise
+        return _noted(model, f"robot not drawn: {error}")
