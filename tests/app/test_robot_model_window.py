@@ -27,7 +27,9 @@ _EPISODE = episode_address(TEST_DATA / "lerobot" / "panda_v30", 0)
 
 def _choose(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     monkeypatch.setattr(
-        QFileDialog, "getOpenFileName", staticmethod(lambda *args, **kw: (str(path), ""))
+        QFileDialog,
+        "getOpenFileName",
+        staticmethod(lambda *args, **kw: (str(path), "")),
     )
 
 
