@@ -15,14 +15,21 @@ format version needs the Genesis that writes it (docs/genesis_trajectory.md):
     /work/venv-genesis-old/bin/pip install torch genesis-world==1.4.4
     /work/venv-genesis-old/bin/python tools/make_genesis_data.py
 
-A run records three scenes with Genesis's own recorder (a falling box, a
-position-controlled Franka arm, a batch of three environments), once per
-recording mode, plus a checkpoint file, then cuts and corrupts copies of one
-recording the way a crash or a bad disk would (a few of them are kept as a
-recipe in the index only, see ``tests/data/genesis/README.md``). Every file is
-then opened with Genesis's own ``Trajectory`` reader, and what it returns goes
-to ``expected/<file>.npz`` and to the index ``expected/expected.json``. A run
-replaces the files of its own format version and keeps those of the other.
+A run records four scenes with Genesis's own recorder (a falling box, a
+position-controlled Franka arm, a batch of three environments, once per
+recording mode; the same arm with its visual meshes, in the first mode alone,
+with MuJoCo's placement of its geoms beside it), plus a checkpoint file, then
+cuts and corrupts copies of one recording the way a crash or a bad disk would
+(a few of them are kept as a recipe in the index only, see
+``tests/data/genesis/README.md``). Every file is then opened with Genesis's
+own ``Trajectory`` reader, and what it returns goes to ``expected/<file>.npz``
+and to the index ``expected/expected.json``. A run replaces the files of its
+own format version and keeps those of the other; ``--scene NAME``
+(repeatable: ``box``, ``arm``, ``batch``, ``arm_visual``) records those scenes
+alone, every other file and index entry kept:
+
+    /work/venv-genesis/bin/python tools/make_genesis_data.py --scene arm_visual
+
 The first build of a scene compiles kernels for a minute or so; a run takes
 one to two minutes after that on two cores.
 """
@@ -50,6 +57,7 @@ DEFAULT_OUT = REPO_ROOT / "tests" / "data" / "genesis"
 EXPECTED_DIR = "expected"
 INDEX_NAME = "expected.json"
 DT = 0.01
+PANDA = "xml/franka_emika_panda/panda.xml"
 # Files whose frames add up to at most this many bytes keep every frame in their
 # table; larger ones keep a selection.
 ALL_FRAMES_BYTES = 2**20
@@ -225,9 +233,7 @@ def record_arm(run: Run) -> tuple[Any, list[str]]:
     scene.add_entity(gs.morphs.Plane())
     # Without its visual meshes the scene description stays small (collision
     # meshes only): with them it holds megabytes.
-    arm = scene.add_entity(
-        gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml", visualization=False)
-    )
+    arm = scene.add_entity(gs.morphs.MJCF(file=PANDA, visualization=False))
     modes = run.flavour.modes
     names = _record(run, scene, [f"arm_{mode}" for mode in modes], 8, None)
     scene.build()
@@ -237,6 +243,98 @@ def record_arm(run: Run) -> tuple[Any, list[str]]:
         scene.step()
     scene.stop_recording()
     return scene, names
+
+
+def record_arm_visual(run: Run) -> tuple[Any, list[str]]:
+    """Drive the Franka arm as ``record_arm`` does, its visual meshes loaded.
+
+    As a user loads it (``visualization`` left on): the scene description then
+    holds the visual meshes (about 135,000 triangles, 4.7 MB). Recorded in the
+    first mode alone (exact), with MuJoCo's own placement of every geom of the
+    same MJCF at the recorded joint positions stored beside it
+    (``expected/<stem>_mujoco.npz``, see ``store_mujoco_reference``).
+    """
+    gs = run.gs
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=DT), show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    arm = scene.add_entity(gs.morphs.MJCF(file=PANDA))
+    names = _record(run, scene, [f"arm_visual_{run.flavour.modes[0]}"], 8, None)
+    scene.build()
+    start = arm.get_dofs_position()
+    for i_step in range(20):
+        arm.control_dofs_position(start + 0.4 * math.sin(0.25 * i_step))
+        scene.step()
+    scene.stop_recording()
+    store_mujoco_reference(run, names[0], scene)
+    return scene, names
+
+
+def _names(model: Any, kind: Any, count: int) -> np.ndarray:
+    """Return the names of ``count`` MuJoCo objects of ``kind`` as JSON bytes."""
+    mujoco = importlib.import_module("mujoco")
+    found = [mujoco.mj_id2name(model, kind, i) or "" for i in range(count)]
+    return np.frombuffer(json.dumps(found).encode(), np.uint8)
+
+
+def store_mujoco_reference(run: Run, name: str, scene: Any) -> None:
+    """Store where MuJoCo places every body and geom of the arm, frame by frame.
+
+    MuJoCo compiles Genesis's own copy of ``PANDA``, takes the joint positions
+    Genesis's reader returns for each frame of ``name``
+    (``RigidSolver.rigid_info.qpos``: the plane has none, so they are the
+    arm's nine in MJCF order) and runs its forward kinematics. The table holds
+    ``qpos`` (frames x nq), the world poses ``body_xpos`` / ``body_xquat`` and
+    ``geom_xpos`` / ``geom_xquat`` (quaternions ``w x y z``), and per geom
+    its body, type, group, ``contype``, ``conaffinity``, size and mesh name,
+    which tell Genesis's collision geoms (``contype`` or ``conaffinity`` set)
+    from its visual ones, in the order Genesis parses them.
+    """
+    mujoco = importlib.import_module("mujoco")
+    model = mujoco.MjModel.from_xml_path(
+        str(Path(run.gs.utils.get_assets_dir()) / PANDA)
+    )
+    data = mujoco.MjData(model)
+    trajectory = run.traj.Trajectory(name, scene=scene)
+    qpos = np.stack(
+        [
+            _to_array(trajectory.frame(i)["RigidSolver.rigid_info.qpos"])[:, 0]
+            for i in range(len(trajectory))
+        ]
+    ).astype(np.float64)
+    poses: dict[str, list[np.ndarray]] = {
+        key: [] for key in ("body_xpos", "body_xquat", "geom_xpos", "geom_xquat")
+    }
+    for row in qpos:
+        data.qpos[:] = row
+        mujoco.mj_kinematics(model, data)
+        quats = np.zeros((model.ngeom, 4))
+        for geom in range(model.ngeom):
+            mujoco.mju_mat2Quat(quats[geom], data.geom_xmat[geom])
+        poses["body_xpos"].append(data.xpos.copy())
+        poses["body_xquat"].append(data.xquat.copy())
+        poses["geom_xpos"].append(data.geom_xpos.copy())
+        poses["geom_xquat"].append(quats)
+    obj = mujoco.mjtObj
+    mesh_names = _names(model, obj.mjOBJ_MESH, model.nmesh)
+    meshes = json.loads(mesh_names.tobytes())
+    geom_mesh = [
+        meshes[index] if index >= 0 else "" for index in model.geom_dataid.tolist()
+    ]
+    savez: Callable[..., None] = np.savez_compressed
+    savez(
+        run.out / EXPECTED_DIR / f"{Path(name).stem}_mujoco.npz",
+        qpos=qpos,
+        **{key: np.stack(value) for key, value in poses.items()},
+        body_names=_names(model, obj.mjOBJ_BODY, model.nbody),
+        geom_body=model.geom_bodyid.copy(),
+        geom_type=model.geom_type.copy(),
+        geom_group=model.geom_group.copy(),
+        geom_contype=model.geom_contype.copy(),
+        geom_conaffinity=model.geom_conaffinity.copy(),
+        geom_size=model.geom_size.copy(),
+        geom_mesh=np.frombuffer(json.dumps(geom_mesh).encode(), np.uint8),
+        mujoco_version=np.frombuffer(mujoco.__version__.encode(), np.uint8),
+    )
 
 
 def record_batch(run: Run) -> tuple[Any, list[str]]:
@@ -440,11 +538,17 @@ def _versions(run: Run) -> dict[str, str]:
     return versions
 
 
-def _load_index(path: Path, prefix: str) -> dict[str, Any]:
-    """Return the index with the entries of format version ``prefix`` left out."""
+def _load_index(path: Path, prefix: str, keep: bool) -> dict[str, Any]:
+    """Return the index with the entries of format version ``prefix`` left out.
+
+    With ``keep`` (a run of some scenes alone) every entry stays; those of the
+    files written are replaced.
+    """
     index: dict[str, Any] = {"writers": {}, "files": {}}
     if path.exists():
         index = json.loads(path.read_text(encoding="utf-8"))
+    if keep:
+        return index
     index["writers"].pop(prefix, None)
     index["files"] = {
         name: entry
@@ -455,7 +559,7 @@ def _load_index(path: Path, prefix: str) -> dict[str, Any]:
 
 
 # The damaged copies kept as files (the others are described in the index
-# alone, for a test to make from their source): the folder stays near 3 MB.
+# alone, for a test to make from their source): the folder stays small.
 STORED_DAMAGES = (
     "cut_first_chunk",
     "cut_mid_chunk",
@@ -473,13 +577,24 @@ SCENES: tuple[
     (record_box, "box_exact", ()),
     (record_arm, "", ()),
     (record_batch, "batch_exact", ("cut_mid_info",)),
+    (record_arm_visual, "", ()),
 )
 
 
-def generate(run: Run) -> dict[str, Any]:
-    """Record every scene, damage copies, and return the index entries."""
+def scene_name(record: Callable[[Run], tuple[Any, list[str]]]) -> str:
+    """Return the name ``--scene`` gives a scene: ``box``, ``arm_visual`` ..."""
+    return record.__name__.removeprefix("record_")
+
+
+def generate(run: Run, only: Sequence[str] = ()) -> dict[str, Any]:
+    """Record every scene (or those named in ``only``), damage copies.
+
+    Return the index entries of the files written.
+    """
     files: dict[str, Any] = {}
     for record, damaged_stem, suffixes in SCENES:
+        if only and scene_name(record) not in only:
+            continue
         scene, names = record(run)
         for name in names:
             files[name] = read_back(run, name, scene)
@@ -515,20 +630,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--scene",
+        action="append",
+        choices=[scene_name(record) for record, _, _ in SCENES],
+        help="record this scene alone (repeatable); the other files stay",
+    )
     args = parser.parse_args(argv)
+    only = tuple(args.scene or ())
     out = args.output.resolve()
     (out / EXPECTED_DIR).mkdir(parents=True, exist_ok=True)
     gs, torch, traj, flavour = _load_genesis()
     run = Run(gs, torch, traj, flavour, out)
-    for stale in out.glob(f"{flavour.prefix}_*.gstraj"):
-        stale.unlink()
-    for stale in (out / EXPECTED_DIR).glob(f"{flavour.prefix}_*.npz"):
-        stale.unlink()
+    if not only:
+        for stale in out.glob(f"{flavour.prefix}_*.gstraj"):
+            stale.unlink()
+        for stale in (out / EXPECTED_DIR).glob(f"{flavour.prefix}_*.npz"):
+            stale.unlink()
     # Genesis names the file it read in its messages: bare names keep them short.
     os.chdir(out)
-    files = generate(run)
+    files = generate(run, only)
     index_path = out / EXPECTED_DIR / INDEX_NAME
-    index = _load_index(index_path, flavour.prefix)
+    index = _load_index(index_path, flavour.prefix, keep=bool(only))
     index["writers"][flavour.prefix] = _versions(run)
     index["files"].update(files)
     index["files"] = dict(sorted(index["files"].items()))

@@ -18,6 +18,9 @@ from fsr_core.sources.inspection import COMMON_KEYS
 SKELARM_DATA = Path(__file__).resolve().parents[1] / "data" / "skelarm"
 REACH = SKELARM_DATA / "reach.sklog.npz"
 MULTI = SKELARM_DATA / "multi_target_switch.sklog.npz"
+GENESIS_BOX = (
+    Path(__file__).resolve().parents[1] / "data" / "genesis" / "v4_box_exact.gstraj"
+)
 
 
 def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -72,6 +75,31 @@ def test_inspect_of_a_damaged_log_is_one_line_and_exit_1(
     assert main(["inspect", str(cut)]) == 1
 
     assert str(cut) in _one_error_line(capsys)
+
+
+def test_verify_of_a_trajectory_with_a_flipped_description_byte_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fsr_core.sources.genesis.container import index_file
+
+    start = index_file(GENESIS_BOX).description_offset
+    data = bytearray(GENESIS_BOX.read_bytes())
+    data[start + 3000] ^= 0xFF  # inside scene.json's compressed bytes
+    damaged = tmp_path / "flipped.gstraj"
+    damaged.write_bytes(bytes(data))
+
+    assert main(["inspect", "--verify", str(GENESIS_BOX)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", "--verify", str(damaged)]) == 1
+
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"fsr-viewer: {damaged}: scene description: member 'scene.json': "
+    )
+    assert "status: INVALID" in captured.out
 
 
 def test_convert_writes_a_log_as_fsr_beside_it(

@@ -27,9 +27,10 @@ the budget first), or at open for ``inspect --verify`` and ``convert``
   the scene description (:mod:`~fsr_core.sources.genesis.kinematics`).
   Environment ``e`` is shown at Genesis's own environment offset. Bodies carry
   the meshes of the description (:mod:`~fsr_core.sources.genesis.scene_geometry`:
-  visual geoms, else collision geoms; planes as a square under the scene;
-  within a triangle budget); a link without a readable mesh is drawn as an
-  axis triad.
+  visual geoms, else collision geoms; planes as a square under the scene),
+  within a triangle budget (:mod:`~fsr_core.sources.genesis.mesh_budget`: an
+  entity whose visual meshes pass it is drawn with its collision ones); a link
+  without a readable mesh is drawn as an axis triad.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ from fsr_core.sources.genesis.kinematics import (
     forward_kinematics,
     kinematic_tree,
 )
+from fsr_core.sources.genesis.mesh_budget import place_meshes
 from fsr_core.sources.genesis.scene_geometry import (
     Description,
+    entity_names,
     link_meshes,
-    place_meshes,
     plane_half_size,
     read_description,
 )
@@ -547,7 +549,9 @@ class _Builder:
         covered = np.zeros(len(bodies), dtype=bool)
         if description is not None and len(description.links) == n_links:
             found, notes = link_meshes(description, plane_half_size(local_m))
-            placed, covered, budget_notes = place_meshes(found, n_links, bodies)
+            placed, covered, budget_notes = place_meshes(
+                found, n_links, bodies, entity_names(description)
+            )
             self.notes.extend(notes + budget_notes)
         elif description is not None:
             self.notes.append(

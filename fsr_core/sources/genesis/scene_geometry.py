@@ -4,20 +4,31 @@ The description (docs/genesis_trajectory.md, section 4) is a zip archive of
 ``scene.json`` and ``arrays.npz``; wherever the JSON declares an array it holds
 the name of an ``arrays.npz`` member (``"pos": 12`` is member ``12.npy``).
 :func:`read_description` reads it; :func:`link_meshes` turns the links' geoms
-into triangle meshes in their link's frame; :func:`place_meshes` puts them on
-the bodies of every environment within the drawing budget.
+into triangle meshes in their link's frame;
+:func:`fsr_core.sources.genesis.mesh_budget.place_meshes` chooses which are
+drawn and puts them on the bodies of every environment.
 
-How a mesh sits on its link follows Genesis's rigid solver: a geom (collision
+How a mesh sits on its link follows Genesis's rigid solver (genesis-world
+1.4.5, ``engine/solvers/rigid/abd/forward_kinematics.py``): a geom (collision
 geometry, ``geoms``) or a visual geom (``vgeoms``) is posed on its link by its
-own ``pos`` and ``quat`` (w, x, y, z), and its mesh vertices are in the geom's
-frame, so vertex ``v`` lands at ``pos + R(quat) v`` in the link frame. A link
-is drawn with its visual geoms; one without (a robot loaded without visual
-meshes, as the Franka arm of the test data) with its collision geoms. The kind
-of a collision geom is its ``type``; a visual geom has none, so it takes the
-kind of the entity's primitive morph (``Box``, ``Sphere``, ...) or of a plane
-geom it shares its pose with, else ``mesh``. A plane, infinite for Genesis
-(its mesh is a square kilometre), is drawn as a square of half side
-``plane_half_m`` through its origin, across the normal its ``data`` holds.
+own ``pos`` and ``quat`` (w, x, y, z) in the link's frame
+(``func_update_geoms_link``, ``kernel_update_vgeoms``), and its mesh vertices
+are in the geom's frame (``func_update_verts_for_geom`` places vertex ``v`` at
+the geom's world pose applied to ``v``), so ``v`` lands at ``pos + R(quat) v``
+in the link frame. The link pose the solver composes with is the link frame's
+(``dyn_state.links.pos`` / ``.quat``), not the centre of mass's
+(``links.i_pos``). For an MJCF robot ``pos`` / ``quat`` are MuJoCo's compiled
+geom pose and the vertices MuJoCo's, in the frame MuJoCo moved the mesh to
+(``utils/mjcf.py``, ``parse_geom``). A link gives its visual geoms and its
+collision geoms, the latter standing in for the former when they would pass
+the drawing budget; a link without visual geoms (a robot loaded without
+visual meshes, as the Franka arm ``arm_exact`` of the test data) gives its
+collision geoms. The kind of a collision geom is its ``type``; a visual geom
+has none, so it takes the kind of the entity's primitive morph (``Box``,
+``Sphere``, ...) or of a plane geom it shares its pose with, else ``mesh``. A
+plane, infinite for Genesis (its mesh is a square kilometre), is drawn as a
+square of half side ``plane_half_m`` through its origin, across the normal its
+``data`` holds.
 
 Colours: the entity's surface colour when one was given, else (visual geoms
 only) the colour of the mesh's own surface, else a neutral grey for robot links
@@ -29,17 +40,8 @@ each array from its ``.npy`` header) is checked against the memory budget
 (:data:`fsr_core.budgets.MEMORY`) before it is read, and reads are bounded.
 A description that does not read gives no meshes and a note; a geom that does
 not (missing key, wrong shape or type, a value that is not finite, a face that
-points past its vertices) is left out with a note. Nothing but
-:class:`~fsr_core.errors.FsrError` leaves this module.
-
-Drawing budget: the scene view paints each triangle with its own QPainter
-call, about 25 us a triangle (the Franka arm's 2,636 triangles paint in
-about 80 to 100 ms at 960 x 690 on a 2-core machine, where the box scene takes
-10 ms), so at most :data:`MAX_TRIANGLES` triangles are drawn per recording,
-counted over every environment, which bounds a paint near a quarter of a
-second. Meshes are taken environment by environment, link by link, and a mesh
-that would go past the budget is left out whole (no decimation), with a note;
-a body left with no mesh is drawn as an axis triad by the caller.
+points past its vertices) is left out with a note (a stand-in collision geom
+silently). Nothing but :class:`~fsr_core.errors.FsrError` leaves this module.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ import json
 import math
 import zipfile
 import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -63,7 +64,6 @@ from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.errors import FormatError, FsrError
 from fsr_core.logs.npy_header import NpyVersionError, read_npy_header
-from fsr_core.recording import GeometryMesh
 from fsr_core.sources.genesis.container import TrajectoryIndex
 from fsr_core.sources.genesis.scene_names import (
     MAX_SCENE_JSON_BYTES,
@@ -72,21 +72,17 @@ from fsr_core.sources.genesis.scene_names import (
 
 __all__ = [
     "DAMAGE_ERRORS",
-    "MAX_TRIANGLES",
     "Description",
     "DescriptionArrays",
     "DescriptionError",
     "LinkEntry",
     "LinkMesh",
+    "entity_names",
     "link_meshes",
     "parse_description",
-    "place_meshes",
     "plane_half_size",
     "read_description",
 ]
-
-MAX_TRIANGLES: Final = 10_000
-"""Triangles drawn per recording at most (every environment counted)."""
 
 DAMAGE_ERRORS: Final = (
     LookupError,
@@ -171,6 +167,11 @@ class LinkMesh:
     vertices_m: FloatArray
     faces: npt.NDArray[np.int64]
     rgba: tuple[float, float, float, float]
+    entity: int = 0
+    """Index of the link's entity in the description."""
+    stand_in: bool = False
+    """A collision mesh of a link that has visual ones: drawn only in their
+    place, when the visual meshes would pass the drawing budget."""
 
 
 class DescriptionArrays:
@@ -353,6 +354,15 @@ def parse_description(blob: bytes, path: Path) -> Description:
         ) from exc
 
 
+def entity_names(description: Description) -> list[str]:
+    """Return each entity's name (``""`` where it has none), by entity index."""
+    names: dict[int, str] = {}
+    for link in description.links:
+        name = link.entity_data.get("name")
+        names.setdefault(link.entity, name if isinstance(name, str) else "")
+    return [names.get(number, "") for number in range(max(names, default=-1) + 1)]
+
+
 def read_description(index: TrajectoryIndex) -> tuple[Description | None, str]:
     """Return the description of a trajectory, or None and why it cannot be used."""
     try:
@@ -503,7 +513,7 @@ def _one_mesh(
     rotation = matrices_from_quaternions(pose[3:], scalar_first=True)
     placed = pose[:3] + vertices @ rotation.T
     rgba = _rgba(link, mesh, visual, link.entity)
-    return LinkMesh(link.index, label, kind, placed, faces, rgba)
+    return LinkMesh(link.index, label, kind, placed, faces, rgba, link.entity)
 
 
 def _planes(parse: _Parse, link: LinkEntry) -> list[_Plane]:
@@ -519,33 +529,50 @@ def _planes(parse: _Parse, link: LinkEntry) -> list[_Plane]:
     return planes
 
 
-def _link_meshes(parse: _Parse, link: LinkEntry) -> None:
-    for visual in (True, False):
-        geoms = link.data.get("vgeoms" if visual else "geoms") or []
-        if not isinstance(geoms, list):
+def _geom_meshes(
+    parse: _Parse, link: LinkEntry, visual: bool, stand_in: bool
+) -> list[LinkMesh]:
+    """Return a link's visual or collision meshes, noting failures (not stand-ins)."""
+    geoms = link.data.get("vgeoms" if visual else "geoms") or []
+    if not isinstance(geoms, list):
+        if not stand_in:
             parse.fail(link.name, "its geoms are not a list")
-            continue
-        planes = _planes(parse, link) if visual and geoms else []
-        found = 0
-        for number, geom in enumerate(geoms):
-            try:
-                mesh = _one_mesh(parse, link, geom, visual, planes)
-            except FsrError as exc:
+        return []
+    planes = _planes(parse, link) if visual and geoms else []
+    found = []
+    for number, geom in enumerate(geoms):
+        try:
+            mesh = _one_mesh(parse, link, geom, visual, planes)
+        except FsrError as exc:
+            if not stand_in:
                 parse.fail(link.name, exc.reason)
-                continue
-            except DAMAGE_ERRORS as exc:
+            continue
+        except DAMAGE_ERRORS as exc:
+            if not stand_in:
                 parse.fail(link.name, f"geom {number} ({type(exc).__name__})")
-                continue
-            parse.meshes.append(dataclasses.replace(mesh, name=f"{mesh.name}{number}"))
-            found += 1
-        if found:
-            return
+            continue
+        name = f"{mesh.name}{number}"
+        found.append(dataclasses.replace(mesh, name=name, stand_in=stand_in))
+    return found
+
+
+def _link_meshes(parse: _Parse, link: LinkEntry) -> None:
+    """Add a link's visual meshes, its collision ones standing in; else collision."""
+    visual = _geom_meshes(parse, link, visual=True, stand_in=False)
+    parse.meshes.extend(visual)
+    parse.meshes.extend(_geom_meshes(parse, link, visual=False, stand_in=bool(visual)))
 
 
 def link_meshes(
     description: Description, plane_half_m: float
 ) -> tuple[list[LinkMesh], list[str]]:
-    """Return every link's drawable meshes (link frame) and notes on what failed."""
+    """Return every link's drawable meshes (link frame) and notes on what failed.
+
+    A link gives its visual meshes and, standing in for them, its collision
+    ones (:attr:`LinkMesh.stand_in`); a link without a readable visual mesh
+    gives its collision meshes alone. Which are drawn is the budget's choice
+    (:func:`fsr_core.sources.genesis.mesh_budget.place_meshes`).
+    """
     parse = _Parse(description, plane_half_m)
     for link in description.links:
         _link_meshes(parse, link)
@@ -558,48 +585,6 @@ def link_meshes(
             + ")"
         )
     return parse.meshes, notes
-
-
-def place_meshes(
-    meshes: Sequence[LinkMesh], n_links: int, bodies: Sequence[str]
-) -> tuple[tuple[GeometryMesh, ...], npt.NDArray[np.bool_], list[str]]:
-    """Put ``meshes`` on the bodies of every environment, within the budget.
-
-    ``bodies`` are ``n_links`` per environment, environment after
-    environment. Returns the meshes, which bodies got one, and a note when
-    the triangle budget (:data:`MAX_TRIANGLES`) left some out.
-    """
-    envs = len(bodies) // max(n_links, 1)
-    placed: list[GeometryMesh] = []
-    covered = np.zeros(len(bodies), dtype=bool)
-    triangles = skipped = skipped_triangles = 0
-    for env in range(envs):
-        for mesh in meshes:
-            count = len(mesh.faces)
-            if triangles + count > MAX_TRIANGLES:
-                skipped += 1
-                skipped_triangles += count
-                continue
-            triangles += count
-            body = env * n_links + mesh.link
-            covered[body] = True
-            placed.append(
-                GeometryMesh(
-                    name=f"{bodies[body]}:{mesh.name}",
-                    body=body,
-                    kind=mesh.kind,
-                    vertices_m=mesh.vertices_m,
-                    faces=mesh.faces,
-                    rgba=mesh.rgba,
-                )
-            )
-    notes = []
-    if skipped:
-        notes.append(
-            f"{skipped} meshes ({skipped_triangles} triangles) are not drawn: the "
-            f"scene view draws at most {MAX_TRIANGLES} triangles"
-        )
-    return tuple(placed), covered, notes
 
 
 def plane_half_size(positions_m: FloatArray) -> float:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import SourceUnavailableError
-from fsr_core.recording import RecordingModel
+from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report
+from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
@@ -95,17 +95,25 @@ class GenesisSource(WholeModelConversion):
         A report is of the checked file: ``options.provisional`` is not used.
 
         The ``genesis`` section holds the manifest, the fields, the records and
-        any cut (:mod:`fsr_core.sources.genesis.inspection_report`).
+        any cut (:mod:`fsr_core.sources.genesis.inspection_report`). With
+        ``verify``, every member of the embedded scene description is read and
+        its CRC-32 checked too
+        (:mod:`fsr_core.sources.genesis.description_check`): a member that
+        fails makes the file invalid, the problem naming the member.
         """
         model = self._open(path, read_everything=verify)
         records = model.report.get("records")
-        return file_report(
+        checked = len(records) if isinstance(records, list) else 0
+        report = file_report(
             model,
             path,
             description=self.description,
             verify=verify,
-            checked_records=len(records) if isinstance(records, list) else None,
+            checked_records=checked,
         )
+        if verify:
+            _add_description_check(report, path)
+        return report
 
     provenance_keys = _PROVENANCE
 
@@ -115,6 +123,30 @@ class GenesisSource(WholeModelConversion):
         For ``to_fsr``: ``options.provisional`` is not used.
         """
         return self._open(path, read_everything=True)
+
+
+def _add_description_check(report: dict[str, Any], path: Path) -> None:
+    """Check the scene description's members; a problem makes the file invalid."""
+    from fsr_core.sources.genesis.container import index_file
+    from fsr_core.sources.genesis.description_check import description_problems
+    from fsr_core.sources.genesis.scene_names import description_bytes
+
+    check = description_problems(
+        description_bytes(index_file(path, verify=False)), path
+    )
+    verification = report["verification"]
+    report["verification"] = verification_entry(
+        verification["checked_records"] + check.members,
+        check.problems,
+        digest_verified=False,
+    )
+    report["genesis"]["description"]["members_checked"] = check.members
+    if check.problems:
+        report["valid"] = False
+        report["integrity"] = {
+            "status": Integrity.INVALID.value,
+            "reason": check.problems[0],
+        }
 
 
 SOURCE = GenesisSource()

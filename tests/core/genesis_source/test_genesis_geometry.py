@@ -20,7 +20,7 @@ from genesis_data import DATA
 
 from fsr_core.recording import GeometryMesh, RecordingModel, SceneGeometry
 from fsr_core.sources import open_recording
-from fsr_core.sources.genesis import scene_geometry
+from fsr_core.sources.genesis import mesh_budget
 from fsr_core.sources.genesis.kinematics import env_offsets
 
 Arrays = dict[str, np.ndarray]
@@ -145,7 +145,7 @@ def test_arm_is_drawn_with_its_collision_meshes_standing_on_the_floor(
 def test_meshes_past_the_triangle_budget_become_triads_with_a_note(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scene_geometry, "MAX_TRIANGLES", 1000)
+    monkeypatch.setattr(mesh_budget, "MAX_TRIANGLES", 1000)
     model = open_recording(DATA / "v4_arm_exact.gstraj")
     geometry = _geometry(model)
     solid = [m for m in geometry.meshes if m.kind not in ("plane", "frame")]
