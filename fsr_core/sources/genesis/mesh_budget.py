@@ -1,14 +1,15 @@
 """Which meshes of a Genesis scene are drawn, within the drawing budget.
 
-The scene view paints each triangle with its own QPainter call, about 25 us
-a triangle (the Franka arm's 2,636 collision triangles paint in about 80 to
-100 ms at 960 x 690 on a 2-core machine, where the box scene takes 10 ms), so
-at most :data:`MAX_TRIANGLES` triangles are drawn per recording, counted over
-every environment, which bounds a paint near a quarter of a second.
+The scene view rasterises meshes with OpenGL (``app/canvas/gl_solids.py``:
+a 155,000-triangle Franka in about 40 ms a frame on Mesa's llvmpipe) and,
+without OpenGL, thins them for QPainter itself; so a recording keeps its
+meshes as Genesis holds them up to :data:`MAX_TRIANGLES` triangles, counted
+over every environment, a bound on memory and on the OpenGL frame time (a
+batched run of hundreds of visual Frankas would pass it).
 
-A robot loaded as users load it brings its visual meshes, far past that: the
-Franka arm Genesis ships has 134,888 visual triangles against 3,050 of
-collision meshes. :func:`place_meshes` therefore chooses, entity by entity:
+A robot loaded as users load it brings its visual meshes: the Franka arm
+Genesis ships has 134,888 visual triangles against 3,050 of collision
+meshes. :func:`place_meshes` chooses, entity by entity:
 
 1. Every link is drawn with its visual meshes (those
    :func:`~fsr_core.sources.genesis.scene_geometry.link_meshes` gives first).
@@ -22,7 +23,7 @@ collision meshes. :func:`place_meshes` therefore chooses, entity by entity:
    they belong to); one left out is drawn as an axis triad by the caller,
    with a note.
 
-No mesh is decimated: each is drawn as Genesis holds it.
+No mesh is decimated here: each is kept as Genesis holds it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from fsr_core.sources.genesis.scene_geometry import LinkMesh
 
 __all__ = ["MAX_TRIANGLES", "place_meshes"]
 
-MAX_TRIANGLES: Final = 10_000
+MAX_TRIANGLES: Final = 1_000_000
 """Triangles drawn per recording at most (every environment counted)."""
 
 
