@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Final
+from typing import Final, overload
 
 import numpy as np
 
@@ -96,14 +96,18 @@ class JointSpec:
                 f"joint {self.name!r}: unit {self.unit!r} is not one of {JOINT_UNITS}"
             )
 
-    def to_si(self, value: float) -> float:
-        """Return recorded ``value`` in radians or metres.
+    @overload
+    def to_si(self, value: float) -> float: ...
+    @overload
+    def to_si(self, value: FloatArray) -> FloatArray: ...
+    def to_si(self, value: float | FloatArray) -> float | FloatArray:
+        """Return recorded ``value`` (a number or an array) in radians or metres.
 
         A percentage maps onto the limits (0 % the lower, 100 % the upper);
         without limits it stays a fraction of one.
         """
         if self.unit == "deg":
-            return math.radians(value)
+            return value * (math.pi / 180.0)
         if self.unit == "%":
             if self.lower is None or self.upper is None:
                 return value / 100.0

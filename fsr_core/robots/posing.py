@@ -115,17 +115,6 @@ def _fitted(spec: JointSpec, target: RobotJoint, units: str | None) -> JointSpec
     )
 
 
-def _si(spec: JointSpec, values: FloatArray) -> FloatArray:
-    """Return recorded ``values`` of ``spec`` in radians or metres."""
-    if spec.unit == "deg":
-        return np.radians(values)
-    if spec.unit == "%":
-        if spec.lower is None or spec.upper is None:
-            return values / 100.0
-        return spec.lower + (spec.upper - spec.lower) * values / 100.0
-    return values
-
-
 def _rest(low: float | None, high: float | None) -> float:
     """Return a joint's value when nothing drives it: zero, moved inside its limits."""
     value = 0.0
@@ -232,7 +221,7 @@ def pose_robot(
         specs[r] = _fitted(specs[r], moving_joints[m], joint_units)
         column = joints.position_columns[r]
         if column < recorded.shape[1]:
-            moving[:, m] = _si(specs[r], recorded[:, column])
+            moving[:, m] = specs[r].to_si(recorded[:, column])
     moving = np.where(np.isfinite(moving), moving, 0.0)
     poses = link_poses(
         link_transforms(robot, moving, _base_poses(model, joints, times_s))
