@@ -148,6 +148,10 @@ def _draw(
         window.resize(*size)
         window.show()
         window.session.set_open_options(open_options)
+        failures: list[str] = []
+        window.session.load_failed.connect(
+            lambda _path, reason: failures.append(str(reason))
+        )
         window.open_files(list(paths))
         session = window.session
         _wait(
@@ -158,8 +162,9 @@ def _draw(
             "loading",
         )
         if session.model is None:
+            why = f": {failures[0]}" if failures else ""
             raise ScreenshotError(
-                f"screenshot: no playable file among {', '.join(map(str, paths))}"
+                f"screenshot: no playable file among {', '.join(map(str, paths))}{why}"
             )
         _wait(
             app, last_resort, paths, lambda: not session.loading, "the playlist checks"
