@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.headless.options import (
+    RobotOptions,
     add_episode,
     add_output,
     add_overwrite,
+    add_robot_options,
     add_time_base,
     open_options,
     set_runner,
@@ -33,8 +35,8 @@ __all__ = ["ConvertRequest", "add_convert_parser", "default_output", "run_conver
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConvertRequest:
-    """``convert FILE [-o OUT.fsr] [--overwrite] [--time-base B]``.
+class ConvertRequest(RobotOptions):
+    """``convert FILE [-o OUT.fsr] [--overwrite] [--time-base B] [--robot FILE ...]``.
 
     ``--episode N`` is resolved before: ``log`` is then the episode's address.
     """
@@ -73,6 +75,7 @@ def add_convert_parser(
     add_overwrite(convert)
     add_episode(convert)
     add_time_base(convert)
+    add_robot_options(convert)
     set_runner(convert, ConvertRequest, run_convert)
 
 

@@ -189,9 +189,15 @@ def convert_recording(
             path=target,
         )
     check_output_path(output, (target,), overwrite=overwrite, hint=" (use --overwrite)")
-    return source.to_fsr(
-        target, Path(output), overwrite=overwrite, **_options_for(source, options)
-    )
+    given = _options_for(source, options)
+    if options is not None and options.robot is not None:
+        if not getattr(source, "converts_with_robot", False):
+            raise SourceUnavailableError(
+                f"--robot: a {source.description} converts without a robot model",
+                path=target,
+            )
+        given = {"options": options}
+    return source.to_fsr(target, Path(output), overwrite=overwrite, **given)
 
 
 def episode_address(path: str | os.PathLike[str], index: int) -> Path:

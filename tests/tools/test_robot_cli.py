@@ -72,3 +72,41 @@ def test_a_missing_robot_is_one_line_naming_it(
     assert len(err.splitlines()) == 1
     assert str(missing) in err
     assert "no such robot description" in err
+
+
+def test_convert_writes_the_robot_with_the_recording(tmp_path: Path) -> None:
+    from fsr_core.robots import RobotRequest
+    from fsr_core.sources import OpenOptions, open_recording
+
+    out = tmp_path / "panda.fsr"
+
+    code = main(["convert", str(MCAP), "-o", str(out), "--robot", str(URDF)])
+
+    assert code == 0
+    written = open_recording(out)
+    posed = open_recording(MCAP, options=OpenOptions(robot=RobotRequest(path=URDF)))
+    np.testing.assert_allclose(
+        written.channels["robot/panda_hand"].values,
+        posed.channels["robot/panda_hand"].values,
+        atol=1e-9,
+    )
+    assert written.geometry is not None
+    assert len(written.geometry.meshes) == len(posed.geometry.meshes)
+    assert written.provenance["robot_description"] == str(URDF)
+
+
+def test_convert_refuses_a_robot_for_a_source_that_cannot_carry_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = TEST_DATA / "skelarm" / "reach.sklog.npz"
+
+    code = main(
+        ["convert", str(log), "-o", str(tmp_path / "r.fsr"), "--robot", str(URDF)]
+    )
+
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--robot" in err
+    assert str(log) in err
+    assert not (tmp_path / "r.fsr").exists()

@@ -15,10 +15,12 @@ from typing import Any, Final
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
+from fsr_core.robots import with_robot
 from fsr_core.sources.head import read_head
 from fsr_core.sources.lerobot.files import read_head_text
 from fsr_core.sources.lerobot.info import INFO_FILE
 from fsr_core.sources.lerobot.parquet import pyarrow_missing
+from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
 
 __all__ = ["SOURCE", "LeRobotSource"]
@@ -128,14 +130,29 @@ class LeRobotSource:
             return unreadable_episode_report(path, root, index, self.description, exc)
         return episode_report(model, root, index, self.description, verify=verify)
 
+    converts_with_robot: Final = True
+    """``to_fsr`` writes the ``robot/<link>`` channels of ``options.robot``."""
+
     def to_fsr(
-        self, path: Path, output: Path, *, overwrite: bool = False
+        self,
+        path: Path,
+        output: Path,
+        *,
+        overwrite: bool = False,
+        options: OpenOptions | None = None,
     ) -> FsrConversion:
-        """Write one episode as FSR, with provenance naming the dataset and episode."""
+        """Write one episode as FSR, with provenance naming the dataset and episode.
+
+        With ``options.robot``, the robot is posed and its link poses written
+        as channels too.
+        """
         from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
 
         root, index = _address(path)
         model = self.open(path)
+        robot = None if options is None else options.robot
+        if robot is not None:
+            model = with_robot(model, robot)
         return write_model_as_fsr(
             model,
             output,
@@ -147,6 +164,7 @@ class LeRobotSource:
                 "episode_index": index,
                 "codebase_version": model.metadata.get("codebase_version", ""),
                 "task": model.metadata.get("task", ""),
+                **({} if robot is None else {"robot_description": str(robot.path)}),
             },
         )
 

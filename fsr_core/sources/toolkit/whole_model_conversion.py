@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from fsr_core.recording import RecordingModel
+from fsr_core.robots import with_robot
 from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
 
@@ -26,6 +27,9 @@ class WholeModelConversion:
     """The source's registry name, written as the source kind."""
     provenance_keys: ClassVar[Mapping[str, str]]
     """Provenance fact by the model's metadata key it copies (``""`` if absent)."""
+    converts_with_robot: ClassVar[bool] = True
+    """``to_fsr`` poses the robot ``options.robot`` names and writes its
+    ``robot/<link>`` channels with the rest."""
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
         """Return the model of ``path`` with every part read (the source's own)."""
@@ -43,6 +47,9 @@ class WholeModelConversion:
         from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
 
         model = self.whole_model(path, options)
+        robot = None if options is None else options.robot
+        if robot is not None:
+            model = with_robot(model, robot)
         return write_model_as_fsr(
             model,
             output,
@@ -50,7 +57,10 @@ class WholeModelConversion:
             source_kind=self.name,
             overwrite=overwrite,
             provenance={
-                fact: model.metadata.get(key, "")
-                for fact, key in self.provenance_keys.items()
+                **{
+                    fact: model.metadata.get(key, "")
+                    for fact, key in self.provenance_keys.items()
+                },
+                **({} if robot is None else {"robot_description": str(robot.path)}),
             },
         )
