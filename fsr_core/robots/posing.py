@@ -39,6 +39,7 @@ from fsr_core.recording import (
 )
 from fsr_core.robots.description import JointType, RobotJoint, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
+from fsr_core.robots.link_frames import frame_meshes
 from fsr_core.robots.loading import load_robot, robot_from_text
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
 
@@ -249,13 +250,18 @@ def _moving_values(
 def _robot_geometry(
     robot: RobotModel, times_s: FloatArray, poses: FloatArray
 ) -> SceneGeometry:
-    """Return the robot's meshes on its links, posed at ``times_s``."""
+    """Return the robot's meshes on its links, posed at ``times_s``.
+
+    A link whose visual could not be read is drawn as its frame.
+    """
+    meshes = tuple(
+        GeometryMesh(v.name, v.link, "mesh", v.vertices_m, v.faces, v.rgba)
+        for v in robot.visuals
+    )
+    frames = frame_meshes(robot, poses[0, :, :3]) if len(poses) else ()
     return SceneGeometry(
         bodies=robot.links,
-        meshes=tuple(
-            GeometryMesh(v.name, v.link, "mesh", v.vertices_m, v.faces, v.rgba)
-            for v in robot.visuals
-        ),
+        meshes=meshes + frames,
         times_s=times_s,
         poses=np.concatenate(
             [poses[..., :3], poses[..., 4:], poses[..., 3:4]], axis=-1

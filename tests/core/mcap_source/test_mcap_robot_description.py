@@ -171,8 +171,13 @@ def test_without_package_paths_each_link_is_a_frame_still_posed_with_a_warning()
     assert len(warnings) == 11  # one per link whose mesh is nowhere
     assert all("mesh not found" in line and "package://" in line for line in warnings)
     assert bare.geometry is not None
-    assert bare.geometry.meshes == ()
-    assert bare.geometry.bodies == meshed.geometry.bodies  # type: ignore[union-attr]
+    assert meshed.geometry is not None
+    assert bare.geometry.bodies == meshed.geometry.bodies
+    # Each link whose mesh is nowhere is drawn as its frame: an x, y, z bar.
+    framed = {bare.geometry.bodies[mesh.body] for mesh in bare.geometry.meshes}
+    assert {mesh.kind for mesh in bare.geometry.meshes} == {"frame"}
+    assert len(bare.geometry.meshes) == 3 * len(framed)
+    assert {line.split("link '")[1].split("'")[0] for line in warnings} == framed
     links = [name for name in bare.channels if name.startswith("robot/")]
     assert len(links) == 13
     for name in links:
