@@ -22,10 +22,28 @@ from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.registry import source_for
 
 _REACH_BODIES = ("world", "base", "upper", "fore", "hand")
+_REACH_FILES = (
+    MUJOCO_EXAMPLES / "reach_arm.xml",
+    MUJOCO_EXAMPLES / "assets" / "gripper.obj",
+)
+#: What the recorder embeds of the reach arm: its MJCF and the mesh it names.
+_REACH_MODEL_BYTES = sum(path.stat().st_size for path in _REACH_FILES)
 
 
 def _unposed(path: Path) -> RecordingModel:
     return source_for(path).open(path)
+
+
+def _recorded_and_posed(path: Path) -> tuple[SceneGeometry, RecordingModel]:
+    """Return the scene MuJoCo recorded, and the recording opened with its robot."""
+    pytest.importorskip("mujoco")
+    recorded = _unposed(path).geometry
+    assert recorded is not None
+    return recorded, open_recording(path)
+
+
+def _robot_channels(model: RecordingModel) -> list[str]:
+    return sorted(name for name in model.channels if name.startswith("robot/"))
 
 
 def _notes(model: RecordingModel) -> list[str]:
@@ -72,14 +90,10 @@ def test_a_reach_run_carries_its_mjcf_and_the_mesh_it_names(
 def test_the_link_channels_equal_the_body_poses_mujoco_recorded(
     reach_recording: Path,
 ) -> None:
-    pytest.importorskip("mujoco")
-    recorded = _unposed(reach_recording).geometry
-    model = open_recording(reach_recording)
+    recorded, model = _recorded_and_posed(reach_recording)
 
-    assert recorded is not None
     assert recorded.bodies == _REACH_BODIES
-    robot = sorted(name for name in model.channels if name.startswith("robot/"))
-    assert robot == sorted(f"robot/{body}" for body in _REACH_BODIES)
+    assert _robot_channels(model) == sorted(f"robot/{body}" for body in _REACH_BODIES)
     assert model.metadata["robot"]["trail_link"] == "hand"
     assert model.metadata["robot"]["scene"] == "recorded"
     assert _assert_same_poses(model, recorded) == len(_REACH_BODIES) * len(
@@ -90,11 +104,8 @@ def test_the_link_channels_equal_the_body_poses_mujoco_recorded(
 
 
 def test_the_recorded_scene_stays_what_is_drawn(reach_recording: Path) -> None:
-    pytest.importorskip("mujoco")
-    recorded = _unposed(reach_recording).geometry
-    model = open_recording(reach_recording)
+    recorded, model = _recorded_and_posed(reach_recording)
 
-    assert recorded is not None
     assert model.geometry is not None
     assert model.geometry.bodies == recorded.bodies
     assert [mesh.name for mesh in model.geometry.meshes] == [
@@ -111,13 +122,9 @@ def test_the_recorded_scene_stays_what_is_drawn(reach_recording: Path) -> None:
 def test_loose_bodies_get_no_channel_and_the_pusher_carries_the_trail(
     contacts_recording: Path,
 ) -> None:
-    pytest.importorskip("mujoco")
-    recorded = _unposed(contacts_recording).geometry
-    model = open_recording(contacts_recording)
+    recorded, model = _recorded_and_posed(contacts_recording)
 
-    assert recorded is not None
-    robot = sorted(name for name in model.channels if name.startswith("robot/"))
-    assert robot == ["robot/pusher", "robot/world"]
+    assert _robot_channels(model) == ["robot/pusher", "robot/world"]
     assert model.geometry is not None
     assert "box_a" in model.geometry.bodies  # drawn from the recorded scene
     assert model.metadata["robot"]["trail_link"] == "pusher"
@@ -154,7 +161,7 @@ def test_a_big_model_is_read_when_first_used(
     description = unposed.robot_description
     assert description is not None
     assert not description.files.loaded
-    assert description.size_bytes == 2660 + 322
+    assert description.size_bytes == _REACH_MODEL_BYTES
     lazy = open_recording(reach_recording)
 
     for body in _REACH_BODIES:
@@ -178,11 +185,11 @@ def test_a_model_over_the_budget_is_a_note_and_is_not_read(
 
     assert model.robot_description is None
     assert (
-        "robot not drawn: the embedded model 'reach_arm.xml' is 2,982 bytes, over "
-        "the 1,000 budget; not read"
+        f"robot not drawn: the embedded model 'reach_arm.xml' is "
+        f"{_REACH_MODEL_BYTES:,} bytes, over the 1,000 budget; not read"
     ) in _notes(model)
     assert model.geometry is not None
-    assert not any(name.startswith("robot/") for name in model.channels)
+    assert _robot_channels(model) == []
 
 
 def test_a_model_whose_files_do_not_check_out_is_a_note(
