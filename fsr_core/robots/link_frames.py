@@ -5,7 +5,8 @@ A URDF's mesh that is nowhere under the package paths (an MCAP's
 triangle budget, leaves its link without a shape. The link is drawn as its
 frame instead: a red x, green y and blue z bar from its origin, sized to the
 robot (a tenth of how far its links spread at rest, 2 to 15 cm), so the
-robot still shows where each link is and how it turns.
+robot still shows where each link is and how it turns. A description with
+no visual at all (kinematics only) has every link drawn so.
 """
 
 from __future__ import annotations
@@ -44,9 +45,13 @@ def frame_meshes(
     """Return the frame bars of every framed link, named ``LINK:x`` and so on.
 
     ``rest_positions`` are the links' positions ``(links, 3)`` in one frame,
-    which size the bars.
+    which size the bars. A robot that describes no visual has every link
+    framed.
     """
-    if not robot.framed_links:
+    framed = robot.framed_links
+    if not robot.visuals and not framed:
+        framed = frozenset(range(len(robot.links))) - robot.hidden_links
+    if not framed:
         return ()
     length = _length(rest_positions)
     bars = []
@@ -66,6 +71,6 @@ def frame_meshes(
             faces=bars[axis][1],
             rgba=_COLOURS[axis],
         )
-        for link in sorted(robot.framed_links)
+        for link in sorted(framed)
         for axis in range(3)
     )

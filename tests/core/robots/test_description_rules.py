@@ -7,6 +7,7 @@ file, a DTD, a loop, a mesh reference leaving its package). The real robots
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,22 @@ def test_a_link_whose_mesh_is_missing_is_drawn_as_its_frame(tmp_path: Path) -> N
         assert bar.vertices_m[:, axis].max() > 5 * np.ptp(
             bar.vertices_m[:, (axis + 1) % 3]
         )
+
+
+def test_a_description_without_visuals_draws_every_link_as_its_frame(
+    tmp_path: Path,
+) -> None:
+    bare = re.sub(r"<visual>.*?</visual>", "", _ARM.format(mesh="x.stl"), flags=re.S)
+    robot = load_robot(_write(tmp_path, bare))
+    poses = link_poses(link_transforms(robot, np.zeros((1, 2))))
+
+    bars = frame_meshes(robot, poses[0, :, :3])
+
+    assert robot.visuals == ()
+    assert robot.warnings == ()
+    assert [mesh.name for mesh in bars] == [
+        f"{link}:{axis}" for link in robot.links for axis in "xyz"
+    ]
 
 
 def test_forward_kinematics_follows_origins_axes_and_mimics(tmp_path: Path) -> None:
