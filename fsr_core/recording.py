@@ -40,6 +40,7 @@ __all__ = [
     "ChannelData",
     "ChannelLoader",
     "ChannelOverview",
+    "DescriptionFiles",
     "GeometryMesh",
     "Integrity",
     "Marker",
@@ -827,19 +828,87 @@ class CameraTrack(_ReadOnly):
         return None if found < 0 else found
 
 
+DescriptionFiles: TypeAlias = tuple[bytes, dict[str, bytes]]
+"""A description's text and the asset files it names, by the name it uses."""
+
+
 @dataclass(frozen=True, eq=False)
 class RobotDescription:
-    """A robot description carried inside a recording, as text.
+    """A robot description carried inside a recording.
 
     ``kind`` is ``urdf`` or ``mjcf``; ``where`` names it in messages (the
-    file and the topic); ``assets`` are the files an MJCF names (meshes),
-    by the path it names them with.
+    file and the topic, or the file and the embedded model); ``assets`` are
+    the files an MJCF names (meshes, includes), by the path it names them
+    with. ``size_bytes`` (text and assets together) is known before they are
+    read: a big description is read only when it is first used
+    (:meth:`read_later`), once, whichever thread asks first.
     """
 
-    text: bytes
     where: str
+    files: LoadOnce[DescriptionFiles] = field(repr=False)
     kind: str = "urdf"
-    assets: dict[str, bytes] = field(default_factory=dict)
+    size_bytes: int = 0
+    scene_recorded: bool = False
+    """Whether the recording's own scene geometry draws this robot already (a
+    simulator's body poses, with the bodies that are not the robot's): drawn
+    with it, the recording keeps that scene and gains the ``robot/<link>``
+    channels and the tip trail."""
+
+    @classmethod
+    def of_text(
+        cls,
+        text: bytes,
+        where: str,
+        kind: str = "urdf",
+        assets: dict[str, bytes] | None = None,
+        *,
+        scene_recorded: bool = False,
+    ) -> RobotDescription:
+        """Return a description read already."""
+        found = dict(assets or {})
+        size = len(text) + sum(len(item) for item in found.values())
+        return cls(where, LoadOnce.ready((text, found)), kind, size, scene_recorded)
+
+    @classmethod
+    def read_later(
+        cls,
+        read: Callable[[], DescriptionFiles],
+        where: str,
+        kind: str,
+        size_bytes: int,
+        *,
+        path: str | Path | None = None,
+        scene_recorded: bool = False,
+    ) -> RobotDescription:
+        """Return a description ``read()`` gives when it is first used.
+
+        ``read`` raises :class:`~fsr_core.errors.FsrError` (naming ``path``)
+        when the recording's copy cannot be read.
+        """
+        files = LoadOnce(read, what=f"robot description {where}", path=path)
+        return cls(where, files, kind, size_bytes, scene_recorded)
+
+    @property
+    def text(self) -> bytes:
+        """The description's text (read now if it was not yet).
+
+        Raises
+        ------
+        FsrError
+            The recording's copy of it cannot be read.
+        """
+        return self.files.get()[0]
+
+    @property
+    def assets(self) -> dict[str, bytes]:
+        """The files the description names, by that name (read now if not yet).
+
+        Raises
+        ------
+        FsrError
+            The recording's copy of them cannot be read.
+        """
+        return self.files.get()[1]
 
 
 @dataclass(frozen=True)

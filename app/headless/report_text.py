@@ -227,12 +227,15 @@ def _channel_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _section_lines(report: dict[str, Any]) -> list[str]:
-    lines: list[str] = []
+def _note_lines(report: dict[str, Any]) -> list[str]:
     notes = report.get("notes") or []
-    if notes:
-        lines.extend(["", "notes:"])
-        lines.extend(f"  - {visible(note, 200)}" for note in notes)
+    if not notes:
+        return []
+    return ["", "notes:", *(f"  - {visible(note, 200)}" for note in notes)]
+
+
+def _section_lines(report: dict[str, Any]) -> list[str]:
+    lines = _note_lines(report)
     if report.get("provenance"):
         lines.append(f"provenance: {visible(report['provenance'], 200)}")
     own = report.get(str(report.get("source")))
@@ -263,8 +266,13 @@ def robot_lines(robot: dict[str, Any]) -> list[str]:
         f"robot: {visible(robot.get('name'), 60)} "
         f"({visible(robot.get('description'), 120)})",
         f"  links: {robot.get('links')}, triangles: {robot.get('triangles')}",
-        f"  matched joints ({len(matched)}):",
     ]
+    if robot.get("scene") == "recorded":
+        lines.append(
+            "  drawn: the recording's own scene; robot/<link> channels and the "
+            "tip trail added"
+        )
+    lines.append(f"  matched joints ({len(matched)}):")
     lines.extend(
         f"    {visible(item.get('recorded'), 40)} -> {visible(item.get('model'), 40)}"
         f" ({visible(item.get('by'), 12)})"
@@ -302,5 +310,6 @@ def format_report(report: dict[str, Any]) -> str:
     lines.extend(_epoch_lines(report["calibration_epochs"]))
     lines.extend(_lifecycle_lines(report))
     lines.extend(_closing_lines(report))
+    lines.extend(_note_lines(report))  # a robot it carries that cannot be drawn
     lines.extend(tail)
     return "\n".join(lines)

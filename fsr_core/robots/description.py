@@ -118,6 +118,9 @@ class RobotModel:
     hidden_links: frozenset[int] = frozenset()
     """Links that exist only to chain several joints of one body (MJCF);
     posed, never listed as channels."""
+    framed_links: frozenset[int] = frozenset()
+    """Links a visual of which could not be read (a mesh missing or over its
+    budget, said in :attr:`warnings`): drawn as a frame instead."""
 
     @property
     def moving_joints(self) -> tuple[RobotJoint, ...]:

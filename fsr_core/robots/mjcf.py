@@ -94,11 +94,12 @@ def _geom_part(model: Any, geom: int) -> MeshPart | None:
 
 def _visuals(
     model: Any, link_of_body: list[int], where: str
-) -> tuple[list[LinkVisual], list[str]]:
+) -> tuple[list[LinkVisual], list[str], set[int]]:
     import mujoco
 
     visuals: list[LinkVisual] = []
     warnings: list[str] = []
+    framed: set[int] = set()
     triangles = 0
     for geom in range(model.ngeom):
         if int(model.geom_group[geom]) > _SHOWN_GROUPS:
@@ -113,6 +114,7 @@ def _visuals(
                 f"{where}: geom {name!r}: the robot's meshes pass "
                 f"{MAX_ROBOT_TRIANGLES:,} triangles; drawn as a frame"
             )
+            framed.add(link_of_body[int(model.geom_bodyid[geom])])
             continue
         material = int(model.geom_matid[geom])
         rgba = model.mat_rgba[material] if material >= 0 else model.geom_rgba[geom]
@@ -129,7 +131,7 @@ def _visuals(
                 rgba=(r, g, b, a),
             )
         )
-    return visuals, warnings
+    return visuals, warnings, framed
 
 
 def _joints(
@@ -226,7 +228,7 @@ def _compiled(compile_model: Callable[[Any], Any], where: str) -> Any:
 
 def _robot(model: Any, where: str, fallback_name: str) -> RobotModel:
     links, joints, link_of_body, hidden, warnings = _joints(model, where)
-    visuals, mesh_warnings = _visuals(model, link_of_body, where)
+    visuals, mesh_warnings, framed = _visuals(model, link_of_body, where)
     return RobotModel(
         name=bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
         or fallback_name,
@@ -237,6 +239,7 @@ def _robot(model: Any, where: str, fallback_name: str) -> RobotModel:
         visuals=tuple(visuals),
         warnings=(*warnings, *mesh_warnings),
         hidden_links=frozenset(hidden),
+        framed_links=frozenset(framed),
     )
 
 

@@ -10,6 +10,12 @@ the whole take and returns the recording with
   (metres, the model root's frame): plottable and exported like any other;
 * ``metadata["robot"]``: the model, the joint match and the warnings, for
   the inspector.
+
+A description the recording carries (:func:`with_carried_robot`) whose
+recording draws that robot in its own recorded scene already (a MuJoCo run
+records every body's pose, the floor, targets and loose objects too) keeps
+that scene: only the ``robot/<link>`` channels of the links the recorded
+joints pose, and the tip trail, are added.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Final
 import numpy as np
 
 from fsr_core.arrays import FloatArray
-from fsr_core.errors import RobotModelError, SchemaError
+from fsr_core.errors import FsrError, RobotModelError, SchemaError
 from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.recording import (
     Channel,
@@ -33,6 +39,7 @@ from fsr_core.recording import (
 )
 from fsr_core.robots.description import JointType, RobotJoint, RobotModel
 from fsr_core.robots.kinematics import link_poses, link_transforms
+from fsr_core.robots.link_frames import frame_meshes
 from fsr_core.robots.loading import load_robot, robot_from_text
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
 
@@ -143,17 +150,26 @@ def _base_poses(
     return np.asarray(values[rows], dtype=np.float64)
 
 
-def tip_link(robot: RobotModel) -> int:
+def tip_link(
+    robot: RobotModel,
+    unposed: frozenset[int] = frozenset(),
+    *,
+    through_slides: bool = False,
+) -> int:
     """Return the arm's tip: the deepest link reached without a sliding joint.
 
     Grippers' fingers slide, so a Franka's tip is its hand, not a finger.
+    Links in ``unposed`` (loose bodies nothing recorded poses) are passed by;
+    ``through_slides`` follows sliding joints too (a robot that only slides).
     """
     depth = {robot.root: 0}
     best = robot.root
     for joint in robot.joints:
-        if joint.parent not in depth or joint.type is JointType.PRISMATIC:
+        if joint.parent not in depth or joint.child in unposed:
             continue
         if joint.mimic is not None:
+            continue
+        if joint.type is JointType.PRISMATIC and not through_slides:
             continue
         depth[joint.child] = depth[joint.parent] + 1
         if joint.child not in robot.hidden_links and depth[joint.child] > depth[best]:
@@ -161,9 +177,32 @@ def tip_link(robot: RobotModel) -> int:
     return best
 
 
-def _trail_link(robot: RobotModel, name: str | None, where: Path) -> str:
+def _unposed_links(robot: RobotModel, base_posed: bool) -> frozenset[int]:
+    """Return the links below a floating joint no recorded pose moves.
+
+    Only the first floating joint follows a recorded base pose; the others
+    (an MJCF scene's loose bodies) rest where the description puts them.
+    """
+    floating = next((j for j in robot.joints if j.type is JointType.FLOATING), None)
+    found: set[int] = set()
+    for joint in robot.joints:
+        loose = joint.type is JointType.FLOATING and not (
+            joint is floating and base_posed
+        )
+        if loose or joint.parent in found:
+            found.add(joint.child)
+    return frozenset(found)
+
+
+def _trail_link(
+    robot: RobotModel, name: str | None, where: Path, unposed: frozenset[int]
+) -> str | None:
+    """Return the link the trail follows (``None``: no link moves to follow)."""
     if name is None:
-        return robot.links[tip_link(robot)]
+        tip = tip_link(robot, unposed)
+        if tip == robot.root:  # nothing turns: follow what slides (a pusher)
+            tip = tip_link(robot, unposed, through_slides=True)
+        return None if tip == robot.root else robot.links[tip]
     if name not in robot.links:
         shown = ", ".join(robot.links[:8])
         raise RobotModelError(
@@ -173,38 +212,14 @@ def _trail_link(robot: RobotModel, name: str | None, where: Path) -> str:
     return name
 
 
-def pose_robot(
+def _moving_values(
     model: RecordingModel,
     robot: RobotModel,
-    *,
-    joint_map: dict[str, str] | None = None,
-    joint_units: str | None = None,
-    trail_link: str | None = None,
-) -> RecordingModel:
-    """Return ``model`` with ``robot`` posed by its recorded joints.
-
-    Raises
-    ------
-    RobotModelError
-        The recording has no joints, or none of them matches the model.
-    FsrError
-        Reading the joint channel failed.
-    """
-    joints = _joint_set(model)
-    if joints is None:
-        raise RobotModelError(
-            f"the recording records no joint positions to pose {robot.name!r} with",
-            path=model.path,
-        )
-    match = match_joints(joints.names, robot, joint_map)
-    if not match.pairs:
-        raise RobotModelError(
-            f"no recorded joint matches a joint of {robot.name!r} "
-            f"(recorded: {', '.join(joints.names[:6])}; model: "
-            f"{', '.join(j.name for j in robot.moving_joints[:6])}); "
-            "name them with --joint-map FILE.json",
-            path=model.path,
-        )
+    joints: JointSet,
+    match: JointMatch,
+    joint_units: str | None,
+) -> tuple[FloatArray, FloatArray, list[JointSpec]]:
+    """Return the play times, the moving joints' values in SI units and the specs."""
     channel = model.channels[joints.positions]
     times_s = np.asarray(channel.times_s, dtype=np.float64)
     recorded = np.asarray(channel.values, dtype=np.float64).reshape(len(times_s), -1)
@@ -222,20 +237,90 @@ def pose_robot(
         column = joints.position_columns[r]
         if column < recorded.shape[1]:
             moving[:, m] = specs[r].to_si(recorded[:, column])
-    moving = np.where(np.isfinite(moving), moving, 0.0)
-    poses = link_poses(
-        link_transforms(robot, moving, _base_poses(model, joints, times_s))
+    return times_s, np.where(np.isfinite(moving), moving, 0.0), specs
+
+
+def _robot_geometry(
+    robot: RobotModel, times_s: FloatArray, poses: FloatArray
+) -> SceneGeometry:
+    """Return the robot's meshes on its links, posed at ``times_s``.
+
+    A link whose visual could not be read is drawn as its frame.
+    """
+    meshes = tuple(
+        GeometryMesh(v.name, v.link, "mesh", v.vertices_m, v.faces, v.rgba)
+        for v in robot.visuals
     )
-    geometry = SceneGeometry(
+    frames = frame_meshes(robot, poses[0, :, :3]) if len(poses) else ()
+    return SceneGeometry(
         bodies=robot.links,
-        meshes=tuple(
-            GeometryMesh(v.name, v.link, "mesh", v.vertices_m, v.faces, v.rgba)
-            for v in robot.visuals
-        ),
+        meshes=meshes + frames,
         times_s=times_s,
         poses=np.concatenate(
             [poses[..., :3], poses[..., 4:], poses[..., 3:4]], axis=-1
         ),
+    )
+
+
+def _matched(
+    model: RecordingModel, robot: RobotModel, joint_map: dict[str, str] | None
+) -> tuple[JointSet, JointMatch]:
+    """Return the recording's joints and how they match ``robot``'s.
+
+    Raises
+    ------
+    RobotModelError
+        The recording has no joints, or none of them matches the model.
+    """
+    joints = _joint_set(model)
+    if joints is None:
+        raise RobotModelError(
+            f"the recording records no joint positions to pose {robot.name!r} with",
+            path=model.path,
+        )
+    match = match_joints(joints.names, robot, joint_map)
+    if not match.pairs:
+        raise RobotModelError(
+            f"no recorded joint matches a joint of {robot.name!r} "
+            f"(recorded: {', '.join(joints.names[:6])}; model: "
+            f"{', '.join(j.name for j in robot.moving_joints[:6])}); "
+            "name them with --joint-map FILE.json",
+            path=model.path,
+        )
+    return joints, match
+
+
+def pose_robot(
+    model: RecordingModel,
+    robot: RobotModel,
+    *,
+    joint_map: dict[str, str] | None = None,
+    joint_units: str | None = None,
+    trail_link: str | None = None,
+    keep_scene: bool = False,
+) -> RecordingModel:
+    """Return ``model`` with ``robot`` posed by its recorded joints.
+
+    With ``keep_scene`` (a recording whose own scene geometry draws the
+    robot), that geometry stays, and only the links the recorded joints pose
+    (not a loose body below a floating joint no recorded pose moves) get a
+    channel and may carry the trail.
+
+    Raises
+    ------
+    RobotModelError
+        The recording has no joints, or none of them matches the model.
+    FsrError
+        Reading the joint channel failed.
+    """
+    joints, match = _matched(model, robot, joint_map)
+    times_s, moving, specs = _moving_values(model, robot, joints, match, joint_units)
+    base = _base_poses(model, joints, times_s)
+    poses = link_poses(link_transforms(robot, moving, base))
+    left_out = (
+        robot.hidden_links | _unposed_links(robot, base is not None)
+        if keep_scene
+        else robot.hidden_links
     )
     derived = {
         f"{ROBOT_PREFIX}{name}": Channel(
@@ -247,18 +332,26 @@ def pose_robot(
             columns=LINK_POSE_COLUMNS,
         )
         for index, name in enumerate(robot.links)
-        if index not in robot.hidden_links
+        if index not in left_out
     }
+    summary = _summary(robot, joints, match)
+    if keep_scene:
+        summary["scene"] = "recorded"
+        summary["links"] = len(derived)
     return replace(
         model,
         joints=dataclasses.replace(joints, joints=tuple(specs)),
-        geometry=geometry,
+        geometry=model.geometry
+        if keep_scene and model.geometry is not None
+        else _robot_geometry(robot, times_s, poses),
         channels={**model.channels, **derived},
         metadata={
             **model.metadata,
             "robot": {
-                **_summary(robot, joints, match),
-                "trail_link": _trail_link(robot, trail_link, model.path),
+                **summary,
+                "trail_link": _trail_link(
+                    robot, trail_link, model.path, left_out - robot.hidden_links
+                ),
             },
         },
     )
@@ -283,16 +376,23 @@ def with_carried_robot(
     """Return ``model`` drawn with the robot description it carries, if any.
 
     A description that cannot be used (a mesh path nowhere, joints that
-    match nothing) does not stop the recording from opening: the model is
-    returned without a robot, and a note of the report says why.
+    match nothing, a copy in the file that does not read) does not stop the
+    recording from opening: the model is returned without a robot, and a
+    note of the report says why. A recording whose own scene draws the robot
+    (:attr:`~fsr_core.recording.RobotDescription.scene_recorded`) keeps it.
     """
     description = model.robot_description
     if description is None:
         return model
     try:
         robot = robot_from_text(description, model.path.parent, package_paths)
-        return _posed_with(model, robot, RobotRequest(path=Path(description.where)))
-    except RobotModelError as error:
+        return _posed_with(
+            model,
+            robot,
+            RobotRequest(path=Path(description.where)),
+            keep_scene=description.scene_recorded and model.geometry is not None,
+        )
+    except FsrError as error:
         return _noted(model, f"robot not drawn: {error}")
 
 
@@ -303,7 +403,11 @@ def _noted(model: RecordingModel, note: str) -> RecordingModel:
 
 
 def _posed_with(
-    model: RecordingModel, robot: RobotModel, request: RobotRequest
+    model: RecordingModel,
+    robot: RobotModel,
+    request: RobotRequest,
+    *,
+    keep_scene: bool = False,
 ) -> RecordingModel:
     """Return ``model`` posed with ``robot`` as ``request`` asks, refined alike."""
     joint_map = (
@@ -317,6 +421,7 @@ def _posed_with(
             joint_map=joint_map,
             joint_units=request.joint_units,
             trail_link=request.trail_link,
+            keep_scene=keep_scene,
         )
 
     refine = model.refine

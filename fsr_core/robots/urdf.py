@@ -136,6 +136,7 @@ class _Visuals:
         self.roots, self.where, self.named = roots, where, named
         self.visuals: list[LinkVisual] = []
         self.warnings: list[str] = []
+        self.framed: set[int] = set()
         self.triangles = 0
 
     def _colour(self, visual: Any) -> tuple[float, float, float, float] | None:
@@ -187,6 +188,7 @@ class _Visuals:
             self.warnings.append(
                 f"{self.where}: link {link!r}: {error}; drawn as a frame"
             )
+            self.framed.add(link_index)
             return
         self.triangles += count
         origin = _array(visual.origin, (4, 4), IDENTITY)
@@ -260,4 +262,5 @@ def read_urdf(text: bytes, where: str, roots: ResourceRoots) -> RobotModel:
         joints=ordered,
         visuals=tuple(visuals.visuals),
         warnings=tuple(visuals.warnings),
+        framed_links=frozenset(visuals.framed),
     )

@@ -157,7 +157,28 @@ def inspect_recording(
     if options is not None and options.robot is not None:
         posed = with_robot(source.open(target, **given), options.robot)
         report["robot"] = posed.metadata["robot"]
+    elif report.get("robot_description"):
+        _add_carried_robot(report, source.open(target, **given), options)
     return report
+
+
+def _add_carried_robot(
+    report: dict[str, Any], model: RecordingModel, options: OpenOptions | None
+) -> None:
+    """Add the robot ``model`` carries to ``report``, or the note saying why not."""
+    described = model.robot_description
+    if described is None:
+        report.pop("robot_description", None)
+    else:
+        report["robot_description"] = {"where": described.where, "kind": described.kind}
+    paths = (options.package_paths or ()) if options is not None else ()
+    posed = with_carried_robot(model, paths)
+    robot = posed.metadata.get("robot")
+    if isinstance(robot, dict):
+        report["robot"] = robot
+    # The model's notes (the report's already, for most sources) and posing's.
+    notes = [*report.get("notes", []), *posed.report.get("notes", [])]
+    report["notes"] = list(dict.fromkeys(notes))
 
 
 def convert_recording(

@@ -28,6 +28,11 @@ every source:
 ``verification``
     Only with ``verify``: ``checked_records``, ``problems`` (at most 100),
     ``problem_count`` and ``payloads_digest_verified``.
+``robot_description``
+    Only for a recording that carries its robot's description (an MCAP's
+    ``/robot_description``, the model a MuJoCo run embeds): where it is and
+    its ``kind`` (``urdf``, ``mjcf``). ``inspect`` then poses that robot and
+    adds ``robot`` (as ``--robot`` does), or a note saying why it cannot.
 
 A source's own facts sit under a key named after it (``report["skelarm"]``),
 except FSR's, which stay at the top level where ``inspect --json`` has always
@@ -159,6 +164,11 @@ def model_report(
         "notes": [str(note) for note in notes] if isinstance(notes, list) else [],
         model.source: json_safe(own),
     }
+    if model.robot_description is not None:
+        report["robot_description"] = {
+            "where": model.robot_description.where,
+            "kind": model.robot_description.kind,
+        }
     if verify:
         if checked_records is None:
             checked_records = sum(c.count or 0 for c in model.channels.values())

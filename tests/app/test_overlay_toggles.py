@@ -53,7 +53,8 @@ def _record_contacts(folder: Path) -> Path:
         dataclasses.replace(camera, width=160, height=120, codec="png")
         for camera in scenario.cameras
     )
-    scenario = dataclasses.replace(scenario, duration_s=0.5, cameras=cameras)
+    # Long enough for the pusher to move (from 0.8 s): its path is the tip trail.
+    scenario = dataclasses.replace(scenario, duration_s=1.2, cameras=cameras)
     path = folder / "contacts.fsr"
     record_mujoco_run(scenario, path)
     return path

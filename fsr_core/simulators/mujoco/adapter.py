@@ -1,4 +1,8 @@
-"""MuJoCo as a registry adapter: record scenarios, re-render and re-simulate."""
+"""MuJoCo as a registry adapter: record scenarios, re-render and re-simulate.
+
+Its recordings open with the model they embed as their robot description
+(:mod:`fsr_core.simulators.mujoco.profile`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
     RecordedRun,
     ReplayResult,
@@ -15,6 +20,7 @@ from fsr_core.simulation.protocol import (
 from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
 from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.mujoco.model_files import ModelFiles
+from fsr_core.simulators.mujoco.profile import MujocoProfile
 from fsr_core.simulators.mujoco.recorder import MujocoRunResult, record_mujoco_run
 from fsr_core.simulators.mujoco.replay import can_replay, replay_recording
 from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME, unavailable_reason
@@ -34,6 +40,10 @@ class MujocoAdapter(ReplayCallAdapter, SimulatorDefaults):
     def unavailable_reason(self) -> str | None:
         """Return ``None`` when MuJoCo is installed, else what to install."""
         return unavailable_reason()
+
+    def recording_profile(self) -> RecordingProfile | None:
+        """Return the profile that gives a recording the model it embeds."""
+        return MujocoProfile()
 
     def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
         """Recognise a scenario with ``simulator = "mujoco"``."""

@@ -5,7 +5,9 @@ as it is, at the top level) plus the keys of
 :mod:`fsr_core.sources.inspection` that it lacks: ``source``,
 ``description``, ``integrity``, ``duration_s``, ``channels``, ``cameras`` and
 ``notes``. They come from the file's index, so no payload is decoded unless
-``verify`` asks for it.
+``verify`` asks for it. A run that embeds its model (the ``model`` run
+metadata names its ``entry`` file) gets ``robot_description``: the inspector
+then opens the recording to pose the robot the simulator's profile gives it.
 """
 
 from __future__ import annotations
@@ -138,4 +140,14 @@ def inspect_fsr(
             "channels": _channels(reader),
             "cameras": _cameras(reader),
             "notes": [],
+            **_embedded_model(reader),
         }
+
+
+def _embedded_model(reader: FsrReader) -> dict[str, Any]:
+    """Return ``robot_description`` of a run whose metadata names its model file."""
+    model = reader.metadata.get("model")
+    entry = model.get("entry") if isinstance(model, dict) else None
+    if not isinstance(entry, str) or not entry:
+        return {}
+    return {"robot_description": {"where": f"{reader.path} {entry}", "kind": None}}

@@ -11,7 +11,10 @@ opened without reading its data section through:
   when first shown (:class:`~fsr_core.sources.mcap.topic_loader.TopicLoader`);
 - each camera's first and last time come from the message indexes, and its
   frame times from them too when first asked for; its first image is decoded
-  (for its frame) only when a calibration topic is there to match it against.
+  (for its frame) only when a calibration topic is there to match it against;
+- a robot description topic's messages are found in its message indexes, and
+  the one drawn is read afterwards
+  (:mod:`fsr_core.sources.mcap.robot_description`).
 
 Times are log times: a publish time or a header stamp needs every message,
 so those time bases read the whole file (:meth:`Reading.read_everything`).
@@ -34,7 +37,7 @@ from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic
 __all__ = ["can_read_from_indexes", "read_from_indexes"]
 
 _AT_OPEN = (TopicKind.CALIBRATION, TopicKind.TRANSFORMS)
-_LATER = (TopicKind.NUMERIC, *IMAGE_KINDS)
+_LATER = (TopicKind.NUMERIC, TopicKind.ROBOT_DESCRIPTION, *IMAGE_KINDS)
 
 
 def can_read_from_indexes(contents: McapContents, base: str) -> bool:

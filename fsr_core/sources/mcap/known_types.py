@@ -22,6 +22,7 @@ from fsr_core.calibration import (
 from fsr_core.errors import CalibrationError, DecodeError
 
 __all__ = [
+    "DESCRIPTION_SCHEMAS",
     "KINDS",
     "STAMP_FIELDS",
     "Stamped",
@@ -29,6 +30,7 @@ __all__ = [
     "Transform",
     "calibration_of",
     "frame_id_of",
+    "is_robot_description",
     "is_stamp",
     "stamp_ns",
     "transforms_of",
@@ -42,6 +44,7 @@ class TopicKind(StrEnum):
     RAW_IMAGE = "raw image"
     CALIBRATION = "camera calibration"
     TRANSFORMS = "transforms"
+    ROBOT_DESCRIPTION = "robot description"
     NUMERIC = "numeric"
 
 
@@ -61,6 +64,19 @@ KINDS: Final[dict[str, TopicKind]] = {
     "tf2_msgs/TFMessage": TopicKind.TRANSFORMS,
 }
 """Schema name to kind; any other schema is read for its numeric fields."""
+
+DESCRIPTION_SCHEMAS: Final = frozenset(
+    {"std_msgs/msg/String", "std_msgs/String", "std_msgs.String", "std_msgs.msg.String"}
+)
+"""The schemas of a robot description topic (``std_msgs/String``, by encoding)."""
+DESCRIPTION_TOPIC_END: Final = "robot_description"
+"""How the name of a robot description topic ends (``/robot_description``)."""
+
+
+def is_robot_description(topic: str, schema_name: str) -> bool:
+    """Whether a topic holds a robot description: ``.../robot_description`` text."""
+    return topic.endswith(DESCRIPTION_TOPIC_END) and schema_name in DESCRIPTION_SCHEMAS
+
 
 STAMP_FIELDS: Final = (("sec", "nanosec"), ("sec", "nsec"), ("seconds", "nanos"))
 """Field pairs of a time stamp: a structure of exactly one pair is a stamp."""

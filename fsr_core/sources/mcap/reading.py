@@ -229,6 +229,14 @@ class Reading:
         decode = topic.decoder.decode
         if decode is None:
             return
+        if topic.kind is TopicKind.ROBOT_DESCRIPTION:
+            # Only where it lies: the one message drawn is read afterwards.
+            publish = self.base == "publish"
+            topic.refs.append((block, ordinal))
+            topic.times_ns.append(
+                message.publish_time_ns if publish else message.log_time_ns
+            )
+            return
         image = topic.kind in IMAGE_KINDS
         needs_tree = not image or self.base == "header" or not topic.refs
         tree: PlainTree | None = None

@@ -6,12 +6,14 @@ and calibrations, and one message of each other topic; each numeric topic is
 a lazy channel that reads its own chunks when first shown. Any other file,
 and any time base but log time, is read in one pass over every block
 (:meth:`Reading.read_everything`). Either way images are read only when a view
-asks for their frame. The play-time axis starts at the first message; each
-message sits at its log time, or at its publish time or header stamp when the
-caller's ``time_base`` (the ``--time-base`` option, View → Time base) says so,
-or, when it does not, ``FSR_VIEWER_MCAP_TIME`` (the default for scripts). With
-header stamps, a message without one (no header, or the unset stamp 0) stays at
-its log time, and the report's notes and topics say which topics did.
+asks for their frame, and of a ``/robot_description`` topic only the message
+drawn (:mod:`fsr_core.sources.mcap.robot_description`). The play-time axis
+starts at the first message; each message sits at its log time, or at its
+publish time or header stamp when the caller's ``time_base`` (the
+``--time-base`` option, View → Time base) says so, or, when it does not,
+``FSR_VIEWER_MCAP_TIME`` (the default for scripts). With header stamps, a
+message without one (no header, or the unset stamp 0) stays at its log time,
+and the report's notes and topics say which topics did.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from fsr_core.sources.mcap.inspection_report import contents_report
 from fsr_core.sources.mcap.joint_states import joint_states
 from fsr_core.sources.mcap.late_problems import LateProblems
 from fsr_core.sources.mcap.reading import Reading
+from fsr_core.sources.mcap.robot_description import carried_description
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
 from fsr_core.sources.mcap.transform_tree import TransformTree
@@ -124,7 +127,7 @@ class _Assembly:
         ends = [t.last_ns for t in topics if t.last_ns is not None]
         self.origin_ns = min(starts) if starts else 0
         self.end_ns = max(ends) if ends else 0
-        self.notes: list[str] = []
+        self.description, self.notes = carried_description(reading)
         self.problems = LateProblems()
 
     def channels(self) -> dict[str, Channel]:
@@ -262,6 +265,7 @@ class _Assembly:
                 (topic.info for topic in self.reading.topics.values()), channels
             ),
             markers=self.markers(),
+            robot_description=self.description,
             metadata={
                 "profile": self.contents.profile,
                 "library": self.contents.library,

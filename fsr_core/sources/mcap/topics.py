@@ -19,7 +19,7 @@ import numpy as np
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.sources.mcap.container import Block, TopicInfo
 from fsr_core.sources.mcap.decoding import Decoder
-from fsr_core.sources.mcap.known_types import KINDS, TopicKind
+from fsr_core.sources.mcap.known_types import KINDS, TopicKind, is_robot_description
 from fsr_core.sources.mcap.numeric_leaves import NumericTable
 
 __all__ = ["IMAGE_KINDS", "ImageRefs", "Topic", "kind_of"]
@@ -28,7 +28,13 @@ IMAGE_KINDS = (TopicKind.COMPRESSED_IMAGE, TopicKind.RAW_IMAGE)
 
 
 def kind_of(info: TopicInfo) -> TopicKind:
-    """Return what a channel's schema makes of it (any unknown schema: numeric)."""
+    """Return what a channel's schema makes of it (any unknown schema: numeric).
+
+    A ``std_msgs/String`` topic named ``.../robot_description`` is a robot
+    description (:mod:`fsr_core.sources.mcap.robot_description`).
+    """
+    if is_robot_description(info.topic, info.schema_name):
+        return TopicKind.ROBOT_DESCRIPTION
     return KINDS.get(info.schema_name, TopicKind.NUMERIC)
 
 
@@ -63,7 +69,8 @@ class Topic:
     times_ns: list[int] = field(default_factory=list)
     table: NumericTable | None = None
     refs: list[tuple[int, int]] = field(default_factory=list)
-    """Images read at open: ``(block number, ordinal)`` of each, in file order."""
+    """Images (or robot descriptions) read at open: ``(block number, ordinal)``
+    of each, in file order."""
     calibrations: list[tuple[int, CalibrationProfile, str]] = field(
         default_factory=list
     )

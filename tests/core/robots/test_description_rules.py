@@ -7,6 +7,7 @@ file, a DTD, a loop, a mesh reference leaving its package). The real robots
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from fsr_core.errors import RobotModelError
 from fsr_core.robots import load_robot, match_joints
 from fsr_core.robots.kinematics import link_poses, link_transforms
+from fsr_core.robots.link_frames import frame_meshes
 from fsr_core.robots.matching import read_joint_map
 from fsr_core.robots.resource_paths import ResourceRoots
 
@@ -59,6 +61,40 @@ def test_a_missing_mesh_is_one_warning_and_the_rest_loads(tmp_path: Path) -> Non
     assert "'l2'" in robot.warnings[0]
     assert "l2.stl" in robot.warnings[0]
     assert "drawn as a frame" in robot.warnings[0]
+    assert robot.framed_links == frozenset({2})
+
+
+def test_a_link_whose_mesh_is_missing_is_drawn_as_its_frame(tmp_path: Path) -> None:
+    robot = load_robot(_write(tmp_path, _ARM.format(mesh="package://arm/l2.stl")))
+    values = np.array([[0.0, 0.0], [0.5, 0.1]])
+    poses = link_poses(link_transforms(robot, values))
+
+    bars = frame_meshes(robot, poses[0, :, :3])
+
+    assert [mesh.name for mesh in bars] == ["l2:x", "l2:y", "l2:z"]
+    assert {mesh.body for mesh in bars} == {2}
+    assert {mesh.kind for mesh in bars} == {"frame"}
+    for axis, bar in enumerate(bars):  # each bar runs from the origin along its axis
+        assert bar.vertices_m[:, axis].min() == pytest.approx(0.0)
+        assert bar.vertices_m[:, axis].max() > 5 * np.ptp(
+            bar.vertices_m[:, (axis + 1) % 3]
+        )
+
+
+def test_a_description_without_visuals_draws_every_link_as_its_frame(
+    tmp_path: Path,
+) -> None:
+    bare = re.sub(r"<visual>.*?</visual>", "", _ARM.format(mesh="x.stl"), flags=re.S)
+    robot = load_robot(_write(tmp_path, bare))
+    poses = link_poses(link_transforms(robot, np.zeros((1, 2))))
+
+    bars = frame_meshes(robot, poses[0, :, :3])
+
+    assert robot.visuals == ()
+    assert robot.warnings == ()
+    assert [mesh.name for mesh in bars] == [
+        f"{link}:{axis}" for link in robot.links for axis in "xyz"
+    ]
 
 
 def test_forward_kinematics_follows_origins_axes_and_mimics(tmp_path: Path) -> None:
