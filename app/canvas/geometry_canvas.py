@@ -26,7 +26,7 @@ fits a recording; views and the export call them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import numpy as np
@@ -39,7 +39,7 @@ from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.gl_solids import GlSolids, gl_solids_for
-from app.canvas.mesh_thinning import clustered, drawn_shares
+from app.canvas.mesh_thinning import DRAFT_TRIANGLES, clustered, drawn_shares
 from app.canvas.overlay import Surface
 from app.canvas.overlay_registry import paint_shown
 from app.canvas.recording_canvas import RecordingCanvas
@@ -190,6 +190,10 @@ class GeometryCanvas(RecordingCanvas):
             solids, len(model.geometry.bodies), dict.fromkeys(self._faded, _FADE)
         )
         self._meshes = solids
+        self.draft = False
+        """Whether a paint may use a thinned copy of big meshes (the window, while
+        the picture changes); stills and exports always draw them whole."""
+        self._gl_draft: GlSolids | bool | None = False  # False: not made yet
         self._painted: (
             list[tuple[GeometryMesh, FloatArray, npt.NDArray[np.int64]]] | None
         ) = None
@@ -300,15 +304,39 @@ class GeometryCanvas(RecordingCanvas):
         light: FloatArray = -axes[2] + 0.8 * self.view.up + 0.4 * axes[0]
         return light / np.linalg.norm(light)
 
+    def _draft_solids(self) -> GlSolids | None:
+        """Return the thinned copy for drafts (made once), or None when not worth it."""
+        if self._gl_draft is False:
+            triangles = sum(len(mesh.faces) for mesh in self._meshes)
+            self._gl_draft = None
+            if triangles > 2 * DRAFT_TRIANGLES and self._geometry.bodies:
+                shares = drawn_shares(
+                    [len(m.faces) for m in self._meshes], DRAFT_TRIANGLES
+                )
+                thinned = [
+                    replace(mesh, vertices_m=vertices, faces=faces)
+                    for mesh, share in zip(self._meshes, shares, strict=True)
+                    for vertices, faces in [
+                        clustered(mesh.vertices_m, mesh.faces, share)
+                    ]
+                ]
+                self._gl_draft = gl_solids_for(
+                    thinned,
+                    len(self._geometry.bodies),
+                    dict.fromkeys(self._faded, _FADE),
+                )
+        return self._gl_draft if isinstance(self._gl_draft, GlSolids) else None
+
     def _paint_gl(self, painter: QPainter, rect: QRectF, poses: FloatArray) -> bool:
         """Draw the solids through OpenGL; False when it is not available."""
         if self._gl is None:
             return False
+        solids = (self._draft_solids() if self.draft else None) or self._gl
         device = painter.device()
         ratio = device.devicePixelRatioF() if device is not None else 1.0
         size = (round(rect.width() * ratio), round(rect.height() * ratio))
         reach = float(np.linalg.norm(self.view.eye_m - self._center_m))
-        image = self._gl.render(
+        image = solids.render(
             self.view,
             size,
             poses,

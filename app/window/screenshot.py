@@ -186,6 +186,7 @@ def _draw(
         _wait(app, last_resort, paths, lambda: window.plots.settled, "plotted channels")
         window.resize(*size)
         app.processEvents()
+        window.scene_view.draw_whole()
         _raise_pending(last_resort, paths)
         image = window.grab().toImage()
         # Painting happens in grab(): a paint event that raised leaves a

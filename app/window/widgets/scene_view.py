@@ -10,6 +10,11 @@ view the user turned to belongs to this widget, not to the canvas: it stays
 while the same recording is drawn again (new options make a new canvas) and
 goes back to the fitted view with another recording. The export and the
 screenshot draw the canvas alone, so they keep the fitted view.
+
+While the picture changes (a seek, each frame played, an orbit), a scene of
+big meshes (a robot of 100,000 triangles) is drawn from a thinned copy, the
+whole meshes once it stood still for :data:`WHOLE_AFTER_MS`; a screenshot
+waits for them, and the export draws them whole.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import math
 from enum import Enum
 from typing import Final
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
@@ -43,6 +48,11 @@ ZOOM_PER_NOTCH: Final = 1.15
 ZOOM_LIMIT: Final = 25.0
 
 
+#: How long the picture must stand still before the whole meshes replace a
+#: draft (milliseconds).
+WHOLE_AFTER_MS: Final = 250
+
+
 class _Drag(Enum):
     ORBIT = "orbit"
     PAN = "pan"
@@ -62,6 +72,10 @@ class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
         self._view_3d: SceneView3d | None = None
         """The view the user turned to (None: the canvas's fitted one)."""
         self._drag: tuple[_Drag, QPointF] | None = None
+        self._whole = QTimer(self)
+        self._whole.setSingleShot(True)
+        self._whole.setInterval(WHOLE_AFTER_MS)
+        self._whole.timeout.connect(self._paint_whole)
 
     @property
     def painted_s(self) -> float | None:
@@ -96,6 +110,34 @@ class SceneView(CanvasView[SceneCanvas | GeometryCanvas]):
             return
         self._view_3d = view
         canvas.view = canvas.fitted_view if view is None else view
+        self._draft()
+        self.update()
+
+    def _draft(self) -> None:
+        """Let the picture, which is changing, be drawn from thinned meshes.
+
+        The whole meshes follow once it stood still for
+        :data:`WHOLE_AFTER_MS` (a seek, each frame played, an orbit step).
+        """
+        canvas = self._canvas
+        if isinstance(canvas, GeometryCanvas):
+            canvas.draft = True
+            self._whole.start()
+
+    def _paint_whole(self) -> None:
+        canvas = self._canvas
+        if isinstance(canvas, GeometryCanvas) and canvas.draft:
+            canvas.draft = False
+            self.update()
+
+    def draw_whole(self) -> None:
+        """Draw the whole meshes from the next paint on, not a draft (a screenshot)."""
+        self._whole.stop()
+        self._paint_whole()
+
+    def _on_clock_position_changed(self, play_time_s: float) -> None:
+        del play_time_s
+        self._draft()
         self.update()
 
     def reset_view(self) -> None:
