@@ -132,16 +132,33 @@ def _rest(low: float | None, high: float | None) -> float:
     return value
 
 
+#: A transform channel of a frame (an MCAP's ``/tf``): pose in its parent.
+_TF_CHANNEL: Final = "/tf:{frame}"
+_TF_COLUMNS: Final = ("x", "y", "z", "qx", "qy", "qz", "qw")
+
+
 def _base_poses(
-    model: RecordingModel, joints: JointSet, times_s: FloatArray
+    model: RecordingModel, joints: JointSet, times_s: FloatArray, root: str
 ) -> FloatArray | None:
-    if joints.base_pose is None or joints.base_pose not in model.channels:
-        return None
-    channel = model.channels[joints.base_pose]
-    values = channel.values
+    """Return the floating base's poses at ``times_s`` (``x y z qw qx qy qz``).
+
+    From the recorded base pose (a free joint), else from a recorded transform
+    of the model's root frame (``/tf`` of ``base_link`` in its parent, such as
+    ``odom``); ``None`` when neither is recorded: the base stays put.
+    """
+    name = joints.base_pose
+    reorder = None
+    if name is None or name not in model.channels:
+        name = _TF_CHANNEL.format(frame=root)
+        found = model.channels.get(name)
+        if found is None or found.columns != _TF_COLUMNS:
+            return None
+        reorder = [0, 1, 2, 6, 3, 4, 5]
+    channel = model.channels[name]
+    values = channel.values if reorder is None else channel.values[:, reorder]
     if values.ndim != 2 or values.shape[1] != 7 or len(values) == 0:
         raise SchemaError(
-            f"base pose {joints.base_pose!r} needs 7 columns (x y z qw qx qy qz)",
+            f"base pose {name!r} needs 7 columns (x y z qw qx qy qz)",
             path=model.path,
         )
     rows = np.clip(
@@ -315,7 +332,7 @@ def pose_robot(
     """
     joints, match = _matched(model, robot, joint_map)
     times_s, moving, specs = _moving_values(model, robot, joints, match, joint_units)
-    base = _base_poses(model, joints, times_s)
+    base = _base_poses(model, joints, times_s, robot.links[robot.root])
     poses = link_poses(link_transforms(robot, moving, base))
     left_out = (
         robot.hidden_links | _unposed_links(robot, base is not None)

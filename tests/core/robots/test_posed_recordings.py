@@ -149,3 +149,28 @@ def test_a_bad_robot_is_one_line_naming_its_file(robot: Path, problem: str) -> N
 def test_a_recording_without_joints_says_so(tmp_path: Path) -> None:
     with pytest.raises(FsrError, match="no joint positions"):
         _opened(DATA / "mcap" / "layout_unchunked.mcap", _FRANKA_URDF)
+
+
+def test_a_recorded_transform_of_the_root_frame_moves_the_base(tmp_path: Path) -> None:
+    # ros2.mcap (written by mcap-ros2-support) moves base_link on /tf and
+    # records joint_1 ... on /joint_states; a description rooted at base_link
+    # then stands where the transform puts it.
+    description = tmp_path / "rooted.urdf"
+    description.write_text(
+        '<?xml version="1.0"?><robot name="rooted">'
+        '<link name="base_link"/><link name="arm"/>'
+        '<joint name="joint_1" type="revolute"><parent link="base_link"/>'
+        '<child link="arm"/><axis xyz="0 0 1"/>'
+        '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint></robot>'
+    )
+    model = _opened(DATA / "mcap" / "ros2.mcap", description)
+
+    tf = model.channels["/tf:base_link"]
+    base = model.channels["robot/base_link"]
+    rows = np.searchsorted(tf.times_s, base.times_s, side="right") - 1
+    ok = rows >= 0
+    expected = tf.values[rows[ok]][:, [0, 1, 2, 6, 3, 4, 5]]
+    assert ok.sum() > 10
+    np.testing.assert_allclose(base.values[ok][:, :3], expected[:, :3], atol=1e-9)
+    _same_rotation(base.values[ok][:, 3:], expected[:, 3:])
+    assert np.ptp(base.values[ok][:, :3], axis=0).max() > 0.01  # it moved
