@@ -15,7 +15,6 @@ from typing import Any, Final
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
-from fsr_core.robots import with_robot
 from fsr_core.sources.head import read_head
 from fsr_core.sources.lerobot.files import read_head_text
 from fsr_core.sources.lerobot.info import INFO_FILE
@@ -146,14 +145,11 @@ class LeRobotSource:
         With ``options.robot``, the robot is posed and its link poses written
         as channels too.
         """
-        from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
+        from fsr_core.sources.toolkit.whole_model_conversion import write_converted
 
         root, index = _address(path)
         model = self.open(path)
-        robot = None if options is None else options.robot
-        if robot is not None:
-            model = with_robot(model, robot)
-        return write_model_as_fsr(
+        return write_converted(
             model,
             output,
             source_path=root,
@@ -164,8 +160,8 @@ class LeRobotSource:
                 "episode_index": index,
                 "codebase_version": model.metadata.get("codebase_version", ""),
                 "task": model.metadata.get("task", ""),
-                **({} if robot is None else {"robot_description": str(robot.path)}),
             },
+            options=options,
         )
 
 

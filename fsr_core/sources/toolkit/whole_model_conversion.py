@@ -17,7 +17,7 @@ from fsr_core.robots import with_robot
 from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
 
-__all__ = ["WholeModelConversion"]
+__all__ = ["WholeModelConversion", "write_converted"]
 
 
 class WholeModelConversion:
@@ -44,23 +44,48 @@ class WholeModelConversion:
         options: OpenOptions | None = None,
     ) -> FsrConversion:
         """Write the file's whole model (:meth:`whole_model`) as FSR."""
-        from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
-
         model = self.whole_model(path, options)
-        robot = None if options is None else options.robot
-        if robot is not None:
-            model = with_robot(model, robot)
-        return write_model_as_fsr(
+        return write_converted(
             model,
             output,
             source_path=path,
             source_kind=self.name,
             overwrite=overwrite,
             provenance={
-                **{
-                    fact: model.metadata.get(key, "")
-                    for fact, key in self.provenance_keys.items()
-                },
-                **({} if robot is None else {"robot_description": str(robot.path)}),
+                fact: model.metadata.get(key, "")
+                for fact, key in self.provenance_keys.items()
             },
+            options=options,
         )
+
+
+def write_converted(
+    model: RecordingModel,
+    output: Path,
+    *,
+    source_path: Path,
+    source_kind: str,
+    overwrite: bool,
+    provenance: Mapping[str, object],
+    options: OpenOptions | None,
+) -> FsrConversion:
+    """Write a source's ``model`` as FSR, with the robot ``options`` name, if any.
+
+    With ``options.robot`` the robot is posed first: its ``robot/<link>``
+    channels and meshes are written with the rest and the provenance names
+    the description.
+    """
+    from fsr_core.sources.toolkit.model_to_fsr import write_model_as_fsr
+
+    robot = None if options is None else options.robot
+    if robot is not None:
+        model = with_robot(model, robot)
+        provenance = {**provenance, "robot_description": str(robot.path)}
+    return write_model_as_fsr(
+        model,
+        output,
+        source_path=source_path,
+        source_kind=source_kind,
+        overwrite=overwrite,
+        provenance=dict(provenance),
+    )
