@@ -37,7 +37,8 @@ from app.window.plots.series_cache import (
     view_points,
 )
 from app.window.widgets.plain_text import LABEL_CHARS, markup_text, visible_text
-from app.window.workers import ChannelJob, Runner, pool_runner
+from app.window.workers import Runner, pool_runner
+from app.window.workers.channel_reader import ChannelReader
 from fsr_core.arrays import IndexArray
 from fsr_core.errors import FsrError
 from fsr_core.recording import Channel, RecordingModel
@@ -230,9 +231,7 @@ class ChannelPlots(QWidget):
     ) -> None:
         super().__init__(parent)
         self._runner = runner if runner is not None else pool_runner()
-        self._reading: int | None = None
-        self._request_id = 0
-        self._jobs: dict[int, ChannelJob] = {}  # kept alive until they report
+        self._reader = ChannelReader(self._runner, self._rebuild)
         self._model: RecordingModel | None = None
         self._plots: tuple[tuple[str, ...], ...] = ()
         self._panels: list[_Panel] = []
@@ -261,7 +260,7 @@ class ChannelPlots(QWidget):
     @property
     def settled(self) -> bool:
         """Whether no channel is being read for the plots."""
-        return self._reading is None
+        return self._reader.idle
 
     @property
     def plots(self) -> tuple[tuple[str, ...], ...]:
@@ -326,7 +325,7 @@ class ChannelPlots(QWidget):
         self._panels = []
         self._range_s = (0.0, 0.0)
         self._shown_model = self._model
-        self._reading = None  # a read still running is for an earlier choice
+        self._reader.forget()  # a read still running is for an earlier choice
         self._set_note(0, 0)
         if self._model is None:
             return
@@ -362,22 +361,9 @@ class ChannelPlots(QWidget):
         self, model: RecordingModel, channels: list[Channel]
     ) -> None:
         """Read channels read only when shown off the GUI thread, then plot them."""
-        self._request_id += 1
-        self._reading = self._request_id
         self.note.setText(f"Reading {len(channels)} channel(s) from the file…")
         self.note.setVisible(True)
-        job = ChannelJob(self._request_id, model.path, tuple(channels))
-        job.signals.finished.connect(self._on_channels_read)
-        job.signals.failed.connect(self._on_channels_read)
-        self._jobs[self._request_id] = job
-        self._runner(job)
-
-    def _on_channels_read(self, request_id: int, _: object) -> None:
-        self._jobs.pop(request_id, None)
-        if request_id != self._reading:
-            return  # the plots or the file changed meanwhile
-        self._reading = None
-        self._rebuild()
+        self._reader.read(model.path, tuple(channels))
 
     def _set_note(
         self,

@@ -52,7 +52,8 @@ from app.window.state import (
 )
 from app.window.widgets.joint_rows import ElidedLabel, JointsView, mute
 from app.window.widgets.plain_text import tooltip_html, visible_text
-from app.window.workers import ChannelJob, Runner, pool_runner
+from app.window.workers import Runner, pool_runner
+from app.window.workers.channel_reader import ChannelReader
 from fsr_core.recording import RecordingModel
 
 __all__ = ["SidePanel", "scrolling"]
@@ -187,10 +188,10 @@ class SidePanel(QWidget):
         self._row_views: list[_RowView] = []
         self._shown_s: float | None = None
         self._environment = options.options.environment
-        self._request_id = 0
-        self._reading: int | None = None
+        self._reader = ChannelReader(
+            self._runner, lambda: self._show(self._clock.position_s)
+        )
         """The request reading the joints' channels, while it runs."""
-        self._jobs: dict[int, ChannelJob] = {}  # kept alive until they report
         self.setFixedWidth(WIDTH_PX)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         layout = self._layout = QVBoxLayout(self)
@@ -356,7 +357,7 @@ class SidePanel(QWidget):
             self._rows,
             play_time_s,
             environment=self._environment,
-            reads=self._reading is None,
+            reads=self._reader.idle,
         )
         frame = f"(frame {self._clock.frame_index + 1}/{self._clock.frame_count})"
         return tuple(
@@ -377,7 +378,7 @@ class SidePanel(QWidget):
         A source may leave a channel to be read when first shown (an MCAP
         topic, a Genesis field); until it is, the joints show as unknown.
         """
-        self._reading = None
+        self._reader.forget()
         model = self._model
         joints = None if model is None else model.joints
         if model is None or joints is None:
@@ -392,22 +393,9 @@ class SidePanel(QWidget):
         )
         if not unread:
             return
-        self._request_id += 1
-        self._reading = self._request_id
-        job = ChannelJob(self._request_id, model.path, unread)
-        job.signals.finished.connect(self._on_channels_read)
-        job.signals.failed.connect(self._on_channels_read)
-        self._jobs[self._request_id] = job
-        self._runner(job)
+        self._reader.read(model.path, unread)
 
     # -- reactions --------------------------------------------------------
-
-    def _on_channels_read(self, request_id: int, _: object) -> None:
-        self._jobs.pop(request_id, None)
-        if request_id != self._reading:
-            return  # another file, or another environment, meanwhile
-        self._reading = None
-        self._show(self._clock.position_s)
 
     def _on_clock_position_changed(self, play_time_s: float) -> None:
         self._show(play_time_s)
