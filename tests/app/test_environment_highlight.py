@@ -151,3 +151,30 @@ def test_the_export_draws_the_environment_the_option_names(
     assert faded < 0.5 * _distance_to_background(shots[""], where[env0_box])
     kept = _distance_to_background(shots["env2"], where[env2_box])
     assert kept == pytest.approx(_distance_to_background(shots[""], where[env2_box]))
+
+
+def test_the_exported_panel_reads_the_environment_the_option_names(
+    qapp: object, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    from app.canvas.panel import ReadoutPanel
+    from app.cli import main
+
+    panels = {}
+    for name in ("env0", "env2"):
+        output = tmp_path / f"panel_{name}.png"
+        frame = ["--export-frame", str(AT_S), str(output), "--panel"]
+        code = main([str(BATCH), *frame, "--size", "400x400", "--environment", name])
+        assert code == 0
+        image = np.asarray(Image.open(output).convert("RGB"), dtype=int)
+        panels[name] = image[:, -ReadoutPanel.WIDTH_PX :]
+
+    model = open_recording(BATCH)
+    lines = {
+        name: ReadoutPanel(model, environment=name).text_lines(AT_S)
+        for name in ("env0", "env2")
+    }
+    assert any("env2" in line for line in lines["env2"])
+    assert lines["env0"] != lines["env2"]
+    assert (np.abs(panels["env0"] - panels["env2"]).sum(axis=2) > 60).sum() > 20

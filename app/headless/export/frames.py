@@ -103,7 +103,10 @@ class FrameSource:
         x = len(views) * width
         if shown.panel:
             parts.append(
-                (ReadoutPanel(model), QRectF(x, 0, ReadoutPanel.WIDTH_PX, height))
+                (
+                    ReadoutPanel(model, environment=shown.environment),
+                    QRectF(x, 0, ReadoutPanel.WIDTH_PX, height),
+                )
             )
             x += ReadoutPanel.WIDTH_PX
         self._parts = parts
