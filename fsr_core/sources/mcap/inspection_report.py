@@ -27,6 +27,8 @@ def _rate(count: int, first_ns: int | None, last_ns: int | None) -> float | None
 
 
 def _index_note(contents: McapContents) -> str:
+    if contents.scan_reason:
+        return contents.scan_reason
     if contents.scanned and not contents.has_summary:
         return "no index: scanned"
     if contents.scanned:
