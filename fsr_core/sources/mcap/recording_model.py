@@ -226,9 +226,23 @@ class _Assembly:
                 f"{block.offset}: {reason}",
             )
         cut = self.contents.cut
+        if cut is not None and not self._read_anything():
+            return (
+                Integrity.INVALID,
+                f"nothing could be read: cut at byte {cut.offset}: {cut.reason}",
+            )
         if cut is not None:
             return Integrity.RECOVERED, f"cut at byte {cut.offset}: {cut.reason}"
         return Integrity.VALID, ""
+
+    def _read_anything(self) -> bool:
+        """Whether reading found any message, attachment or metadata record."""
+        contents = self.contents
+        return bool(
+            any(self.reading.counts.values())
+            or contents.attachments
+            or contents.metadata
+        )
 
     def model(self) -> RecordingModel:
         channels = self.channels()

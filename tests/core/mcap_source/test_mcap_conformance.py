@@ -6,7 +6,8 @@ large-file pointers and their expected records as JSON.
 ``tests/data/mcap/conformance/expected.json`` holds each pointer's SHA-256 and
 size with what its JSON says the file holds (topics with their schemas,
 messages, attachments, metadata). Each file is built here, checked against
-its pointer, and read through the MCAP source's reader.
+its pointer, read through the MCAP source's reader, and verified as
+``inspect --verify`` does.
 """
 
 from __future__ import annotations
@@ -135,6 +136,18 @@ def test_the_suite_has_416_files_and_builds_each(suite: dict[str, Path]) -> None
     assert set(suite) == set(_expected()["files"])
 
 
+@pytest.mark.parametrize("base", BASES)
+def test_every_variant_verifies_valid(suite: dict[str, Path], base: str) -> None:
+    invalid = {}
+    for name, path in suite.items():
+        if name.split("-")[0] != base:
+            continue
+        report = inspect_recording(path, verify=True)
+        if not report["valid"] or report["verification"]["problem_count"]:
+            invalid[name] = report["verification"]["problems"]
+    assert not invalid, invalid
+
+
 def _without_summary_schemas(data: bytes) -> bytes:
     """Return ``data`` without its summary's Schema records (and summary offsets).
 
@@ -167,7 +180,8 @@ def test_a_rosbag2_file_whose_summary_repeats_channels_only_keeps_its_channels(
     assert len(after.channels) > 0
     for name, channel in before.channels.items():
         np.testing.assert_array_equal(after.channels[name].values, channel.values)
-    report = inspect_recording(rewritten)
+    report = inspect_recording(rewritten, verify=True)
+    assert report["valid"], report["verification"]["problems"]
     assert not [note for note in report["notes"] if "does not hold" in note]
 
 

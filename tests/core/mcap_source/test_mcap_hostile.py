@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mcap import writer as mcap_writer
+from mcap.stream_reader import StreamReader
 
 from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, MarkerKind
@@ -147,7 +148,9 @@ def test_a_chunk_that_claims_a_huge_size_is_refused_before_allocating(
     model = open_recording(path)
     assert "budget" in model.integrity_reason
     assert "FSR_VIEWER_MEMORY_BUDGET" in model.integrity_reason
-    expected = Integrity.DEGRADED if finish else Integrity.RECOVERED
+    # Scanned, the lie is in the first chunk: nothing could be read, so the
+    # file is not called recovered.
+    expected = Integrity.DEGRADED if finish else Integrity.INVALID
     assert model.integrity is expected
 
 
@@ -163,7 +166,13 @@ def test_inspect_reports_topics_counts_and_the_index(sealed: Path) -> None:
     assert topic["messages"] == _MESSAGES
     assert topic["rate_hz"] == pytest.approx(100.0)
     assert topic["schema_encoding"] == "jsonschema"
-    assert report["verification"]["checked_records"] == _MESSAGES
+    # Every record is checked: the library's stream of them, less the footer,
+    # with each chunk counted beside the records inside it.
+    with sealed.open("rb") as stream:
+        records = list(StreamReader(stream).records)
+    chunks = report["mcap"]["chunks"]
+    assert chunks > 0
+    assert report["verification"]["checked_records"] == len(records) - 1 + chunks
 
 
 def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> None:
