@@ -82,6 +82,23 @@ def _file_of(path: Path) -> Path:
     return path
 
 
+def _calibrated_cameras(report: dict[str, Any], model: RecordingModel) -> None:
+    """Give each camera entry its calibration epochs (``[]``: none found).
+
+    Each epoch: ``start_time_ns`` and ``play_time_s`` (when it came in force),
+    ``width``, ``height``, ``model`` (the distortion model), ``K``, ``D`` and
+    ``digest``, as FSR's calibration epochs give them.
+    """
+    calibrations = report["mcap"].pop("camera_calibrations", {})
+    origin = model.metadata.get("start_time_ns")
+    for camera in report["cameras"]:
+        epochs = calibrations.get(camera["name"], [])
+        for epoch in epochs:
+            if isinstance(origin, int):
+                epoch["play_time_s"] = (epoch["start_time_ns"] - origin) / 1e9
+        camera["calibration"] = epochs
+
+
 def _verified(path: Path, report: dict[str, Any]) -> None:
     """Check every record of the file (``inspect --verify``) and add what it found.
 
@@ -173,6 +190,7 @@ class McapSource(WholeModelConversion):
             verify=verify,
             checked_records=checked,
         )
+        _calibrated_cameras(report, model)
         if verify:
             _verified(_file_of(path), report)
         return report
