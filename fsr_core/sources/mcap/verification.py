@@ -26,6 +26,7 @@ from fsr_core.sources.mcap.container import (
     _PREFIX,
     _RECORD_PREFIX,
     MCAP_MAGIC,
+    _check_size,
     _File,
     _library,
     _parse,
@@ -90,6 +91,7 @@ class _Doctor:
             if opcode == 0x02:
                 self.problem(offset, "a Footer before any DataEnd record")
                 return False
+            _check_size(file, length, "a record", offset)
             body = file.read(offset + _RECORD_PREFIX, length, "record")
             self.found.records += 1
             if opcode == 0x0F:
@@ -148,6 +150,8 @@ class _Doctor:
         if schema.id == 0:
             self.problem(offset, "a Schema with the reserved ID 0")
             return
+        if not schema.encoding and schema.data:
+            self.problem(offset, f"Schema {schema.id} has data but no encoding")
         facts = (schema.name, schema.encoding, bytes(schema.data))
         known = self.data.schemas.setdefault(schema.id, facts)
         if known != facts:

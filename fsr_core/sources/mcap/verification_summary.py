@@ -19,6 +19,7 @@ from fsr_core.sources.mcap.container import (
     _PREFIX,
     _RECORD_PREFIX,
     MCAP_MAGIC,
+    _check_size,
     _File,
     _parse,
 )
@@ -63,6 +64,7 @@ class _Summary:
                     offset, f"a summary record of {length} bytes runs into the Footer"
                 )
                 return
+            _check_size(self.file, length, "a summary record", offset)
             body = self.file.read(offset + _RECORD_PREFIX, length, "summary")
             self.found.records += 1
             self.starts[offset] = opcode
@@ -191,7 +193,14 @@ class _Summary:
             )
 
     def check_chunk_indexes(self) -> None:
+        indexed: set[int] = set()
         for offset, index in self.indexed:
+            if index.chunk_start_offset in indexed:
+                self.problem(
+                    offset,
+                    f"a second ChunkIndex of the chunk at {index.chunk_start_offset}",
+                )
+            indexed.add(index.chunk_start_offset)
             known = self.data.chunks.get(index.chunk_start_offset)
             if known is None:
                 self.problem(

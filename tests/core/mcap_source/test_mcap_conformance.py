@@ -137,15 +137,44 @@ def test_the_suite_has_416_files_and_builds_each(suite: dict[str, Path]) -> None
 
 
 @pytest.mark.parametrize("base", BASES)
-def test_every_variant_verifies_valid(suite: dict[str, Path], base: str) -> None:
-    invalid = {}
+def test_every_variant_verifies_valid_and_inspects_as_expected(
+    suite: dict[str, Path], base: str
+) -> None:
+    wrong = {}
     for name, path in suite.items():
         if name.split("-")[0] != base:
             continue
+        expected = _expected()["contents"][_expected()["files"][name]["contents"]]
         report = inspect_recording(path, verify=True)
         if not report["valid"] or report["verification"]["problem_count"]:
-            invalid[name] = report["verification"]["problems"]
-    assert not invalid, invalid
+            wrong[name] = report["verification"]["problems"]
+        listed = [
+            [
+                t["channel_id"],
+                t["topic"],
+                t["schema"],
+                t["schema_encoding"],
+                t["messages"],
+            ]
+            for t in report["mcap"]["topics"]
+        ]
+        wanted = [
+            [
+                int(channel_id),
+                topic["topic"],
+                topic["schema_name"],
+                topic["schema_encoding"],
+                sum(1 for m in expected["messages"] if str(m[0]) == channel_id),
+            ]
+            for channel_id, topic in expected["topics"].items()
+        ]
+        if listed != wanted:
+            wrong[name] = listed
+        if len(report["mcap"]["attachments"]) != len(expected["attachments"]):
+            wrong[name] = report["mcap"]["attachments"]
+        if len(report["mcap"]["metadata_records"]) != len(expected["metadata"]):
+            wrong[name] = report["mcap"]["metadata_records"]
+    assert not wrong, wrong
 
 
 def _without_summary_schemas(data: bytes) -> bytes:

@@ -150,3 +150,33 @@ def test_no_flip_the_mcap_library_rejects_passes_verify(
         if passed and _library_rejects(path):
             passed_but_rejected.append(at)
     assert passed_but_rejected == []
+
+
+def _summary_records(data: bytes) -> tuple[int, list[bytes]]:
+    """Return where the summary starts and its records, each whole."""
+    footer_at = len(data) - _MAGIC - _FOOTER
+    start = position = struct.unpack_from("<Q", data, footer_at + 9)[0]
+    records = []
+    while position < footer_at:
+        length = struct.unpack_from("<Q", data, position + 1)[0]
+        records.append(data[position : position + 9 + length])
+        position += 9 + length
+    return int(start), records
+
+
+def test_a_chunk_indexed_twice_is_invalid(tmp_path: Path) -> None:
+    data = (DATA / "layout_chunked_zstd.mcap").read_bytes()
+    start, records = _summary_records(data)
+    kept = [r for r in records if r[0] != 0x0E]  # no summary offsets
+    index = next(r for r in kept if r[0] == 0x08)
+    summary = b"".join(kept) + index
+    footer = struct.pack("<BQQQI", 0x02, 20, start, 0, 0)  # no summary CRC
+    path = _copy(
+        tmp_path, "twice.mcap", data[:start] + summary + footer + data[-_MAGIC:]
+    )
+    report = _verified(path)
+    assert not report["valid"]
+    assert any("a second ChunkIndex" in p for p in report["verification"]["problems"])
+    # The same rewrite without the second index is sound: only it was wrong.
+    path.write_bytes(data[:start] + b"".join(kept) + footer + data[-_MAGIC:])
+    assert _verified(path)["valid"]
