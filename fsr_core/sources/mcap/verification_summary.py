@@ -91,28 +91,17 @@ class _Summary:
         data = self.data
         if opcode == 0x03:
             self.schemas.add(record.id)
-            if data.schemas.get(record.id) != (
-                record.name,
-                record.encoding,
-                bytes(record.data),
-            ):
-                self.problem(
-                    offset,
-                    f"Schema {record.id} of the summary is not the data section's",
-                )
+            schema = (record.name, record.encoding, bytes(record.data))
+            self.repeated("Schema", record.id, schema, data.schemas, offset)
         elif opcode == 0x04:
             self.channels.add(record.id)
-            facts = (
+            channel = (
                 record.schema_id,
                 record.topic,
                 record.message_encoding,
                 dict(record.metadata),
             )
-            if data.channels.get(record.id) != facts:
-                self.problem(
-                    offset,
-                    f"Channel {record.id} of the summary is not the data section's",
-                )
+            self.repeated("Channel", record.id, channel, data.channels, offset)
         elif opcode == 0x0A:
             self.attachment_index(record, offset)
         elif opcode == 0x0D:
@@ -128,6 +117,19 @@ class _Summary:
             if self.statistics > 1:
                 self.problem(offset, "a second Statistics record")
             self.check_statistics(record, offset)
+
+    def repeated(
+        self, kind: str, key: int, facts: object, known: dict[int, Any], offset: int
+    ) -> None:
+        """Check a schema or channel the summary repeats against the data section."""
+        if key not in known:
+            self.problem(
+                offset, f"{kind} {key} of the summary is not in the data section"
+            )
+        elif known[key] != facts:
+            self.problem(
+                offset, f"{kind} {key} of the summary differs from the data section's"
+            )
 
     def attachment_index(self, index: Any, offset: int) -> None:
         known = self.data.attachments.get(int(index.offset))
