@@ -522,13 +522,22 @@ def write_expected(suite_data: Path, out_json: Path) -> None:
     )
 
 
-if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--expected":
-        write_expected(Path(sys.argv[2]), Path(sys.argv[3]))
-    elif len(sys.argv) == 2:
-        written = write_all(Path(sys.argv[1]))
-        print(f"wrote {len(written)} files under {sys.argv[1]}")
+def main(argv: list[str] | None = None) -> int:
+    """Write the files, or the expectations; return the exit code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) == 3 and args[0] == "--expected":
+        write_expected(Path(args[1]), Path(args[2]))
+    elif len(args) == 1:
+        written = write_all(Path(args[0]))
+        print(f"wrote {len(written)} files under {args[0]}")
     else:
-        sys.exit(
-            "usage: mcap_conformance.py OUT_DIR | --expected SUITE_DATA_DIR OUT_JSON"
+        print(
+            "usage: mcap_conformance.py OUT_DIR | --expected SUITE_DATA_DIR OUT_JSON",
+            file=sys.stderr,
         )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

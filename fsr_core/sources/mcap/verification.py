@@ -41,7 +41,6 @@ __all__ = ["Verification", "verify_file"]
 
 _IN_CHUNKS: Final = frozenset({0x03, 0x04, 0x05})
 """What a chunk may hold: schemas, channels and messages."""
-_MAX_PROBLEMS: Final = 1000
 
 
 class _Doctor:
@@ -54,8 +53,7 @@ class _Doctor:
         self.latest_ns = 0
 
     def problem(self, offset: int, text: str) -> None:
-        if len(self.found.problems) < _MAX_PROBLEMS:
-            self.found.problems.append(f"byte {offset}: {text}")
+        self.found.problem(offset, text)
 
     def parse(
         self, opcode: int, body: bytes | memoryview, offset: int, what: str

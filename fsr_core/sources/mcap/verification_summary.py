@@ -48,7 +48,7 @@ class _Summary:
         self.statistics = 0
 
     def problem(self, offset: int, text: str) -> None:
-        self.found.problems.append(f"byte {offset}: {text}")
+        self.found.problem(offset, text)
 
     def walk(self, start: int, end: int) -> None:
         offset = start

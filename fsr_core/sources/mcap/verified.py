@@ -8,9 +8,12 @@ against the second.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["DataSection", "Verification"]
+
+_MAX_PROBLEMS: Final = 1000
+"""Problems kept: a file damaged throughout says so in the first thousand."""
 
 
 @dataclass
@@ -21,6 +24,11 @@ class Verification:
     notes: list[str] = field(default_factory=list)
     records: int = 0
     """Records read and checked (those inside chunks included)."""
+
+    def problem(self, offset: int, text: str) -> None:
+        """Add a problem at byte ``offset`` (past the thousandth, none is kept)."""
+        if len(self.problems) < _MAX_PROBLEMS:
+            self.problems.append(f"byte {offset}: {text}")
 
 
 @dataclass
