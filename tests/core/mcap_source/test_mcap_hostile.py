@@ -188,3 +188,40 @@ def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> Non
     (problem,) = report["verification"]["problems"]
     assert "attachment 'blob.bin'" in problem
     assert "CRC-32" in problem
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"use_chunking": False}, {"use_chunking": False, "use_statistics": False}],
+    ids=["unchunked", "unchunked-no-statistics"],
+)
+def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
+    tmp_path: Path, options: dict[str, object]
+) -> None:
+    # A bit flip in a chunk without a CRC made such a time: no int64 holds it.
+    path = tmp_path / "late.mcap"
+    with path.open("wb") as stream:
+        writer = mcap_writer.Writer(stream, **options)  # type: ignore[arg-type]
+        writer.start(profile="", library="fsr-viewer tests")
+        schema = writer.register_schema(name="Arm", encoding="jsonschema", data=b"{}")
+        channel = writer.register_channel(
+            topic="/arm/state", message_encoding="json", schema_id=schema
+        )
+        for index in range(20):
+            time_ns = (1 << 63) + 5 if index == 7 else _START_NS + index * _STEP_NS
+            writer.add_message(
+                channel_id=channel,
+                log_time=time_ns,
+                publish_time=time_ns,
+                data=json.dumps({"q": index}).encode(),
+            )
+        writer.finish()
+    for verify in (False, True):
+        report = inspect_recording(path, verify=verify)
+        (topic,) = report["mcap"]["topics"]
+        assert topic["failed_messages"] == 1
+        assert "past 2**63 ns" in topic["first_failure"]
+    model = open_recording(path)
+    channel_values = model.channels["/arm/state"]
+    assert len(channel_values.times_s) == 19
+    assert model.duration_s == pytest.approx(0.19)
