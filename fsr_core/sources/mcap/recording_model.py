@@ -45,7 +45,7 @@ from fsr_core.sources.mcap.indexed_reading import (
 from fsr_core.sources.mcap.inspection_report import contents_report
 from fsr_core.sources.mcap.joint_states import joint_states
 from fsr_core.sources.mcap.late_problems import LateProblems
-from fsr_core.sources.mcap.reading import Reading
+from fsr_core.sources.mcap.reading import TIME_LIMIT_NS, Reading
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
 from fsr_core.sources.mcap.transform_tree import TransformTree
@@ -120,8 +120,11 @@ class _Assembly:
         self.contents = contents
         self.reading = reading
         topics = reading.topics.values()
+        # A time of 2**63 ns or more (a damaged one) never spans the timeline.
         starts = [t.first_ns for t in topics if t.first_ns is not None]
         ends = [t.last_ns for t in topics if t.last_ns is not None]
+        starts = [start for start in starts if start < TIME_LIMIT_NS]
+        ends = [end for end in ends if end < TIME_LIMIT_NS]
         self.origin_ns = min(starts) if starts else 0
         self.end_ns = max(ends) if ends else 0
         self.notes: list[str] = []

@@ -192,8 +192,8 @@ def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     "options",
-    [{"use_chunking": False}, {"use_chunking": False, "use_statistics": False}],
-    ids=["unchunked", "unchunked-no-statistics"],
+    [{}, {"use_chunking": False}, {"use_chunking": False, "use_statistics": False}],
+    ids=["indexed", "unchunked", "unchunked-no-statistics"],
 )
 def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
     tmp_path: Path, options: dict[str, object]
@@ -216,12 +216,16 @@ def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
                 data=json.dumps({"q": index}).encode(),
             )
         writer.finish()
-    for verify in (False, True):
-        report = inspect_recording(path, verify=verify)
-        (topic,) = report["mcap"]["topics"]
-        assert topic["failed_messages"] == 1
-        assert "past 2**63 ns" in topic["first_failure"]
-    model = open_recording(path)
-    channel_values = model.channels["/arm/state"]
-    assert len(channel_values.times_s) == 19
+    report = inspect_recording(path, verify=True)  # every message read at open
+    (topic,) = report["mcap"]["topics"]
+    assert topic["failed_messages"] == 1
+    assert "past 2**63 ns" in topic["first_failure"]
+    model = open_recording(path)  # the indexed file: read when first shown
     assert model.duration_s == pytest.approx(0.19)
+    channel_values = model.channels["/arm/state"]
+    np.testing.assert_allclose(
+        channel_values.times_s, [i * 0.01 for i in range(20) if i != 7]
+    )
+    assert any("past 2**63 ns" in str(note) for note in model.report["notes"]) or (
+        model.report["topics"][0].get("failed_messages") == 1
+    )
