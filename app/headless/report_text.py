@@ -224,6 +224,23 @@ def _channel_lines(report: dict[str, Any]) -> list[str]:
                 f"  {visible(camera.get('name'), 32)}: "
                 f"{'?' if frames is None else frames} frames"
             )
+            lines.extend(_calibration_lines(camera.get("calibration") or []))
+    return lines
+
+
+def _calibration_lines(epochs: list[dict[str, Any]]) -> list[str]:
+    """One line per calibration epoch of a camera: size, model, K and D."""
+    lines = []
+    for epoch in epochs:
+        k = epoch["K"]
+        coefficients = ", ".join(f"{value:.6g}" for value in epoch["D"]) or "none"
+        at = epoch.get("play_time_s")
+        since = "" if at is None else f"from {_time(at)} s: "
+        lines.append(
+            f"    {since}{epoch['width']}x{epoch['height']} "
+            f"{visible(epoch['model'], 24)} fx={k[0][0]:.2f} fy={k[1][1]:.2f} "
+            f"cx={k[0][2]:.2f} cy={k[1][2]:.2f} D=[{coefficients}]"
+        )
     return lines
 
 

@@ -79,6 +79,8 @@ def stop_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    # A new command: a signal an earlier one was stopped by is not this one's.
+    _RECEIVED.clear()
     previous: dict[int, _Handler] = {}
     for signum in _STOPPING:
         previous[signum] = signal.signal(signum, _stop)

@@ -686,7 +686,8 @@ def test_channels_on_different_time_bases_follow_the_primary(
         columns=("a", "b"),
     )
     model = dataclasses.replace(reach_model, channels={"slow": slow, "fast": fast})
-    header, table, primary = channel_table(model)
+    header, table, primary, left_out = channel_table(model)
+    assert left_out == []
     assert primary == "fast"
     assert header == ["play_time_s", "slow:a", "slow:b", "fast:x [m]"]
     assert table.shape == (10, 4)

@@ -90,3 +90,71 @@ def test_mcap_time_is_taken_before_or_after_the_command(
     monkeypatch.setenv("FSR_VIEWER_MCAP_TIME", "log")  # restored after the test
     assert main([*words, str(DATA / "ros2.mcap")]) == 0
     assert '"time_base": "publish"' in capsys.readouterr().out
+
+
+def _ros2_file(
+    path: Path, *, numbers: bool = True, repeat_at: int | None = None
+) -> Path:
+    """Write ten 100 Hz steps of ``/value`` (Float64), ``/text`` and ``/empty``.
+
+    ``repeat_at`` gives ``/value`` a second message (100.0) at that step's time.
+    """
+    from mcap_ros2.writer import Writer
+
+    with path.open("wb") as stream:
+        writer = Writer(stream)
+        text = writer.register_msgdef("std_msgs/msg/String", "string data\n")
+        empty = writer.register_msgdef("std_msgs/msg/Empty", "")
+        value = writer.register_msgdef("std_msgs/msg/Float64", "float64 data\n")
+        for step in range(10):
+            at = 1_000_000_000 + step * 10_000_000
+            times = {"log_time": at, "publish_time": at}
+            if numbers:
+                writer.write_message("/value", value, {"data": float(step)}, **times)
+                if step == repeat_at:
+                    writer.write_message("/value", value, {"data": 100.0}, **times)
+            writer.write_message("/text", text, {"data": f"step {step}"}, **times)
+            writer.write_message("/empty", empty, {}, **times)
+        writer.finish()
+    return path
+
+
+def _rows(table: Path) -> list[list[str]]:
+    with table.open(newline="") as stream:
+        return list(csv.reader(stream))
+
+
+def test_two_messages_at_one_time_export_both_values(tmp_path: Path) -> None:
+    source = _ros2_file(tmp_path / "same.mcap", repeat_at=3)
+    table = tmp_path / "same.csv"
+    assert main([str(source), "--export-channels", str(table)]) == 0
+    rows = _rows(table)
+    assert rows[0] == ["play_time_s", "/value:data"]
+    values = [float(row[1]) for row in rows[1:]]
+    assert values == [0.0, 1.0, 2.0, 3.0, 100.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+
+
+def test_topics_without_numbers_are_left_out_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _ros2_file(tmp_path / "text.mcap")
+    table = tmp_path / "text.csv"
+    capsys.readouterr()
+    assert main([str(source), "--export-channels", str(table)]) == 0
+    printed = capsys.readouterr().out
+    assert "2 channel(s) without numbers left out: /text, /empty" in printed
+    rows = _rows(table)
+    assert rows[0] == ["play_time_s", "/value:data"]
+    assert len(rows) == 1 + 10
+
+
+def test_a_file_without_numbers_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _ros2_file(tmp_path / "words.mcap", numbers=False)
+    table = tmp_path / "words.csv"
+    capsys.readouterr()
+    assert main([str(source), "--export-channels", str(table)]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == f"fsr-viewer: {source}: no numeric channels to export"
+    assert not table.exists()

@@ -181,3 +181,15 @@ def test_inspect_refuses_a_fifo_at_once(
 
     line = _one_error_line(capsys)
     assert f"{fifo}: not a regular file but a fifo" in line
+
+
+def test_inspect_of_an_mcap_prints_each_cameras_calibration(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ros2 = Path(__file__).resolve().parents[1] / "data" / "mcap" / "ros2.mcap"
+    out = command_output(capsys, main, ["inspect", str(ros2)])
+    assert_mentions(
+        out,
+        "  /fisheye/image_raw: 3 frames\n    from 0.296 s: 64x64 equidistant "
+        "fx=22.60 fy=22.60 cx=31.50 cy=31.50 D=[-0.0125, 0.0031, -0.0019, 0.0004]",
+    )

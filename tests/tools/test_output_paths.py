@@ -119,3 +119,19 @@ def test_a_signal_inside_stop_on_signals_raises_stop_requested() -> None:
     assert stopped.value.signum == signal.SIGTERM
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN  # deaf while exiting
     signal.signal(signal.SIGTERM, before)
+
+
+def test_a_command_after_a_stopped_one_fails_for_its_own_reason() -> None:
+    before = {
+        signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        with pytest.raises(StopRequested), stop_on_signals():
+            signal.raise_signal(signal.SIGTERM)
+        # The next command (a long-lived process, a test run) is not "stopped"
+        # when it fails: its own error comes out.
+        with pytest.raises(ValueError, match="its own"), stop_on_signals():
+            raise ValueError("its own")
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

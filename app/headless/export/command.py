@@ -38,6 +38,9 @@ __all__ = ["ExportCommand", "TerminalProgress", "run_export", "stem", "usage_pro
 
 logger = logging.getLogger(__name__)
 
+_LISTED = 5
+"""Channels left out of a CSV that its line names (the rest are counted)."""
+
 
 def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
@@ -204,9 +207,18 @@ def _export_one(command: ExportCommand) -> int:
 
 def _export_channels(model: RecordingModel, output: Path, overwrite: bool) -> None:
     table = export_channels(model, output, overwrite=overwrite)
+    left_out = ""
+    if table.left_out:
+        named = ", ".join(name[:80] for name in table.left_out[:_LISTED])
+        more = len(table.left_out) - _LISTED
+        rest = f" and {more} more" if more > 0 else ""
+        left_out = (
+            f"; {len(table.left_out)} channel(s) without numbers left out: "
+            f"{named}{rest}"
+        )
     _out(
         f"{table.path}: {table.rows} rows, {table.columns} columns "
-        f"(one row per sample of {table.primary})"
+        f"(one row per sample of {table.primary}){left_out}"
     )
 
 

@@ -110,6 +110,20 @@ def _camera_calibrations(
     return []
 
 
+def calibration_epochs(topics: list[Topic]) -> dict[str, list[Epoch]]:
+    """Return each camera topic's calibration epochs (none: no calibration found).
+
+    The calibration of a camera is found as its frames find it: the topic of
+    the same frame, else of the same namespace.
+    """
+    calibration_topics = [t for t in topics if t.kind is TopicKind.CALIBRATION]
+    return {
+        topic.info.topic: epochs_of(_camera_calibrations(topic, calibration_topics))
+        for topic in topics
+        if topic.kind in IMAGE_KINDS
+    }
+
+
 class _ImageIndex:
     """Where a lazily read camera's images are: read from the message indexes once."""
 
@@ -225,13 +239,13 @@ def camera_tracks(
     known, :attr:`Topic.held_in`) finds them in the message indexes the first
     time its frame times or a frame are asked for.
     """
-    calibration_topics = [t for t in topics if t.kind is TopicKind.CALIBRATION]
+    calibrations = calibration_epochs(topics)
     cache = _BlockCache(path, blocks)
     tracks = []
     for topic in topics:
         if topic.kind not in IMAGE_KINDS:
             continue
-        epochs = epochs_of(_camera_calibrations(topic, calibration_topics))
+        epochs = calibrations[topic.info.topic]
         refs = topic.image_refs
         if refs is not None:
             fetch = _CameraFetch(topic, _kept(refs), cache, epochs, tree, origin_ns)

@@ -49,6 +49,7 @@ __all__ = [
     "Cut",
     "McapContents",
     "TopicInfo",
+    "attachment_crcs",
     "chunk_data",
     "index_file",
     "records_in",
@@ -163,6 +164,8 @@ class McapContents:
     counted: bool = False
     """Whether every topic's message count and time span are known."""
     scanned: bool = False
+    scan_reason: str = ""
+    """Why a file with a chunk index was scanned all the same ("" if it was not)."""
     cut: Cut | None = None
     problems: list[str] = field(default_factory=list)
 
@@ -674,9 +677,44 @@ def _summary(
             )
         contents.metadata.append((metadata.name, dict(metadata.metadata)))
     schemas, channels = found.schemas, found.channels
+    missing = {
+        c.schema_id for c in channels if c.schema_id and c.schema_id not in schemas
+    }
+    if missing:
+        schemas.update(_schemas_in_data(file, records, missing))
     for channel in channels:
         _add_channel(contents, schemas, channel)
     return schemas
+
+
+def _schemas_in_data(file: _File, records: Any, wanted: set[int]) -> dict[int, Any]:
+    """Find in the data section the schemas ``wanted`` that the summary lacks.
+
+    A summary may repeat the channels but not their schemas (the MCAP
+    conformance suite's ``rch`` files without ``rsh``). The data section is
+    walked from its start, reading only schema records and chunks, until
+    every one is found or the data section ends.
+    """
+    found: dict[int, Any] = {}
+    offset = len(MCAP_MAGIC)
+    while not wanted <= found.keys() and offset + _RECORD_PREFIX <= file.size:
+        opcode, length = _PREFIX.unpack(file.read(offset, _RECORD_PREFIX, "record"))
+        if opcode in (0x02, 0x0F):  # footer, data end
+            break
+        if opcode == 0x03:
+            schema = file.record_at(offset, records, "schema")[2]
+            found.setdefault(schema.id, schema)
+        elif opcode == 0x06:
+            chunk = file.record_at(offset, records, "chunk")[2]
+            for kind, body in _chunk_records(file, offset, chunk, verify=True):
+                if kind == 0x03:
+                    try:
+                        schema = _parse(kind, body, records)
+                    except Exception as exc:
+                        raise _record_error(exc, file.path, offset, "a schema") from exc
+                    found.setdefault(schema.id, schema)
+        offset += _RECORD_PREFIX + length
+    return found
 
 
 def _summary_records(
@@ -859,7 +897,7 @@ def _names_every_channel(contents: McapContents) -> bool:
             break
     else:
         return True
-    contents.problems.append("the summary does not define every channel; scanned")
+    contents.scan_reason = "the summary does not define every channel: scanned"
     return False
 
 
@@ -931,8 +969,31 @@ def _attachment_problem(file: _File, item: AttachmentInfo) -> str:
         body = file.read(item.offset + _RECORD_PREFIX, length, "attachment")
     except FsrError as exc:
         return f"{shown}: {exc.reason}"
-    stored = int.from_bytes(body[-4:], "little")
-    found = crc32(body[:-4])
+    crcs = attachment_crcs(body)
+    if crcs is None:
+        return f"{shown}: its fields run past the record"
+    stored, found = crcs
     if stored not in (0, found):
         return f"{shown}: CRC-32 is {found:08x}, the record says {stored:08x}"
     return ""
+
+
+def attachment_crcs(body: bytes) -> tuple[int, int] | None:
+    """Return the CRC-32 an attachment record's body holds and the one its fields have.
+
+    The CRC follows the data (a writer may pad the record after it); ``None``
+    when the fields run past the body.
+    """
+    position = 16  # log time, create time
+    for _ in range(2):  # name, media type
+        if position + 4 > len(body):
+            return None
+        position += 4 + int.from_bytes(body[position : position + 4], "little")
+    if position + 8 > len(body):
+        return None
+    position += 8 + int.from_bytes(body[position : position + 8], "little")
+    if position + 4 > len(body):
+        return None
+    return int.from_bytes(body[position : position + 4], "little"), crc32(
+        body[:position]
+    )

@@ -6,13 +6,17 @@ message indexes, statistics, or a scan of a file without them, with where a
 cut file stops), chunk compression,
 every topic with its schema, encodings, message count, rate and time span and
 what the viewer makes of it (with header stamps, how many of its messages had
-none and stay at their log time), the attachments and the metadata records.
+none and stay at their log time), the attachments and the metadata records,
+and each camera's calibration epochs (``camera_calibrations``: image size,
+distortion model, K and D, and when each came in force), which the MCAP
+source's ``inspect`` moves onto the report's camera entries.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from fsr_core.sources.mcap.cameras import Epoch, calibration_epochs
 from fsr_core.sources.mcap.container import McapContents
 from fsr_core.sources.mcap.reading import Reading
 from fsr_core.sources.open_options import TIME_BASE_NAMES
@@ -27,6 +31,8 @@ def _rate(count: int, first_ns: int | None, last_ns: int | None) -> float | None
 
 
 def _index_note(contents: McapContents) -> str:
+    if contents.scan_reason:
+        return contents.scan_reason
     if contents.scanned and not contents.has_summary:
         return "no index: scanned"
     if contents.scanned:
@@ -41,6 +47,19 @@ def _reading_note(reading: Reading) -> str:
         "numeric topics read when first shown (their chunks are checked then; "
         "inspect --verify reads them all)"
     )
+
+
+def _epoch_entry(epoch: Epoch) -> dict[str, Any]:
+    profile = epoch.profile
+    return {
+        "start_time_ns": epoch.start_ns,
+        "width": profile.width,
+        "height": profile.height,
+        "model": profile.distortion_model,
+        "K": [[float(v) for v in row] for row in profile.K],
+        "D": [float(v) for v in profile.distortion],
+        "digest": epoch.digest,
+    }
 
 
 def contents_report(
@@ -115,4 +134,10 @@ def contents_report(
         "metadata_records": [
             {"name": name, "values": values} for name, values in contents.metadata
         ],
+        "camera_calibrations": {
+            camera: [_epoch_entry(epoch) for epoch in epochs]
+            for camera, epochs in calibration_epochs(
+                list(reading.topics.values())
+            ).items()
+        },
     }

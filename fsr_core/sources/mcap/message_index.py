@@ -97,6 +97,16 @@ def _as_pairs(data: bytes | bytearray) -> np.ndarray:
     return np.frombuffer(data, dtype="<u8").reshape(-1, 2).astype(np.int64)
 
 
+def _placeable(data: bytes | bytearray) -> np.ndarray:
+    """Return the log times of index entries below 2**63 ns (those int64 holds).
+
+    A time past that (a damaged one) wraps negative as an int64; its message
+    fails when read, and it does not stretch the topic's span.
+    """
+    times = _as_pairs(data)[:, 0]
+    return times[times >= 0]
+
+
 class IndexedMessages(NamedTuple):
     """Every message of one channel in some blocks: time, block number, ordinal.
 
@@ -157,14 +167,14 @@ def channel_span(
     for block in sorted(blocks, key=_START):
         if first is not None and block.start_ns >= first:
             break
-        times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]
+        times = _placeable(channel_entries(source, path, block, channel_id))
         if times.size:
             first = int(times.min()) if first is None else min(first, int(times.min()))
     last: int | None = None
     for block in sorted(blocks, key=_END, reverse=True):
         if last is not None and block.end_ns <= last:
             break
-        times = _as_pairs(channel_entries(source, path, block, channel_id))[:, 0]
+        times = _placeable(channel_entries(source, path, block, channel_id))
         if times.size:
             last = int(times.max()) if last is None else max(last, int(times.max()))
     if first is None or last is None:

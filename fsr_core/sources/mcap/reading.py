@@ -39,9 +39,11 @@ from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic, kind_of
 from fsr_core.sources.mcap.transform_batches import TransformBatches
 from fsr_core.sources.mcap.transform_tree import TransformTree
 
-__all__ = ["Reading", "ordinals"]
+__all__ = ["TIME_LIMIT_NS", "Reading", "ordinals"]
 
 _STATIC_TOPICS: Final = ("/tf_static",)
+TIME_LIMIT_NS: Final = 1 << 63
+"""Times from here on fit no int64 (MCAP times are uint64): such a message fails."""
 
 
 class Reading:
@@ -247,6 +249,10 @@ class Reading:
                 topic.fail(f"a message does not decode: {str(exc)[:160]}")
                 return
         time_ns = self._time(topic, message, tree)
+        if time_ns >= TIME_LIMIT_NS:
+            # Past 2262: a time no recording has, and no int64 holds.
+            topic.fail(f"a message's time ({time_ns} ns) is past 2**63 ns")
+            return
         if image:
             if not topic.refs and tree is not None:
                 topic.frame_id = frame_id_of(tree)

@@ -47,7 +47,7 @@ from fsr_core.sources.mcap.indexed_reading import (
 from fsr_core.sources.mcap.inspection_report import contents_report
 from fsr_core.sources.mcap.joint_states import joint_states
 from fsr_core.sources.mcap.late_problems import LateProblems
-from fsr_core.sources.mcap.reading import Reading
+from fsr_core.sources.mcap.reading import TIME_LIMIT_NS, Reading
 from fsr_core.sources.mcap.robot_description import carried_description
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
@@ -123,8 +123,11 @@ class _Assembly:
         self.contents = contents
         self.reading = reading
         topics = reading.topics.values()
+        # A time of 2**63 ns or more (a damaged one) never spans the timeline.
         starts = [t.first_ns for t in topics if t.first_ns is not None]
         ends = [t.last_ns for t in topics if t.last_ns is not None]
+        starts = [start for start in starts if start < TIME_LIMIT_NS]
+        ends = [end for end in ends if end < TIME_LIMIT_NS]
         self.origin_ns = min(starts) if starts else 0
         self.end_ns = max(ends) if ends else 0
         self.description, self.notes = carried_description(reading)
@@ -229,9 +232,23 @@ class _Assembly:
                 f"{block.offset}: {reason}",
             )
         cut = self.contents.cut
+        if cut is not None and not self._read_anything():
+            return (
+                Integrity.INVALID,
+                f"nothing could be read: cut at byte {cut.offset}: {cut.reason}",
+            )
         if cut is not None:
             return Integrity.RECOVERED, f"cut at byte {cut.offset}: {cut.reason}"
         return Integrity.VALID, ""
+
+    def _read_anything(self) -> bool:
+        """Whether reading found any message, attachment or metadata record."""
+        contents = self.contents
+        return bool(
+            any(self.reading.counts.values())
+            or contents.attachments
+            or contents.metadata
+        )
 
     def model(self) -> RecordingModel:
         channels = self.channels()

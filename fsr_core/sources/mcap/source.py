@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SourceUnavailableError
-from fsr_core.recording import RecordingModel
+from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import OpenOptions
@@ -82,20 +82,45 @@ def _file_of(path: Path) -> Path:
     return path
 
 
-def _problems(path: Path, model: RecordingModel) -> list[str]:
-    """Return what verification found: unreadable chunks, a cut, bad attachments."""
-    from fsr_core.sources.mcap.container import attachment_problems, index_file
+def _calibrated_cameras(report: dict[str, Any], model: RecordingModel) -> None:
+    """Give each camera entry its calibration epochs (``[]``: none found).
 
-    own = model.report
-    problems = [
-        f"chunk at byte {item['offset']}: {item['reason']}"
-        for item in own.get("unreadable_chunks", [])
-    ]
-    cut = own.get("cut")
-    if isinstance(cut, dict):
-        problems.append(f"cut at byte {cut['offset']}: {cut['reason']}")
-    problems.extend(attachment_problems(path, index_file(path).attachments))
-    return problems
+    Each epoch: ``start_time_ns`` and ``play_time_s`` (when it came in force),
+    ``width``, ``height``, ``model`` (the distortion model), ``K``, ``D`` and
+    ``digest``, as FSR's calibration epochs give them.
+    """
+    calibrations = report["mcap"].pop("camera_calibrations", {})
+    origin = model.metadata.get("start_time_ns")
+    for camera in report["cameras"]:
+        epochs = calibrations.get(camera["name"], [])
+        for epoch in epochs:
+            if isinstance(origin, int):
+                epoch["play_time_s"] = (epoch["start_time_ns"] - origin) / 1e9
+        camera["calibration"] = epochs
+
+
+def _verified(path: Path, report: dict[str, Any]) -> None:
+    """Check every record of the file (``inspect --verify``) and add what it found.
+
+    The ``verification`` entry lists the problems; a file with any is not
+    valid, whatever reading it recovered. What ``mcap doctor`` only warns of
+    goes to the notes.
+    """
+    from fsr_core.sources.mcap.verification import verify_file
+
+    found = verify_file(path)
+    report["verification"] = verification_entry(
+        found.records, found.problems, digest_verified=False
+    )
+    report["notes"] = [*report["notes"], *found.notes]
+    if found.problems:
+        count = len(found.problems)
+        report["valid"] = False
+        report["integrity"] = {
+            "status": Integrity.INVALID.value,
+            "reason": f"{count} problem(s) found reading records; the first: "
+            f"{found.problems[0]}",
+        }
 
 
 class McapSource(WholeModelConversion):
@@ -149,7 +174,7 @@ class McapSource(WholeModelConversion):
     def inspect(
         self, path: Path, *, verify: bool = False, options: OpenOptions | None = None
     ) -> dict[str, Any]:
-        """Return the file's report; ``verify`` reads every chunk and checks its CRC.
+        """Return the file's report; ``verify`` checks every record as ``mcap doctor``.
 
         The ``mcap`` section lists the index, compression, topics, attachments,
         metadata records and any cut (:mod:`fsr_core.sources.mcap.inspection_report`).
@@ -165,10 +190,9 @@ class McapSource(WholeModelConversion):
             verify=verify,
             checked_records=checked,
         )
+        _calibrated_cameras(report, model)
         if verify:
-            report["verification"] = verification_entry(
-                checked or 0, _problems(_file_of(path), model), digest_verified=False
-            )
+            _verified(_file_of(path), report)
         return report
 
     provenance_keys = _PROVENANCE

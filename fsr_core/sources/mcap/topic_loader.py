@@ -174,6 +174,15 @@ class TopicLoader:
         check_budget(MEMORY, table.bytes_needed(), what, path=self.path)
         raw = np.asarray(table.times_ns, dtype=np.int64)
         values = table.values()
+        late = raw < 0  # a uint64 time of 2**63 or more, read as an int64
+        if late.any():
+            count = int(late.sum())
+            self.problems.failed_messages(
+                self.topic.info.topic,
+                count,
+                "a message's time is past 2**63 ns",
+            )
+            raw, values = raw[~late], values[~late]
         if raw.size > 1 and not bool((raw[1:] >= raw[:-1]).all()):
             # Out of order (chunks that overlap in time): sorted, ties kept.
             order = np.argsort(raw, kind="stable")

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mcap import writer as mcap_writer
+from mcap.stream_reader import StreamReader
 
 from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, MarkerKind
@@ -147,7 +148,9 @@ def test_a_chunk_that_claims_a_huge_size_is_refused_before_allocating(
     model = open_recording(path)
     assert "budget" in model.integrity_reason
     assert "FSR_VIEWER_MEMORY_BUDGET" in model.integrity_reason
-    expected = Integrity.DEGRADED if finish else Integrity.RECOVERED
+    # Scanned, the lie is in the first chunk: nothing could be read, so the
+    # file is not called recovered.
+    expected = Integrity.DEGRADED if finish else Integrity.INVALID
     assert model.integrity is expected
 
 
@@ -163,7 +166,13 @@ def test_inspect_reports_topics_counts_and_the_index(sealed: Path) -> None:
     assert topic["messages"] == _MESSAGES
     assert topic["rate_hz"] == pytest.approx(100.0)
     assert topic["schema_encoding"] == "jsonschema"
-    assert report["verification"]["checked_records"] == _MESSAGES
+    # Every record is checked: the library's stream of them, less the footer,
+    # with each chunk counted beside the records inside it.
+    with sealed.open("rb") as stream:
+        records = list(StreamReader(stream).records)
+    chunks = report["mcap"]["chunks"]
+    assert chunks > 0
+    assert report["verification"]["checked_records"] == len(records) - 1 + chunks
 
 
 def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> None:
@@ -179,3 +188,44 @@ def test_verify_reports_an_attachment_whose_bytes_changed(tmp_path: Path) -> Non
     (problem,) = report["verification"]["problems"]
     assert "attachment 'blob.bin'" in problem
     assert "CRC-32" in problem
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"use_chunking": False}, {"use_chunking": False, "use_statistics": False}],
+    ids=["indexed", "unchunked", "unchunked-no-statistics"],
+)
+def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
+    tmp_path: Path, options: dict[str, object]
+) -> None:
+    # A bit flip in a chunk without a CRC made such a time: no int64 holds it.
+    path = tmp_path / "late.mcap"
+    with path.open("wb") as stream:
+        writer = mcap_writer.Writer(stream, **options)  # type: ignore[arg-type]
+        writer.start(profile="", library="fsr-viewer tests")
+        schema = writer.register_schema(name="Arm", encoding="jsonschema", data=b"{}")
+        channel = writer.register_channel(
+            topic="/arm/state", message_encoding="json", schema_id=schema
+        )
+        for index in range(20):
+            time_ns = (1 << 63) + 5 if index == 7 else _START_NS + index * _STEP_NS
+            writer.add_message(
+                channel_id=channel,
+                log_time=time_ns,
+                publish_time=time_ns,
+                data=json.dumps({"q": index}).encode(),
+            )
+        writer.finish()
+    report = inspect_recording(path, verify=True)  # every message read at open
+    (topic,) = report["mcap"]["topics"]
+    assert topic["failed_messages"] == 1
+    assert "past 2**63 ns" in topic["first_failure"]
+    model = open_recording(path)  # the indexed file: read when first shown
+    assert model.duration_s == pytest.approx(0.19)
+    channel_values = model.channels["/arm/state"]
+    np.testing.assert_allclose(
+        channel_values.times_s, [i * 0.01 for i in range(20) if i != 7]
+    )
+    assert any("past 2**63 ns" in str(note) for note in model.report["notes"]) or (
+        model.report["topics"][0].get("failed_messages") == 1
+    )

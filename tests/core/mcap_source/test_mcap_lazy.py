@@ -173,7 +173,8 @@ def test_a_chunk_read_later_that_fails_is_reported_when_read(tmp_path: Path) -> 
     assert any(f"chunk at byte {offset}" in note for note in model.report["notes"])
     verified = inspect_recording(path, verify=True)
     (problem,) = verified["verification"]["problems"]
-    assert problem.startswith(f"chunk at byte {offset}")
+    assert problem.startswith(f"byte {offset}: chunk CRC-32")
+    assert not verified["valid"]
 
 
 def test_a_channel_that_cannot_be_read_raises_one_error_naming_the_file(

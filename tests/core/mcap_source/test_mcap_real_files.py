@@ -277,3 +277,41 @@ def test_convert_writes_an_fsr_that_opens_with_the_same_values(tmp_path: Path) -
     assert len(converted.cameras) == len(source.cameras)
     assert converted.provenance or converted.metadata
     assert not math.isnan(converted.duration_s)
+
+
+@pytest.mark.parametrize(
+    ("name", "topic", "calibration_topic"),
+    [
+        ("foxglove_protobuf.mcap", "/cam/front/compressed", "/cam/front/calibration"),
+        ("ros2.mcap", "/camera/image_raw", "/camera/camera_info"),
+        ("ros2.mcap", "/fisheye/image_raw", "/fisheye/camera_info"),
+    ],
+)
+def test_inspect_lists_each_camera_with_its_calibration_epochs(
+    name: str, topic: str, calibration_topic: str
+) -> None:
+    report = inspect_recording(DATA / name)
+    (camera,) = [c for c in report["cameras"] if c["name"] == topic]
+    published = _expected()["files"][name]["decoded"]["calibrations"][calibration_topic]
+    epochs = camera["calibration"]
+    # One epoch per distinct calibration, from the first message that sent it.
+    distinct = [
+        facts
+        for index, facts in enumerate(published)
+        if index == 0
+        or (facts["K"], facts["D"], facts["distortion_model"])
+        != (
+            published[index - 1]["K"],
+            published[index - 1]["D"],
+            published[index - 1]["distortion_model"],
+        )
+    ]
+    assert len(epochs) == len(distinct)
+    for epoch, facts in zip(epochs, distinct, strict=True):
+        assert epoch["start_time_ns"] == facts["log_time"]
+        assert epoch["model"] == facts["distortion_model"]
+        assert (epoch["width"], epoch["height"]) == (facts["width"], facts["height"])
+        assert [v for row in epoch["K"] for v in row] == pytest.approx(facts["K"])
+        assert epoch["D"] == pytest.approx(facts["D"][: len(epoch["D"])])
+        assert epoch["digest"].startswith("sha256:")
+    assert "camera_calibrations" not in report["mcap"]
