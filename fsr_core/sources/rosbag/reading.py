@@ -1,0 +1,188 @@
+"""Every message of a bag read once, into what the model is built from.
+
+Messages come in time order from the ``rosbags`` reader, at their recorded
+(log) time. Each is sorted by its type (:data:`~fsr_core.sources.toolkit.
+message_kinds.KINDS`): transforms go to the transform tree (``/tf_static``
+holds for all time), calibrations to their topic's samples, images are only
+counted and timed (a frame is deserialised when shown), ``/robot_description``
+is kept as text, and every other message's numeric leaves go to its topic's
+table. A message that does not deserialise is counted against its topic; a
+topic whose definition does not parse is listed with the reason and not read.
+A read that fails part way (a damaged chunk) keeps what came before it, and
+says where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fsr_core.calibration import CalibrationProfile
+from fsr_core.errors import CalibrationError, DecodeError, FsrError, LimitExceededError
+from fsr_core.sources.rosbag.bag_files import OpenBag
+from fsr_core.sources.rosbag.plain_tree import plain_tree
+from fsr_core.sources.toolkit.message_kinds import (
+    KINDS,
+    TopicKind,
+    calibration_of,
+    frame_id_of,
+    transforms_of,
+)
+from fsr_core.sources.toolkit.numeric_leaves import NumericTable
+from fsr_core.sources.toolkit.transform_tree import TransformTree
+
+__all__ = ["IMAGE_KINDS", "BagContents", "TopicFacts", "read_bag"]
+
+IMAGE_KINDS: Final = frozenset({TopicKind.COMPRESSED_IMAGE, TopicKind.RAW_IMAGE})
+ROBOT_DESCRIPTION_TOPIC: Final = "/robot_description"
+_STATIC_TF: Final = "/tf_static"
+_STRING_TYPES: Final = frozenset({"std_msgs/msg/String"})
+
+
+@dataclass
+class TopicFacts:
+    """What was read of one topic."""
+
+    name: str
+    msgtype: str
+    kind: TopicKind
+    messages: int = 0
+    undecodable: int = 0
+    first_problem: str = ""
+    first_ns: int | None = None
+    last_ns: int | None = None
+    frame_id: str = ""
+    table: NumericTable | None = None
+    image_times_ns: list[int] = field(default_factory=list)
+
+    def problem(self, reason: str) -> None:
+        """Count one message that could not be read, keeping the first reason."""
+        self.undecodable += 1
+        if not self.first_problem:
+            self.first_problem = reason[:200]
+
+
+@dataclass
+class BagContents:
+    """What one pass over a bag's messages found."""
+
+    topics: dict[str, TopicFacts] = field(default_factory=dict)
+    tree: TransformTree = field(default_factory=TransformTree)
+    calibrations: dict[str, list[tuple[int, CalibrationProfile, str]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    robot_description: str | None = None
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Reason by topic that was not read (its definition does not parse)."""
+    stopped: tuple[int | None, str] | None = None
+    """Where reading stopped early: the last time read (ns) and why."""
+    messages: int = 0
+
+    @property
+    def origin_ns(self) -> int:
+        """Time of the first message read (ns), 0 when none was."""
+        starts = [t.first_ns for t in self.topics.values() if t.first_ns is not None]
+        return min(starts, default=0)
+
+    @property
+    def end_ns(self) -> int:
+        """Time of the last message read (ns), 0 when none was."""
+        ends = [t.last_ns for t in self.topics.values() if t.last_ns is not None]
+        return max(ends, default=0)
+
+
+def _kind_of(msgtype: str) -> TopicKind:
+    return KINDS.get(msgtype, TopicKind.NUMERIC)
+
+
+class _Reader:
+    def __init__(self, bag: OpenBag, contents: BagContents) -> None:
+        self.bag = bag
+        self.contents = contents
+
+    def facts(self, connection: Any) -> TopicFacts:
+        facts = self.contents.topics.get(connection.topic)
+        if facts is None:
+            kind = _kind_of(connection.msgtype)
+            facts = TopicFacts(connection.topic, connection.msgtype, kind)
+            if kind is TopicKind.NUMERIC:
+                facts.table = NumericTable(connection.topic)
+            self.contents.topics[connection.topic] = facts
+        return facts
+
+    def one(self, connection: Any, time_ns: int, raw: bytes) -> None:
+        facts = self.facts(connection)
+        facts.messages += 1
+        if facts.first_ns is None:
+            facts.first_ns = time_ns
+        facts.last_ns = time_ns
+        if facts.kind in IMAGE_KINDS:
+            facts.image_times_ns.append(time_ns)
+            if facts.messages > 1:
+                return
+        try:
+            tree = plain_tree(self.bag.types.deserialize(raw, connection.msgtype))
+            self.place(facts, time_ns, tree)
+        except LimitExceededError:
+            raise
+        except (FsrError, ValueError, TypeError, KeyError, IndexError) as exc:
+            facts.problem(str(exc) or type(exc).__name__)
+        except Exception as exc:  # noqa: BLE001 - rosbags' SerdeError and kin
+            facts.problem(f"does not deserialise: {exc}")
+
+    def place(self, facts: TopicFacts, time_ns: int, tree: Any) -> None:
+        kind = facts.kind
+        if kind in IMAGE_KINDS:
+            facts.frame_id = frame_id_of(tree)
+        elif kind is TopicKind.TRANSFORMS:
+            static = facts.name == _STATIC_TF
+            for stamped in transforms_of(tree):
+                self.contents.tree.add(time_ns, stamped.value, static=static)
+        elif kind is TopicKind.CALIBRATION:
+            try:
+                profile = calibration_of(tree)
+            except CalibrationError as exc:
+                raise DecodeError(f"calibration unreadable: {exc}") from None
+            self.contents.calibrations[facts.name].append(
+                (time_ns, profile, frame_id_of(tree))
+            )
+        elif facts.name == ROBOT_DESCRIPTION_TOPIC and facts.msgtype in _STRING_TYPES:
+            text = tree.get("data") if isinstance(tree, dict) else None
+            if isinstance(text, str) and text.strip():
+                self.contents.robot_description = text
+        elif facts.table is not None:
+            facts.table.add(time_ns, tree)
+
+
+def read_bag(bag: OpenBag) -> BagContents:
+    """Read every message of ``bag`` once.
+
+    Raises
+    ------
+    LimitExceededError
+        A topic's values grow past the memory budget.
+    """
+    contents = BagContents()
+    readable = []
+    for connection in bag.connections:
+        reason = bag.types.unreadable.get(connection.msgtype)
+        if reason is None:
+            readable.append(connection)
+        else:
+            contents.unreadable[connection.topic] = f"{connection.msgtype}: {reason}"
+    reader = _Reader(bag, contents)
+    last_ns: int | None = None
+    try:
+        for connection, time_ns, raw in bag.messages(readable):
+            reader.one(connection, time_ns, raw)
+            contents.messages += 1
+            last_ns = time_ns
+    except LimitExceededError:
+        raise
+    except FsrError as exc:
+        contents.stopped = (last_ns, exc.reason)
+    except Exception as exc:  # noqa: BLE001 - rosbags, apsw, lz4 raise many kinds
+        text = str(exc).strip().splitlines()
+        contents.stopped = (last_ns, (text[0] if text else type(exc).__name__)[:200])
+    return contents
