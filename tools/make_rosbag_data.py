@@ -448,7 +448,7 @@ def _expected(path: Path) -> dict[str, Any]:
             d = getattr(message, "D", None)
             entry["d"] = (d if d is not None else message.d).tolist()
         elif topic == "/camera/image_raw":
-            entry["first_pixel"] = message.data[:3].tolist()
+            entry.setdefault("first_pixel", message.data[:3].tolist())
             entry["size"] = [message.width, message.height]
         elif topic == "/tf":
             entry["last_translation_x"] = message.transforms[0].transform.translation.x

@@ -85,13 +85,17 @@ class OpenBag:
         """Close the reader (once)."""
         reader, self.reader = self.reader, None
         if reader is not None:
-            with contextlib.suppress(Exception):  # closing a failed reader
-                reader.close()
+            _closing(reader)
 
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:300]
+
+
+def _closing(reader: Any) -> None:
+    with contextlib.suppress(Exception):  # a reader that failed part way
+        reader.close()
 
 
 def _open_ros1(path: Path) -> OpenBag:
@@ -110,13 +114,21 @@ def _open_ros1(path: Path) -> OpenBag:
             else f"index unreadable ({reason}): scanned"
         )
         reader = Reader(path)
-        scan = scan_chunks(reader, path)
-        types = bag_types(reader.connections, ros1=True)
+        try:
+            scan = scan_chunks(reader, path)
+            types = bag_types(reader.connections, ros1=True)
+        except BaseException:
+            _closing(reader)
+            raise
         return OpenBag(
             path, reader, True, types, label, scan, tuple(sorted(scan.compressions))
         )
-    compressions = guard_chunks(reader, path)
-    types = bag_types(reader.connections, ros1=True)
+    try:
+        compressions = guard_chunks(reader, path)
+        types = bag_types(reader.connections, ros1=True)
+    except BaseException:
+        _closing(reader)
+        raise
     return OpenBag(
         path, reader, True, types, "index", None, tuple(sorted(compressions))
     )
@@ -126,14 +138,22 @@ def _open_rosbag2(path: Path) -> OpenBag:
     from rosbags.rosbag2 import Reader
 
     reader = Reader(path)
-    reader.open()
-    storage = reader.storage
-    files = tuple(
-        str(item.get("path", "")) if isinstance(item, dict) else str(item)
-        for item in getattr(storage, "files", ())
-    )
-    compression = reader.compression_mode
-    types = bag_types(reader.connections, ros1=False, distro=reader.ros_distro)
+    try:
+        reader.open()
+    except BaseException:
+        _closing(reader.storage)
+        raise
+    try:
+        storage = reader.storage
+        files = tuple(
+            str(item.get("path", "")) if isinstance(item, dict) else str(item)
+            for item in getattr(storage, "files", ())
+        )
+        compression = reader.compression_mode
+        types = bag_types(reader.connections, ros1=False, distro=reader.ros_distro)
+    except BaseException:
+        _closing(reader)
+        raise
     return OpenBag(
         path,
         reader,

@@ -12,6 +12,7 @@ under a lock, so any thread may fetch.
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,8 @@ class SharedBag:
         with self._lock:
             if self._bag is None:
                 self._bag = open_bag(self._path)
+                # Closed with the tracks that share it (never left to the GC).
+                weakref.finalize(self, self._bag.close)
             bag = self._bag
             chosen = [c for c in bag.connections if c.topic == topic]
             found = 0

@@ -16,6 +16,7 @@ from typing import Any, Final
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.errors import TruncatedFileError
 from fsr_core.recording import (
     Channel,
     Integrity,
@@ -237,6 +238,29 @@ class _Assembly:
         }
 
 
+def _check_something_read(bag: OpenBag, contents: BagContents) -> None:
+    """Fail closed when a damaged bag gave no message at all.
+
+    Raises
+    ------
+    TruncatedFileError
+        The scan stopped before any message, or reading failed at the first.
+    """
+    if contents.messages:
+        return
+    scan = bag.scan
+    if scan is not None and scan.cut_offset is not None:
+        raise TruncatedFileError(
+            f"no message readable ({bag.index}): cut at byte {scan.cut_offset}: "
+            f"{scan.cut_reason}",
+            path=bag.path,
+        )
+    if contents.stopped is not None:
+        raise TruncatedFileError(
+            f"no message readable: {contents.stopped[1]}", path=bag.path
+        )
+
+
 def load_bag(path: Path, *, source: str) -> RecordingModel:
     """Open ``path`` (a ROS 1 bag, a rosbag2 folder or ``.db3``) as a model.
 
@@ -249,6 +273,7 @@ def load_bag(path: Path, *, source: str) -> RecordingModel:
     bag = open_bag(path)
     try:
         contents = read_bag(bag)
+        _check_something_read(bag, contents)
         return _Assembly(bag, contents).model(source)
     finally:
         bag.close()

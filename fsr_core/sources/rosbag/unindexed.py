@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.budgets import MEMORY, check_budget
-from fsr_core.errors import CorruptRecordError, FsrError, LimitExceededError
+from fsr_core.errors import (
+    CorruptRecordError,
+    FsrError,
+    LimitExceededError,
+    TruncatedFileError,
+)
 
 __all__ = ["Scan", "scan_chunks"]
 
@@ -55,8 +60,13 @@ class _Scanner:
         self.messages = 0
         self.compressions: set[str] = set()
 
-    def skip_data(self, bio: Any) -> None:
+    def skip_data(self, bio: Any, end: int) -> None:
+        """Step over a record's data, which must end by ``end``."""
         size = self.lib.read_uint32(bio)
+        if bio.tell() + size > end:
+            raise TruncatedFileError(
+                f"a record's data run {bio.tell() + size - end} bytes past the end"
+            )
         bio.seek(size, os.SEEK_CUR)
 
     def chunk(self, bio: Any, offset: int, header: Any) -> None:
@@ -93,7 +103,7 @@ class _Scanner:
                 self.indexes[conn].append(self.lib.IndexData(time_ns, offset, at))
                 counts[conn] += 1
                 times.append(time_ns)
-            self.skip_data(chunk)
+            self.skip_data(chunk, size)
         self.messages += len(times)
         check_budget(
             MEMORY,
@@ -115,8 +125,8 @@ class _Scanner:
             self.reader.bio = saved
         self.connections.setdefault(found.id, found)
 
-    def record(self, bio: Any) -> bool:
-        """Read one top-level record; ``False`` at the index (the scan ends)."""
+    def record(self, bio: Any) -> None:
+        """Read one top-level record (the index's records are only stepped over)."""
         offset = bio.tell()
         header = self.lib.Header.read(bio)
         op = header.get_uint8("op")
@@ -125,11 +135,8 @@ class _Scanner:
         elif op == self.lib.RecordType.CONNECTION:
             bio.seek(offset)
             self.connection(bio)
-        elif op == self.lib.RecordType.CHUNK_INFO:
-            return False
         else:
-            self.skip_data(bio)
-        return True
+            self.skip_data(bio, self.file_bytes)
 
     def install(self) -> None:
         """Give the reader the index the scan built."""
@@ -162,16 +169,15 @@ def scan_chunks(reader: Any, path: Path) -> Scan:
         if bio.readline() != b"#ROSBAG V2.0\n":
             raise CorruptRecordError("not a ROS 1 bag of version 2.0", path=path)
         lib.Header.read(bio, lib.RecordType.BAGHEADER)
-        scanner.skip_data(bio)
-    except lib.ReaderError as exc:
+        scanner.skip_data(bio, scanner.file_bytes)
+    except (lib.ReaderError, FsrError) as exc:
         reader.close()
         raise CorruptRecordError(f"bag header unreadable: {exc}", path=path) from None
     cut_offset, reason = None, ""
     while bio.tell() < scanner.file_bytes:
         offset = bio.tell()
         try:
-            if not scanner.record(bio):
-                break
+            scanner.record(bio)
         except LimitExceededError:
             reader.close()
             raise
