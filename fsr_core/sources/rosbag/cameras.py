@@ -5,14 +5,15 @@ whose frames sit at their recorded times. ``fetch(i)`` asks the bag's reader
 for the messages of that topic at frame ``i``'s time (the ``n``-th of them
 when several share it), deserialises that one and returns it with the
 calibration in force (:mod:`fsr_core.sources.toolkit.camera_calibration`).
-The tracks of one bag share one reader, opened at the first fetch and used
-under a lock, so any thread may fetch.
+The tracks of one bag share one reader (:mod:`shared_bag`), so any thread
+may fetch. A track opened lazily finds its frame times (a ROS 1 bag's index,
+a rosbag2 bag's messages) the first time they, or a frame, are asked for.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +24,9 @@ from fsr_core.calibration import Calibration
 from fsr_core.errors import DecodeError, FsrError
 from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack
-from fsr_core.sources.rosbag.bag_files import OpenBag, open_bag
 from fsr_core.sources.rosbag.plain_tree import plain_tree
 from fsr_core.sources.rosbag.reading import IMAGE_KINDS, BagContents, TopicFacts
+from fsr_core.sources.rosbag.shared_bag import SharedBag
 from fsr_core.sources.toolkit.camera_calibration import (
     CalibrationEpochs,
     epochs_of,
@@ -34,51 +35,27 @@ from fsr_core.sources.toolkit.camera_calibration import (
 from fsr_core.sources.toolkit.message_images import image_frame
 from fsr_core.sources.toolkit.message_kinds import frame_id_of
 
-__all__ = ["SharedBag", "camera_tracks"]
+__all__ = ["camera_tracks"]
 
 
-class SharedBag:
-    """One bag reader for the camera tracks of a model, opened when first needed."""
+class _FrameTimes:
+    """An image topic's frame times and their ranks, read once when first asked."""
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
+    def __init__(self, shared: SharedBag, facts: TopicFacts) -> None:
+        self._shared = shared
+        self._facts = facts
         self._lock = threading.Lock()
-        self._bag: OpenBag | None = None
+        self._found: tuple[np.ndarray, np.ndarray] | None = None
+        if facts.image_times_ns:
+            times = np.asarray(facts.image_times_ns, dtype=np.int64)
+            self._found = (times, _ordinals(times))
 
-    def raw_message(
-        self, topic: str, time_ns: int, ordinal: int
-    ) -> tuple[OpenBag, str, bytes]:
-        """Return the bag, the message type and the bytes of one message.
-
-        Raises
-        ------
-        FsrError
-            The bag no longer opens, or the message is gone (the file changed).
-        """
+    def get(self) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
-            if self._bag is None:
-                self._bag = open_bag(self._path)
-                # Closed with the tracks that share it (never left to the GC).
-                weakref.finalize(self, self._bag.close)
-            bag = self._bag
-            chosen = [c for c in bag.connections if c.topic == topic]
-            found = 0
-            try:
-                for connection, _, raw in bag.messages(chosen, time_ns, time_ns + 1):
-                    if found == ordinal:
-                        return bag, connection.msgtype, bytes(raw)
-                    found += 1
-            except FsrError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - rosbags, apsw, lz4
-                raise DecodeError(
-                    f"topic {topic[:80]!r}: the message is unreadable: {exc}",
-                    path=self._path,
-                ) from None
-        raise DecodeError(
-            f"topic {topic[:80]!r}: no message at {time_ns} ns (the file changed)",
-            path=self._path,
-        )
+            if self._found is None:
+                times = self._shared.topic_times(self._facts.name)
+                self._found = (times, _ordinals(times))
+            return self._found
 
 
 @dataclass(eq=False)
@@ -87,14 +64,14 @@ class _CameraFetch:
 
     shared: SharedBag
     facts: TopicFacts
-    times_ns: np.ndarray
-    ordinals: np.ndarray
+    times: _FrameTimes
     calibrations: CalibrationEpochs
 
     def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
-        time_ns = int(self.times_ns[index])
+        times_ns, ordinals = self.times.get()
+        time_ns = int(times_ns[index])
         bag, msgtype, raw = self.shared.raw_message(
-            self.facts.name, time_ns, int(self.ordinals[index])
+            self.facts.name, time_ns, int(ordinals[index])
         )
         what = f"topic {self.facts.name[:80]!r}"
         try:
@@ -119,23 +96,42 @@ def _ordinals(times_ns: np.ndarray) -> np.ndarray:
     return ordinals
 
 
+def _play(times: _FrameTimes, origin_ns: int) -> FloatArray:
+    play: FloatArray = (times.get()[0] - origin_ns).astype(np.float64) / 1e9
+    return play
+
+
 def camera_tracks(
     path: Path, contents: BagContents, shared: SharedBag
 ) -> tuple[CameraTrack, ...]:
-    """Return a track per image topic with messages, frames at their play times."""
+    """Return a track per image topic with messages, frames at their play times.
+
+    A topic read at open has its frames placed; one left for later (a lazy
+    open) finds its frame times the first time they, or a frame, are asked for.
+    """
     origin_ns = contents.origin_ns
     tracks = []
     for facts in contents.topics.values():
-        if facts.kind not in IMAGE_KINDS or not facts.image_times_ns:
+        if facts.kind not in IMAGE_KINDS or facts.messages == 0:
             continue
-        times = np.asarray(facts.image_times_ns, dtype=np.int64)
         samples = matching_calibrations(
             facts.name, facts.frame_id, dict(contents.calibrations)
         )
         epochs = CalibrationEpochs(
             facts.name, epochs_of(samples), contents.tree, origin_ns
         )
-        fetch = _CameraFetch(shared, facts, times, _ordinals(times), epochs)
-        play: FloatArray = (times - origin_ns).astype(np.float64) / 1e9
-        tracks.append(CameraTrack(facts.name, play, fetch))
+        times = _FrameTimes(shared, facts)
+        fetch = _CameraFetch(shared, facts, times, epochs)
+        if facts.lazy:
+            tracks.append(
+                CameraTrack.lazy(
+                    facts.name,
+                    functools.partial(_play, times, origin_ns),
+                    fetch,
+                    count=facts.messages,
+                    path=path,
+                )
+            )
+        else:
+            tracks.append(CameraTrack(facts.name, _play(times, origin_ns), fetch))
     return tuple(tracks)

@@ -32,7 +32,7 @@ from fsr_core.sources.toolkit.message_kinds import (
 from fsr_core.sources.toolkit.numeric_leaves import NumericTable
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
-__all__ = ["IMAGE_KINDS", "BagContents", "TopicFacts", "read_bag"]
+__all__ = ["IMAGE_KINDS", "BagContents", "TopicFacts", "read_bag", "topic_table"]
 
 IMAGE_KINDS: Final = frozenset({TopicKind.COMPRESSED_IMAGE, TopicKind.RAW_IMAGE})
 ROBOT_DESCRIPTION_TOPIC: Final = "/robot_description"
@@ -55,6 +55,10 @@ class TopicFacts:
     frame_id: str = ""
     table: NumericTable | None = None
     image_times_ns: list[int] = field(default_factory=list)
+    lazy: bool = False
+    """Only the first message was read: the rest is read when shown."""
+    first_columns: tuple[str, ...] = ()
+    """The numeric columns of the first message (of a lazy numeric topic)."""
 
     def problem(self, reason: str) -> None:
         """Count one message that could not be read, keeping the first reason."""
@@ -78,17 +82,24 @@ class BagContents:
     stopped: tuple[int | None, str] | None = None
     """Where reading stopped early: the last time read (ns) and why."""
     messages: int = 0
+    span_ns: tuple[int, int] | None = None
+    """The bag's first and last message times, as its reader says (when some
+    topics are left to be read when shown)."""
 
     @property
     def origin_ns(self) -> int:
-        """Time of the first message read (ns), 0 when none was."""
+        """Time of the first message (ns), 0 when there is none."""
         starts = [t.first_ns for t in self.topics.values() if t.first_ns is not None]
+        if self.span_ns is not None:
+            starts.append(self.span_ns[0])
         return min(starts, default=0)
 
     @property
     def end_ns(self) -> int:
-        """Time of the last message read (ns), 0 when none was."""
+        """Time of the last message (ns), 0 when there is none."""
         ends = [t.last_ns for t in self.topics.values() if t.last_ns is not None]
+        if self.span_ns is not None:
+            ends.append(self.span_ns[1])
         return max(ends, default=0)
 
 
@@ -153,10 +164,41 @@ class _Reader:
                 self.contents.robot_description = text
         elif facts.table is not None:
             facts.table.add(time_ns, tree)
+            if facts.lazy and not facts.first_columns:
+                facts.first_columns = facts.table.columns
 
 
-def read_bag(bag: OpenBag) -> BagContents:
+def _read_at_open(connection: Any) -> bool:
+    """Whether a topic is read whole at open (what the scene and cameras need)."""
+    kind = _kind_of(connection.msgtype)
+    return kind in (TopicKind.TRANSFORMS, TopicKind.CALIBRATION) or (
+        connection.topic == ROBOT_DESCRIPTION_TOPIC
+    )
+
+
+def _first_messages(bag: OpenBag, reader: _Reader, connections: list[Any]) -> None:
+    """Read the first message of each lazy topic; count the rest from the index."""
+    for connection in connections:
+        facts = reader.facts(connection)
+        facts.lazy = True
+        first = next(bag.messages([connection]), None)
+        if first is None:
+            continue
+        _, time_ns, raw = first
+        reader.one(connection, time_ns, raw)
+        facts.messages += max(int(connection.msgcount) - 1, 0)
+        facts.last_ns = None
+        if facts.kind in IMAGE_KINDS:
+            facts.image_times_ns.clear()
+
+
+def read_bag(bag: OpenBag, *, everything: bool = True) -> BagContents:
     """Read every message of ``bag`` once.
+
+    Without ``everything``, only the topics the scene and the cameras need at
+    once (transforms, calibrations, the robot description) are read whole;
+    every other topic gives its first message (its columns, its frame) and
+    is read when shown.
 
     Raises
     ------
@@ -172,9 +214,28 @@ def read_bag(bag: OpenBag) -> BagContents:
         else:
             contents.unreadable[connection.topic] = f"{connection.msgtype}: {reason}"
     reader = _Reader(bag, contents)
+    later: list[Any] = []
+    if not everything:
+        later = [c for c in readable if not _read_at_open(c)]
+        readable = [c for c in readable if _read_at_open(c)]
+        start, end = bag.reader.start_time, bag.reader.end_time - 1
+        if end >= start:
+            contents.span_ns = (start, end)
+    _read_messages(bag, reader, readable, later)
+    if not everything:
+        contents.messages = sum(t.messages for t in contents.topics.values())
+    return contents
+
+
+def _read_messages(
+    bag: OpenBag, reader: _Reader, readable: list[Any], later: list[Any]
+) -> None:
+    """Read ``readable`` whole and the first message of ``later``; note a stop."""
+    contents = reader.contents
     last_ns: int | None = None
     try:
-        for connection, time_ns, raw in bag.messages(readable):
+        _first_messages(bag, reader, later)
+        for connection, time_ns, raw in bag.messages(readable) if readable else ():
             reader.one(connection, time_ns, raw)
             contents.messages += 1
             last_ns = time_ns
@@ -185,4 +246,29 @@ def read_bag(bag: OpenBag) -> BagContents:
     except Exception as exc:  # noqa: BLE001 - rosbags, apsw, lz4 raise many kinds
         text = str(exc).strip().splitlines()
         contents.stopped = (last_ns, (text[0] if text else type(exc).__name__)[:200])
-    return contents
+
+
+def topic_table(bag: OpenBag, topic: str) -> NumericTable:
+    """Read the numeric leaves of every message of ``topic`` (a lazy channel's).
+
+    A message that does not deserialise is left out; the first reason is a
+    note of the table.
+
+    Raises
+    ------
+    LimitExceededError
+        The topic's values grow past the memory budget.
+    """
+    contents = BagContents()
+    reader = _Reader(bag, contents)
+    chosen = [c for c in bag.connections if c.topic == topic]
+    for connection, time_ns, raw in bag.messages(chosen) if chosen else ():
+        reader.one(connection, time_ns, raw)
+    facts = contents.topics.get(topic)
+    table = NumericTable(topic) if facts is None or facts.table is None else facts.table
+    if facts is not None and facts.undecodable:
+        table.notes.append(
+            f"topic {topic[:80]!r}: {facts.undecodable} message(s) unreadable, "
+            f"first: {facts.first_problem}"
+        )
+    return table

@@ -10,6 +10,7 @@ scene; each image topic is a camera with the calibration of its frame; the
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,6 +20,7 @@ from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import TruncatedFileError
 from fsr_core.recording import (
     Channel,
+    ChannelData,
     Integrity,
     Marker,
     MarkerKind,
@@ -28,14 +30,16 @@ from fsr_core.recording import (
     Timeline,
 )
 from fsr_core.sources.rosbag.bag_files import OpenBag, open_bag
-from fsr_core.sources.rosbag.cameras import SharedBag, camera_tracks
+from fsr_core.sources.rosbag.cameras import camera_tracks
 from fsr_core.sources.rosbag.library import rosbags_version
 from fsr_core.sources.rosbag.reading import (
     ROBOT_DESCRIPTION_TOPIC,
     BagContents,
     TopicFacts,
     read_bag,
+    topic_table,
 )
+from fsr_core.sources.rosbag.shared_bag import SharedBag
 from fsr_core.sources.toolkit.camera_calibration import epochs_of
 from fsr_core.sources.toolkit.frames_scene import frames_geometry
 from fsr_core.sources.toolkit.joint_state_columns import (
@@ -54,14 +58,42 @@ def _play(times_ns: Any, origin_ns: int) -> tuple[np.ndarray, np.ndarray]:
     return order, (raw[order] - origin_ns).astype(np.float64) / 1e9
 
 
+def _load_topic(shared: SharedBag, topic: str, origin_ns: int) -> ChannelData:
+    """Read a lazy channel's topic: its times (play seconds), values, columns."""
+    table = shared.using(lambda bag: topic_table(bag, topic))
+    order, play = _play(table.times_ns, origin_ns)
+    return ChannelData(play, table.values()[order], table.columns)
+
+
 class _Assembly:
     def __init__(self, bag: OpenBag, contents: BagContents) -> None:
         self.bag = bag
         self.contents = contents
         self.origin_ns = contents.origin_ns
         self.notes: list[str] = []
+        self.shared = SharedBag(bag.path)
+
+    def lazy_channel(self, facts: TopicFacts) -> Channel | None:
+        """Return the channel of a topic read when first shown."""
+        if not facts.first_columns:
+            if facts.table is not None and facts.table.rows:
+                self.notes.append(
+                    f"topic {facts.name[:80]!r} ({facts.msgtype}) has no numbers"
+                )
+            return None
+        loader = functools.partial(_load_topic, self.shared, facts.name, self.origin_ns)
+        return Channel.lazy(
+            facts.name,
+            loader,
+            label=facts.name,
+            columns=facts.first_columns,
+            count=facts.messages,
+            path=self.bag.path,
+        )
 
     def topic_channel(self, facts: TopicFacts) -> Channel | None:
+        if facts.lazy:
+            return self.lazy_channel(facts)
         table = facts.table
         if table is None or not table.rows:
             return None
@@ -159,7 +191,7 @@ class _Assembly:
     def model(self, source: str) -> RecordingModel:
         channels = self.channels()
         path = self.bag.path
-        cameras = camera_tracks(path, self.contents, SharedBag(path))
+        cameras = camera_tracks(path, self.contents, self.shared)
         duration = max(self.contents.end_ns - self.origin_ns, 0) / 1e9
         samples = [c.count or 0 for c in channels.values()]
         samples += [t.count or 0 for t in cameras]
@@ -261,8 +293,15 @@ def _check_something_read(bag: OpenBag, contents: BagContents) -> None:
         )
 
 
-def load_bag(path: Path, *, source: str) -> RecordingModel:
+def load_bag(
+    path: Path, *, source: str, read_everything: bool = False
+) -> RecordingModel:
     """Open ``path`` (a ROS 1 bag, a rosbag2 folder or ``.db3``) as a model.
+
+    Without ``read_everything`` the numeric topics and the cameras' frame
+    times are read when first shown (the transforms, calibrations and robot
+    description at once); with it (``inspect --verify``, ``convert``) every
+    message is read and checked at open.
 
     Raises
     ------
@@ -272,7 +311,7 @@ def load_bag(path: Path, *, source: str) -> RecordingModel:
     """
     bag = open_bag(path)
     try:
-        contents = read_bag(bag)
+        contents = read_bag(bag, everything=read_everything)
         _check_something_read(bag, contents)
         return _Assembly(bag, contents).model(source)
     finally:

@@ -87,10 +87,13 @@ class BagSource(WholeModelConversion):
         return is_rosbag2_folder(path)
 
     def open(self, path: Path) -> RecordingModel:
-        """Read the bag: every message once, images left to be read when shown."""
+        """Open the bag: transforms and calibrations read, other topics when shown."""
+        return self._open(path, read_everything=False)
+
+    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
         from fsr_core.sources.rosbag.recording_model import load_bag
 
-        return load_bag(path, source=self.name)
+        return load_bag(path, source=self.name, read_everything=read_everything)
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when ``rosbags`` is missing."""
@@ -99,12 +102,12 @@ class BagSource(WholeModelConversion):
         return rosbags_missing()
 
     def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
-        """Return the bag's report; ``verify`` lists every topic or message unread.
+        """Return the bag's report; ``verify`` reads every message and lists problems.
 
-        Opening reads every message, so the report always comes from all of
-        them; ``verify`` adds the problems found as the verification entry.
+        Without ``verify`` the numeric topics are counted from the bag's index
+        or metadata, not read.
         """
-        model = self.open(path)
+        model = self._open(path, read_everything=verify)
         messages = model.report.get("messages")
         checked = messages if isinstance(messages, int) else None
         files = model.report.get("files")
@@ -122,8 +125,8 @@ class BagSource(WholeModelConversion):
         return report
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
-        """Return the model (every part is read at open)."""
-        return self.open(path)
+        """Return the model with every message read (for ``to_fsr``)."""
+        return self._open(path, read_everything=True)
 
 
 ROSBAG1 = BagSource("rosbag1", "ROS 1 bag", ("*.bag",), ros1=True)

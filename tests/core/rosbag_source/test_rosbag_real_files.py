@@ -190,3 +190,22 @@ def test_convert_names_the_bag_and_the_rosbags_version(tmp_path: Path) -> None:
         _column(converted, "/odom_speed", "data"),
         _column(original, "/odom_speed", "data"),
     )
+
+
+@pytest.mark.parametrize(
+    "path", [ROS1 / "lz4.bag", ROS2 / "split"], ids=lambda path: path.name
+)
+def test_opening_reads_only_what_the_scene_needs(path: Path) -> None:
+    topics = _topics(path)
+    model = open_recording(path)  # a fresh model: nothing read since opening
+
+    speed = model.channels["/odom_speed"]
+    assert not speed.loaded
+    assert speed.count == topics["/odom_speed"]["messages"]
+    assert model.channels["/joint_states"].columns[-1] == "effort.wrist"
+    assert model.channels["/tf:base_link"].loaded  # the scene needs the tree
+    camera = model.cameras[0]
+    assert not camera.loaded
+    assert camera.count == topics[camera.name]["messages"]
+    np.testing.assert_array_equal(speed.values[:, 0], topics["/odom_speed"]["values"])
+    assert camera.times_s.size == camera.count
