@@ -10,8 +10,10 @@ against the memory budget; ``unindexed`` opens a ROS 1 bag whose index was
 never written (a killed recording) by a bounded scan of its chunks, and a cut
 bag up to its last complete chunk. ``plain_tree`` turns a deserialised
 message into the plain values the toolkit's readers take; ``reading`` reads
-every message once at open into channels, transforms, calibrations and
-frame references; ``cameras`` fetches a frame when shown;
+at open what the scene needs (transforms, calibrations, the robot
+description) and the first message of every other topic, or every message
+(``inspect --verify``, ``convert``); ``shared_bag`` is the one reader through
+which the lazy channels and ``cameras``' frames are read when shown;
 ``recording_model`` builds the model and its inspector section; ``source``
 registers both sources.
 """

@@ -1,15 +1,17 @@
-"""Every message of a bag read once, into what the model is built from.
+"""A bag's messages read into what the model is built from.
 
 Messages come in time order from the ``rosbags`` reader, at their recorded
 (log) time. Each is sorted by its type (:data:`~fsr_core.sources.toolkit.
 message_kinds.KINDS`): transforms go to the transform tree (``/tf_static``
 holds for all time), calibrations to their topic's samples, images are only
-counted and timed (a frame is deserialised when shown), ``/robot_description``
-is kept as text, and every other message's numeric leaves go to its topic's
-table. A message that does not deserialise is counted against its topic; a
-topic whose definition does not parse is listed with the reason and not read.
-A read that fails part way (a damaged chunk) keeps what came before it, and
-says where it stopped.
+timed (a frame is deserialised when shown), ``/robot_description`` is kept
+as text, and every other message's numeric leaves go to its topic's table.
+A lazy open reads only the transforms, calibrations and robot description
+whole, and the first message of every other topic (:func:`topic_table`
+reads a topic when its channel is shown). A message that does not
+deserialise is counted against its topic; a topic whose definition does not
+parse is listed with the reason and not read. A read that fails part way (a
+damaged chunk) keeps what came before it, and says where it stopped.
 """
 
 from __future__ import annotations
