@@ -64,6 +64,8 @@ class OpenBag:
     scan: Scan | None = None
     compression: tuple[str, ...] = ()
     files: tuple[str, ...] = field(default_factory=tuple)
+    zstd_messages: bool = False
+    """Each message is zstd-compressed on its own: decompressed here, bounded."""
 
     @property
     def connections(self) -> list[Any]:
@@ -77,9 +79,19 @@ class OpenBag:
         stop: int | None = None,
     ) -> Iterator[tuple[Any, int, bytes]]:
         """Yield ``(connection, time_ns, raw)`` in time order (``rosbags``' own)."""
-        return iter(
-            self.reader.messages(connections=connections, start=start, stop=stop)
-        )
+        found = self.reader.messages(connections=connections, start=start, stop=stop)
+        if not self.zstd_messages:
+            return iter(found)
+        return self._decompressed(found)
+
+    def _decompressed(
+        self, found: Iterator[tuple[Any, int, bytes]]
+    ) -> Iterator[tuple[Any, int, bytes]]:
+        from fsr_core.sources.rosbag.chunk_limits import zstd_message
+
+        for connection, time_ns, data in found:
+            raw = zstd_message(data, path=self.path, topic=connection.topic)
+            yield connection, time_ns, raw
 
     def close(self) -> None:
         """Close the reader (once)."""
@@ -151,6 +163,10 @@ def _open_rosbag2(path: Path) -> OpenBag:
         )
         compression = reader.compression_mode
         types = bag_types(reader.connections, ros1=False, distro=reader.ros_distro)
+        if compression == "message":
+            # rosbags would inflate each message whatever its size: it hands
+            # them over compressed, and OpenBag.messages checks each one.
+            storage.metadata = storage.metadata._replace(compression_mode=None)
     except BaseException:
         _closing(reader)
         raise
@@ -163,6 +179,7 @@ def _open_rosbag2(path: Path) -> OpenBag:
         None,
         (f"zstd per {compression}",) if compression else (),
         files,
+        zstd_messages=compression == "message",
     )
 
 

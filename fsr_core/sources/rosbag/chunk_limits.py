@@ -1,11 +1,14 @@
-"""The sizes a ROS 1 chunk claims, checked before anything is allocated.
+"""The sizes compressed bag data claim, checked before anything is allocated.
 
-A chunk record's header says how many bytes its data take in the file and
-how many they decompress to (``size``); either can claim gigabytes, and a
-bz2 or lz4 stream can inflate past what its header says. Before ``rosbags``
+A ROS 1 chunk record's header says how many bytes its data take in the file
+and how many they decompress to (``size``); either can claim gigabytes, and
+a bz2 or lz4 stream can inflate past what its header says. Before ``rosbags``
 reads a chunk, its stored size is checked against the file and its claimed
 size against the memory budget, and its decompressor is replaced by one that
-stops at the claimed size, so no stream grows past what was checked.
+stops at the claimed size, so no stream grows past what was checked. A
+rosbag2 message compressed on its own (zstd per message) is checked the same
+way: the size its frame header claims against the budget, and no more than
+that decompressed.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import CorruptRecordError, DecodeError, TruncatedFileError
 
-__all__ = ["bounded_decompressor", "check_chunk", "guard_chunks"]
+__all__ = ["bounded_decompressor", "check_chunk", "guard_chunks", "zstd_message"]
 
 
 def bounded_decompressor(
@@ -134,3 +137,47 @@ def guard_chunks(reader: Any, path: Path) -> set[str]:
         compressions.add(compression)
         reader.chunks[offset] = Chunk(chunk.datasize, chunk.datapos, decompress)
     return compressions
+
+
+def _zstd() -> Any:
+    """Return the zstd module ``rosbags`` uses (the standard one from 3.14)."""
+    import importlib
+
+    try:
+        return importlib.import_module("compression.zstd")
+    except ImportError:
+        return importlib.import_module("backports.zstd")
+
+
+def zstd_message(data: bytes, *, path: Path, topic: str) -> bytes:
+    """Decompress one zstd-compressed message, checked against the memory budget.
+
+    Raises
+    ------
+    LimitExceededError
+        The frame claims more than the budget (an unknown size: the budget).
+    DecodeError
+        The data are no zstd frame, or inflate past the size claimed.
+    """
+    zstd = _zstd()
+    where = f"a message of {topic[:80]!r}"
+    try:
+        claimed = zstd.get_frame_info(data).decompressed_size
+    except (zstd.ZstdError, ValueError, TypeError) as exc:
+        raise DecodeError(f"{where}: no zstd frame: {exc}", path=path) from None
+    limit = MEMORY.limit() if claimed is None else int(claimed)
+    check_budget(MEMORY, limit, where, path=path)
+    try:
+        decompressor = zstd.ZstdDecompressor()
+        out = decompressor.decompress(data, max_length=limit + 1)
+    except zstd.ZstdError as exc:
+        raise DecodeError(
+            f"{where}: zstd data do not decompress: {exc}", path=path
+        ) from None
+    if len(out) > limit or (claimed is not None and len(out) != limit):
+        raise DecodeError(
+            f"{where}: data decompress to {len(out)} bytes or more, the frame "
+            f"claims {claimed}",
+            path=path,
+        )
+    return bytes(out)

@@ -226,3 +226,19 @@ def test_a_missing_rosbags_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
     assert "fsr-viewer[rosbag]" in reason
     with pytest.raises(SourceUnavailableError, match=r"fsr-viewer\[rosbag\]"):
         open_recording(ROS2 / "plain")
+
+
+def test_a_zstd_message_is_checked_against_the_budget_before_it_inflates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = ROS2 / "zstd_message"
+    whole = open_recording(path)
+    assert whole.cameras[0].fetch(0)[0].pixels.shape == (24, 32, 3)
+
+    # Each 32x24 image message inflates to about 2.3 KiB, its frame says so.
+    monkeypatch.setenv("FSR_VIEWER_MEMORY_BUDGET", "2000")
+    with pytest.raises(LimitExceededError) as caught:
+        open_recording(path)
+
+    assert "a message of '/camera/image_raw" in str(caught.value)
+    _one_line_naming(caught.value, path)
