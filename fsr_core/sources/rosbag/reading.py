@@ -20,9 +20,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import numpy as np
+
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.errors import CalibrationError, DecodeError, FsrError, LimitExceededError
 from fsr_core.sources.rosbag.bag_files import OpenBag
+from fsr_core.sources.rosbag.leaf_plans import LeafPlan, plan_for
 from fsr_core.sources.rosbag.plain_tree import plain_tree
 from fsr_core.sources.toolkit.message_kinds import (
     KINDS,
@@ -40,6 +43,7 @@ IMAGE_KINDS: Final = frozenset({TopicKind.COMPRESSED_IMAGE, TopicKind.RAW_IMAGE}
 ROBOT_DESCRIPTION_TOPIC: Final = "/robot_description"
 _STATIC_TF: Final = "/tf_static"
 _STRING_TYPES: Final = frozenset({"std_msgs/msg/String"})
+_ROWS_AT_ONCE: Final = 4096
 
 
 @dataclass
@@ -61,6 +65,24 @@ class TopicFacts:
     """Only the first message was read: the rest is read when shown."""
     first_columns: tuple[str, ...] = ()
     """The numeric columns of the first message (of a lazy numeric topic)."""
+    plan: LeafPlan | None = None
+    """How this topic's numeric leaves are read (:mod:`leaf_plans`)."""
+    planned: bool = False
+    pending: tuple[list[int], list[list[float]]] = field(
+        default_factory=lambda: ([], [])
+    )
+    """Rows read by the plan, not yet in the table: times and values."""
+
+    def flush(self) -> None:
+        """Move the rows the plan read into the table."""
+        times, rows = self.pending
+        if not times or self.table is None or self.plan is None:
+            return
+        values = np.asarray(rows, dtype=np.float64).reshape(len(times), -1)
+        values[~np.isfinite(values)] = np.nan
+        self.table.add_rows(np.asarray(times, dtype=np.int64), self.plan.names, values)
+        times.clear()
+        rows.clear()
 
     def problem(self, reason: str) -> None:
         """Count one message that could not be read, keeping the first reason."""
@@ -135,14 +157,41 @@ class _Reader:
             if facts.messages > 1:
                 return
         try:
-            tree = plain_tree(self.bag.types.deserialize(raw, connection.msgtype))
-            self.place(facts, time_ns, tree)
+            message = self.bag.types.deserialize(raw, connection.msgtype)
+            if self.planned(facts, time_ns, message):
+                return
+            self.place(facts, time_ns, plain_tree(message))
+            if not facts.planned and facts.table is not None:
+                facts.planned = True
+                if facts.name != ROBOT_DESCRIPTION_TOPIC:
+                    facts.plan = plan_for(message)
         except LimitExceededError:
             raise
         except (FsrError, ValueError, TypeError, KeyError, IndexError) as exc:
             facts.problem(str(exc) or type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - rosbags' SerdeError and kin
             facts.problem(f"does not deserialise: {exc}")
+
+    @staticmethod
+    def planned(facts: TopicFacts, time_ns: int, message: Any) -> bool:
+        """Read ``message`` by its topic's plan; ``False``: it must be walked."""
+        if facts.plan is None:
+            return False
+        values = facts.plan.values(message)
+        if values is None:
+            facts.flush()  # rows stay in reading order
+            return False
+        times, rows = facts.pending
+        times.append(time_ns)
+        rows.append(values)
+        if len(times) >= _ROWS_AT_ONCE:
+            facts.flush()
+        return True
+
+    def finish(self) -> None:
+        """Move every topic's planned rows into its table."""
+        for facts in self.contents.topics.values():
+            facts.flush()
 
     def place(self, facts: TopicFacts, time_ns: int, tree: Any) -> None:
         kind = facts.kind
@@ -248,6 +297,8 @@ def _read_messages(
     except Exception as exc:  # noqa: BLE001 - rosbags, apsw, lz4 raise many kinds
         text = str(exc).strip().splitlines()
         contents.stopped = (last_ns, (text[0] if text else type(exc).__name__)[:200])
+    reader.finish()  # what was read before any stop is kept
+
 
 
 def topic_table(bag: OpenBag, topic: str) -> NumericTable:
@@ -266,6 +317,7 @@ def topic_table(bag: OpenBag, topic: str) -> NumericTable:
     chosen = [c for c in bag.connections if c.topic == topic]
     for connection, time_ns, raw in bag.messages(chosen) if chosen else ():
         reader.one(connection, time_ns, raw)
+    reader.finish()
     facts = contents.topics.get(topic)
     table = NumericTable(topic) if facts is None or facts.table is None else facts.table
     if facts is not None and facts.undecodable:
