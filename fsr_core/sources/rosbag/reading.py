@@ -27,6 +27,7 @@ from fsr_core.errors import CalibrationError, DecodeError, FsrError, LimitExceed
 from fsr_core.sources.rosbag.bag_files import OpenBag
 from fsr_core.sources.rosbag.leaf_plans import LeafPlan, plan_for
 from fsr_core.sources.rosbag.plain_tree import plain_tree
+from fsr_core.sources.rosbag.tf_messages import TF_MESSAGE, tf_transforms
 from fsr_core.sources.toolkit.message_kinds import (
     KINDS,
     TopicKind,
@@ -157,20 +158,29 @@ class _Reader:
             if facts.messages > 1:
                 return
         try:
-            message = self.bag.types.deserialize(raw, connection.msgtype)
-            if self.planned(facts, time_ns, message):
-                return
-            self.place(facts, time_ns, plain_tree(message))
-            if not facts.planned and facts.table is not None:
-                facts.planned = True
-                if facts.name != ROBOT_DESCRIPTION_TOPIC:
-                    facts.plan = plan_for(message)
+            self.read(facts, connection.msgtype, time_ns, raw)
         except LimitExceededError:
             raise
         except (FsrError, ValueError, TypeError, KeyError, IndexError) as exc:
             facts.problem(str(exc) or type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - rosbags' SerdeError and kin
             facts.problem(f"does not deserialise: {exc}")
+
+    def read(self, facts: TopicFacts, msgtype: str, time_ns: int, raw: bytes) -> None:
+        """Deserialise one message and put it where its kind goes."""
+        message = self.bag.types.deserialize(raw, msgtype)
+        if self.planned(facts, time_ns, message):
+            return
+        if msgtype == TF_MESSAGE:
+            static = facts.name == _STATIC_TF
+            for transform in tf_transforms(message):
+                self.contents.tree.add(time_ns, transform, static=static)
+            return
+        self.place(facts, time_ns, plain_tree(message))
+        if not facts.planned and facts.table is not None:
+            facts.planned = True
+            if facts.name != ROBOT_DESCRIPTION_TOPIC:
+                facts.plan = plan_for(message)
 
     @staticmethod
     def planned(facts: TopicFacts, time_ns: int, message: Any) -> bool:
@@ -298,7 +308,6 @@ def _read_messages(
         text = str(exc).strip().splitlines()
         contents.stopped = (last_ns, (text[0] if text else type(exc).__name__)[:200])
     reader.finish()  # what was read before any stop is kept
-
 
 
 def topic_table(bag: OpenBag, topic: str) -> NumericTable:

@@ -80,3 +80,23 @@ def test_a_message_shaped_otherwise_is_refused() -> None:
     assert plan.values(message(["a", "b"], 2)) == [0.0, 1.0] * 3
     assert plan.values(message(["b", "a"], 2)) is None  # renamed: walked instead
     assert plan.values(message(["a", "b", "c"], 3)) is None
+
+
+@pytest.mark.parametrize("path", BAGS, ids=lambda path: path.name)
+def test_tf_messages_give_the_transforms_the_plain_tree_gives(path: Path) -> None:
+    from fsr_core.sources.rosbag.tf_messages import TF_MESSAGE, tf_transforms
+    from fsr_core.sources.toolkit.message_kinds import transforms_of
+
+    bag = open_bag(path)
+    compared = 0
+    try:
+        for connection, _, raw in bag.messages():
+            if connection.msgtype != TF_MESSAGE:
+                continue
+            message = bag.types.deserialize(raw, connection.msgtype)
+            walked = [item.value for item in transforms_of(plain_tree(message))]
+            assert tf_transforms(message) == walked
+            compared += 1
+    finally:
+        bag.close()
+    assert compared == 41  # /tf at 20 Hz for 2 s, and /tf_static
