@@ -313,6 +313,13 @@ def load_bag(
     try:
         contents = read_bag(bag, everything=read_everything)
         _check_something_read(bag, contents)
-        return _Assembly(bag, contents).model(source)
-    finally:
+        assembly = _Assembly(bag, contents)
+        model = assembly.model(source)
+    except BaseException:
         bag.close()
+        raise
+    if read_everything:
+        bag.close()
+    else:  # what is read when shown reads through this reader, not a new one
+        assembly.shared.keep(bag)
+    return model

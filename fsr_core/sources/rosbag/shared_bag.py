@@ -36,6 +36,15 @@ class SharedBag:
         self._lock = threading.Lock()
         self._bag: OpenBag | None = None
 
+    def keep(self, bag: OpenBag) -> None:
+        """Use ``bag``, opened already (a scanned bag is not scanned again)."""
+        with self._lock:
+            if self._bag is None:
+                self._bag = bag
+                weakref.finalize(self, bag.close)
+            elif self._bag is not bag:
+                bag.close()
+
     def _open(self) -> OpenBag:
         if self._bag is None:
             self._bag = open_bag(self._path)
