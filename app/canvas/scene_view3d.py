@@ -81,6 +81,9 @@ def scene_points(geometry: SceneGeometry) -> FloatArray:
         )  # fmt: skip
         for sample in samples:
             points.append(place(corners, geometry.poses[sample, mesh.body]))
+    if not points:  # bodies without shapes (a robot without visuals): their origins
+        points = [geometry.poses[sample, :, :3] for sample in samples]
+        points.append(np.zeros((1, 3)))
     stacked: FloatArray = np.vstack(points)
     return stacked[np.isfinite(stacked).all(axis=1)]
 

@@ -80,6 +80,8 @@ BUILTIN_SOURCES: Final = (
     "fsr_core.sources.mcap.source:SOURCE",
     "fsr_core.sources.genesis.source:SOURCE",
     "fsr_core.sources.lerobot.source:SOURCE",
+    "fsr_core.sources.rosbag.source:ROSBAG1",
+    "fsr_core.sources.rosbag.source:ROSBAG2",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 

@@ -249,7 +249,16 @@ def test_an_entry_point_source_is_found_by_open_recording(
 
     model = open_recording(log)
 
-    assert source_names() == ("fsr", "skelarm", "mcap", "genesis", "lerobot", "demo")
+    assert source_names() == (
+        "fsr",
+        "skelarm",
+        "mcap",
+        "genesis",
+        "lerobot",
+        "rosbag1",
+        "rosbag2",
+        "demo",
+    )
     assert model.source == "demo"
     assert model.channels["x"].values[-1, 0] == 16.0
     report = inspect_recording(log)

@@ -88,6 +88,8 @@ INSPECT_NEVER_LOADS = (
     "zstandard",
     "fsr_core.sources.mcap.container",
     "fsr_core.sources.genesis.container",
+    "rosbags",
+    "fsr_core.sources.rosbag.bag_files",
     "fsr_core.sources.fsr.load",
     "fsr_core.format.writer",
     "fsr_core.compare",

@@ -15,31 +15,34 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from fsr_core.arrays import FloatArray
-from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose
-from fsr_core.calibration.profile import calibration_digest
-from fsr_core.calibration.rotations import quaternion_from_matrix
-from fsr_core.errors import CalibrationError, DecodeError
+from fsr_core.calibration import Calibration, CalibrationProfile
+from fsr_core.errors import DecodeError
 from fsr_core.format.safe_open import open_source
 from fsr_core.load_once import LoadOnce
 from fsr_core.media import RGBFrame
 from fsr_core.recording import CameraTrack
 from fsr_core.sources.mcap.block_reading import read_block
 from fsr_core.sources.mcap.container import Block, BlockMessage
-from fsr_core.sources.mcap.decoding import PlainTree
-from fsr_core.sources.mcap.images import compressed_frame, message_bytes, raw_frame
-from fsr_core.sources.mcap.known_types import TopicKind, frame_id_of
 from fsr_core.sources.mcap.message_index import indexed_messages
 from fsr_core.sources.mcap.topics import IMAGE_KINDS, ImageRefs, Topic
-from fsr_core.sources.mcap.transform_tree import TransformTree
+from fsr_core.sources.toolkit.camera_calibration import (
+    CalibrationEpochs,
+    Epoch,
+    epochs_of,
+    matching_calibrations,
+)
+from fsr_core.sources.toolkit.message_images import image_frame
+from fsr_core.sources.toolkit.message_kinds import TopicKind, frame_id_of
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
-__all__ = ["Epoch", "camera_tracks", "epochs_of"]
+__all__ = ["camera_tracks", "epochs_of"]
 
 _CACHED_BLOCKS: Final = 4
 
@@ -75,39 +78,15 @@ class _BlockCache:
         return found[ordinal]
 
 
-@dataclass(frozen=True)
-class Epoch:
-    """A calibration in force from ``start_ns`` until the next one differs."""
-
-    start_ns: int
-    profile: CalibrationProfile
-    digest: str
-
-
-def epochs_of(found: list[tuple[int, CalibrationProfile, str]]) -> list[Epoch]:
-    """Return the calibration epochs of a calibration topic's messages."""
-    epochs: list[Epoch] = []
-    for time_ns, profile, _ in sorted(found, key=lambda item: item[0]):
-        digest = calibration_digest(profile)
-        if not epochs or epochs[-1].digest != digest:
-            epochs.append(Epoch(time_ns, profile, digest))
-    return epochs
-
-
 def _camera_calibrations(
     image: Topic, calibration_topics: list[Topic]
 ) -> list[tuple[int, CalibrationProfile, str]]:
     """Return the calibrations of ``image``'s camera: same frame, else namespace."""
-    if image.frame_id:
-        for topic in calibration_topics:
-            if any(frame == image.frame_id for _, _, frame in topic.calibrations):
-                return topic.calibrations
-    namespace = image.info.topic.rsplit("/", 1)[0]
-    for topic in calibration_topics:
-        other = topic.info.topic.rsplit("/", 1)[0]
-        if other and (namespace.startswith(other) or other.startswith(namespace)):
-            return topic.calibrations
-    return []
+    return matching_calibrations(
+        image.info.topic,
+        image.frame_id,
+        {topic.info.topic: topic.calibrations for topic in calibration_topics},
+    )
 
 
 def calibration_epochs(topics: list[Topic]) -> dict[str, list[Epoch]]:
@@ -154,14 +133,7 @@ class _CameraFetch:
     topic: Topic
     refs: Callable[[], ImageRefs]
     cache: _BlockCache
-    epochs: list[Epoch]
-    tree: TransformTree
-    origin_ns: int
-    _epoch_starts: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        starts = [e.start_ns for e in self.epochs]
-        self._epoch_starts = np.asarray(starts, dtype=np.int64)
+    calibrations: CalibrationEpochs
 
     def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
         refs = self.refs()
@@ -174,56 +146,11 @@ class _CameraFetch:
             tree = decode(message.data)
         except Exception as exc:
             raise DecodeError(f"{what}: the message does not decode: {exc}") from exc
-        frame = _frame_of(self.topic.kind, tree, what)
-        return frame, self._calibration(int(refs.times_ns[index]), tree)
-
-    def _calibration(self, time_ns: int, tree: PlainTree) -> Calibration | None:
-        if not self.epochs:
-            return None
-        epoch = max(int(np.searchsorted(self._epoch_starts, time_ns, "right")) - 1, 0)
-        chosen = self.epochs[epoch]
-        pose = None
-        frame = frame_id_of(tree) or self.topic.frame_id
-        found = self.tree.world_pose(frame, time_ns) if frame else None
-        if found is not None:
-            translation, rotation = found
-            try:
-                pose = CameraPose.normalized(
-                    translation, quaternion_from_matrix(rotation)
-                )
-            except (CalibrationError, ValueError):
-                pose = None
-        return Calibration(
-            camera=self.topic.info.topic,
-            generation=0,
-            epoch=epoch,
-            digest=chosen.digest,
-            profile=chosen.profile,
-            pose=pose,
-            first_tick=0,
-            first_sim_time_s=(chosen.start_ns - self.origin_ns) / 1e9,
+        frame = image_frame(self.topic.kind, tree, what)
+        time_ns = int(refs.times_ns[index])
+        return frame, self.calibrations.at(
+            time_ns, frame_id_of(tree) or self.topic.frame_id
         )
-
-
-def _frame_of(kind: TopicKind, tree: PlainTree, what: str) -> RGBFrame:
-    if not isinstance(tree, dict):
-        raise DecodeError(f"{what}: the image message is not a structure")
-    data = message_bytes(tree.get("data", b""), what)
-    if kind is TopicKind.COMPRESSED_IMAGE:
-        return compressed_frame(data, str(tree.get("format", "")), what)
-    fields = {name: tree.get(name) for name in ("width", "height", "step")}
-    if not all(isinstance(value, int) for value in fields.values()):
-        raise DecodeError(f"{what}: width, height or step is not an integer")
-    encoding = tree.get("encoding")
-    return raw_frame(
-        data,
-        width=int(fields["width"]),  # type: ignore[arg-type]
-        height=int(fields["height"]),  # type: ignore[arg-type]
-        encoding=str(encoding or ""),
-        step=int(fields["step"]),  # type: ignore[arg-type]
-        big_endian=bool(tree.get("is_bigendian", False)),
-        what=what,
-    )
 
 
 def camera_tracks(
@@ -245,14 +172,16 @@ def camera_tracks(
     for topic in topics:
         if topic.kind not in IMAGE_KINDS:
             continue
-        epochs = calibrations[topic.info.topic]
+        epochs = CalibrationEpochs(
+            topic.info.topic, calibrations[topic.info.topic], tree, origin_ns
+        )
         refs = topic.image_refs
         if refs is not None:
-            fetch = _CameraFetch(topic, _kept(refs), cache, epochs, tree, origin_ns)
+            fetch = _CameraFetch(topic, _kept(refs), cache, epochs)
             tracks.append(CameraTrack(topic.info.topic, _play(refs, origin_ns), fetch))
         elif topic.held_in:
             index = _ImageIndex(path, topic)
-            fetch = _CameraFetch(topic, index.get, cache, epochs, tree, origin_ns)
+            fetch = _CameraFetch(topic, index.get, cache, epochs)
             tracks.append(
                 CameraTrack.lazy(
                     topic.info.topic,

@@ -12,7 +12,7 @@ offsets.
 parse of the ``ros2msg`` schema, and the library's alignment rule) to find
 those offsets: a :class:`Layout`. A layout is trusted only once the library
 has decoded that same message and its numeric leaves
-(:func:`~fsr_core.sources.mcap.numeric_leaves.numeric_leaves`) are the same
+(:func:`~fsr_core.sources.toolkit.numeric_leaves.numeric_leaves`) are the same
 numbers in the same order; their paths name the columns. Every message of a
 batch that matches a layout byte for byte where it must is then read with
 numpy, a column at a time. The rest are left to the caller, to decode one by
@@ -32,8 +32,8 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.sources.mcap.container import TopicInfo
-from fsr_core.sources.mcap.known_types import STAMP_FIELDS
-from fsr_core.sources.mcap.numeric_leaves import MAX_LIST, numeric_leaves
+from fsr_core.sources.toolkit.message_kinds import STAMP_FIELDS
+from fsr_core.sources.toolkit.numeric_leaves import MAX_LIST, numeric_leaves
 
 __all__ = ["CdrColumns", "Layout", "MatchedRows", "in_file_order"]
 
@@ -121,7 +121,7 @@ class Layout:
         """Return the numbers of ``rows``, shape ``(messages, columns)``.
 
         ``rows`` is C-contiguous. Non-finite numbers become NaN, booleans 0
-        and 1, as :func:`~fsr_core.sources.mcap.numeric_leaves.numeric_leaves`
+        and 1, as :func:`~fsr_core.sources.toolkit.numeric_leaves.numeric_leaves`
         gives them.
         """
         rows = np.ascontiguousarray(rows)

@@ -28,11 +28,11 @@ from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.format.safe_open import open_source
 from fsr_core.sources.mcap.channel_chunks import channel_chunks
 from fsr_core.sources.mcap.container import Block, BlockMessage, McapContents
-from fsr_core.sources.mcap.known_types import TopicKind, frame_id_of
 from fsr_core.sources.mcap.message_index import channel_span
-from fsr_core.sources.mcap.numeric_leaves import numeric_leaves
 from fsr_core.sources.mcap.reading import Reading, ordinals
 from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic
+from fsr_core.sources.toolkit.message_kinds import TopicKind, frame_id_of
+from fsr_core.sources.toolkit.numeric_leaves import numeric_leaves
 
 __all__ = ["can_read_from_indexes", "read_from_indexes"]
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsr_core.sources.mcap.cameras import Epoch, calibration_epochs
+from fsr_core.sources.mcap.cameras import calibration_epochs
 from fsr_core.sources.mcap.container import McapContents
 from fsr_core.sources.mcap.reading import Reading
 from fsr_core.sources.open_options import TIME_BASE_NAMES
+from fsr_core.sources.toolkit.camera_calibration import Epoch
 
 __all__ = ["contents_report"]
 

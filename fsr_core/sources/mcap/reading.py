@@ -27,17 +27,17 @@ from fsr_core.sources.mcap.cdr_columns import CdrColumns
 from fsr_core.sources.mcap.channel_chunks import ChunkMessages
 from fsr_core.sources.mcap.container import Block, BlockMessage, McapContents
 from fsr_core.sources.mcap.decoding import PlainTree, decoder_for
-from fsr_core.sources.mcap.known_types import (
+from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic, kind_of
+from fsr_core.sources.mcap.transform_batches import TransformBatches
+from fsr_core.sources.toolkit.message_kinds import (
     TopicKind,
     calibration_of,
     frame_id_of,
     stamp_ns,
     transforms_of,
 )
-from fsr_core.sources.mcap.numeric_leaves import NumericTable
-from fsr_core.sources.mcap.topics import IMAGE_KINDS, Topic, kind_of
-from fsr_core.sources.mcap.transform_batches import TransformBatches
-from fsr_core.sources.mcap.transform_tree import TransformTree
+from fsr_core.sources.toolkit.numeric_leaves import NumericTable
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["TIME_LIMIT_NS", "Reading", "ordinals"]
 

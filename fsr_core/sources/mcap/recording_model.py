@@ -39,7 +39,6 @@ from fsr_core.recording import (
 )
 from fsr_core.sources.mcap.cameras import camera_tracks, epochs_of
 from fsr_core.sources.mcap.container import McapContents, index_file
-from fsr_core.sources.mcap.frames_scene import frames_geometry
 from fsr_core.sources.mcap.indexed_reading import (
     can_read_from_indexes,
     read_from_indexes,
@@ -51,8 +50,9 @@ from fsr_core.sources.mcap.reading import TIME_LIMIT_NS, Reading
 from fsr_core.sources.mcap.robot_description import carried_description
 from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
-from fsr_core.sources.mcap.transform_tree import TransformTree
 from fsr_core.sources.open_options import TIME_BASES
+from fsr_core.sources.toolkit.frames_scene import frames_geometry
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["TIME_BASES", "TIME_VARIABLE", "default_time_base", "load_mcap"]
 

@@ -45,10 +45,10 @@ from fsr_core.sources.mcap.container import (
     _File,
 )
 from fsr_core.sources.mcap.joint_states import JOINT_STATE_SCHEMAS
-from fsr_core.sources.mcap.known_types import TopicKind
 from fsr_core.sources.mcap.message_index import indexed_messages
 from fsr_core.sources.mcap.reading import Reading
 from fsr_core.sources.mcap.topics import Topic
+from fsr_core.sources.toolkit.message_kinds import TopicKind
 
 __all__ = ["PREFERRED_TOPIC", "carried_description"]
 

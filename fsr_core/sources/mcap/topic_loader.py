@@ -29,8 +29,8 @@ from fsr_core.sources.mcap.channel_chunks import (
 )
 from fsr_core.sources.mcap.container import Block
 from fsr_core.sources.mcap.late_problems import LateProblems
-from fsr_core.sources.mcap.numeric_leaves import NumericTable
 from fsr_core.sources.mcap.topics import Topic
+from fsr_core.sources.toolkit.numeric_leaves import NumericTable
 
 __all__ = ["TopicLoader"]
 

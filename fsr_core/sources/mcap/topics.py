@@ -19,8 +19,12 @@ import numpy as np
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.sources.mcap.container import Block, TopicInfo
 from fsr_core.sources.mcap.decoding import Decoder
-from fsr_core.sources.mcap.known_types import KINDS, TopicKind, is_robot_description
-from fsr_core.sources.mcap.numeric_leaves import NumericTable
+from fsr_core.sources.toolkit.message_kinds import (
+    KINDS,
+    TopicKind,
+    is_robot_description,
+)
+from fsr_core.sources.toolkit.numeric_leaves import NumericTable
 
 __all__ = ["IMAGE_KINDS", "ImageRefs", "Topic", "kind_of"]
 

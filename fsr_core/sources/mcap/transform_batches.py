@@ -7,7 +7,7 @@ by one by the library that is seconds. Read by layout
 names come from its one decoded message (they are among the bytes every
 message of the layout shares) and its numbers come from all messages at once.
 
-The numbers are checked as :func:`~fsr_core.sources.mcap.known_types.transforms_of`
+The numbers are checked as :func:`~fsr_core.sources.toolkit.message_kinds.transforms_of`
 checks them (finite, a rotation that is not zero) and the rotation is made a
 unit quaternion the same way; a message that fails a check, and any message
 no layout reads, goes through the one-by-one path, which says why.
@@ -23,7 +23,7 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray, IndexArray
 from fsr_core.sources.mcap.cdr_columns import CdrColumns, Layout, in_file_order
-from fsr_core.sources.mcap.known_types import transforms_of
+from fsr_core.sources.toolkit.message_kinds import transforms_of
 
 __all__ = ["LinkColumns", "Poses", "TransformBatches"]
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from fsr_core.calibration.rotations import quaternion_from_matrix
-from fsr_core.sources.mcap.known_types import Transform
-from fsr_core.sources.mcap.transform_tree import TransformTree
+from fsr_core.sources.toolkit.message_kinds import Transform
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 
 def _turn(axis: int, angle: float) -> tuple[float, float, float, float]:

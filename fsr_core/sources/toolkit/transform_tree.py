@@ -19,7 +19,7 @@ from fsr_core.calibration.rotations import (
     matrices_from_quaternions,
     matrix_from_quaternion,
 )
-from fsr_core.sources.mcap.known_types import Transform
+from fsr_core.sources.toolkit.message_kinds import Transform
 
 __all__ = ["TransformTree"]
 

@@ -22,8 +22,16 @@ import numpy.typing as npt
 from fsr_core.errors import DecodeError, LimitExceededError
 from fsr_core.media import RGBFrame
 from fsr_core.media.depth_colours import depth_colours
+from fsr_core.sources.toolkit.message_kinds import TopicKind
 
-__all__ = ["MAX_IMAGE_PIXELS", "RAW_ENCODINGS", "compressed_frame", "raw_frame"]
+__all__ = [
+    "MAX_IMAGE_PIXELS",
+    "RAW_ENCODINGS",
+    "compressed_frame",
+    "image_frame",
+    "message_bytes",
+    "raw_frame",
+]
 
 MAX_IMAGE_PIXELS: Final = 64 << 20
 """Largest image (pixels) a message may hold: 64 Mpx, a 8K camera and more."""
@@ -168,3 +176,33 @@ def raw_frame(
     )
     pixels = np.ascontiguousarray(rows).view(dtype).reshape(height, width, channels)
     return RGBFrame(np.ascontiguousarray(convert(pixels)))
+
+
+def image_frame(kind: TopicKind, tree: Any, what: str) -> RGBFrame:
+    """Return the frame of a decoded image message (compressed or raw).
+
+    Raises
+    ------
+    DecodeError
+        The message is not an image structure, or its bytes do not decode.
+    LimitExceededError
+        The image is larger than :data:`MAX_IMAGE_PIXELS`.
+    """
+    if not isinstance(tree, dict):
+        raise DecodeError(f"{what}: the image message is not a structure")
+    data = message_bytes(tree.get("data", b""), what)
+    if kind is TopicKind.COMPRESSED_IMAGE:
+        return compressed_frame(data, str(tree.get("format", "")), what)
+    fields = {name: tree.get(name) for name in ("width", "height", "step")}
+    if not all(isinstance(value, int) for value in fields.values()):
+        raise DecodeError(f"{what}: width, height or step is not an integer")
+    encoding = tree.get("encoding")
+    return raw_frame(
+        data,
+        width=int(fields["width"]),  # type: ignore[arg-type]
+        height=int(fields["height"]),  # type: ignore[arg-type]
+        encoding=str(encoding or ""),
+        step=int(fields["step"]),  # type: ignore[arg-type]
+        big_endian=bool(tree.get("is_bigendian", False)),
+        what=what,
+    )

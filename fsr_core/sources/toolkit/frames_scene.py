@@ -13,8 +13,8 @@ from typing import Final
 import numpy as np
 
 from fsr_core.recording import SceneGeometry
-from fsr_core.sources.mcap.transform_tree import TransformTree
 from fsr_core.sources.toolkit.axis_triads import triad_length, triad_meshes
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["MAX_FRAMES", "MAX_POSE_SAMPLES", "frames_geometry"]
 

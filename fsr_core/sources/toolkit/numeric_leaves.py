@@ -19,7 +19,7 @@ import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
-from fsr_core.sources.mcap.known_types import is_stamp
+from fsr_core.sources.toolkit.message_kinds import is_stamp
 
 __all__ = ["MAX_COLUMNS", "MAX_LIST", "NumericTable", "numeric_leaves"]
 

@@ -1,0 +1,245 @@
+"""Benchmark the ROS bag sources against ``rosbags``' own readers.
+
+The bags: a run of ``--minutes`` minutes (default 10), written with
+``rosbags``' writers, once as a ROS 1 bag (lz4 chunks, with index) and once
+as a rosbag2 SQLite bag: ``/joint_states`` (``sensor_msgs/JointState``,
+7 joints) at 500 Hz, ``/tf`` (one moving frame) at 100 Hz and
+``/camera/image_raw`` (``sensor_msgs/Image``, 320x240 ``rgb8``) at 10 Hz,
+about 140 MB a minute together.
+
+Each figure is printed beside the same work done by the library alone, in the
+same run, and their ratio:
+
+- **open**: ``open_recording`` (the model ready: transforms read, the first
+  message of every other topic, channels and frame times left for later)
+  against the library's own open and connection listing (issue target <= 1.2);
+- **plot**: the source's open and the ``/joint_states`` channel's values
+  (what its plot draws) against the library reading and deserialising that
+  topic alone (issue target <= 1.3).
+
+Times are ``time.perf_counter`` medians of ``--rounds`` runs, files read warm.
+Needs the ``rosbag`` extra; ``--quick`` writes six-second bags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from rosbags.rosbag1 import Reader as Reader1
+from rosbags.rosbag1 import Writer as Writer1
+from rosbags.rosbag2 import Reader as Reader2
+from rosbags.rosbag2 import Writer as Writer2
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+from fsr_core.sources import open_recording
+
+JOINT_HZ: Final = 500
+TF_HZ: Final = 100
+CAMERA_HZ: Final = 10
+WIDTH, HEIGHT = 320, 240
+JOINTS: Final = tuple(f"joint_{index}" for index in range(1, 8))
+START_NS: Final = 1_700_000_000_000_000_000
+
+
+def _store(name: Stores) -> Any:
+    store = get_typestore(name)
+    if "tf2_msgs/msg/TFMessage" not in store.fielddefs:
+        store.register(
+            get_types_from_msg(
+                "geometry_msgs/TransformStamped[] transforms", "tf2_msgs/msg/TFMessage"
+            )
+        )
+    return store
+
+
+def _header(store: Any, time_ns: int, frame: str) -> Any:
+    types = store.types
+    stamp = types["builtin_interfaces/msg/Time"](
+        sec=time_ns // 1_000_000_000, nanosec=time_ns % 1_000_000_000
+    )
+    fields = {name for name, _ in store.fielddefs["std_msgs/msg/Header"][1]}
+    extra = {"seq": 0} if "seq" in fields else {}
+    return types["std_msgs/msg/Header"](stamp=stamp, frame_id=frame, **extra)
+
+
+def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
+    types = store.types
+    events = []
+    for index in range(int(seconds * JOINT_HZ)):
+        time_ns = START_NS + index * 1_000_000_000 // JOINT_HZ
+        angle = np.sin(np.arange(1, 8) * index / JOINT_HZ)
+        message = types["sensor_msgs/msg/JointState"](
+            header=_header(store, time_ns, ""),
+            name=list(JOINTS),
+            position=angle,
+            velocity=np.cos(angle),
+            effort=np.zeros(7),
+        )
+        events.append(("/joint_states", "sensor_msgs/msg/JointState", time_ns, message))
+    for index in range(int(seconds * TF_HZ)):
+        time_ns = START_NS + index * 1_000_000_000 // TF_HZ
+        transform = types["geometry_msgs/msg/TransformStamped"](
+            header=_header(store, time_ns, "world"),
+            child_frame_id="base_link",
+            transform=types["geometry_msgs/msg/Transform"](
+                translation=types["geometry_msgs/msg/Vector3"](
+                    x=index / 1e3, y=0.0, z=0.0
+                ),
+                rotation=types["geometry_msgs/msg/Quaternion"](
+                    x=0.0, y=0.0, z=0.0, w=1.0
+                ),
+            ),
+        )
+        events.append(
+            (
+                "/tf",
+                "tf2_msgs/msg/TFMessage",
+                time_ns,
+                types["tf2_msgs/msg/TFMessage"](transforms=[transform]),
+            )
+        )
+    pixels = np.random.default_rng(1).integers(
+        0, 255, WIDTH * HEIGHT * 3, dtype=np.uint8
+    )
+    for index in range(int(seconds * CAMERA_HZ)):
+        time_ns = START_NS + index * 1_000_000_000 // CAMERA_HZ
+        image = types["sensor_msgs/msg/Image"](
+            header=_header(store, time_ns, "camera"),
+            height=HEIGHT,
+            width=WIDTH,
+            encoding="rgb8",
+            is_bigendian=0,
+            step=WIDTH * 3,
+            data=np.roll(pixels, index),
+        )
+        events.append(("/camera/image_raw", "sensor_msgs/msg/Image", time_ns, image))
+    return sorted(events, key=lambda event: event[2])
+
+
+def write_ros1(path: Path, seconds: float) -> None:
+    """Write the run as a ROS 1 bag with lz4 chunks and its index."""
+    store = _store(Stores.ROS1_NOETIC)
+    writer = Writer1(path)
+    writer.set_compression(Writer1.CompressionFormat.LZ4)
+    with writer:
+        connections: dict[str, Any] = {}
+        for topic, kind, time_ns, message in _events(store, seconds):
+            if topic not in connections:
+                connections[topic] = writer.add_connection(topic, kind, typestore=store)
+            writer.write(
+                connections[topic], time_ns, store.serialize_ros1(message, kind)
+            )
+
+
+def write_rosbag2(path: Path, seconds: float) -> None:
+    """Write the run as a rosbag2 SQLite bag."""
+    store = _store(Stores.ROS2_HUMBLE)
+    with Writer2(path, version=9) as writer:
+        connections: dict[str, Any] = {}
+        for topic, kind, time_ns, message in _events(store, seconds):
+            if topic not in connections:
+                connections[topic] = writer.add_connection(topic, kind, typestore=store)
+            writer.write(
+                connections[topic], time_ns, store.serialize_cdr(message, kind)
+            )
+
+
+def _reader(path: Path) -> Any:
+    return Reader2(path) if path.is_dir() else Reader1(path)
+
+
+def _library_open(path: Path) -> int:
+    with _reader(path) as reader:
+        return len([(c.topic, c.msgtype) for c in reader.connections])
+
+
+def _deserializer(path: Path, reader: Any) -> Callable[[bytes, str], Any]:
+    store = get_typestore(Stores.EMPTY)
+    for connection in reader.connections:
+        if connection.msgtype not in store.fielddefs:
+            store.register(
+                get_types_from_msg(connection.msgdef.data, connection.msgtype)
+            )
+    if path.is_dir():
+        return store.deserialize_cdr
+    return store.deserialize_ros1
+
+
+def _library_read(path: Path, topics: tuple[str, ...] | None) -> int:
+    """Read (and deserialise, images but timed) ``topics`` (``None``: all)."""
+    with _reader(path) as reader:
+        deserialize = _deserializer(path, reader)
+        chosen = [c for c in reader.connections if topics is None or c.topic in topics]
+        count = 0
+        for connection, _, raw in reader.messages(connections=chosen):
+            if connection.msgtype != "sensor_msgs/msg/Image":
+                deserialize(raw, connection.msgtype)
+            count += 1
+        return count
+
+
+def _source_open(path: Path) -> int:
+    """Open the bag as the window does: the model ready, no channel read."""
+    return len(open_recording(path).channels)
+
+
+def _source_plot(path: Path) -> int:
+    """Open, then read the ``/joint_states`` channel (what its plot draws)."""
+    values = open_recording(path).channels["/joint_states"].values
+    return int(values.shape[0])
+
+
+def _median(run: Callable[[], object], rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(path: Path, rounds: int) -> list[str]:
+    """Return the printed lines of one bag's figures."""
+    files = [*path.iterdir()] if path.is_dir() else [path]
+    size_mb = sum(item.stat().st_size for item in files) / 1e6
+    opened = _median(lambda: _source_open(path), rounds)
+    plotted = _median(lambda: _source_plot(path), rounds)
+    library_open = _median(lambda: _library_open(path), rounds)
+    library_joints = _median(lambda: _library_read(path, ("/joint_states",)), rounds)
+    return [
+        f"{path.name} ({size_mb:.0f} MB)",
+        f"  open: source {opened:.3f} s, rosbags open + connections "
+        f"{library_open:.3f} s ({opened / library_open:.1f}x, target <= 1.2x)",
+        f"  plot /joint_states: source open + channel {plotted:.3f} s, rosbags "
+        f"reading and deserialising that topic {library_joints:.3f} s "
+        f"({plotted / library_joints:.2f}x, target <= 1.3x)",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the bags, measure both, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="six-second bags")
+    args = parser.parse_args(argv)
+    seconds = 6.0 if args.quick else args.minutes * 60
+    with tempfile.TemporaryDirectory() as scratch:
+        ros1, ros2 = Path(scratch) / "run.bag", Path(scratch) / "run_ros2"
+        write_ros1(ros1, seconds)
+        write_rosbag2(ros2, seconds)
+        for path in (ros1, ros2):
+            for line in measure(path, args.rounds):
+                print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
