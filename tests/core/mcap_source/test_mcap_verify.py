@@ -14,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tool_scripts import load_tool
 
 from fsr_core.errors import FsrError
 from fsr_core.sources import inspect_recording
+
+#: The flip check's reference: whether the ``mcap`` library refuses a file.
+library_rejects = load_tool("mcap_flip_check").library_rejects
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mcap"
 _FOOTER = 9 + 20
@@ -38,25 +42,6 @@ def _data_end(data: bytes) -> int:
     summary_start = struct.unpack_from("<Q", data, len(data) - _MAGIC - _FOOTER + 9)[0]
     assert data[summary_start - 13] == 0x0F
     return int(summary_start) - 13
-
-
-def _library_rejects(path: Path) -> bool:
-    from mcap.reader import SeekingReader
-    from mcap.stream_reader import StreamReader
-
-    try:
-        with path.open("rb") as stream:
-            for _ in StreamReader(stream, validate_crcs=True).records:
-                pass
-        with path.open("rb") as stream:
-            reader = SeekingReader(stream, validate_crcs=True)
-            for _ in reader.iter_messages():
-                pass
-            for _ in reader.iter_attachments():
-                pass
-    except Exception:  # noqa: BLE001 - whatever the library raises is a refusal
-        return True
-    return False
 
 
 @pytest.mark.parametrize(
@@ -86,7 +71,7 @@ def test_a_flip_only_the_data_section_crc_catches_is_invalid(tmp_path: Path) -> 
     (library_length,) = struct.unpack_from("<I", data, library_at)
     data[library_at + 4 + library_length - 1] ^= 0x01
     path = _copy(tmp_path, "flip.mcap", bytes(data))
-    assert _library_rejects(path)
+    assert library_rejects(path)
     report = _verified(path)
     assert not report["valid"]
     assert any("data section CRC-32" in p for p in report["verification"]["problems"])
@@ -147,7 +132,7 @@ def test_no_flip_the_mcap_library_rejects_passes_verify(
             passed = _verified(path)["valid"]
         except FsrError:  # refused with one line: not passed
             passed = False
-        if passed and _library_rejects(path):
+        if passed and library_rejects(path):
             passed_but_rejected.append(at)
     assert passed_but_rejected == []
 
