@@ -100,10 +100,12 @@ def test_a_recording_of_nothing_but_a_channel_has_the_time_and_ticks() -> None:
     [
         {"source": "mcap"},
         {"source": "lerobot"},
+        {"source": "rosbag1"},
+        {"source": "rosbag2"},
         {"provenance": {"mode": "convert", "source_kind": "mcap"}},
         {"timeline": Timeline(())},
     ],
-    ids=["mcap", "lerobot", "converted-from-mcap", "no-timeline"],
+    ids=["mcap", "lerobot", "rosbag1", "rosbag2", "converted-from-mcap", "no-timeline"],
 )
 def test_ticks_show_only_where_a_simulator_recorded_them(
     changes: dict[str, Any],
@@ -375,3 +377,14 @@ def test_registering_adds_a_row_where_asked_and_refuses_a_second_of_one_name() -
     with pytest.raises(KeyError):
         unregister_panel_row("extra")
     assert panel_rows() == BUILTIN_ROWS
+
+
+def test_a_ros_bag_shows_no_simulator_ticks() -> None:
+    from data_paths import TEST_DATA
+
+    from fsr_core.sources import open_recording
+
+    bag = open_recording(TEST_DATA / "rosbag1" / "lz4.bag")
+
+    assert "ticks" not in _names(bag)
+    assert "joints" in _names(bag)

@@ -1,8 +1,8 @@
 """The simulator's clocks row: ``tick 12 · generation 0``, where recorded.
 
 A simulation (an FSR file, a skelarm log, a Genesis trajectory) records the
-tick and generation of each sample. A LeRobot episode or an MCAP log numbers
-nothing of the kind: its timeline's ticks are only its sample count, so the
+tick and generation of each sample. A LeRobot episode, an MCAP log or a ROS
+bag numbers nothing of the kind: its timeline's ticks are only its sample count, so the
 row is left out for those, and for FSR files converted from them (whose
 provenance names the kind they came from).
 """
@@ -16,8 +16,9 @@ from fsr_core.recording import RecordingModel
 
 __all__ = ["ROW", "TicksRow"]
 
-#: Sources whose timelines count samples, not simulator ticks.
-UNTICKED_SOURCES: Final = frozenset({"lerobot", "mcap"})
+#: Sources whose timelines count samples, not simulator ticks: datasets and
+#: message logs (MCAP, ROS 1 bags, rosbag2 bags).
+UNTICKED_SOURCES: Final = frozenset({"lerobot", "mcap", "rosbag1", "rosbag2"})
 
 
 class TicksRow:
