@@ -26,7 +26,7 @@ fits a recording; views and the export call them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -39,7 +39,7 @@ from app.canvas.drawing import painting_in, palette_cycle, palette_rgb
 from app.canvas.drawing import rgb_color as _color
 from app.canvas.drawing import ui_font as _font
 from app.canvas.gl_solids import GlSolids, gl_solids_for
-from app.canvas.mesh_thinning import DRAFT_TRIANGLES, clustered, drawn_shares
+from app.canvas.mesh_thinning import DRAFT_TRIANGLES, MAX_DRAWN_TRIANGLES, thinned
 from app.canvas.overlay import Surface
 from app.canvas.overlay_registry import paint_shown
 from app.canvas.recording_canvas import RecordingCanvas
@@ -203,12 +203,10 @@ class GeometryCanvas(RecordingCanvas):
     ) -> list[tuple[GeometryMesh, FloatArray, npt.NDArray[np.int64]]]:
         """Return the meshes as QPainter paints them: thinned, long triangles split."""
         longest = max(_PIECE_OF_SCENE * self._extent_m, 1e-9)
-        shares = drawn_shares([len(mesh.faces) for mesh in solids])
-        painted = []
-        for mesh, share in zip(solids, shares, strict=True):
-            vertices, faces = clustered(mesh.vertices_m, mesh.faces, share)
-            painted.append((mesh, *_split(vertices, faces, longest)))
-        return painted
+        return [
+            (mesh, *_split(mesh.vertices_m, mesh.faces, longest))
+            for mesh in thinned(solids, MAX_DRAWN_TRIANGLES)
+        ]
 
     @property
     def geometry(self) -> SceneGeometry:
@@ -310,18 +308,8 @@ class GeometryCanvas(RecordingCanvas):
             triangles = sum(len(mesh.faces) for mesh in self._meshes)
             self._gl_draft = None
             if triangles > 2 * DRAFT_TRIANGLES and self._geometry.bodies:
-                shares = drawn_shares(
-                    [len(m.faces) for m in self._meshes], DRAFT_TRIANGLES
-                )
-                thinned = [
-                    replace(mesh, vertices_m=vertices, faces=faces)
-                    for mesh, share in zip(self._meshes, shares, strict=True)
-                    for vertices, faces in [
-                        clustered(mesh.vertices_m, mesh.faces, share)
-                    ]
-                ]
                 self._gl_draft = gl_solids_for(
-                    thinned,
+                    thinned(self._meshes, DRAFT_TRIANGLES),
                     len(self._geometry.bodies),
                     dict.fromkeys(self._faded, _FADE),
                 )

@@ -12,14 +12,22 @@ draws is thinned.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from fsr_core.arrays import FloatArray
+from fsr_core.recording import GeometryMesh
 
-__all__ = ["DRAFT_TRIANGLES", "MAX_DRAWN_TRIANGLES", "clustered", "drawn_shares"]
+__all__ = [
+    "DRAFT_TRIANGLES",
+    "MAX_DRAWN_TRIANGLES",
+    "clustered",
+    "drawn_shares",
+    "thinned",
+]
 
 #: Triangles QPainter paints per frame, over all the meshes of a scene.
 MAX_DRAWN_TRIANGLES: Final = 24_000
@@ -86,4 +94,17 @@ def clustered(
         if len(result[1]) <= target:
             break
         cell *= _GROWTH
+    return result
+
+
+def thinned(meshes: list[GeometryMesh], total: int) -> list[GeometryMesh]:
+    """Return ``meshes`` thinned to about ``total`` triangles together.
+
+    Each mesh gets its share (:func:`drawn_shares`); one within it is kept.
+    """
+    shares = drawn_shares([len(mesh.faces) for mesh in meshes], total)
+    result = []
+    for mesh, share in zip(meshes, shares, strict=True):
+        vertices, faces = clustered(mesh.vertices_m, mesh.faces, share)
+        result.append(replace(mesh, vertices_m=vertices, faces=faces))
     return result
