@@ -497,3 +497,26 @@ def test_a_legend_shows_a_hostile_column_name_as_written(plots: ChannelPlots) ->
     assert "<img" not in text
     assert "&lt;b&gt;bold&lt;/b&gt;" in text
     assert "\u202e" not in text  # the bidi override is made visible, not obeyed
+
+
+def test_a_long_axis_label_is_elided_in_the_middle_to_fit_a_short_plot(
+    qtbot: QtBot,
+) -> None:
+    times = np.linspace(0.0, 1.0, 50)
+    label = "observation.state.of_a_robot_with_a_long_name"
+    model = channels_model(Channel(label, times, np.sin(times), unit="rad"))
+    widget = show_widget(qtbot, ChannelPlots(), (800, 180))
+    widget.set_model(model)
+    widget.set_plots(((label,),))
+    plot = widget.plot_widget(0).getPlotItem()
+    axis = plot.getAxis("left")
+    qtbot.waitUntil(lambda: "…" in axis.labelText)
+
+    shown = axis.labelText
+    assert shown.startswith("obs")
+    assert shown.endswith("[rad]")
+    drawn = axis.label.boundingRect().width()  # the label is drawn turned
+    assert drawn <= plot.getViewBox().height() + 8
+    widget.resize(800, 900)
+    qtbot.waitUntil(lambda: axis.labelText == f"{label} [rad]")
+    widget.close()

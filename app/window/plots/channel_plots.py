@@ -23,7 +23,7 @@ from typing import Any, Final
 import numpy as np
 import pyqtgraph as pg  # type: ignore[import-untyped]
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from app.window.plots.series_cache import (
@@ -100,6 +100,24 @@ class _Panel:
     def view(self) -> Any:
         """The plot's ViewBox."""
         return self.widget.getPlotItem().getViewBox()
+
+
+def _fit_left_label(plot: Any, label: str) -> None:
+    """Elide a plot's y-axis label in the middle so it fits the plot's height.
+
+    The label is drawn turned along the axis; longer than the plot is high,
+    pyqtgraph cuts it at the edge, leaving a letter or two.
+    """
+    axis = plot.getAxis("left")
+    margin = axis.label.document().documentMargin()
+    room = int(plot.getViewBox().height() - 2 * margin)
+    if room <= 0:
+        return
+    metrics = QFontMetrics(axis.label.font())
+    shown = metrics.elidedText(label, Qt.TextElideMode.ElideMiddle, room)
+    text = markup_text(shown, LABEL_CHARS)
+    if axis.labelText != text:
+        axis.setLabel(text)
 
 
 def series_label(series: list[Series]) -> str:
@@ -404,7 +422,10 @@ class ChannelPlots(QWidget):
         widget.setMinimumHeight(PLOT_MIN_HEIGHT_PX)
         plot = widget.getPlotItem()
         plot.hideButtons()
-        plot.setLabel("left", markup_text(series_label(series), LABEL_CHARS))
+        label = series_label(series)
+        plot.setLabel("left", markup_text(label, LABEL_CHARS))
+        view = plot.getViewBox()
+        view.sigResized.connect(lambda _view, p=plot, t=label: _fit_left_label(p, t))
         # Ticks show the recorded values: an SI scale (0.4 drawn as "400") needs
         # its "(x0.001)" note, which a short panel cuts off.
         plot.getAxis("left").enableAutoSIPrefix(False)
