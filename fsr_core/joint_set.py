@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Final, overload
+from typing import Any, Final, overload
 
 import numpy as np
 
@@ -216,6 +216,70 @@ class JointSet:
             found.setdefault(key, []).append(index)
         return tuple(JointGroup(key, tuple(indices)) for key, indices in found.items())
 
+    def plain(self) -> dict[str, Any]:
+        """Return the set as plain JSON, what :meth:`from_plain` reads back."""
+        return {
+            "joints": [
+                {
+                    "name": joint.name,
+                    "kind": joint.kind.value,
+                    "unit": joint.unit,
+                    "lower": joint.lower,
+                    "upper": joint.upper,
+                    "group": joint.group,
+                }
+                for joint in self.joints
+            ],
+            "positions": self.positions,
+            "position_columns": list(self.position_columns),
+            "velocities": self.velocities,
+            "velocity_columns": list(self.velocity_columns),
+            "efforts": self.efforts,
+            "effort_columns": list(self.effort_columns),
+            "base_pose": self.base_pose,
+            "environments": list(self.environments),
+        }
+
+    @classmethod
+    def from_plain(cls, value: object) -> JointSet:
+        """Read a set written by :meth:`plain` (from a file: checked).
+
+        Raises
+        ------
+        SchemaError
+            ``value`` is not such a set: a key missing or of the wrong type,
+            a kind or unit not known, columns not matching the joints.
+        """
+        if not isinstance(value, dict):
+            raise SchemaError(f"joints: an object expected, got {type(value).__name__}")
+        try:
+            joints = tuple(
+                JointSpec(
+                    name=_text(item["name"]),
+                    kind=JointKind(item["kind"]),
+                    unit=_text(item["unit"]),
+                    lower=_limit(item.get("lower")),
+                    upper=_limit(item.get("upper")),
+                    group=_text(item.get("group", "")),
+                )
+                for item in value["joints"]
+            )
+            return cls(
+                joints=joints,
+                positions=_text(value["positions"]),
+                position_columns=_columns(value["position_columns"]),
+                velocities=_optional_text(value.get("velocities")),
+                velocity_columns=_columns(value.get("velocity_columns", [])),
+                efforts=_optional_text(value.get("efforts")),
+                effort_columns=_columns(value.get("effort_columns", [])),
+                base_pose=_optional_text(value.get("base_pose")),
+                environments=tuple(
+                    _text(name) for name in value.get("environments", [])
+                ),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SchemaError(f"joints: not a joint set ({exc!r})") from exc
+
     @classmethod
     def of_channel(
         cls,
@@ -242,6 +306,32 @@ class JointSet:
             efforts=efforts,
             effort_columns=columns if efforts is not None else (),
         )
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"a string expected, got {type(value).__name__}")
+    return value
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _limit(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"a number expected, got {type(value).__name__}")
+    return float(value)
+
+
+def _columns(value: object) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise TypeError(f"a list of columns expected, got {type(value).__name__}")
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+        raise TypeError("columns must be integers")
+    return tuple(value)
 
 
 def joint_values(

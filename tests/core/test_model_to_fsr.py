@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 from pathlib import Path
@@ -13,6 +14,7 @@ from calibrated_files import calibration_epoch
 from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose
 from fsr_core.errors import SchemaError, TargetExistsError
 from fsr_core.format.reader import FsrReader
+from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.media import RGBFrame
 from fsr_core.output_paths import OutputIsInputError
 from fsr_core.recording import (
@@ -638,3 +640,74 @@ def test_an_empty_model_becomes_a_file_with_its_timeline(
     assert result.records == 2  # lifecycle start and completion
     assert back.channels == {}
     assert back.duration_s == 2.0
+
+
+def _arm_joints(positions: str = "/joint_states") -> JointSet:
+    return JointSet(
+        joints=(
+            JointSpec("joint 1", JointKind.REVOLUTE, "deg", -170.0, 170.0, "arm"),
+            JointSpec("joint_2", JointKind.PRISMATIC, "m", 0.0, 0.04),
+        ),
+        positions=positions,
+        position_columns=(0, 1),
+        velocities="/joint_states",
+        velocity_columns=(2, 2),
+    )
+
+
+def test_the_source_joints_come_back_from_a_converted_file(
+    source: Path, tmp_path: Path
+) -> None:
+    model = dataclasses.replace(sample_model(source), joints=_arm_joints())
+    output = tmp_path / "run.fsr"
+
+    write_model_as_fsr(model, output, source_path=source, source_kind="mcap")
+    back = open_recording(output)
+
+    assert back.joints == model.joints
+    assert back.joints is not None
+    assert back.joints.names == ("joint 1", "joint_2")
+    assert back.joints.joints[0].to_si(180.0) == pytest.approx(np.pi)
+
+
+def test_joints_reading_a_channel_left_out_are_not_written(
+    source: Path, tmp_path: Path
+) -> None:
+    model = sample_model(source, geometry=False)
+    channels = {
+        **model.channels,
+        "empty": Channel("empty", np.zeros(0), np.zeros((0, 2)), "rad"),
+    }
+    model = dataclasses.replace(
+        model, channels=channels, joints=_arm_joints(positions="empty")
+    )
+    output = tmp_path / "run.fsr"
+
+    write_model_as_fsr(model, output, source_path=source, source_kind="mcap")
+    back = open_recording(output)
+
+    assert "empty" not in back.channels
+    assert back.joints is None
+
+
+@pytest.mark.parametrize(
+    "plain",
+    [
+        [],
+        {"joints": [{"name": "a", "kind": "screw", "unit": "rad"}]},
+        {"joints": [{"name": "a", "kind": "revolute", "unit": "rad"}]},
+        {
+            "joints": [{"name": "a", "kind": "revolute", "unit": "rad"}],
+            "positions": "q",
+            "position_columns": [0, 1],
+        },
+        {
+            "joints": [{"name": "a", "kind": "revolute", "unit": "rad", "lower": "x"}],
+            "positions": "q",
+            "position_columns": [0],
+        },
+    ],
+)
+def test_a_joint_set_that_is_not_one_is_refused(plain: object) -> None:
+    with pytest.raises(SchemaError, match="joints"):
+        JointSet.from_plain(plain)

@@ -18,12 +18,13 @@ no joints of the panel: their coordinates are not angles.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
+from fsr_core.errors import SchemaError
 from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.recording import Channel, picked_channel
 
-__all__ = ["BASE_POSE_CHANNEL", "JOINT_CHANNEL", "recorded_joints"]
+__all__ = ["BASE_POSE_CHANNEL", "JOINT_CHANNEL", "converted_joints", "recorded_joints"]
 
 JOINT_CHANNEL: Final = "q"
 BASE_POSE_CHANNEL: Final = "base_pose"
@@ -123,3 +124,38 @@ def _joint_set(
         effort_columns=effort_columns,
         base_pose=BASE_POSE_CHANNEL if base is not None else None,
     )
+
+
+def converted_joints(
+    channels: Mapping[str, Channel], metadata: Mapping[str, Any]
+) -> JointSet | None:
+    """Return the joints a converted file names in its metadata, if usable.
+
+    ``convert`` writes the source's joint set as ``joints`` in the metadata
+    (:meth:`~fsr_core.joint_set.JointSet.plain`). It is used when it reads
+    channels the file holds, within their columns; otherwise (a file edited
+    or written by hand) ``None``: the file shows the joints its columns name,
+    if any.
+    """
+    plain = metadata.get("joints")
+    if plain is None:
+        return None
+    try:
+        joints = JointSet.from_plain(plain)
+    except SchemaError:
+        return None
+    reads = (
+        (joints.positions, joints.position_columns),
+        (joints.velocities, joints.velocity_columns),
+        (joints.efforts, joints.effort_columns),
+        (joints.base_pose, tuple(range(len(_FREE)))),
+    )
+    for name, columns in reads:
+        if name is None:
+            continue
+        channel = channels.get(name)
+        if channel is None:
+            return None
+        if any(not 0 <= column < channel.width for column in columns):
+            return None
+    return joints

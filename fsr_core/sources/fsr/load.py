@@ -35,7 +35,7 @@ from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulation.registry import recording_profile
 from fsr_core.sources.fsr.channels import stream_channel
 from fsr_core.sources.fsr.geometry import load_geometry, play_times
-from fsr_core.sources.fsr.joints import recorded_joints
+from fsr_core.sources.fsr.joints import converted_joints, recorded_joints
 from fsr_core.sources.fsr.reader_pool import FileIdentity, file_identity, shared_pool
 from fsr_core.sources.fsr.run_metadata import check_run_metadata, run_title
 from fsr_core.sources.fsr.tail import lost_tail_markers, recovered_copy_reason
@@ -291,7 +291,9 @@ def _generic_model(
     source = Path(identity.path)
     timeline = _timeline(reader)
     channels = _channels(reader, identity, timeline)
-    joints = recorded_joints(channels, _column_units(reader, channels))
+    joints = converted_joints(channels, reader.metadata) or recorded_joints(
+        channels, _column_units(reader, channels)
+    )
     streams = {info.spec.kind for info in reader.streams.values() if info.record_count}
     config_ok = "config" in reader.metadata and "simulation_contract" in reader.metadata
     return RecordingModel(

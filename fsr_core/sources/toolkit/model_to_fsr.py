@@ -56,13 +56,15 @@ times exactly.
 **Metadata**: ``run`` (``name``: the model's title, ``source_kind``),
 ``converted_from`` (``kind``, ``file``, ``sha256``, ``title`` and the model's
 ``metadata`` and ``provenance`` as plain JSON, left out with a note when too
-large) and ``versions``. Source metadata is kept out of the top level so it
+large), ``versions`` and ``joints``: the model's joint set
+(:meth:`~fsr_core.joint_set.JointSet.plain`) when its channels are written,
+which the FSR source reads back. Source metadata is kept out of the top level so it
 can never make a simulator claim the file. **Footer provenance**: ``mode``
 (``convert``), ``converter``, the caller's ``provenance``, then ``source``
 (file name), ``source_sha256`` and ``source_kind`` (which the caller cannot
 override), and ``notes`` when something was left out.
 
-**Not stored**: planar kinematics, task overlays, readouts and the joint,
+**Not stored**: planar kinematics, task overlays, readouts and the
 active-target and external-force channel designations; the source's own
 ticks and generations (the play-time axis replaces them); marker kinds other
 than the terminal cut (they come back as event markers with their label).
@@ -281,7 +283,19 @@ def _metadata(
             "provenance": _embedded(model.provenance, "provenance", notes),
         },
         "versions": run_versions(),
+        **_joints(model, notes),
     }
+
+
+def _joints(model: RecordingModel, notes: list[str]) -> dict[str, Any]:
+    """Return ``{"joints": ...}`` when the model's joints read written channels."""
+    joints = model.joints
+    if joints is None:
+        return {}
+    if any(name not in model.channels for name in joints.channels):
+        notes.append("the joints read channels that are not written, left out")
+        return {}
+    return {"joints": joints.plain()}
 
 
 def _provenance(
