@@ -9,6 +9,7 @@ generations. ``QT_QPA_PLATFORM=offscreen`` is set here, before any Qt import.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,18 +31,38 @@ _SMALL_RUN = SyntheticRun(
 _CAMERA_RUN = SyntheticRun(ticks=16, camera_every=2, width=12, height=8, codec="rgb24")
 
 
-def _synthetic(path: Path, run: SyntheticRun) -> Path:
-    write_synthetic(path, run)
-    return path
+SyntheticWriter = Callable[[Path, SyntheticRun], Path]
+
+
+@pytest.fixture(scope="session")
+def synthetic_copy(tmp_path_factory: pytest.TempPathFactory) -> SyntheticWriter:
+    """Return ``write(path, run)``: the recording of ``run``, written once a session.
+
+    The first request of a shape writes it with ``write_synthetic``; every
+    request (the first too) gets its own byte copy at ``path``, which the
+    test may damage or extend freely.
+    """
+    folder = tmp_path_factory.mktemp("synthetic")
+    written: dict[SyntheticRun, bytes] = {}
+
+    def write(path: Path, run: SyntheticRun) -> Path:
+        if run not in written:
+            source = folder / f"run{len(written)}.fsr"
+            write_synthetic(source, run)
+            written[run] = source.read_bytes()
+        path.write_bytes(written[run])
+        return path
+
+    return write
 
 
 @pytest.fixture
-def small_recording(tmp_path: Path) -> Path:
+def small_recording(tmp_path: Path, synthetic_copy: SyntheticWriter) -> Path:
     """Write a sealed synthetic recording with many small batches (about 60 KiB).
 
     Its shape is ``_SMALL_RUN``: 16 ticks, 2 generations, PNG camera frames.
     """
-    return _synthetic(tmp_path / "small.fsr", _SMALL_RUN)
+    return synthetic_copy(tmp_path / "small.fsr", _SMALL_RUN)
 
 
 @pytest.fixture
@@ -51,9 +72,11 @@ def camera_run() -> SyntheticRun:
 
 
 @pytest.fixture
-def recording_with_camera(tmp_path: Path, camera_run: SyntheticRun) -> Path:
+def recording_with_camera(
+    tmp_path: Path, camera_run: SyntheticRun, synthetic_copy: SyntheticWriter
+) -> Path:
     """Write a sealed synthetic recording whose camera frames are lossless."""
-    return _synthetic(tmp_path / "camera.fsr", camera_run)
+    return synthetic_copy(tmp_path / "camera.fsr", camera_run)
 
 
 @pytest.fixture
