@@ -477,20 +477,42 @@ def topic_table(bag: OpenBag, topic: str) -> NumericTable:
     contents = BagContents()
     reader = _Reader(bag, contents)
     chosen = [c for c in bag.connections if c.topic == topic]
-    deserialize = bag.types.deserialize
     facts = reader.facts(chosen[0]) if chosen else None
-    for connection, time_ns, raw in bag.messages(chosen) if chosen else ():
-        assert facts is not None
-        plan = facts.plan
+    if facts is not None:
+        _read_topic(bag, reader, facts, chosen)
+    reader.finish()
+    table = NumericTable(topic) if facts is None or facts.table is None else facts.table
+    if facts is not None and facts.undecodable:
+        table.notes.append(
+            f"topic {topic[:80]!r}: {facts.undecodable} message(s) unreadable, "
+            f"first: {facts.first_problem}"
+        )
+    return table
+
+
+def _read_topic(
+    bag: OpenBag, reader: _Reader, facts: TopicFacts, chosen: list[Any]
+) -> None:
+    """Read every message of one topic into ``facts``: by its plan when it can.
+
+    The loop every message of a plotted topic goes through: the library's
+    deserialiser called directly, the plan's two getters, two appends (the
+    messages are not counted: the table's rows are).
+    """
+    deserialize = bag.types.deserializer()
+    times, rows = facts.pending
+    add_time, add_row = times.append, rows.append
+    plan = facts.plan
+    for connection, time_ns, raw in bag.messages(chosen):
         if plan is None:
             reader.one(connection, time_ns, raw)
+            plan = facts.plan
             continue
         try:
             message = deserialize(raw, connection.msgtype)
         except Exception:  # noqa: BLE001 - rosbags' SerdeError and kin
             reader.one(connection, time_ns, raw)  # counts it, with the reason
             continue
-        facts.messages += 1
         parts = plan.parts(message)
         if parts is None:
             facts.flush()  # rows stay in reading order
@@ -501,19 +523,10 @@ def topic_table(bag: OpenBag, topic: str) -> NumericTable:
             except (FsrError, ValueError, TypeError, KeyError, IndexError) as exc:
                 facts.problem(str(exc) or type(exc).__name__)
             continue
-        times, rows = facts.pending
-        times.append(time_ns)
-        rows.append(parts)
-        if len(times) >= _ROWS_AT_ONCE:
+        add_time(time_ns)
+        add_row(parts)
+        if len(rows) >= _ROWS_AT_ONCE:
             facts.flush()
-    reader.finish()
-    table = NumericTable(topic) if facts is None or facts.table is None else facts.table
-    if facts is not None and facts.undecodable:
-        table.notes.append(
-            f"topic {topic[:80]!r}: {facts.undecodable} message(s) unreadable, "
-            f"first: {facts.first_problem}"
-        )
-    return table
 
 
 def transform_tree(bag: OpenBag) -> TransformTree:

@@ -51,6 +51,12 @@ class BagTypes:
         """Whether messages of ``msgtype`` can be deserialised."""
         return msgtype not in self.unreadable and msgtype in self.store.fielddefs
 
+    def deserializer(self) -> Any:
+        """Return the store's own ``(raw, msgtype) -> message`` for this bag."""
+        if self.ros1:
+            return self.store.deserialize_ros1
+        return self.store.deserialize_cdr
+
     def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
         """Return the message object of ``raw`` (raises the library's error)."""
         if self.ros1:
