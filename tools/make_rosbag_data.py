@@ -8,7 +8,10 @@ and one with a connection whose message definition does not parse. rosbag2
 SQLite (``rosbag2/``): a plain bag folder, a bag split over two ``.db3`` files
 (written as two bags and joined under one ``metadata.yaml``, as rosbag2's
 ``--max-bag-duration`` lays them out), one compressed per file and one per
-message (zstd), and a bare ``.db3``. Each bag holds the same recording:
+message (zstd), and a bare ``.db3``. ``stamped.bag`` and ``rosbag2/stamped``
+were recorded late: each message with a header is logged ``LATENCY_NS`` after
+its stamp (a header time base places it earlier than its log time). Each
+bag holds the same recording:
 ``sensor_msgs/JointState`` (``/joint_states``), ``sensor_msgs/Image`` and
 ``CompressedImage`` with ``CameraInfo``, ``/tf`` and ``/tf_static``, a numeric
 ``std_msgs/Float64`` topic, a ``std_msgs/String`` topic and
@@ -96,6 +99,8 @@ KILL_AFTER: Final = 250
 """Messages written before the writer of `killed.bag` died."""
 BAD_TYPE: Final = "fsr_test/msg/Broken"
 BAD_DEFINITION: Final = "float64 x\nthis line is ]] not a field\n"
+LATENCY_NS: Final = 30_000_000
+"""How late the stamped bags log a message with a header after its stamp."""
 
 Event = tuple[str, str, int, Any]
 """``(topic, type, time_ns, message)``."""
@@ -284,6 +289,32 @@ def _store(name: Stores) -> Any:
     return store
 
 
+def _logged(events: list[Event], latency_ns: int) -> list[Event]:
+    """Return ``events`` logged ``latency_ns`` after the stamps of those with one."""
+    if not latency_ns:
+        return events
+    late = [
+        (topic, kind, time_ns + (latency_ns if _has_stamp(message) else 0), message)
+        for topic, kind, time_ns, message in events
+    ]
+    return sorted(late, key=lambda event: event[2])
+
+
+def _has_stamp(message: Any) -> bool:
+    transforms = getattr(message, "transforms", None)
+    return hasattr(message, "header") or bool(transforms)
+
+
+def _stamp_ns(message: Any) -> int | None:
+    """Return a message's header stamp (a ``TFMessage``'s first transform's)."""
+    transforms = getattr(message, "transforms", None)
+    holder = transforms[0] if transforms else message
+    header = getattr(holder, "header", None)
+    if header is None:
+        return None
+    return int(header.stamp.sec) * 1_000_000_000 + int(header.stamp.nanosec)
+
+
 def _write_ros1(
     path: Path,
     *,
@@ -291,6 +322,7 @@ def _write_ros1(
     chunk_bytes: int | None = None,
     broken_topic: bool = False,
     kill_after: int | None = None,
+    latency_ns: int = 0,
 ) -> None:
     """Write one ROS 1 bag.
 
@@ -311,7 +343,8 @@ def _write_ros1(
         connections["/broken"] = writer.add_connection(
             "/broken", BAD_TYPE, msgdef=BAD_DEFINITION, md5sum="0" * 32
         )
-    for index, (topic, kind, time_ns, message) in enumerate(messages.events()):
+    events = _logged(messages.events(), latency_ns)
+    for index, (topic, kind, time_ns, message) in enumerate(events):
         if kill_after is not None and index == kill_after:
             assert writer.bio is not None
             writer.bio.flush()
@@ -331,6 +364,7 @@ def _write_rosbag2(
     *,
     compression: str = "none",
     keep: Callable[[int], bool] = lambda _: True,
+    latency_ns: int = 0,
 ) -> None:
     store = _store(Stores.ROS2_HUMBLE)
     messages = _Messages(store)
@@ -341,7 +375,7 @@ def _write_rosbag2(
         )
     writer.open()
     connections: dict[str, Any] = {}
-    for topic, kind, time_ns, message in messages.events():
+    for topic, kind, time_ns, message in _logged(messages.events(), latency_ns):
         if not keep(time_ns):
             continue
         if topic not in connections:
@@ -436,6 +470,10 @@ def _expected(path: Path) -> dict[str, Any]:
         )
         entry["messages"] += 1
         entry["last_ns"] = time_ns
+        stamp = _stamp_ns(message)
+        if stamp is not None:
+            entry.setdefault("first_stamp_ns", stamp)
+            entry["last_stamp_ns"] = stamp
         if topic == "/joint_states":
             entry.setdefault("first_position", message.position.tolist())
             entry["last_position"] = message.position.tolist()
@@ -464,6 +502,7 @@ def _ros1_bags(out: Path) -> dict[str, Any]:
         "small_chunks_lz4.bag": {"compression": "lz4", "chunk_bytes": 4096},
         "small_chunks_bz2.bag": {"compression": "bz2", "chunk_bytes": 8192},
         "broken_definition.bag": {"broken_topic": True},
+        "stamped.bag": {"compression": "lz4", "latency_ns": LATENCY_NS},
     }
     expected: dict[str, Any] = {}
     for name, options in bags.items():
@@ -484,6 +523,8 @@ def _rosbag2_bags(out: Path) -> dict[str, Any]:
     ):
         _write_rosbag2(out / name, compression=compression)
         expected[name] = _expected(out / name)
+    _write_rosbag2(out / "stamped", latency_ns=LATENCY_NS)
+    expected["stamped"] = _expected(out / "stamped")
     _split(out / "split")
     expected["split"] = _expected(out / "split")
     shutil.copyfile(out / "plain" / "plain.db3", out / "bare.db3")

@@ -278,10 +278,11 @@ def add_time_base(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--time-base",
         choices=TIME_BASES,
-        help="which time places each message of an MCAP log on the timeline: "
-        "log (when it was recorded; the default, or FSR_VIEWER_MCAP_TIME), "
-        "publish (when it was sent) or header (its header stamp; a message "
-        "without one stays at its log time and the inspector names its topic); "
+        help="which time places each message of an MCAP log or a ROS bag on "
+        "the timeline: log (when it was recorded; the default, or for MCAP "
+        "FSR_VIEWER_MCAP_TIME), publish (when it was sent; a bag has none and "
+        "stays at log time) or header (its header stamp; a message without "
+        "one stays at its log time and the inspector names its topic); "
         "other kinds of recording have one time and ignore it",
     )
 

@@ -5,8 +5,9 @@ index was never written, or is unreadable, opens by a scan of its chunks
 (:mod:`unindexed`), reported as ``no index: scanned`` with any cut. A
 rosbag2 bag is a folder with ``metadata.yaml`` naming the ``sqlite3``
 storage and its ``.db3`` files (split bags are read as one, in time order),
-or a bare ``.db3`` file. Every failure of the library is one line naming
-the file.
+or a bare ``.db3`` file; one compressed per file is inflated within the
+memory budget first (:mod:`file_compression`). Every failure of the library
+is one line naming the file.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Final
 
 from fsr_core.errors import CorruptRecordError, FsrError
 from fsr_core.sources.head import read_head
+from fsr_core.sources.rosbag.file_compression import InflatedBag, inflated_bag
 from fsr_core.sources.rosbag.library import require_rosbags
 from fsr_core.sources.rosbag.type_store import BagTypes, bag_types
 from fsr_core.sources.rosbag.unindexed import Scan, scan_chunks
@@ -66,6 +68,8 @@ class OpenBag:
     files: tuple[str, ...] = field(default_factory=tuple)
     zstd_messages: bool = False
     """Each message is zstd-compressed on its own: decompressed here, bounded."""
+    inflated: InflatedBag | None = None
+    """The uncompressed copy of a bag compressed per file, removed on close."""
 
     @property
     def connections(self) -> list[Any]:
@@ -98,6 +102,9 @@ class OpenBag:
         reader, self.reader = self.reader, None
         if reader is not None:
             _closing(reader)
+        inflated, self.inflated = self.inflated, None
+        if inflated is not None:
+            inflated.close()
 
 
 def _one_line(exc: BaseException) -> str:
@@ -147,9 +154,21 @@ def _open_ros1(path: Path) -> OpenBag:
 
 
 def _open_rosbag2(path: Path) -> OpenBag:
+    inflated = inflated_bag(path)
+    try:
+        found = _open_rosbag2_reader(path, inflated)
+    except BaseException:
+        if inflated is not None:
+            inflated.close()
+        raise
+    found.inflated = inflated
+    return found
+
+
+def _open_rosbag2_reader(path: Path, inflated: InflatedBag | None) -> OpenBag:
     from rosbags.rosbag2 import Reader
 
-    reader = Reader(path)
+    reader = Reader(path if inflated is None else inflated.path)
     try:
         reader.open()
     except BaseException:
@@ -161,7 +180,9 @@ def _open_rosbag2(path: Path) -> OpenBag:
             str(item.get("path", "")) if isinstance(item, dict) else str(item)
             for item in getattr(storage, "files", ())
         )
-        compression = reader.compression_mode
+        if inflated is not None:
+            files = inflated.files
+        compression = "file" if inflated is not None else reader.compression_mode
         types = bag_types(reader.connections, ros1=False, distro=reader.ros_distro)
         if compression == "message":
             # rosbags would inflate each message whatever its size: it hands

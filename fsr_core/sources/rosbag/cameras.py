@@ -39,23 +39,39 @@ __all__ = ["camera_tracks"]
 
 
 class _FrameTimes:
-    """An image topic's frame times and their ranks, read once when first asked."""
+    """An image topic's frame times, read once when first asked.
+
+    ``get()`` gives the frames' times on the time base (increasing), and for
+    each its log time and its rank among the frames of that log time: what
+    finds it in the bag.
+    """
 
     def __init__(self, shared: SharedBag, facts: TopicFacts) -> None:
         self._shared = shared
         self._facts = facts
         self._lock = threading.Lock()
-        self._found: tuple[np.ndarray, np.ndarray] | None = None
+        self._found: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if facts.image_times_ns:
-            times = np.asarray(facts.image_times_ns, dtype=np.int64)
-            self._found = (times, _ordinals(times))
+            self._found = _placed(
+                np.asarray(facts.image_times_ns, dtype=np.int64),
+                np.asarray(facts.image_log_ns, dtype=np.int64),
+            )
 
-    def get(self) -> tuple[np.ndarray, np.ndarray]:
+    def get(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self._lock:
             if self._found is None:
                 times = self._shared.topic_times(self._facts.name)
-                self._found = (times, _ordinals(times))
+                self._found = (times, times, _ordinals(times))
             return self._found
+
+
+def _placed(
+    times_ns: np.ndarray, log_ns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sort frames read in log order by their times; keep how each is found."""
+    ordinals = _ordinals(log_ns)
+    order = np.argsort(times_ns, kind="stable")
+    return times_ns[order], log_ns[order], ordinals[order]
 
 
 @dataclass(eq=False)
@@ -68,10 +84,10 @@ class _CameraFetch:
     calibrations: CalibrationEpochs
 
     def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
-        times_ns, ordinals = self.times.get()
+        times_ns, log_ns, ordinals = self.times.get()
         time_ns = int(times_ns[index])
         bag, msgtype, raw = self.shared.raw_message(
-            self.facts.name, time_ns, int(ordinals[index])
+            self.facts.name, int(log_ns[index]), int(ordinals[index])
         )
         what = f"topic {self.facts.name[:80]!r}"
         try:

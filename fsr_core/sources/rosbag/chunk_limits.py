@@ -21,7 +21,13 @@ from typing import Any
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import CorruptRecordError, DecodeError, TruncatedFileError
 
-__all__ = ["bounded_decompressor", "check_chunk", "guard_chunks", "zstd_message"]
+__all__ = [
+    "bounded_decompressor",
+    "check_chunk",
+    "guard_chunks",
+    "zstd_message",
+    "zstd_module",
+]
 
 
 def bounded_decompressor(
@@ -139,7 +145,7 @@ def guard_chunks(reader: Any, path: Path) -> set[str]:
     return compressions
 
 
-def _zstd() -> Any:
+def zstd_module() -> Any:
     """Return the zstd module ``rosbags`` uses (the standard one from 3.14)."""
     import importlib
 
@@ -159,7 +165,7 @@ def zstd_message(data: bytes, *, path: Path, topic: str) -> bytes:
     DecodeError
         The data are no zstd frame, or inflate past the size claimed.
     """
-    zstd = _zstd()
+    zstd = zstd_module()
     where = f"a message of {topic[:80]!r}"
     try:
         claimed = zstd.get_frame_info(data).decompressed_size

@@ -7,6 +7,7 @@ the extra to install, never an ``ImportError``.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Final
 
@@ -41,6 +42,7 @@ def require_rosbags(path: Path) -> None:
         raise SourceUnavailableError(f"reading ROS bags needs {missing}", path=path)
 
 
+@functools.cache
 def rosbags_version() -> str:
     """Return the installed ``rosbags`` version (``""`` when unknown)."""
     from importlib.metadata import PackageNotFoundError, version

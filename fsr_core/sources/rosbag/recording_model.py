@@ -6,18 +6,28 @@ its recorded time. Each numeric topic is a channel of its numeric leaves
 the transform tree is a ``/tf:<frame>`` pose channel and the tree is the 3D
 scene; each image topic is a camera with the calibration of its frame; the
 ``JointState`` topic gives the joints and ``/robot_description`` the robot.
+
+Messages sit at their log time (when the recorder got them), or with the
+``header`` time base at their ``header.stamp``. A provisional open (the
+window) reads the transforms and calibrations of the first second only: the
+scene is posed from them at once, each moving frame seen is a ``/tf:<frame>``
+channel that reads the whole ``/tf`` when shown, and the model read with
+every transform (:attr:`RecordingModel.refine`) takes its place when ready.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
-from fsr_core.errors import TruncatedFileError
+from fsr_core.errors import DecodeError, TruncatedFileError
 from fsr_core.recording import (
     Channel,
     ChannelData,
@@ -38,6 +48,7 @@ from fsr_core.sources.rosbag.reading import (
     TopicFacts,
     read_bag,
     topic_table,
+    transform_tree,
 )
 from fsr_core.sources.rosbag.shared_bag import SharedBag
 from fsr_core.sources.toolkit.camera_calibration import epochs_of
@@ -46,10 +57,17 @@ from fsr_core.sources.toolkit.joint_state_columns import (
     JOINT_STATE_SCHEMAS,
     preferred_joint_set,
 )
+from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["load_bag"]
 
 _LISTED: Final = 5
+_POSE_COLUMNS: Final = ("x", "y", "z", "qx", "qy", "qz", "qw")
+_BAG_TIMES: Final = {
+    "log": "log time",
+    "header": "header stamp",
+    "publish": "log time (a bag records no publish time)",
+}
 
 
 def _play(times_ns: Any, origin_ns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,13 +83,40 @@ def _load_topic(shared: SharedBag, topic: str, origin_ns: int) -> ChannelData:
     return ChannelData(play, table.values()[order], table.columns)
 
 
+class _WholeTree:
+    """Every transform of a bag, read once through its shared reader when asked."""
+
+    def __init__(self, shared: SharedBag) -> None:
+        self._shared = shared
+        self._lock = threading.Lock()
+        self._tree: TransformTree | None = None
+
+    def get(self) -> TransformTree:
+        with self._lock:
+            if self._tree is None:
+                self._tree = self._shared.using(transform_tree)
+            return self._tree
+
+
+def _load_pose(whole: _WholeTree, frame: str, origin_ns: int) -> ChannelData:
+    """Read a provisional open's ``/tf:<frame>`` channel from every transform."""
+    for child, times, translations, rotations in whole.get().series():
+        if child == frame:
+            order, play = _play(times, origin_ns)
+            values = np.hstack([translations, rotations])[order]
+            return ChannelData(play, values, _POSE_COLUMNS)
+    raise DecodeError(f"frame {frame[:80]!r} is no longer in the transforms")
+
+
 class _Assembly:
-    def __init__(self, bag: OpenBag, contents: BagContents) -> None:
+    def __init__(self, bag: OpenBag, contents: BagContents, time_base: str) -> None:
         self.bag = bag
         self.contents = contents
+        self.time_base = time_base
         self.origin_ns = contents.origin_ns
         self.notes: list[str] = []
         self.shared = SharedBag(bag.path)
+        self.partial = any(facts.partial for facts in contents.topics.values())
 
     def lazy_channel(self, facts: TopicFacts) -> Channel | None:
         """Return the channel of a topic read when first shown."""
@@ -120,18 +165,24 @@ class _Assembly:
             found = self.topic_channel(facts)
             if found is not None:
                 channels[facts.name] = found
+        whole = _WholeTree(self.shared)
         for frame, times, translations, rotations in self.contents.tree.series():
+            name = f"/tf:{frame}"
+            label = f"pose of {frame} in its parent"
+            if self.partial:  # the first second read: the rest when shown
+                load = functools.partial(_load_pose, whole, frame, self.origin_ns)
+                channels[name] = Channel.lazy(
+                    name,
+                    load,
+                    unit="m",
+                    label=label,
+                    columns=_POSE_COLUMNS,
+                    path=self.bag.path,
+                )
+                continue
             order, play = _play(times, self.origin_ns)
             values = np.hstack([translations, rotations])[order]
-            name = f"/tf:{frame}"
-            channels[name] = Channel(
-                name,
-                play,
-                values,
-                "m",
-                f"pose of {frame} in its parent",
-                ("x", "y", "z", "qx", "qy", "qz", "qw"),
-            )
+            channels[name] = Channel(name, play, values, "m", label, _POSE_COLUMNS)
         return channels
 
     def markers(self) -> tuple[Marker, ...]:
@@ -218,6 +269,7 @@ class _Assembly:
                 "format": "ROS 1 bag 2.0" if self.bag.ros1 else "rosbag2 SQLite",
                 "library": f"rosbags {rosbags_version()}",
                 "index": self.bag.index,
+                "time_base": self.time_base,
                 "start_time_ns": self.origin_ns,
             },
             integrity=integrity,
@@ -239,15 +291,29 @@ class _Assembly:
             if facts.undecodable:
                 entry["unreadable_messages"] = facts.undecodable
                 entry["first_problem"] = facts.first_problem
+            if facts.at_log_time:
+                entry["at_log_time"] = facts.at_log_time
             topics.append(entry)
         for topic, reason in self.contents.unreadable.items():
             topics.append({"topic": topic, "unreadable": reason})
         notes = list(self.notes)
+        unstamped = [t.name for t in self.contents.topics.values() if t.at_log_time]
+        if unstamped:
+            named = ", ".join(unstamped[:_LISTED])
+            more = len(unstamped) - _LISTED
+            notes.append(
+                "messages without a header stamp stay at their log time: "
+                + named
+                + (f" and {more} more topic(s)" if more > 0 else "")
+            )
+        if self.time_base == "publish":
+            notes.append("a bag records no publish time: messages at their log time")
         if self.contents.unreadable:
             named = ", ".join(list(self.contents.unreadable)[:_LISTED])
             notes.append(f"topics not read (definition does not parse): {named}")
         return {
             "index": self.bag.index,
+            "time_base": _BAG_TIMES[self.time_base],
             "compression": list(self.bag.compression),
             "files": list(self.bag.files),
             "messages": self.contents.messages,
@@ -294,14 +360,23 @@ def _check_something_read(bag: OpenBag, contents: BagContents) -> None:
 
 
 def load_bag(
-    path: Path, *, source: str, read_everything: bool = False
+    path: Path,
+    *,
+    source: str,
+    read_everything: bool = False,
+    provisional: bool = False,
+    time_base: str | None = None,
 ) -> RecordingModel:
     """Open ``path`` (a ROS 1 bag, a rosbag2 folder or ``.db3``) as a model.
 
     Without ``read_everything`` the numeric topics and the cameras' frame
     times are read when first shown (the transforms, calibrations and robot
     description at once); with it (``inspect --verify``, ``convert``) every
-    message is read and checked at open.
+    message is read and checked at open. ``provisional`` (the window) reads
+    the transforms and calibrations of the first second only, the model with
+    all of them to follow (:attr:`RecordingModel.refine`). ``time_base``
+    ``header`` places messages at their stamps (every message read at
+    open); ``log`` (``None``) and ``publish`` at their log times.
 
     Raises
     ------
@@ -309,11 +384,19 @@ def load_bag(
         The bag cannot be opened, needs more than the budgets, or ``rosbags``
         is missing (named with its extra).
     """
+    base = time_base or "log"
+    header = base == "header"
+    everything = read_everything or header
     bag = open_bag(path)
     try:
-        contents = read_bag(bag, everything=read_everything)
+        contents = read_bag(
+            bag,
+            everything=everything,
+            provisional=provisional and not everything,
+            header_stamps=header,
+        )
         _check_something_read(bag, contents)
-        assembly = _Assembly(bag, contents)
+        assembly = _Assembly(bag, contents, base)
         model = assembly.model(source)
     except BaseException:
         bag.close()
@@ -322,4 +405,25 @@ def load_bag(
         bag.close()
     else:  # what is read when shown reads through this reader, not a new one
         assembly.shared.keep(bag)
-    return model
+    if not assembly.partial:
+        return model
+    return _provisional(
+        model, functools.partial(load_bag, path, source=source, time_base=time_base)
+    )
+
+
+def _provisional(
+    model: RecordingModel, whole: Callable[[], RecordingModel]
+) -> RecordingModel:
+    """Return ``model`` (read from the first second) to be refined by ``whole``."""
+
+    def refine(progress: Callable[[int, int], None]) -> RecordingModel:
+        return whole()
+
+    integrity, reason = model.integrity, model.integrity_reason
+    if integrity is Integrity.VALID:
+        integrity = Integrity.UNVERIFIED
+        reason = "the transforms of the first second read; the rest are being read"
+    return dataclasses.replace(
+        model, refine=refine, integrity=integrity, integrity_reason=reason
+    )

@@ -4,11 +4,15 @@
 :data:`ROSBAG2` reads a rosbag2 folder whose ``metadata.yaml`` names the
 ``sqlite3`` storage (split bags joined in time), or one ``.db3`` file.
 Both need the ``rosbag`` extra (``rosbags``); ``rosbags`` is imported only
-when a file gets as far as being opened.
+when a file gets as far as being opened. They read two open options
+(:class:`~fsr_core.sources.open_options.OpenOptions`): ``time_base`` (``log``,
+the default, or ``header``) and ``provisional`` (the window: the transforms
+of the first second at once, the rest in the background).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Final
 
@@ -26,6 +30,7 @@ _PROVENANCE: Final = {
     "bag_format": "format",
     "bag_library": "library",
     "bag_index": "index",
+    "bag_time_base": "time_base",
 }
 """What ``to_fsr`` copies into the provenance: fact by model metadata key."""
 
@@ -62,6 +67,7 @@ class BagSource(WholeModelConversion):
     """ROS bags read with ``rosbags``; one instance per bag generation."""
 
     provenance_keys = _PROVENANCE
+    open_options: Final = ("provisional", "time_base")
 
     def __init__(
         self, name: str, description: str, patterns: tuple[str, ...], *, ros1: bool
@@ -86,14 +92,31 @@ class BagSource(WholeModelConversion):
 
         return is_rosbag2_folder(path)
 
-    def open(self, path: Path) -> RecordingModel:
-        """Open the bag: transforms and calibrations read, other topics when shown."""
-        return self._open(path, read_everything=False)
+    def open(self, path: Path, options: OpenOptions | None = None) -> RecordingModel:
+        """Open the bag: transforms and calibrations read, other topics when shown.
 
-    def _open(self, path: Path, *, read_everything: bool) -> RecordingModel:
+        ``options.time_base`` ``header`` places messages at their stamps;
+        ``options.provisional`` reads the first second of the transforms,
+        the rest following (:attr:`RecordingModel.refine`).
+        """
+        return self._open(path, read_everything=False, options=options)
+
+    def _open(
+        self,
+        path: Path,
+        *,
+        read_everything: bool,
+        options: OpenOptions | None = None,
+    ) -> RecordingModel:
         from fsr_core.sources.rosbag.recording_model import load_bag
 
-        return load_bag(path, source=self.name, read_everything=read_everything)
+        return load_bag(
+            path,
+            source=self.name,
+            read_everything=read_everything,
+            provisional=bool(options is not None and options.provisional),
+            time_base=None if options is None else options.time_base,
+        )
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when ``rosbags`` is missing."""
@@ -101,13 +124,17 @@ class BagSource(WholeModelConversion):
 
         return rosbags_missing()
 
-    def inspect(self, path: Path, *, verify: bool = False) -> dict[str, Any]:
+    def inspect(
+        self, path: Path, *, verify: bool = False, options: OpenOptions | None = None
+    ) -> dict[str, Any]:
         """Return the bag's report; ``verify`` reads every message and lists problems.
 
         Without ``verify`` the numeric topics are counted from the bag's index
-        or metadata, not read.
+        or metadata, not read. ``options.time_base`` as for :meth:`open`.
         """
-        model = self._open(path, read_everything=verify)
+        if options is not None:
+            options = dataclasses.replace(options, provisional=None)
+        model = self._open(path, read_everything=verify, options=options)
         messages = model.report.get("messages")
         checked = messages if isinstance(messages, int) else None
         files = model.report.get("files")
@@ -125,8 +152,14 @@ class BagSource(WholeModelConversion):
         return report
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
-        """Return the model with every message read (for ``to_fsr``)."""
-        return self._open(path, read_everything=True)
+        """Return the model with every message read (for ``to_fsr``).
+
+        Play times are those of ``options.time_base``, recorded in the
+        provenance as ``bag_time_base``.
+        """
+        if options is not None:
+            options = dataclasses.replace(options, provisional=None)
+        return self._open(path, read_everything=True, options=options)
 
 
 ROSBAG1 = BagSource("rosbag1", "ROS 1 bag", ("*.bag",), ros1=True)

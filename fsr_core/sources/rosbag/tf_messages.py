@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
+import numpy as np
+
 from fsr_core.errors import DecodeError
 from fsr_core.sources.toolkit.message_kinds import Transform
 
-__all__ = ["TF_MESSAGE", "tf_transforms"]
+__all__ = ["TF_MESSAGE", "message_stamp_ns", "tf_stamps_ns", "tf_transforms"]
 
 TF_MESSAGE: Final = "tf2_msgs/msg/TFMessage"
 
@@ -24,6 +26,22 @@ def _finite(values: tuple[float, ...], what: str, names: str) -> None:
     for name, value in zip(names, values, strict=True):
         if not math.isfinite(value):
             raise DecodeError(f"{what}.{name} is not a finite number")
+
+
+def message_stamp_ns(message: Any) -> int | None:
+    """Return the ``header.stamp`` of a deserialised message in ns (``None``: none).
+
+    A stamp of 0 (never set) or before 1970 is no stamp.
+    """
+    stamp = getattr(getattr(message, "header", None), "stamp", None)
+    sec = getattr(stamp, "sec", None)
+    nanosec = getattr(stamp, "nanosec", None)
+    if not isinstance(sec, int | np.integer) or not isinstance(
+        nanosec, int | np.integer
+    ):
+        return None
+    found = int(sec) * 1_000_000_000 + int(nanosec)
+    return found if found > 0 else None
 
 
 def tf_transforms(message: Any) -> list[Transform]:
@@ -53,3 +71,8 @@ def tf_transforms(message: Any) -> list[Transform]:
                 rotation[3] / norm)  # fmt: skip
         found.append(Transform(str(parent), child, translation, unit))
     return found
+
+
+def tf_stamps_ns(message: Any) -> list[int | None]:
+    """Return the stamp of each transform of a ``TFMessage`` (``None``: unset)."""
+    return [message_stamp_ns(item) for item in message.transforms]

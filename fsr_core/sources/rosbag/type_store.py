@@ -7,10 +7,18 @@ contradicts one registered before, leaves its topics out with the reason and
 every other topic reads. A rosbag2 bag written before definitions were
 stored carries none; its types come from the ``rosbags`` store of the bag's
 ROS distribution (Humble when it names none).
+
+Building a store compiles each type's (de)serialisers, a tenth of a second
+or more, the same for every bag recorded with the same definitions: the
+stores of the last few sets of definitions are kept for the process (the
+window reopening a bag, its model read whole in the background, a playlist
+of one robot's bags).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -18,6 +26,9 @@ from typing import Any, Final
 __all__ = ["BagTypes", "bag_types"]
 
 _IDL_SEPARATOR: Final = "=" * 80 + "\n"
+_KEPT_STORES: Final = 8
+_KEPT: OrderedDict[tuple[object, ...], BagTypes] = OrderedDict()
+_KEPT_LOCK: Final = threading.Lock()
 _DEFAULT_STORES: Final = {
     "foxy": "ROS2_FOXY",
     "galactic": "ROS2_GALACTIC",
@@ -39,6 +50,12 @@ class BagTypes:
     def readable(self, msgtype: str) -> bool:
         """Whether messages of ``msgtype`` can be deserialised."""
         return msgtype not in self.unreadable and msgtype in self.store.fielddefs
+
+    def deserializer(self) -> Any:
+        """Return the store's own ``(raw, msgtype) -> message`` for this bag."""
+        if self.ros1:
+            return self.store.deserialize_ros1
+        return self.store.deserialize_cdr
 
     def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
         """Return the message object of ``raw`` (raises the library's error)."""
@@ -76,11 +93,36 @@ def _default_store(distro: str | None) -> Any:
 def bag_types(
     connections: Iterable[Any], *, ros1: bool, distro: str | None = None
 ) -> BagTypes:
-    """Return the type store of a bag's ``connections`` (``rosbags`` objects)."""
+    """Return the type store of a bag's ``connections`` (``rosbags`` objects).
+
+    The store of the same definitions is built once per process (the last
+    few kept).
+    """
+    listed = list(connections)
+    key = (
+        ros1,
+        (distro or "").lower(),
+        tuple(
+            sorted({(c.msgtype, c.msgdef.format.name, c.msgdef.data) for c in listed})
+        ),
+    )
+    with _KEPT_LOCK:
+        found = _KEPT.get(key)
+        if found is not None:
+            _KEPT.move_to_end(key)
+            return found
+    built = _built_types(listed, ros1=ros1, distro=distro)
+    with _KEPT_LOCK:
+        _KEPT[key] = built
+        while len(_KEPT) > _KEPT_STORES:
+            _KEPT.popitem(last=False)
+    return built
+
+
+def _built_types(listed: list[Any], *, ros1: bool, distro: str | None) -> BagTypes:
     from rosbags.interfaces import MessageDefinitionFormat
     from rosbags.typesys import Stores, get_typestore
 
-    listed = list(connections)
     defined = [c for c in listed if c.msgdef.format != MessageDefinitionFormat.NONE]
     if not ros1 and listed and not defined:
         return BagTypes(_default_store(distro), ros1=False)

@@ -13,6 +13,7 @@ import random
 import shutil
 import struct
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -114,7 +115,7 @@ def _claim(data: bytes, claimed: int, which: int = 0) -> bytes:
     return data[:start] + struct.pack("<I", claimed) + data[start + 4 :]
 
 
-@pytest.mark.parametrize("name", ["none.bag", "killed.bag"])
+@pytest.mark.parametrize("name", ["none.bag", "killed.bag", "bz2.bag"])
 def test_a_chunk_claiming_gigabytes_is_refused_before_it_is_read(
     tmp_path: Path, name: str
 ) -> None:
@@ -153,6 +154,11 @@ def _opens_or_fails_closed(path: Path) -> RecordingModel | None:
         for index in range(track.count or 0):
             with contextlib.suppress(FsrError):  # a damaged frame: one line
                 track.fetch(index)
+    for channel in model.channels.values():
+        try:  # a lazy channel reads its topic now: damage shows as one line
+            channel.values  # noqa: B018
+        except FsrError as error:
+            _one_line_naming(error, path)
     return model
 
 
@@ -242,3 +248,68 @@ def test_a_zstd_message_is_checked_against_the_budget_before_it_inflates(
 
     assert "a message of '/camera/image_raw" in str(caught.value)
     _one_line_naming(caught.value, path)
+
+
+def _compressed_per_file(tmp_path: Path, data: bytes | None = None) -> Path:
+    folder = tmp_path / "zstd_file"
+    shutil.copytree(ROS2 / "zstd_file", folder)
+    if data is not None:
+        (folder / "zstd_file.db3.zstd").write_bytes(data)
+    return folder
+
+
+def test_a_bag_compressed_per_file_inflates_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rosbags writer's frame states no size: the stream stops at the budget.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    path = ROS2 / "zstd_file"
+    assert open_recording(path).channels["/joint_states"].count == 100
+    monkeypatch.setenv("FSR_VIEWER_MEMORY_BUDGET", "64KiB")
+    with pytest.raises(LimitExceededError) as caught:
+        open_recording(path)
+    assert "stopped in 'zstd_file.db3.zstd'" in str(caught.value)
+    _one_line_naming(caught.value, path)
+    assert not list(scratch.iterdir())  # the inflated copy is gone
+
+
+def test_a_file_whose_frame_claims_too_much_is_refused_before_inflating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fsr_core.sources.rosbag.chunk_limits import zstd_module
+
+    zstd = zstd_module()
+    inflated = zstd.decompress((ROS2 / "zstd_file" / "zstd_file.db3.zstd").read_bytes())
+    # The same database as rosbag2's own writer compresses it: size stated.
+    folder = _compressed_per_file(tmp_path, zstd.compress(inflated))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert open_recording(folder).channels["/joint_states"].count == 100
+    monkeypatch.setenv("FSR_VIEWER_MEMORY_BUDGET", "64KiB")
+    with pytest.raises(LimitExceededError) as caught:
+        open_recording(folder)
+    assert "as their zstd frames state" in str(caught.value)
+    assert "84 KiB" in str(caught.value)
+    assert not list(scratch.iterdir())  # refused before a byte was written
+
+
+def test_a_cut_or_flipped_file_compressed_bag_fails_closed_or_opens(
+    tmp_path: Path,
+) -> None:
+    data = (ROS2 / "zstd_file" / "zstd_file.db3.zstd").read_bytes()
+    for keep in (10, len(data) // 2, len(data) - 1):
+        folder = _compressed_per_file(tmp_path / f"cut_{keep}", data[:keep])
+        with pytest.raises(FsrError) as caught:
+            open_recording(folder)
+        _one_line_naming(caught.value, folder)
+    chosen = random.Random(11)
+    for round_ in range(8):
+        flipped = bytearray(data)
+        at = chosen.randrange(len(flipped))
+        flipped[at] ^= 1 << chosen.randrange(8)
+        _opens_or_fails_closed(
+            _compressed_per_file(tmp_path / f"flip_{round_}", bytes(flipped))
+        )
