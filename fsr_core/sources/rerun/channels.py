@@ -1,0 +1,94 @@
+"""``Scalars`` entities as channels.
+
+Each entity with ``Scalars:scalars`` rows on the time base is a channel named
+by its entity path; a row's values are its columns (``SeriesLines:names``
+names them when the entity logs them, else ``0``, ``1`` ...), a row shorter
+than the widest is padded with NaN. Rows that share one time are kept in
+file order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.recording import Channel
+from fsr_core.sources.rerun.store import ComponentRows, RecordingStore
+from fsr_core.sources.rerun.time_bases import TimeBase
+
+__all__ = ["MAX_SCALAR_WIDTH", "scalar_channels"]
+
+MAX_SCALAR_WIDTH: Final = 4096
+"""Values one scalar row may hold for it to be a channel."""
+
+
+def _names(store: RecordingStore, entity: str, width: int) -> tuple[str, ...]:
+    found = store.component(entity, "SeriesLines:names")
+    if found is not None:
+        static = found.static_values()
+        names = static[-1] if static else None
+        if isinstance(names, list) and len(names) == width:
+            return tuple(str(name)[:80] for name in names)
+    if width == 1:
+        return ("value",)
+    return tuple(str(index) for index in range(width))
+
+
+def _values(rows: list[Any], width: int) -> np.ndarray:
+    values = np.full((len(rows), width), np.nan, dtype=np.float64)
+    for index, row in enumerate(rows):
+        if row:
+            found = np.asarray(
+                [np.nan if v is None else v for v in row], dtype=np.float64
+            )
+            values[index, : found.size] = found
+    return values
+
+
+def _channel(
+    store: RecordingStore, rows: ComponentRows, base: TimeBase, notes: list[str]
+) -> Channel | None:
+    times, values = rows.on_timeline(base.name)
+    if not values:
+        return None
+    width = max((len(row) for row in values if row), default=0)
+    if width == 0:
+        return None
+    if width > MAX_SCALAR_WIDTH:
+        notes.append(
+            f"entity {rows.entity[:80]!r}: {width} scalars a row, more than "
+            f"{MAX_SCALAR_WIDTH}; left out"
+        )
+        return None
+    check_budget(
+        MEMORY,
+        8.0 * width * len(values),
+        f"entity {rows.entity[:80]!r}",
+        path=store.path,
+    )
+    return Channel(
+        rows.entity,
+        base.play(times),
+        _values(values, width),
+        "",
+        rows.entity,
+        _names(store, rows.entity, width),
+    )
+
+
+def scalar_channels(
+    store: RecordingStore, base: TimeBase, notes: list[str]
+) -> dict[str, Channel]:
+    """Return a channel per ``Scalars`` entity with rows on the time base."""
+    channels: dict[str, Channel] = {}
+    for rows in store.with_component("Scalars:scalars"):
+        found = _channel(store, rows, base, notes)
+        if found is None:
+            notes.append(
+                f"entity {rows.entity[:80]!r}: no scalars on {base.describe()}"
+            )
+            continue
+        channels[rows.entity] = found
+    return channels

@@ -1,0 +1,344 @@
+"""One recording of an ``.rrd`` file, read with rerun-sdk's ``RrdReader``.
+
+:func:`open_store` lists the file's recordings (a file may hold several) and
+opens the one asked for as rerun's lazy store: its manifest is read at once,
+its chunks when streamed. :meth:`RecordingStore.read_light` streams every
+chunk once and keeps of the heavy image payloads only their rows (times and formats
+stay) and keeps what it read by entity and component;
+:meth:`RecordingStore.read_heavy` reads one entity's payloads when its
+camera is first shown. Before either reads, the sizes the manifest claims
+for those chunks are checked against the memory budget. A file without a
+manifest (an old writer, or one whose footer was lost) is streamed from the
+start instead, its size standing for what it claims.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.errors import SchemaError
+from fsr_core.sources.rerun.library import read, reading, rerun_chunk
+
+__all__ = [
+    "HEAVY_COMPONENTS",
+    "ComponentRows",
+    "RecordingEntry",
+    "RecordingStore",
+    "RowMarks",
+    "list_recordings",
+    "open_store",
+]
+
+HEAVY_COMPONENTS: Final = (
+    "Image:buffer",
+    "EncodedImage:blob",
+    "DepthImage:buffer",
+)
+"""Image payloads: read only when their camera is shown."""
+
+_TIME_KINDS: Final = {"int64": "sequence", "duration": "duration", "timestamp": "time"}
+_MAX_RECORDINGS: Final = 10_000
+
+
+@dataclass(frozen=True)
+class RecordingEntry:
+    """One recording a file holds, as its manifest names it."""
+
+    index: int
+    application_id: str
+    recording_id: str
+
+
+@dataclass
+class ComponentRows:
+    """One component of one entity: every chunk's column, with its row times."""
+
+    entity: str
+    component: str
+    parts: list[tuple[dict[str, np.ndarray], Any]] = field(default_factory=list)
+    """``(times by timeline, arrow column)`` per chunk; a static chunk's times
+    are empty."""
+
+    @property
+    def rows(self) -> int:
+        """Rows over every chunk."""
+        return sum(len(column) for _, column in self.parts)
+
+    def static_values(self) -> list[Any]:
+        """Return the static rows' values (rerun's latest static one last)."""
+        return [
+            value
+            for times, column in self.parts
+            if not times
+            for value in column.to_pylist()
+        ]
+
+    def refs_on_timeline(
+        self, timeline: str
+    ) -> tuple[np.ndarray, list[tuple[Any, int]]]:
+        """Return the rows on ``timeline`` as ``(column, row)``, time-ordered.
+
+        For payloads too large to turn into Python values all at once.
+        """
+        times: list[np.ndarray] = []
+        refs: list[tuple[Any, int]] = []
+        for found, column in self.parts:
+            stamps = found.get(timeline)
+            if stamps is None:
+                continue
+            times.append(stamps)
+            refs.extend((column, row) for row in range(len(column)))
+        if not times:
+            return np.zeros(0, dtype=np.int64), []
+        joined = np.concatenate(times)
+        order = np.argsort(joined, kind="stable")
+        return joined[order], [refs[int(i)] for i in order]
+
+    def on_timeline(self, timeline: str) -> tuple[np.ndarray, list[Any]]:
+        """Return the rows placed on ``timeline``: times and values, time-ordered.
+
+        Rows without a time on it (logged on other timelines only) are left out.
+        """
+        times: list[np.ndarray] = []
+        values: list[Any] = []
+        for found, column in self.parts:
+            stamps = found.get(timeline)
+            if stamps is None:
+                continue
+            times.append(stamps)
+            values.extend(column.to_pylist())
+        if not times:
+            return np.zeros(0, dtype=np.int64), []
+        joined = np.concatenate(times)
+        order = np.argsort(joined, kind="stable")
+        return joined[order], [values[int(i)] for i in order]
+
+
+class RowMarks:
+    """A heavy column's rows, without their payloads (read when shown)."""
+
+    def __init__(self, rows: int) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        """Return the rows."""
+        return self._rows
+
+    def to_pylist(self) -> list[None]:
+        """Return one ``None`` a row, as an arrow column's values would be."""
+        return [None] * self._rows
+
+
+def _time_kind(arrow_type: Any) -> str:
+    text = str(arrow_type)
+    return next((kind for key, kind in _TIME_KINDS.items() if key in text), "")
+
+
+def _chunk_parts(
+    chunk: Any,
+) -> tuple[str, dict[str, np.ndarray], dict[str, Any], dict[str, str]]:
+    """Return a chunk's entity, row times, component columns and timeline kinds."""
+    batch = chunk.to_record_batch()
+    timelines = set(chunk.timeline_names)
+    times: dict[str, np.ndarray] = {}
+    kinds: dict[str, str] = {}
+    columns: dict[str, Any] = {}
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        if name in timelines:
+            kinds[name] = _time_kind(column.type)
+            times[name] = np.asarray(
+                column.cast("int64").to_numpy(zero_copy_only=False)
+            )
+        elif not name.startswith("rerun."):
+            columns[name] = column
+    return str(chunk.entity_path), times, columns, kinds
+
+
+def list_recordings(path: Path) -> tuple[RecordingEntry, ...]:
+    """Return the recordings ``path`` holds, in file order.
+
+    Raises
+    ------
+    FsrError
+        rerun-sdk cannot read the file (cut, damaged, not an RRD) or is missing.
+    """
+    chunk = rerun_chunk(path)
+
+    def listed() -> tuple[RecordingEntry, ...]:
+        reader = chunk.RrdReader(str(path))
+        entries = reader.recordings()
+        if len(entries) > _MAX_RECORDINGS:
+            raise SchemaError(
+                f"holds {len(entries)} recordings, more than {_MAX_RECORDINGS}",
+                path=path,
+            )
+        return tuple(
+            RecordingEntry(index, str(e.application_id), str(e.recording_id))
+            for index, e in enumerate(entries)
+        )
+
+    found = read(path, "not a readable Rerun recording", listed)
+    if not found:
+        raise SchemaError("a Rerun file that holds no recording", path=path)
+    return found
+
+
+class RecordingStore:
+    """One recording of an RRD file: its manifest, and its chunks when read."""
+
+    def __init__(self, path: Path, entry: RecordingEntry, count: int) -> None:
+        self.path = path
+        self.entry = entry
+        self.recordings = count
+        self.kinds: dict[str, str] = {}
+        self.rows: dict[tuple[str, str], ComponentRows] = {}
+        self.chunks = 0
+        self._lock = threading.Lock()
+        chunk = rerun_chunk(path)
+        self._reader = read(
+            path, "not a readable Rerun recording", lambda: chunk.RrdReader(str(path))
+        )
+        self._store_entry = read(
+            path,
+            "not a readable Rerun recording",
+            lambda: self._reader.recordings()[entry.index],
+        )
+        self._lazy: Any = None
+        self.manifest = True
+        try:
+            with reading(path, "no manifest"):
+                self._lazy = self._reader.store(store=self._store_entry)
+        except Exception:  # noqa: BLE001 - a file without footer: stream it
+            self.manifest = False
+        self._sizes = self._manifest_sizes()
+
+    def _manifest_sizes(self) -> list[tuple[str, bool, int]]:
+        """``(entity, holds image payloads, uncompressed bytes)`` per chunk."""
+        if self._lazy is None:
+            return []
+        index_of = getattr(self._lazy, "_chunk_index", None)
+        if index_of is None:
+            return []
+        table = read(
+            self.path, "its manifest does not read", lambda: index_of().to_arrow()
+        )
+        names = table.schema.names
+        heavy = [
+            name
+            for name in names
+            if any(
+                name.endswith(f"{part}:num_rows") or name == f"{part}:has_static_data"
+                for part in HEAVY_COMPONENTS
+            )
+        ]
+        entities = table.column("chunk_entity_path").to_pylist()
+        sizes = table.column("chunk_byte_size_uncompressed").to_pylist()
+        flags = [table.column(name).to_pylist() for name in heavy]
+        return [
+            (str(entity), any(bool(flag[row]) for flag in flags), int(size or 0))
+            for row, (entity, size) in enumerate(zip(entities, sizes, strict=True))
+        ]
+
+    def _claimed(self, *, entity: str | None) -> int:
+        """Bytes the manifest claims for the light chunks, or one entity's heavy."""
+        if not self._sizes:
+            return self.path.stat().st_size
+        if entity is None:
+            return sum(size for _, heavy, size in self._sizes if not heavy)
+        return sum(
+            size for name, heavy, size in self._sizes if heavy and name == entity
+        )
+
+    def _stream(self) -> Any:
+        if self._lazy is not None:
+            return self._lazy.stream()
+        return self._reader.stream(store=self._store_entry)
+
+    def read_light(self) -> None:
+        """Read every chunk, keeping the image payloads' rows but not their bytes.
+
+        Raises
+        ------
+        FsrError
+            A chunk does not read, or the chunks need more than the budget.
+        """
+        check_budget(
+            MEMORY, self._claimed(entity=None), "the recording's chunks", path=self.path
+        )
+        with self._lock, reading(self.path, "a chunk does not read"):
+            for found in self._stream():
+                self._keep(found)
+
+    def _keep(self, chunk: Any) -> None:
+        entity, times, columns, kinds = _chunk_parts(chunk)
+        self.chunks += 1
+        for name, kind in kinds.items():
+            self.kinds.setdefault(name, kind)
+        for name, column in columns.items():
+            rows = self.rows.setdefault((entity, name), ComponentRows(entity, name))
+            kept = RowMarks(len(column)) if name in HEAVY_COMPONENTS else column
+            rows.parts.append((times, kept))
+
+    def read_heavy(self, entity: str, component: str) -> ComponentRows:
+        """Read one entity's image payloads (every frame of one camera).
+
+        Raises
+        ------
+        FsrError
+            A chunk does not read, or the frames need more than the budget.
+        """
+        check_budget(
+            MEMORY,
+            self._claimed(entity=entity),
+            f"the frames of {entity[:80]!r}",
+            path=self.path,
+        )
+        rows = ComponentRows(entity, component)
+        with (
+            self._lock,
+            reading(self.path, f"the frames of {entity[:80]!r} do not read"),
+        ):
+            stream = self._stream().filter(content=entity, components=[component])
+            for found in stream:
+                name, times, columns, _ = _chunk_parts(found)
+                if name == entity and component in columns:
+                    rows.parts.append((times, columns[component]))
+        return rows
+
+    def component(self, entity: str, component: str) -> ComponentRows | None:
+        """Return what was read of ``component`` on ``entity``."""
+        return self.rows.get((entity, component))
+
+    def with_component(self, component: str) -> Sequence[ComponentRows]:
+        """Return every entity's rows of ``component``, by entity path."""
+        return sorted(
+            (rows for (_, name), rows in self.rows.items() if name == component),
+            key=lambda rows: rows.entity,
+        )
+
+    def entities(self) -> Iterable[str]:
+        """Return the entity paths read, in order."""
+        return sorted({entity for entity, _ in self.rows})
+
+
+def open_store(path: Path, index: int = 0) -> RecordingStore:
+    """Open recording ``index`` of ``path`` (its manifest only).
+
+    Raises
+    ------
+    FsrError
+        The file does not read, or holds no recording ``index``.
+    """
+    entries = list_recordings(path)
+    if not 0 <= index < len(entries):
+        raise SchemaError(
+            f"no recording {index}; the file holds {len(entries)}", path=path
+        )
+    return RecordingStore(path, entries[index], len(entries))
