@@ -7,6 +7,7 @@ file must not pay for loading it.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,6 +65,10 @@ def rerun_chunk(path: Path) -> ModuleType:
     SourceUnavailableError
         rerun-sdk is not installed, or too old to have ``rerun.chunk``.
     """
+    # rerun-sdk's Rust side logs what it recovers from (a damaged schema
+    # version) straight to the process's stderr; the report says what matters,
+    # so it stays quiet unless the user asks for its log.
+    os.environ.setdefault("RUST_LOG", "off")
     try:
         import rerun.chunk as chunk
     except ImportError as exc:

@@ -81,7 +81,9 @@ def _archetypes(store: RecordingStore) -> dict[str, str]:
     }
 
 
-def _model(store: RecordingStore, time_base: str | None) -> RecordingModel:
+def _model(
+    store: RecordingStore, time_base: str | None, address: Path
+) -> RecordingModel:
     path = store.path
     notes: list[str] = []
     try:
@@ -115,7 +117,7 @@ def _model(store: RecordingStore, time_base: str | None) -> RecordingModel:
         integrity = Integrity.RECOVERED
         reason = "no manifest (footer): the file was read from its start"
     return RecordingModel(
-        path=path,
+        path=address,
         source="rerun",
         title=title,
         timeline=Timeline((Segment(0, 0.0, duration, 0.0, 0, max(ticks - 1, 0)),)),
@@ -158,11 +160,13 @@ def load_rerun(
     index: int = 0,
     time_base: str | None = None,
     other_bases: tuple[str, ...] = (),
+    address: Path | None = None,
 ) -> RecordingModel:
     """Open recording ``index`` of the ``.rrd`` file ``path`` as a model.
 
     Everything but the image payloads is read at open; each camera's frames
-    are read the first time one is shown.
+    are read the first time one is shown. ``address`` is the model's path
+    (``<file.rrd>/episode_000001`` for a recording of several).
 
     Raises
     ------
@@ -176,7 +180,7 @@ def load_rerun(
     store.read_light()
     if time_base in other_bases and time_base not in store.kinds:
         time_base = None  # another kind's time base (a mixed playlist): the default
-    return _model(store, time_base)
+    return _model(store, time_base, path if address is None else address)
 
 
 def count_rows(model: RecordingModel) -> int:

@@ -21,7 +21,11 @@ from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import TIME_BASES, OpenOptions
-from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
+from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.toolkit.whole_model_conversion import (
+    WholeModelConversion,
+    write_converted,
+)
 
 __all__ = ["SOURCE", "RerunSource"]
 
@@ -85,7 +89,11 @@ class RerunSource(WholeModelConversion):
 
         file, index = _target(path)
         return load_rerun(
-            file, index=index, time_base=_wanted(options), other_bases=TIME_BASES
+            file,
+            index=index,
+            time_base=_wanted(options),
+            other_bases=TIME_BASES,
+            address=path,
         )
 
     def unavailable_reason(self) -> str | None:
@@ -126,6 +134,36 @@ class RerunSource(WholeModelConversion):
                     "reason": f"{len(problems)} problem(s); the first: {problems[0]}",
                 }
         return report
+
+    def to_fsr(
+        self,
+        path: Path,
+        output: Path,
+        *,
+        overwrite: bool = False,
+        options: OpenOptions | None = None,
+    ) -> FsrConversion:
+        """Write the recording as FSR; the provenance names the ``.rrd`` file.
+
+        For one recording of several, the provenance also gives its index.
+        """
+        model = self.whole_model(path, options)
+        file, _ = _target(path)
+        return write_converted(
+            model,
+            output,
+            source_path=file,
+            source_kind=self.name,
+            overwrite=overwrite,
+            provenance={
+                **{
+                    fact: model.metadata.get(key, "")
+                    for fact, key in self.provenance_keys.items()
+                },
+                "rerun_recording_index": model.metadata.get("recording_index", 0),
+            },
+            options=options,
+        )
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
         """Return the model (for ``to_fsr``); its cameras read as they are written."""

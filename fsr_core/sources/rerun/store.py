@@ -270,7 +270,7 @@ class RecordingStore:
             A chunk does not read, or the chunks need more than the budget.
         """
         check_budget(
-            MEMORY, self._claimed(entity=None), "the recording's chunks", path=self.path
+            MEMORY, self._claimed(entity=None), "reading the recording", path=self.path
         )
         with self._lock, reading(self.path, "a chunk does not read"):
             for found in self._stream():
