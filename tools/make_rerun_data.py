@@ -4,7 +4,8 @@ Every ``.rrd`` comes from ``rr.init`` + ``rr.save`` and ``rr.log`` /
 ``rr.send_columns``, never from bytes put together by hand:
 
 - ``arm_run.rrd``: a small arm run. Six joint angles as one ``Scalars``
-  entity (``arm/joint_positions``, six values a row) and the gripper as
+  entity (``arm/joint_positions``, six values a row, named by a static
+  ``SeriesLines``) and the gripper as
   another (``arm/gripper``), sent as columns on a ``step`` sequence timeline
   and a ``sim_time`` duration timeline; a camera entity ``world/camera``
   posed by ``Transform3D`` (moving), with ``Pinhole`` and ``Image`` frames on
@@ -91,6 +92,11 @@ def _write_arm_run(path: Path) -> None:
         "arm/joint_positions",
         indexes=indexes,
         columns=rr.Scalars.columns(scalars=_joint_angles()).partition([6] * STEPS),
+    )
+    rr.log(
+        "arm/joint_positions",
+        rr.SeriesLines(names=[f"joint_{j + 1}" for j in range(6)]),
+        static=True,
     )
     rr.send_columns(
         "arm/gripper",

@@ -15,6 +15,7 @@ import pytest
 from cli_output import command_output
 
 from app.cli import main
+from app.window.main_window import MainWindow
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rerun"
 ARM = DATA / "arm_run.rrd"
@@ -62,7 +63,7 @@ def test_export_channels_writes_rerun_s_scalars(tmp_path: Path) -> None:
     header = rows[0]
     truth = TRUTH["files"]["arm_run.rrd"]["recordings"][0]["entities"]
     joints = np.asarray(truth["/arm/joint_positions"]["data"]["Scalars:scalars"][0])
-    columns = [header.index(f"/arm/joint_positions:{j}") for j in range(6)]
+    columns = [header.index(f"/arm/joint_positions:joint_{j}") for j in range(1, 7)]
     values = np.asarray([[float(row[c]) for c in columns] for row in rows[1:]])
     np.testing.assert_allclose(values, joints)
 
@@ -105,3 +106,25 @@ def test_batch_converts_each_recording_of_a_file(
     provenance = json.loads(out)["provenance"]
     assert provenance["rerun_recording_id"] == "run-2"
     assert provenance["rerun_recording_index"] == 1
+
+
+@pytest.mark.gui
+def test_view_time_base_lists_the_recording_s_timelines(window: MainWindow) -> None:
+    window.open_files([ARM])
+    session = window.session
+    menu = window.menus.time_base_menu
+    assert menu.isEnabled()
+    assert [action.text() for action in menu.actions()] == [
+        "Timeline sim_time",
+        "Timeline step",
+        "Timeline log_time",
+    ]
+    checked = [n for n, a in window.menus.time_base_actions.items() if a.isChecked()]
+    assert checked == ["sim_time"]
+
+    window.menus.time_base_actions["step"].trigger()
+
+    model = session.model
+    assert model is not None
+    assert model.metadata["time_base"] == "step"
+    assert session.clock.duration_s == pytest.approx(39.0)

@@ -9,17 +9,20 @@ file order.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
+from fsr_core.joint_set import JointSet, JointSpec
 from fsr_core.recording import Channel
 from fsr_core.sources.rerun.store import ComponentRows, RecordingStore
 from fsr_core.sources.rerun.time_bases import TimeBase
 
-__all__ = ["MAX_SCALAR_WIDTH", "scalar_channels"]
+__all__ = ["MAX_SCALAR_WIDTH", "joints_of", "scalar_channels"]
 
+_JOINT_NAME: Final = re.compile(r"^(joint|joints|joint_positions?|q|qpos)$|joint_pos")
 MAX_SCALAR_WIDTH: Final = 4096
 """Values one scalar row may hold for it to be a channel."""
 
@@ -75,6 +78,29 @@ def _channel(
         "",
         rows.entity,
         _names(store, rows.entity, width),
+    )
+
+
+def joints_of(channels: dict[str, Channel]) -> JointSet | None:
+    """Return the joints: the ``Scalars`` entity named for joint positions.
+
+    Rerun has no joint archetype; an entity whose last part names joints
+    (``joint_positions``, ``joints``, ``q``) is taken as one angle per
+    column, in radians, the one naming positions first.
+    """
+    found = [
+        channel
+        for name, channel in channels.items()
+        if not name.startswith("tf:") and _JOINT_NAME.search(name.rsplit("/", 1)[-1])
+    ]
+    if not found:
+        return None
+    found.sort(key=lambda channel: "position" not in channel.name.rsplit("/", 1)[-1])
+    channel = found[0]
+    return JointSet(
+        joints=tuple(JointSpec(column) for column in channel.columns),
+        positions=channel.name,
+        position_columns=tuple(range(len(channel.columns))),
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from fsr_core.errors import SchemaError
 from fsr_core.recording import Channel, Integrity, RecordingModel, Segment, Timeline
 from fsr_core.sources.rerun.cameras import camera_tracks
-from fsr_core.sources.rerun.channels import scalar_channels
+from fsr_core.sources.rerun.channels import joints_of, scalar_channels
 from fsr_core.sources.rerun.events import text_log_events
 from fsr_core.sources.rerun.frames import transform_tree
 from fsr_core.sources.rerun.library import rerun_version
@@ -124,6 +124,7 @@ def _model(
         channels=channels,
         cameras=cameras,
         geometry=geometry,
+        joints=joints_of(channels),
         markers=tuple(markers),
         metadata={
             "format": "Rerun RRD",

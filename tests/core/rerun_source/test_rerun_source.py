@@ -58,6 +58,12 @@ def test_scalars_are_channels_with_rerun_s_values_and_times(
     seconds = np.asarray(truth["times"]["sim_time"], dtype=np.float64) / 1e9
     np.testing.assert_allclose(channel.times_s, seconds - seconds[0])
     assert arm.channels["/arm/gripper"].columns == ("value",)
+    # A static SeriesLines names the columns; the entity is the joints.
+    names = tuple(f"joint_{j}" for j in range(1, 7))
+    assert channel.columns == names
+    assert arm.joints is not None
+    assert arm.joint_channel == "/arm/joint_positions"
+    assert tuple(j.name for j in arm.joints.joints) == names
 
 
 def test_every_timeline_is_a_time_base() -> None:
