@@ -10,11 +10,8 @@ file order.
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Final
 
-import numpy as np
-
-from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.joint_set import JointSet, JointSpec
 from fsr_core.recording import Channel
 from fsr_core.sources.rerun.store import ComponentRows, RecordingStore
@@ -39,42 +36,24 @@ def _names(store: RecordingStore, entity: str, width: int) -> tuple[str, ...]:
     return tuple(str(index) for index in range(width))
 
 
-def _values(rows: list[Any], width: int) -> np.ndarray:
-    values = np.full((len(rows), width), np.nan, dtype=np.float64)
-    for index, row in enumerate(rows):
-        if row:
-            found = np.asarray(
-                [np.nan if v is None else v for v in row], dtype=np.float64
-            )
-            values[index, : found.size] = found
-    return values
-
-
 def _channel(
     store: RecordingStore, rows: ComponentRows, base: TimeBase, notes: list[str]
 ) -> Channel | None:
-    times, values = rows.on_timeline(base.name)
-    if not values:
-        return None
-    width = max((len(row) for row in values if row), default=0)
-    if width == 0:
-        return None
-    if width > MAX_SCALAR_WIDTH:
+    found = rows.numeric_on_timeline(base.name, MAX_SCALAR_WIDTH, store.path)
+    if isinstance(found, int):
         notes.append(
-            f"entity {rows.entity[:80]!r}: {width} scalars a row, more than "
+            f"entity {rows.entity[:80]!r}: {found} scalars a row, more than "
             f"{MAX_SCALAR_WIDTH}; left out"
         )
         return None
-    check_budget(
-        MEMORY,
-        8.0 * width * len(values),
-        f"entity {rows.entity[:80]!r}",
-        path=store.path,
-    )
+    times, values = found
+    width = values.shape[1]
+    if values.shape[0] == 0 or width == 0:
+        return None
     return Channel(
         rows.entity,
         base.play(times),
-        _values(values, width),
+        values,
         "",
         rows.entity,
         _names(store, rows.entity, width),

@@ -101,6 +101,60 @@ class ComponentRows:
         order = np.argsort(joined, kind="stable")
         return joined[order], [refs[int(i)] for i in order]
 
+    def numeric_on_timeline(
+        self, timeline: str, max_width: int, path: Path
+    ) -> tuple[np.ndarray, np.ndarray] | int:
+        """Return a numeric list column's rows on ``timeline`` as a 2D array.
+
+        Times and ``(rows, width)`` float64 values, time-ordered; a row
+        shorter than the widest (or null) is padded with NaN. Read by arrow
+        without a Python value per number. Returns the width alone when it
+        is over ``max_width`` (nothing allocated).
+
+        Raises
+        ------
+        LimitExceededError
+            The array would need more than the memory budget.
+        """
+        times: list[np.ndarray] = []
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        width = 0
+        for found, column in self.parts:
+            stamps = found.get(timeline)
+            if stamps is None or isinstance(column, RowMarks):
+                continue
+            lengths = column.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            offsets = np.asarray(column.offsets.to_numpy(zero_copy_only=False))
+            flat = column.flatten().cast("float64").fill_null(np.nan)
+            values = np.asarray(flat.to_numpy(zero_copy_only=False), dtype=np.float64)
+            width = max(width, int(lengths.max()) if lengths.size else 0)
+            times.append(stamps)
+            parts.append((lengths.astype(np.int64), offsets[:-1] - offsets[0], values))
+        if width > max_width:
+            return width
+        if not times:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, width))
+        count = sum(p[0].size for p in parts)
+        what = f"entity {self.entity[:80]!r}"
+        check_budget(MEMORY, 8.0 * count * width, what, path=path)
+        rows = np.full((count, width), np.nan)
+        start = 0
+        for lengths, offsets, values in parts:
+            count = lengths.size
+            if count and (lengths == width).all():
+                rows[start : start + count] = values[: count * width].reshape(
+                    count, width
+                )
+            else:
+                for row in range(count):
+                    size = int(lengths[row])
+                    first = int(offsets[row])
+                    rows[start + row, :size] = values[first : first + size]
+            start += count
+        joined = np.concatenate(times)
+        order = np.argsort(joined, kind="stable")
+        return joined[order], rows[order]
+
     def on_timeline(self, timeline: str) -> tuple[np.ndarray, list[Any]]:
         """Return the rows placed on ``timeline``: times and values, time-ordered.
 
