@@ -91,21 +91,20 @@ def pinhole_profile(
                 if resolution is not None and len(resolution) == 2
                 else size or (0, 0)
             )
-            m = [float(v) for v in matrix]
-            try:
-                return CalibrationProfile(
-                    width=width,
-                    height=height,
-                    fx=m[0],
-                    fy=m[4],
-                    cx=m[6],
-                    cy=m[7],
-                    skew=m[3],
-                )
-            except CalibrationError:
-                return None
+            return _profile(matrix, width, height)
         current = parent_of(current)
     return None
+
+
+def _profile(matrix: Any, width: int, height: int) -> CalibrationProfile | None:
+    """Return the intrinsics of a column-major ``image_from_camera`` matrix."""
+    m = [float(v) for v in matrix]
+    try:
+        return CalibrationProfile(
+            width=width, height=height, fx=m[0], fy=m[4], cx=m[6], cy=m[7], skew=m[3]
+        )
+    except CalibrationError:
+        return None
 
 
 def _payload_bytes(column: Any, row: int, what: str) -> bytes:
@@ -165,6 +164,29 @@ def _to_rgb(values: np.ndarray, color_model: int) -> np.ndarray:
     return values[..., list(order)]
 
 
+@dataclass(frozen=True)
+class _Frames:
+    """One camera's frames, read: times, payload rows, formats, calibration."""
+
+    times: np.ndarray
+    refs: list[tuple[Any, int]]
+    forms: list[Any]
+    profile: CalibrationProfile | None
+    meter: Any
+    """A depth camera's units per metre (``None``: one)."""
+
+
+def _form_name(kind: str) -> str:
+    return "EncodedImage:media_type" if kind == "EncodedImage" else f"{kind}:format"
+
+
+def _size_of(forms: list[Any]) -> tuple[int, int] | None:
+    first = forms[0] if forms and isinstance(forms[0], dict) else None
+    if first is None:
+        return None
+    return int(first.get("width") or 0), int(first.get("height") or 0)
+
+
 @dataclass(eq=False)
 class _Camera:
     store: RecordingStore
@@ -172,65 +194,80 @@ class _Camera:
     kind: str
     base: TimeBase
     tree: TransformTree
-    times: np.ndarray
-    forms: list[Any]
     profile: CalibrationProfile | None
-    _payloads: list[Any] | None = None
+    """The ``Pinhole`` read at open (static), if any."""
+    _frames: _Frames | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def what(self) -> str:
         return f"{self.kind} {self.entity[:80]!r}"
 
-    def payload(self, index: int) -> bytes:
+    def frames(self) -> _Frames:
+        """Read the camera's chunks (once): every frame's bytes and format."""
         with self._lock:
-            if self._payloads is None:
-                rows: ComponentRows = self.store.read_heavy(
-                    self.entity, IMAGE_KINDS[self.kind]
-                )
-                _, refs = rows.refs_on_timeline(self.base.name)
-                if len(refs) != len(self.times):
-                    raise DecodeError(
-                        f"{self.what}: {len(refs)} frames read, "
-                        f"{len(self.times)} listed"
-                    )
-                self._payloads = refs
-            column, row = self._payloads[index]
+            if self._frames is None:
+                self._frames = self._read()
+            return self._frames
+
+    def _read(self) -> _Frames:
+        rows = self.store.read_entity(self.entity)
+        payload = rows.get(IMAGE_KINDS[self.kind])
+        if payload is None:
+            raise DecodeError(f"{self.what}: no frames read")
+        times, refs = payload.refs_on_timeline(self.base.name)
+        found = rows.get(_form_name(self.kind))
+        forms: list[Any] = [None] * len(refs)
+        if found is not None:
+            _, values = found.on_timeline(self.base.name)
+            if len(values) == len(refs):
+                forms = [_first(value) for value in values]
+        profile = self.profile
+        if profile is None:
+            profile = _temporal_pinhole(rows, _size_of(forms))
+        meter = _first_value(rows.get("DepthImage:meter"))
+        if meter is None:
+            meter = _latest(self.store, self.entity, "DepthImage:meter")
+        return _Frames(times, refs, forms, profile, meter)
+
+    def play_times(self) -> FloatArray:
+        return self.base.play(self.frames().times)
+
+    def payload(self, index: int) -> bytes:
+        column, row = self.frames().refs[index]
         return _payload_bytes(column, row, self.what)
 
     def depth_m(self, index: int) -> FloatArray:
-        form = self.forms[index] or {}
+        form = self.frames().forms[index] or {}
         values = _pixels(self.payload(index), form, self.what)[..., 0].astype(
             np.float64
         )
-        meter = _latest(self.store, self.entity, "DepthImage:meter")
+        meter = self.frames().meter
         scale = float(meter) if isinstance(meter, int | float) and meter > 0 else 1.0
         result: FloatArray = values / scale
         return result
 
     def frame(self, index: int) -> RGBFrame:
+        forms = self.frames().forms
         if self.kind == "EncodedImage":
-            media = _first(self.forms[index]) if self.forms else None
+            media = forms[index] if forms else None
             return compressed_frame(self.payload(index), str(media or ""), self.what)
         if self.kind == "DepthImage":
             return RGBFrame(np.ascontiguousarray(depth_colours(self.depth_m(index))))
-        form = self.forms[index] or {}
+        form = forms[index] or {}
         values = _pixels(self.payload(index), form, self.what)
-        return RGBFrame(
-            np.ascontiguousarray(_to_rgb(values, int(form.get("color_model") or 1)))
-        )
+        rgb = _to_rgb(values, int(form.get("color_model") or 1))
+        return RGBFrame(np.ascontiguousarray(rgb))
 
-    def calibration(self, index: int, frame: RGBFrame) -> Calibration | None:
-        profile = self.profile
+    def calibration(self, index: int) -> Calibration | None:
+        frames = self.frames()
+        profile = frames.profile
         if profile is None:
             return None
         pose = None
         anchor = framed_ancestor(self.tree, self.entity)
-        found = (
-            None
-            if anchor is None
-            else self.tree.world_poses(anchor, self.times[index : index + 1])
-        )
+        at = frames.times[index : index + 1]
+        found = None if anchor is None else self.tree.world_poses(anchor, at)
         if found is not None:
             try:
                 pose = CameraPose.normalized(tuple(found[0][0]), tuple(found[1][0]))
@@ -248,55 +285,82 @@ class _Camera:
         )
 
     def __call__(self, index: int) -> tuple[RGBFrame, Calibration | None]:
-        frame = self.frame(index)
-        return frame, self.calibration(index, frame)
+        return self.frame(index), self.calibration(index)
+
+
+def _first_value(rows: ComponentRows | None) -> Any:
+    if rows is None:
+        return None
+    for _, column in rows.parts:
+        for value in column.to_pylist():
+            if value:
+                return _first(value)
+    return None
+
+
+def _temporal_pinhole(
+    rows: dict[str, ComponentRows], size: tuple[int, int] | None
+) -> CalibrationProfile | None:
+    """Return the first ``Pinhole`` logged over time on the camera's entity."""
+    matrix = rows.get("Pinhole:image_from_camera")
+    if matrix is None:
+        return None
+    values = [_first(v) for _, column in matrix.parts for v in column.to_pylist()]
+    values = [v for v in values if v is not None and len(v) == 9]
+    if not values:
+        return None
+    resolution = rows.get("Pinhole:resolution")
+    found = (
+        []
+        if resolution is None
+        else [_first(v) for _, column in resolution.parts for v in column.to_pylist()]
+    )
+    sizes = [v for v in found if v is not None and len(v) == 2]
+    width, height = (int(sizes[0][0]), int(sizes[0][1])) if sizes else size or (0, 0)
+    return _profile(values[0], width, height)
+
+
+def _frame_count(
+    store: RecordingStore, entity: str, component: str, base: TimeBase
+) -> int:
+    deferred = store.deferred.get((entity, component))
+    if deferred is not None:
+        return deferred.get(base.name, 0)
+    found = store.component(entity, component)
+    return 0 if found is None else int(found.on_timeline(base.name)[0].size)
 
 
 def camera_tracks(
     store: RecordingStore, base: TimeBase, tree: TransformTree
 ) -> tuple[tuple[CameraTrack, ...], list[dict[str, Any]]]:
-    """Return a track per image entity, and each camera's report entry."""
+    """Return a track per image entity, and each camera's report entry.
+
+    A track's frame times are read with its frames, the first time either is
+    asked for; its frame count comes from the manifest (or the rows read).
+    """
     tracks: list[CameraTrack] = []
     entries: list[dict[str, Any]] = []
     for kind, component in IMAGE_KINDS.items():
-        for rows in store.with_component(component):
-            times, _ = rows.on_timeline(base.name)
-            if times.size == 0:
+        entities = {rows.entity for rows in store.with_component(component)}
+        entities |= {e for e, part in store.deferred if part == component}
+        for entity in sorted(entities):
+            count = _frame_count(store, entity, component, base)
+            if count == 0:
                 continue
-            form_name = (
-                "EncodedImage:media_type"
-                if kind == "EncodedImage"
-                else f"{kind}:format"
+            profile = pinhole_profile(store, entity, None)
+            camera = _Camera(store, entity, kind, base, tree, profile)
+            depth = kind == "DepthImage"
+            track = CameraTrack.lazy(
+                entity,
+                camera.play_times,
+                camera,
+                count=count,
+                path=store.path,
+                values=functools.partial(_depth_values, camera) if depth else None,
+                value_unit="m" if depth else "",
             )
-            found = store.component(rows.entity, form_name)
-            forms = found.on_timeline(base.name)[1] if found is not None else []
-            forms = (
-                [_first(form) for form in forms]
-                if len(forms) == times.size
-                else [None] * times.size
-            )
-            first = forms[0] if forms and isinstance(forms[0], dict) else {}
-            size = (
-                (int(first.get("width") or 0), int(first.get("height") or 0))
-                if first
-                else None
-            )
-            profile = pinhole_profile(store, rows.entity, size)
-            camera = _Camera(
-                store, rows.entity, kind, base, tree, times, forms, profile
-            )
-            tracks.append(
-                CameraTrack(
-                    rows.entity,
-                    base.play(times),
-                    camera,
-                    values=functools.partial(_depth_values, camera)
-                    if kind == "DepthImage"
-                    else None,
-                    value_unit="m" if kind == "DepthImage" else "",
-                )
-            )
-            entries.append(_entry(rows.entity, kind, times.size, profile, base, times))
+            tracks.append(track)
+            entries.append(_entry(entity, kind, count, profile, base, store))
     return tuple(tracks), entries
 
 
@@ -310,13 +374,15 @@ def _entry(
     frames: int,
     profile: CalibrationProfile | None,
     base: TimeBase,
-    times: np.ndarray,
+    store: RecordingStore,
 ) -> dict[str, Any]:
     calibration: list[dict[str, Any]] = []
     if profile is not None:
+        span = store.ranges.get(base.name)
+        start = base.play(np.asarray([span[0] if span else base.origin]))[0]
         calibration.append(
             {
-                "play_time_s": float(base.play(times[:1])[0]),
+                "play_time_s": max(float(start), 0.0),
                 "width": profile.width,
                 "height": profile.height,
                 "model": profile.distortion_model,

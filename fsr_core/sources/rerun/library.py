@@ -25,12 +25,17 @@ from fsr_core.errors import (
 )
 
 __all__ = [
+    "GUARD_VARIABLE",
     "RERUN_EXTRA",
+    "probe_in_child",
     "reading",
     "rerun_chunk",
     "rerun_missing",
     "rerun_version",
 ]
+
+GUARD_VARIABLE: Final = "FSR_VIEWER_RERUN_GUARD"
+"""Set to ``0`` to read without first decoding in a child process."""
 
 RERUN_EXTRA: Final = "the 'rerun-sdk' package (pip install 'fsr-viewer[rerun]')"
 """What to install, as the messages say it."""
@@ -119,6 +124,45 @@ def reading(path: Path, what: str) -> Iterator[None]:
         raise CorruptRecordError(
             f"{what}: rerun-sdk failed on it ({_one_line(exc)})", path=path
         ) from None
+
+
+def probe_in_child(path: Path, what: str, decode: Callable[[], None]) -> None:
+    """Run ``decode`` in a forked child first; its abort becomes our error here.
+
+    rerun-sdk decodes chunks on worker threads of its own, where some damage
+    (a bit flipped in a chunk's arrow buffers) makes it panic, and a panic
+    there aborts the whole process instead of raising. The child decodes
+    what the caller is about to read and exits; if rerun-sdk killed it, the
+    caller gets one line instead of losing the process. Where ``fork`` is
+    missing the read goes ahead unguarded. ``FSR_VIEWER_RERUN_GUARD=0``
+    skips the probe.
+
+    Raises
+    ------
+    CorruptRecordError
+        rerun-sdk aborted (or was killed) decoding the chunks in the child.
+    """
+    if not hasattr(os, "fork") or os.environ.get(GUARD_VARIABLE) == "0":
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads
+        pid = os.fork()
+    if pid == 0:  # the child: decode, say nothing, leave at once
+        code = 0
+        try:
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)
+            decode()
+        except BaseException:  # noqa: BLE001 - the parent reads and reports it
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        raise CorruptRecordError(
+            f"{what}: rerun-sdk aborted decoding a chunk (signal "
+            f"{os.WTERMSIG(status)}): the file is damaged",
+            path=path,
+        )
 
 
 def read(path: Path, what: str, call: Callable[[], _T]) -> _T:

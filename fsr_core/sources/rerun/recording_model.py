@@ -30,8 +30,8 @@ __all__ = ["load_rerun"]
 
 
 def _origins(store: RecordingStore) -> dict[str, int]:
-    """Return each timeline's smallest value over every row read."""
-    origins: dict[str, int] = {}
+    """Return each timeline's smallest value: rows read, and the manifest's."""
+    origins: dict[str, int] = {name: low for name, (low, _) in store.ranges.items()}
     for rows in store.rows.values():
         for times, _ in rows.parts:
             for name, values in times.items():
@@ -42,7 +42,8 @@ def _origins(store: RecordingStore) -> dict[str, int]:
 
 
 def _ends(store: RecordingStore, base: TimeBase) -> float:
-    end = 0
+    span = store.ranges.get(base.name)
+    end = span[1] if span else base.origin
     for rows in store.rows.values():
         for times, _ in rows.parts:
             values = times.get(base.name)

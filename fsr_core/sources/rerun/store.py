@@ -15,7 +15,7 @@ start instead, its size standing for what it claims.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -24,7 +24,12 @@ import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import SchemaError
-from fsr_core.sources.rerun.library import read, reading, rerun_chunk
+from fsr_core.sources.rerun.library import (
+    probe_in_child,
+    read,
+    reading,
+    rerun_chunk,
+)
 
 __all__ = [
     "HEAVY_COMPONENTS",
@@ -215,6 +220,17 @@ def _chunk_parts(
     return str(chunk.entity_path), times, columns, kinds
 
 
+def _decoding(streams: Sequence[Callable[[], Any]]) -> Callable[[], None]:
+    """Return what decodes every chunk of ``streams`` and keeps nothing."""
+
+    def decode() -> None:
+        for stream in streams:
+            for chunk in stream():
+                chunk.to_record_batch()
+
+    return decode
+
+
 def list_recordings(path: Path) -> tuple[RecordingEntry, ...]:
     """Return the recordings ``path`` holds, in file order.
 
@@ -252,6 +268,10 @@ class RecordingStore:
         self.entry = entry
         self.recordings = count
         self.kinds: dict[str, str] = {}
+        self.ranges: dict[str, tuple[int, int]] = {}
+        """Each timeline's smallest and largest value, from the manifest."""
+        self.deferred: dict[tuple[str, str], dict[str, int]] = {}
+        """Image rows left unread, by entity and component: rows by timeline."""
         self.rows: dict[tuple[str, str], ComponentRows] = {}
         self.chunks = 0
         self._lock = threading.Lock()
@@ -273,8 +293,12 @@ class RecordingStore:
             self.manifest = False
         self._sizes = self._manifest_sizes()
 
-    def _manifest_sizes(self) -> list[tuple[str, bool, int]]:
-        """``(entity, holds image payloads, uncompressed bytes)`` per chunk."""
+    def _manifest_sizes(self) -> list[tuple[str, bool, bool, int]]:
+        """``(entity, static, holds image payloads, bytes)`` per chunk.
+
+        Also notes from the manifest each timeline's kind and range and the
+        image rows each deferred camera holds, by timeline.
+        """
         if self._lazy is None:
             return []
         index_of = getattr(self._lazy, "_chunk_index", None)
@@ -284,31 +308,78 @@ class RecordingStore:
             self.path, "its manifest does not read", lambda: index_of().to_arrow()
         )
         names = table.schema.names
-        heavy = [
-            name
+        flags = [
+            table.column(name).to_pylist()
             for name in names
             if any(
                 name.endswith(f"{part}:num_rows") or name == f"{part}:has_static_data"
                 for part in HEAVY_COMPONENTS
             )
         ]
-        entities = table.column("chunk_entity_path").to_pylist()
+        entities = [str(e) for e in table.column("chunk_entity_path").to_pylist()]
+        statics = table.column("chunk_is_static").to_pylist()
         sizes = table.column("chunk_byte_size_uncompressed").to_pylist()
-        flags = [table.column(name).to_pylist() for name in heavy]
-        return [
-            (str(entity), any(bool(flag[row]) for flag in flags), int(size or 0))
+        found = [
+            (
+                entity,
+                bool(statics[row]),
+                any(bool(f[row]) for f in flags),
+                int(size or 0),
+            )
             for row, (entity, size) in enumerate(zip(entities, sizes, strict=True))
         ]
+        self._note_timelines(table, names)
+        self._note_heavy_rows(table, names, entities)
+        return found
+
+    def _note_timelines(self, table: Any, names: list[str]) -> None:
+        for name in names:
+            parts = name.split(":")
+            if len(parts) != 2 or parts[1] != "start":
+                continue
+            timeline = parts[0]
+            kind = _time_kind(table.schema.field(name).type)
+            starts = table.column(name).cast("int64").drop_null().to_numpy()
+            ends = table.column(f"{timeline}:end").cast("int64").drop_null().to_numpy()
+            if kind and starts.size and ends.size:
+                self.kinds.setdefault(timeline, kind)
+                self.ranges[timeline] = (int(starts.min()), int(ends.max()))
+
+    def _note_heavy_rows(
+        self, table: Any, names: list[str], entities: list[str]
+    ) -> None:
+        for name in names:
+            for part in HEAVY_COMPONENTS:
+                suffix = f":{part}:num_rows"
+                if not name.endswith(suffix):
+                    continue
+                timeline = name[: -len(suffix)]
+                counts = table.column(name).to_pylist()
+                for entity, count in zip(entities, counts, strict=True):
+                    if count:
+                        rows = self.deferred.setdefault((entity, part), {})
+                        rows[timeline] = rows.get(timeline, 0) + int(count)
 
     def _claimed(self, *, entity: str | None) -> int:
-        """Bytes the manifest claims for the light chunks, or one entity's heavy."""
+        """Bytes the manifest claims for the chunks read at open, or one camera's."""
         if not self._sizes:
             return self.path.stat().st_size
         if entity is None:
-            return sum(size for _, heavy, size in self._sizes if not heavy)
+            return sum(
+                size
+                for name, static, _, size in self._sizes
+                if static or name not in self.heavy_entities
+            )
         return sum(
-            size for name, heavy, size in self._sizes if heavy and name == entity
+            size
+            for name, static, _, size in self._sizes
+            if name == entity and not static
         )
+
+    @property
+    def heavy_entities(self) -> frozenset[str]:
+        """The entities whose temporal chunks are read when their camera is shown."""
+        return frozenset(entity for entity, _ in self.deferred)
 
     def _stream(self) -> Any:
         if self._lazy is not None:
@@ -316,7 +387,10 @@ class RecordingStore:
         return self._reader.stream(store=self._store_entry)
 
     def read_light(self) -> None:
-        """Read every chunk, keeping the image payloads' rows but not their bytes.
+        """Read every chunk but the image entities' temporal ones (read when shown).
+
+        Without a manifest the file is streamed whole, the image payloads'
+        rows kept without their bytes.
 
         Raises
         ------
@@ -326,9 +400,19 @@ class RecordingStore:
         check_budget(
             MEMORY, self._claimed(entity=None), "reading the recording", path=self.path
         )
+        heavy = sorted(self.heavy_entities)
+        streams: list[Callable[[], Any]] = [self._stream]
+        if heavy:
+            light = sorted({name for name, *_ in self._sizes} - set(heavy))
+            streams = [
+                lambda: self._stream().filter(content=light),
+                lambda: self._stream().filter(content=heavy, is_static=True),
+            ]
         with self._lock, reading(self.path, "a chunk does not read"):
-            for found in self._stream():
-                self._keep(found)
+            probe_in_child(self.path, "a chunk does not read", _decoding(streams))
+            for stream in streams:
+                for found in stream():
+                    self._keep(found)
 
     def _keep(self, chunk: Any) -> None:
         entity, times, columns, kinds = _chunk_parts(chunk)
@@ -340,31 +424,31 @@ class RecordingStore:
             kept = RowMarks(len(column)) if name in HEAVY_COMPONENTS else column
             rows.parts.append((times, kept))
 
-    def read_heavy(self, entity: str, component: str) -> ComponentRows:
-        """Read one entity's image payloads (every frame of one camera).
+    def read_entity(self, entity: str) -> dict[str, ComponentRows]:
+        """Read one entity's temporal chunks whole (a camera's frames and formats).
 
         Raises
         ------
         FsrError
             A chunk does not read, or the frames need more than the budget.
         """
-        check_budget(
-            MEMORY,
-            self._claimed(entity=entity),
-            f"the frames of {entity[:80]!r}",
-            path=self.path,
-        )
-        rows = ComponentRows(entity, component)
-        with (
-            self._lock,
-            reading(self.path, f"the frames of {entity[:80]!r} do not read"),
-        ):
-            stream = self._stream().filter(content=entity, components=[component])
-            for found in stream:
-                name, times, columns, _ = _chunk_parts(found)
-                if name == entity and component in columns:
-                    rows.parts.append((times, columns[component]))
-        return rows
+        what = f"the frames of {entity[:80]!r}"
+        check_budget(MEMORY, self._claimed(entity=entity), what, path=self.path)
+        found: dict[str, ComponentRows] = {}
+        with self._lock, reading(self.path, f"{what} do not read"):
+
+            def stream() -> Any:
+                return self._stream().filter(content=entity, is_static=False)
+
+            probe_in_child(self.path, f"{what} do not read", _decoding([stream]))
+            for chunk in stream():
+                name, times, columns, _ = _chunk_parts(chunk)
+                if name != entity:
+                    continue
+                for component, column in columns.items():
+                    rows = found.setdefault(component, ComponentRows(entity, component))
+                    rows.parts.append((times, column))
+        return found
 
     def component(self, entity: str, component: str) -> ComponentRows | None:
         """Return what was read of ``component`` on ``entity``."""
