@@ -776,18 +776,21 @@ class CameraTrack(_ReadOnly):
         *,
         count: int | None = None,
         path: str | Path | None = None,
+        values: Callable[[int], FloatArray] | None = None,
+        value_unit: str = "",
     ) -> CameraTrack:
-        """Return a picture camera whose frame times ``load_times`` reads when asked.
+        """Return a camera whose frame times ``load_times`` reads when asked.
 
         ``count`` is the number of frames when the source's metadata says;
-        ``path`` is the file named by the error of a failing ``load_times``.
+        ``path`` is the file named by the error of a failing ``load_times``;
+        ``values`` and ``value_unit`` make it a measuring camera (depth).
         """
         track = cls.__new__(cls)
         times = LoadOnce(
             load_times, what=f"the frame times of {name[:80]!r}", path=path
         )
         track._fill(name, times, count, fetch)
-        track._assign(values=None, value_unit="", value_range=None)
+        track._assign(values=values, value_unit=value_unit, value_range=None)
         return track
 
     def _fill(

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 from app.canvas.overlay_registry import default_overlays
 from app.canvas.view_model import DEFAULT_VIEW_SIZE, ViewModel
 from fsr_core.robots import RobotRequest
-from fsr_core.sources import TIME_BASES, OpenOptions
+from fsr_core.sources import TIME_BASES, OpenOptions, valid_time_base_name
 
 __all__ = [
     "MAX_FPS",
@@ -273,17 +273,29 @@ def add_episode(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _time_base_name(text: str) -> str:
+    """Return ``--time-base``'s value, refused when no source could offer it."""
+    if not valid_time_base_name(text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r}: expected {', '.join(TIME_BASES)} or a timeline's name"
+        )
+    return text
+
+
 def add_time_base(parser: argparse.ArgumentParser) -> None:
-    """Add ``--time-base log|publish|header``: which time places a logged message."""
+    """Add ``--time-base NAME``: which time places a logged message."""
     parser.add_argument(
         "--time-base",
-        choices=TIME_BASES,
-        help="which time places each message of an MCAP log or a ROS bag on "
-        "the timeline: log (when it was recorded; the default, or for MCAP "
+        type=_time_base_name,
+        metavar="NAME",
+        help="which time places each message on the timeline. An MCAP log or "
+        "a ROS bag: log (when it was recorded; the default, or for MCAP "
         "FSR_VIEWER_MCAP_TIME), publish (when it was sent; a bag has none and "
         "stays at log time) or header (its header stamp; a message without "
-        "one stays at its log time and the inspector names its topic); "
-        "other kinds of recording have one time and ignore it",
+        "one stays at its log time and the inspector names its topic). "
+        "A Rerun recording: the name of one of its timelines (default: the "
+        "first its logging code made; inspect lists them). Other kinds of "
+        "recording have one time and ignore it",
     )
 
 
@@ -292,7 +304,7 @@ class OpensRecordings(Protocol):
 
     @property
     def time_base(self) -> str | None:
-        """``log``, ``publish``, ``header``, or ``None`` for the default."""
+        """A time base's name (``log``, a timeline), or ``None`` for the default."""
         ...
 
 

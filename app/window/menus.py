@@ -142,6 +142,11 @@ class Menus:
         self.time_base_menu.setEnabled(
             model is not None and source_reads_option(model.source, "time_base")
         )
+        offered = None if model is None else model.metadata.get("time_bases")
+        if isinstance(offered, list) and offered:
+            self._fill_time_bases(tuple(str(name) for name in offered))
+        else:
+            self._fill_time_bases(TIME_BASES)
         self.sync_time_base()
         self._set_environments(model)
 
@@ -171,26 +176,49 @@ class Menus:
         session = self.host.session
         model = session.model
         in_effect = None if model is None else model.metadata.get("time_base")
-        base = session.open_options.time_base or in_effect or TIME_BASES[0]
+        names = tuple(self.time_base_actions)
+        base = session.open_options.time_base
+        if base not in names:
+            base = in_effect if in_effect in names else (names[0] if names else None)
         for name, action in self.time_base_actions.items():
             action.setChecked(name == base)
 
     def add_time_base_actions(self, window: QMainWindow) -> None:
         """Fill View → Time base: one exclusive, checkable action per base."""
-        group = QActionGroup(window)
-        group.setExclusive(True)
+        del window  # the actions belong to the menu, rebuilt per recording
         self.time_base_menu.setToolTipsVisible(True)
-        for base in TIME_BASES:
-            action = self.time_base_menu.addAction(TIME_BASE_NAMES[base].capitalize())
+        self._fill_time_bases(TIME_BASES)
+        self.host.session.open_options_changed.connect(self.sync_time_base)
+
+    def _fill_time_bases(self, names: Sequence[str]) -> None:
+        """List ``names`` under View → Time base (an MCAP's, or a recording's own).
+
+        A Rerun recording offers its timelines; any other source the MCAP bases.
+        """
+        if tuple(self.time_base_actions) == tuple(names):
+            return
+        menu = self.time_base_menu
+        menu.clear()
+        self.time_base_actions.clear()
+        group = QActionGroup(menu)
+        group.setExclusive(True)
+        for base in names:
+            known = base in TIME_BASE_NAMES
+            label = TIME_BASE_NAMES[base].capitalize() if known else f"Timeline {base}"
+            tip = (
+                _TIME_BASE_TIPS[base]
+                if known
+                else f"place each row at its time on the recording's {base!r} timeline"
+            )
+            action = menu.addAction(label.replace("&", "&&"))  # "&": no mnemonic
             action.setCheckable(True)
-            action.setToolTip(_TIME_BASE_TIPS[base])
-            action.setStatusTip(_TIME_BASE_TIPS[base])
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
             action.setActionGroup(group)
             action.triggered.connect(
                 lambda _=False, chosen=base: self._on_time_base_triggered(chosen)
             )
             self.time_base_actions[base] = action
-        self.host.session.open_options_changed.connect(self.sync_time_base)
 
     def _on_time_base_triggered(self, base: str) -> None:
         """Reopen the playing recording on ``base``; later files open on it too."""

@@ -30,9 +30,18 @@ from fsr_core.sources.file_names import (
     recording_stem,
     recording_suffixes,
 )
-from fsr_core.sources.folders import expand_recordings, recordings_in
+from fsr_core.sources.folders import (
+    expand_recordings,
+    file_recordings,
+    recordings_in,
+)
 from fsr_core.sources.inspection import model_report
-from fsr_core.sources.open_options import TIME_BASE_NAMES, TIME_BASES, OpenOptions
+from fsr_core.sources.open_options import (
+    TIME_BASE_NAMES,
+    TIME_BASES,
+    OpenOptions,
+    valid_time_base_name,
+)
 from fsr_core.sources.registry import (
     ConvertingSource,
     EpisodeSource,
@@ -54,6 +63,7 @@ __all__ = [
     "convert_recording",
     "episode_address",
     "expand_recordings",
+    "file_recordings",
     "inspect_recording",
     "open_dialog_filter",
     "open_recording",
@@ -64,6 +74,7 @@ __all__ = [
     "source_names",
     "source_reads_option",
     "split_episode_path",
+    "valid_time_base_name",
 ]
 
 
@@ -235,7 +246,9 @@ def episode_address(path: str | os.PathLike[str], index: int) -> Path:
     """
     target = Path(path)
     source = _usable_source(target)
-    if not isinstance(source, EpisodeSource) or not target.is_dir():
+    if not isinstance(source, EpisodeSource) or not (
+        target.is_dir() or target.is_file()
+    ):
         raise SourceUnavailableError(
             f"--episode {index}: not a dataset of episodes (a {source.description})",
             path=target,

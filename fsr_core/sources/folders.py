@@ -1,7 +1,8 @@
 """Folders given where recordings are expected: one recording, or a playlist.
 
 A folder that a source reads as one recording (a rosbag2 bag) stays one
-entry; a dataset root stands for its episodes (their addresses, see
+entry; a dataset root, or a file holding several recordings (a Rerun
+``.rrd``), stands for its episodes (their addresses, see
 :mod:`fsr_core.playlists.episodes`). Any other folder stands for the recordings it
 holds directly: the regular files whose names match a registered source's
 patterns, and the subfolders a source claims, in name order. Symbolic links
@@ -23,7 +24,12 @@ from fsr_core.playlists.index_file import looks_like_index, read_index
 from fsr_core.playlists.real2sim_index import looks_like_real2sim, read_real2sim
 from fsr_core.sources.registry import EpisodeSource, folder_source, sources
 
-__all__ = ["MAX_FOLDER_ENTRIES", "expand_recordings", "recordings_in"]
+__all__ = [
+    "MAX_FOLDER_ENTRIES",
+    "expand_recordings",
+    "file_recordings",
+    "recordings_in",
+]
 
 MAX_FOLDER_ENTRIES: Final = 100_000
 """Directory entries one folder may have for it to be listed."""
@@ -84,7 +90,7 @@ def recordings_in(folder: Path) -> list[Path]:
                 if entry.is_file(follow_symlinks=False):
                     name = entry.name.lower()
                     if any(fnmatch.fnmatch(name, pattern) for pattern in patterns):
-                        found.append(path)
+                        found.extend(file_recordings(path))
                 elif entry.is_dir(follow_symlinks=False):
                     found.extend(_listed_or_itself(path))
     except OSError as exc:
@@ -92,6 +98,24 @@ def recordings_in(folder: Path) -> list[Path]:
             f"cannot list the folder: {exc.strerror or exc}", path=folder
         ) from exc
     return sorted(found, key=lambda path: path.relative_to(folder).parts)
+
+
+def file_recordings(path: Path) -> list[Path]:
+    """Return the recordings a file stands for: its own, or each it holds.
+
+    A file a source reads as several recordings (a Rerun ``.rrd`` with more
+    than one) stands for their addresses; a file that cannot be listed
+    stands as itself, so opening it says what is wrong.
+    """
+    try:
+        owner = folder_source(path)
+        if isinstance(owner, EpisodeSource):
+            entries = owner.episodes(path)
+            if len(entries) > 1:
+                return [episode_path(path, entry.index) for entry in entries]
+    except FsrError:
+        pass
+    return [path]
 
 
 def expand_recordings(paths: Iterable[Path]) -> list[Path]:
@@ -110,6 +134,8 @@ def expand_recordings(paths: Iterable[Path]) -> list[Path]:
             expanded.extend(episode.path for episode in read_real2sim(path).episodes)
         elif path.is_dir() and not path.is_symlink():
             expanded.extend(recordings_in(path))
+        elif path.is_file() and not path.is_symlink():
+            expanded.extend(file_recordings(path))
         else:
             expanded.append(path)
     return expanded

@@ -17,10 +17,20 @@ from typing import Final
 
 from fsr_core.robots import RobotRequest
 
-__all__ = ["TIME_BASES", "TIME_BASE_NAMES", "OpenOptions"]
+__all__ = [
+    "MAX_TIME_BASE_CHARS",
+    "TIME_BASES",
+    "TIME_BASE_NAMES",
+    "OpenOptions",
+    "valid_time_base_name",
+]
 
 TIME_BASES: Final = ("log", "publish", "header")
-"""The times that can place a logged message on the timeline."""
+"""The times that can place a logged message of an MCAP log on the timeline.
+A Rerun recording offers its own timelines by name instead."""
+
+MAX_TIME_BASE_CHARS: Final = 200
+"""Longest time base name (a Rerun timeline's name)."""
 
 TIME_BASE_NAMES: Final = {
     "log": "log time",
@@ -30,6 +40,11 @@ TIME_BASE_NAMES: Final = {
 """What each time base is called, for people."""
 
 
+def valid_time_base_name(name: str) -> bool:
+    """Whether ``name`` could name a time base: printable, 1 to 200 characters."""
+    return 0 < len(name) <= MAX_TIME_BASE_CHARS and name.isprintable()
+
+
 @dataclass(frozen=True)
 class OpenOptions:
     """What the user chose about how recordings open (``None``: the default).
@@ -37,15 +52,16 @@ class OpenOptions:
     Raises
     ------
     ValueError
-        ``time_base`` is not one of :data:`TIME_BASES` (a programmer error:
-        the command line and the window offer only those).
+        ``time_base`` is empty, too long or not printable (a programmer
+        error: the command line refuses it first).
     """
 
     time_base: str | None = None
     """Which time places each message of a message log (MCAP): its ``log`` time
     (when the recorder wrote it), its ``publish`` time (when it was sent) or its
     ``header`` stamp (when the data were taken; a message without one stays at
-    its log time). ``None``: the source's default."""
+    its log time); for a Rerun recording, the name of one of its timelines.
+    A source refuses a name it does not offer. ``None``: the source's default."""
     provisional: bool | None = None
     """``True`` (the window): a source may return at once a model built before
     every check, :attr:`~fsr_core.recording.RecordingModel.refine` giving the
@@ -59,11 +75,10 @@ class OpenOptions:
     recording carries (an MCAP's ``/robot_description``)."""
 
     def __post_init__(self) -> None:
-        """Refuse an unknown time base."""
-        if self.time_base is not None and self.time_base not in TIME_BASES:
-            raise ValueError(
-                f"time base {self.time_base!r}: expected one of {', '.join(TIME_BASES)}"
-            )
+        """Refuse a time base name no source could offer."""
+        base = self.time_base
+        if base is not None and not valid_time_base_name(base):
+            raise ValueError(f"time base {base[:80]!r}: not a timeline name")
 
     def given(self) -> frozenset[str]:
         """Return the names of the options set (not left to the default)."""

@@ -82,6 +82,7 @@ BUILTIN_SOURCES: Final = (
     "fsr_core.sources.lerobot.source:SOURCE",
     "fsr_core.sources.rosbag.source:ROSBAG1",
     "fsr_core.sources.rosbag.source:ROSBAG2",
+    "fsr_core.sources.rerun.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 
@@ -467,6 +468,8 @@ def source_for(path: str | os.PathLike[str]) -> Source:
         owner = folder_source(episode[0])
         if isinstance(owner, EpisodeSource):
             return owner
+        if episode[0].is_file():  # no source holds recordings in that file
+            raise _unknown(target, b"")
     head = read_head(target)
     for source in _sniffing_order():
         if _sniffs(source, target):

@@ -257,6 +257,7 @@ def test_an_entry_point_source_is_found_by_open_recording(
         "lerobot",
         "rosbag1",
         "rosbag2",
+        "rerun",
         "demo",
     )
     assert model.source == "demo"

@@ -3,6 +3,7 @@
 A path is a recording (a file, a folder a source reads as one, an episode
 address), a folder, or a playlist index:
 
+- a file holding several recordings (a Rerun ``.rrd``) stands for each;
 - a folder is searched, depth first in name order, for the recordings of
   every registered source (:func:`~fsr_core.sources.recordings_in` at each
   level: a dataset stands for its episodes, a bag for itself); hidden entries
@@ -32,7 +33,12 @@ from fsr_core.playlists.real2sim_index import (
     looks_like_real2sim,
     read_real2sim,
 )
-from fsr_core.sources import recording_stem, recordings_in
+from fsr_core.sources import (
+    file_recordings,
+    recording_stem,
+    recordings_in,
+    split_episode_path,
+)
 from fsr_core.sources.registry import folder_source
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "output_suffix", "plan_items"]
@@ -95,7 +101,7 @@ def output_suffix(path: Path) -> str:
 
 
 def _recordings(path: Path) -> Iterator[_Found]:
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) and split_episode_path(path) is None:
         yield path, None, f"{path}: no such file or folder"
     elif looks_like_index(path):
         yield from _listed(path, _index_entries)
@@ -103,6 +109,8 @@ def _recordings(path: Path) -> Iterator[_Found]:
         yield from _listed(path, _replay_entries)
     elif path.is_dir() and not path.is_symlink():
         yield from _searched(path)
+    elif path.is_file() and not path.is_symlink():
+        yield from ((found, None, "") for found in file_recordings(path))
     else:
         yield path, None, ""
 

@@ -16,10 +16,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Final
 
+from fsr_core.errors import SchemaError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import model_report, verification_entry
-from fsr_core.sources.open_options import OpenOptions
+from fsr_core.sources.open_options import TIME_BASES, OpenOptions
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["ROSBAG1", "ROSBAG2", "BagSource"]
@@ -110,12 +111,19 @@ class BagSource(WholeModelConversion):
     ) -> RecordingModel:
         from fsr_core.sources.rosbag.recording_model import load_bag
 
+        base = None if options is None else options.time_base
+        if base is not None and base not in TIME_BASES:
+            raise SchemaError(
+                f"time base {base[:80]!r}: a ROS bag is placed by "
+                f"{', '.join(TIME_BASES)}",
+                path=path,
+            )
         return load_bag(
             path,
             source=self.name,
             read_everything=read_everything,
             provisional=bool(options is not None and options.provisional),
-            time_base=None if options is None else options.time_base,
+            time_base=base,
         )
 
     def unavailable_reason(self) -> str | None:

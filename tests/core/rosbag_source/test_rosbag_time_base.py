@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fsr_core.errors import SchemaError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.open_options import OpenOptions
@@ -100,3 +101,11 @@ def test_inspect_names_the_time_base() -> None:
     topics = {entry["topic"]: entry for entry in report["rosbag2"]["topics"]}
     assert topics["/odom_speed"]["at_log_time"] == topics["/odom_speed"]["messages"]
     assert "at_log_time" not in topics["/joint_states"]
+
+
+def test_a_timeline_name_a_bag_lacks_is_refused_naming_the_bases() -> None:
+    # ``--time-base`` also takes a Rerun recording's timeline names; a bag
+    # has none of them and says which bases it has.
+    with pytest.raises(SchemaError, match="log, publish, header") as caught:
+        open_recording(STAMPED[0], options=OpenOptions(time_base="frame_nr"))
+    assert caught.value.path == str(STAMPED[0])
