@@ -3,7 +3,9 @@
 :func:`run_item` never raises for a problem of the recording: it returns the
 item's result, a dict that becomes one line of the report (``verb``,
 ``input``, ``output``, ``status``, ``error``, ``seconds``, ``bytes``,
-``input_bytes``, ``input_sha256`` and the verb's own keys). ``status`` is
+``input_bytes``, ``input_sha256``, ``integrity`` (the input's badge, ``null``
+when it could not be opened), ``warning`` when the work succeeded on an input
+that is not whole (recovered, degraded), and the verb's own keys). ``status`` is
 ``ok``, ``skipped`` (``--resume`` found the work done, or there was nothing to
 do) or ``failed``. The module imports nothing heavy, so a worker process
 starts fast; each verb loads what it needs when it first runs.
@@ -48,6 +50,7 @@ def run_item(item: WorkItem, options: BatchOptions) -> dict[str, Any]:
             )
         else:
             result.update(VERBS[options.verb](item, options, digest))
+        _warn_of_integrity(result)
     except (FsrError, ValueError, OSError) as exc:
         result.update(status="failed", error=_one_line(exc, item.input))
     except Exception as exc:  # noqa: BLE001 - a worker boundary: report it, go on
@@ -57,6 +60,19 @@ def run_item(item: WorkItem, options: BatchOptions) -> dict[str, Any]:
         )
     result["seconds"] = round(time.perf_counter() - started_s, 4)
     return result
+
+
+def _warn_of_integrity(result: dict[str, Any]) -> None:
+    """Add ``warning`` to a result whose input is not whole (recovered, degraded).
+
+    The work succeeded, but on what the reader could make of the input: a
+    recording cut short by a crash and recovered exports only what was kept.
+    """
+    integrity = result.get("integrity")
+    if result.get("status") == "failed" or integrity in (None, "valid"):
+        return
+    reason = result.get("integrity_reason") or ""
+    result["warning"] = f"the input is {integrity}" + (f": {reason}" if reason else "")
 
 
 def failed_result(item: WorkItem, error: str, seconds: float = 0.0) -> dict[str, Any]:
@@ -119,6 +135,7 @@ def _blank(item: WorkItem) -> dict[str, Any]:
         "bytes": 0,
         "input_bytes": None,
         "input_sha256": None,
+        "integrity": None,
     }
 
 
