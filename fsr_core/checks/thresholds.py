@@ -194,6 +194,8 @@ def read_thresholds(path: Path) -> Thresholds:
 def _read_bounded(path: Path) -> bytes:
     """Return the bytes of the regular file ``path`` within the size budget."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block open()
+            raise SchemaError("the checks file is not a regular file", path=path)
         with path.open("rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
