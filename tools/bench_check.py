@@ -1,4 +1,4 @@
-"""Benchmark ``batch check``: numeric checks, camera checks and workers, each against its peer.
+"""Benchmark ``batch check``: numeric checks, cameras and workers, against peers.
 
 1. **Numeric checks** on a LeRobot dataset of ``--episodes`` state/action
    episodes (``--frames`` rows each), written with pyarrow in the layout of
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from bench_common import add_counts, argument_parser, report
 
+from bench_common import add_counts, argument_parser, report
 from fsr_core.checks import Thresholds, check_recording, dataset_flags
 from fsr_core.checks.camera_frames import small_frames
 from fsr_core.sources import expand_recordings, open_recording
