@@ -75,9 +75,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_inspect(request: InspectRequest) -> int:
     """Print the report of ``request.file``; return 0 when valid, 1 when not."""
-    report = inspect_recording(
-        request.file, verify=request.verify, options=open_options(request)
-    )
+    if request.verify:
+        from app.headless.verified_report import verified_report
+
+        report = verified_report(request.file, open_options(request))
+    else:
+        report = inspect_recording(request.file, options=open_options(request))
     if request.json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
     else:

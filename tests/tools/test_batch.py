@@ -136,6 +136,12 @@ def test_export_writes_a_video_per_readable_file_and_resume_redoes_only_changes(
         },
     )
     assert lines["garbage.fsr"]["status"] == "failed"  # it cannot be drawn
+    # The cut file exports what recovery kept, and its line says so.
+    assert lines["truncated.fsr"]["status"] == "ok"
+    assert lines["truncated.fsr"]["integrity"] == "recovered"
+    assert lines["truncated.fsr"]["warning"].startswith("the input is recovered")
+    assert lines["01_reach.fsr"]["integrity"] == "valid"
+    assert "warning" not in lines["01_reach.fsr"]
     with av.open(str(out / "01_reach.mp4")) as video:
         frames = video.streams.video[0].frames
     assert frames == lines["01_reach.fsr"]["frames"] >= 2  # 0.5 s at 4 fps

@@ -3,11 +3,15 @@
 ``validate`` runs ``inspect --verify`` on each recording, ``export`` writes
 ``DIR/<name>.mp4`` with the options of ``--export``, ``convert`` writes FSR
 with provenance, ``resimulate`` replays through the recording's simulator and
-compares, ``index -o INDEX.json`` publishes a playlist index. The items run in
+compares, ``index -o INDEX.json`` publishes a playlist index, ``check``
+measures each recording and flags what looks wrong (docs/checks.md; with
+``--checks FILE.toml`` thresholds and an ``--html`` page). The items run in
 local worker processes (``--jobs``) or as Ray tasks (``--engine ray``); each
 result is a line of ``--report``, the progress shows on stderr and a summary
 on stdout. Exit 0 when every recording succeeded (or was skipped), 1 when one
-failed, 2 on a usage error, 130/143 when stopped by Ctrl-C/SIGTERM.
+failed, 2 on a usage error, 130/143 when stopped by Ctrl-C/SIGTERM. ``check``
+exits 0 whenever it ran, whatever it found (a recording that does not open is
+a line of its own); 1 when its ``--checks`` file or an output is refused.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from fsr_core.playlists.index_file import write_index
 
 if TYPE_CHECKING:
     from app.headless.export.request import VideoRequest
+    from fsr_core.checks import Thresholds
 
 __all__ = ["COMMANDS", "BatchRequest", "add_parsers", "run_batch"]
 
@@ -46,7 +51,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """Add ``batch`` to the command line."""
     batch = commands.add_parser(
         "batch",
-        help="validate, export, convert, re-simulate or index many recordings",
+        help="validate, export, convert, re-simulate, index or check many recordings",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -74,10 +79,47 @@ def run_batch(request: BatchRequest) -> int:
     if request.resume:
         assert request.report is not None, "a BatchRequest with --resume has --report"
         items = attach_priors(items, read_priors(request.report, verb))
-    results = _run(request, verb, items)
+    thresholds = _thresholds(request)
+    if request.html is not None:
+        check_output_path(
+            request.html,
+            request.paths,
+            overwrite=request.overwrite,
+            hint=" (use --overwrite)",
+        )
+    results = _run(request, verb, items, thresholds)
     if index is not None:
         _publish_index(index, items, results)
+    if verb is Verb.CHECK:
+        if request.html is not None:
+            _publish_html(request, results, thresholds)
+        return 0
     return 1 if any(result["status"] == "failed" for result in results) else 0
+
+
+def _thresholds(request: BatchRequest) -> Thresholds | None:
+    """Return ``check``'s thresholds (``--checks`` over the defaults); else None."""
+    if request.verb_kind is not Verb.CHECK:
+        return None
+    from fsr_core.checks import Thresholds, read_thresholds
+
+    return Thresholds() if request.checks is None else read_thresholds(request.checks)
+
+
+def _publish_html(
+    request: BatchRequest, results: list[dict[str, Any]], thresholds: Thresholds | None
+) -> None:
+    from app.headless.batch.check_html import write_check_html
+    from fsr_core.checks import Thresholds
+
+    assert request.html is not None, "called for --html only"
+    write_check_html(
+        request.html,
+        results,
+        thresholds or Thresholds(),
+        overwrite=request.overwrite,
+    )
+    _out(f"html: {request.html}")
 
 
 def _index_output(request: BatchRequest) -> Path | None:
@@ -92,9 +134,12 @@ def _suffix(request: BatchRequest, verb: Verb) -> str:
     return {Verb.EXPORT: f".{request.format}", Verb.CONVERT: ".fsr"}.get(verb, "")
 
 
-def _options(request: BatchRequest, verb: Verb) -> BatchOptions:
+def _options(
+    request: BatchRequest, verb: Verb, thresholds: Thresholds | None
+) -> BatchOptions:
     return BatchOptions(
         verb=verb,
+        thresholds=thresholds,
         video=_video_template(request) if verb is Verb.EXPORT else None,
         with_recorded_force=request.with_recorded_force,
         opening=open_options(request),
@@ -136,17 +181,26 @@ def _engine(request: BatchRequest) -> Engine:
 
 
 def _run(
-    request: BatchRequest, verb: Verb, items: list[WorkItem]
+    request: BatchRequest,
+    verb: Verb,
+    items: list[WorkItem],
+    thresholds: Thresholds | None,
 ) -> list[dict[str, Any]]:
-    """Run the items with the report and the progress; print the summary."""
+    """Run the items with the report and the progress; print the summary.
+
+    ``check`` holds its lines back until every item is in: the dataset-level
+    flags need them all; they are then written in the items' order.
+    """
     report = ReportWriter(request.report, append=request.resume, inputs=request.paths)
     progress = BatchProgress(len(items))
     results: list[dict[str, Any]] = []
     started_s = time.monotonic()
+    deferred = verb is Verb.CHECK
 
     def finished(result: dict[str, Any]) -> None:
         line = {"verb": verb.value, **result}
-        report.write(line)
+        if not deferred:
+            report.write(line)
         progress.update(line)
         results.append(line)
 
@@ -156,12 +210,34 @@ def _run(
                 finished(failed_result(item, item.problem))
         runnable = [item for item in items if not item.problem]
         if runnable:
-            _engine(request).run(runnable, _options(request, verb), finished)
+            options = _options(request, verb, thresholds)
+            _engine(request).run(runnable, options, finished)
+        if deferred:
+            results = _checked(items, results, thresholds)
+            for line in results:
+                report.write(line)
     finally:
         progress.close()
         report.close()
     _summary(verb, results, time.monotonic() - started_s, request.report)
     return results
+
+
+def _checked(
+    items: list[WorkItem],
+    results: list[dict[str, Any]],
+    thresholds: Thresholds | None,
+) -> list[dict[str, Any]]:
+    """Return ``check``'s results in the items' order, with dataset-level flags."""
+    from app.headless.batch.check_report import add_dataset_flags
+    from fsr_core.checks import Thresholds
+
+    order = {str(item.input): item.number for item in items}
+    ordered = sorted(
+        results, key=lambda line: order.get(str(line["input"]), len(order))
+    )
+    add_dataset_flags(ordered, thresholds or Thresholds())
+    return ordered
 
 
 def _summary(
@@ -171,6 +247,11 @@ def _summary(
     for result in results:
         counts[result["status"]] = counts.get(result["status"], 0) + 1
     rate = len(results) / seconds if seconds > 0 else 0.0
+    if verb is Verb.CHECK:
+        flags = sum(len(result.get("flags") or []) for result in results)
+        flagged = sum(bool(result.get("flags")) for result in results)
+        counts["flagged"] = flagged
+        counts["flags"] = flags
     told = ", ".join(f"{count} {status}" for status, count in counts.items())
     _out(
         f"batch {verb.value}: {len(results)} recordings in {seconds:.1f} s "

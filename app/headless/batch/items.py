@@ -17,6 +17,7 @@ from fsr_core.sources.open_options import OpenOptions
 
 if TYPE_CHECKING:  # the export loads PyAV: only its workers import it
     from app.headless.export.request import VideoRequest
+    from fsr_core.checks import Thresholds
 
 __all__ = ["BatchOptions", "Prior", "Verb", "WorkItem"]
 
@@ -29,6 +30,7 @@ class Verb(StrEnum):
     CONVERT = "convert"
     RESIMULATE = "resimulate"
     INDEX = "index"
+    CHECK = "check"
 
     @property
     def writes_files(self) -> bool:
@@ -48,6 +50,8 @@ class BatchOptions:
     """``resimulate``: apply the recorded external force channel."""
     opening: OpenOptions = field(default_factory=OpenOptions)
     """How every input opens (``--time-base``)."""
+    thresholds: Thresholds | None = None
+    """``check``: the thresholds (``--checks FILE.toml`` over the defaults)."""
 
 
 @dataclass(frozen=True)

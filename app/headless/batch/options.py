@@ -113,6 +113,11 @@ class BatchRequest(DrawOptions, RobotOptions):
     start: float | None = None
     end: float | None = None
     time_base: str | None = None
+    # check.
+    checks: Path | None = None
+    """``check``: a TOML file overriding the thresholds (docs/checks.md)."""
+    html: Path | None = None
+    """``check``: the self-contained HTML report written."""
     # resimulate.
     with_recorded_force: bool = False
     overwrite: bool = False
@@ -152,6 +157,15 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--resume",
         action="store_true",
         help="skip what --report says is done (output complete, input unchanged)",
+    )
+    parser.add_argument(
+        "--checks",
+        type=Path,
+        metavar="FILE.toml",
+        help="check: thresholds overriding the defaults (docs/checks.md)",
+    )
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE.html", help="check: a one-page report"
     )
     _add_engine_options(parser)
     _add_video_options(parser)
@@ -228,6 +242,7 @@ def usage_problem(request: BatchRequest) -> str | None:
     """
     problems = (
         _output_problem(request),
+        _check_problem(request),
         _resume_problem(request),
         _engine_problem(request),
         _window_problem(request.start, request.end),
@@ -245,6 +260,20 @@ def _output_problem(request: BatchRequest) -> str | None:
         return "batch index needs -o INDEX.json"
     if request.output.suffix.lower() != ".json":
         return f"-o {request.output}: an index is written as .json"
+    return None
+
+
+def _check_problem(request: BatchRequest) -> str | None:
+    if request.verb_kind is Verb.CHECK:
+        if request.html is not None and request.html.suffix.lower() not in (
+            ".html",
+            ".htm",
+        ):
+            return f"--html {request.html}: the report is written as .html"
+        return None
+    for flag, given in (("--checks", request.checks), ("--html", request.html)):
+        if given is not None:
+            return f"{flag} goes with batch check"
     return None
 
 

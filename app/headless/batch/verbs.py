@@ -1,7 +1,9 @@
-"""The five batch verbs, each on one recording: what goes into its result.
+"""The six batch verbs, each on one recording: what goes into its result.
 
 Each verb takes the item, the run's options and the input's digest, and
-returns the keys it adds to the result (at least ``status`` and ``bytes``).
+returns the keys it adds to the result (at least ``status``, ``bytes`` and
+``integrity``, the input's badge: ``valid``, ``recovered``, ``degraded``...,
+with ``integrity_reason`` when it is not valid).
 A problem of the recording raises :class:`~fsr_core.errors.FsrError` or
 ``ValueError``; :func:`~app.headless.batch.work.run_item` reports it. Every
 output is published atomically by the writer the verb reuses (the export's
@@ -20,9 +22,9 @@ from app.headless.batch.items import BatchOptions, Verb, WorkItem
 from fsr_core.errors import FsrError, ReplayError
 from fsr_core.output_paths import check_output_path
 from fsr_core.playlists.digests import Digest
+from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import (
     convert_recording,
-    inspect_recording,
     open_recording,
     source_for,
 )
@@ -34,7 +36,9 @@ _Verb = Callable[[WorkItem, BatchOptions, Digest], dict[str, Any]]
 
 def _validate(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, Any]:
     """``inspect --verify``: ok when the recording is valid."""
-    report = inspect_recording(item.input, verify=True, options=options.opening)
+    from app.headless.verified_report import verified_report
+
+    report = verified_report(item.input, options.opening)
     found = {
         "bytes": digest.size_bytes,
         "source": report.get("source"),
@@ -44,6 +48,14 @@ def _validate(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str
     if report.get("valid") is True:
         return {"status": "ok", **found}
     return {"status": "failed", "error": first_problem(report, item.input), **found}
+
+
+def _integrity(model: RecordingModel) -> dict[str, Any]:
+    """Return the input's integrity keys of a result."""
+    found: dict[str, Any] = {"integrity": model.integrity.value}
+    if model.integrity is not Integrity.VALID:
+        found["integrity_reason"] = model.integrity_reason
+    return found
 
 
 def _output(item: WorkItem) -> Path:
@@ -75,6 +87,7 @@ def _export(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, 
     video = export_video(model, request)
     return {
         "status": "ok",
+        **_integrity(model),
         "bytes": video.path.stat().st_size,
         "frames": video.frames,
         "frame_size": f"{video.width}x{video.height}",
@@ -84,10 +97,11 @@ def _export(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, 
 def _convert(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, Any]:
     """``convert``: the recording as FSR with provenance; FSR needs nothing."""
     source = source_for(item.input)
+    model = open_recording(item.input, options=options.opening)  # damaged: fails
     if source.name == "fsr":  # as recover tells FSR from the rest
-        open_recording(item.input, options=options.opening)  # damaged: fails here
         return {
             "status": "skipped",
+            **_integrity(model),
             "output": None,
             "bytes": 0,
             "note": "an FSR recording needs no conversion",
@@ -97,6 +111,7 @@ def _convert(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str,
     )
     return {
         "status": "ok",
+        **_integrity(model),
         "bytes": conversion.size_bytes,
         "records": conversion.records,
         "summary": conversion.summary,
@@ -119,12 +134,11 @@ def _resimulate(
     replay = replay_file(item.input, _output(item), replay_options)
     if replay.outcome is not ReplayOutcome.SUCCEEDED or replay.output is None:
         raise ReplayError(replay.message or "the replay failed", path=item.input)
-    comparison = compare_recordings(
-        open_recording(item.input, options=options.opening),
-        open_recording(replay.output),
-    )
+    model = open_recording(item.input, options=options.opening)
+    comparison = compare_recordings(model, open_recording(replay.output))
     return {
         "status": "ok",
+        **_integrity(model),
         "bytes": replay.output.stat().st_size,
         "simulator": replay.simulator,
         "comparison": comparison_facts(comparison),
@@ -138,8 +152,10 @@ def _index(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, A
         "size_bytes": digest.size_bytes,
         "sha256": digest.sha256,
     }
+    from app.headless.verified_report import verified_report
+
     try:
-        report = inspect_recording(item.input, verify=True, options=options.opening)
+        report = verified_report(item.input, options.opening)
     except (FsrError, ValueError) as exc:
         reason = str(exc)
         entry.update(source=_source_name(item), valid=False, reason=reason)
@@ -149,10 +165,32 @@ def _index(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, A
     entry.update(key_facts(report))
     problem = "" if entry["valid"] else first_problem(report, item.input)
     entry["reason"] = problem or entry["reason"]
-    outcome = {"status": "ok" if entry["valid"] else "failed", "entry": entry}
+    outcome = {
+        "status": "ok" if entry["valid"] else "failed",
+        "integrity": entry["integrity"],
+        "entry": entry,
+    }
     if problem:
         outcome["error"] = problem
     return {**outcome, "bytes": digest.size_bytes}
+
+
+def _check(item: WorkItem, options: BatchOptions, digest: Digest) -> dict[str, Any]:
+    """Check one recording on its own: its metrics and flags.
+
+    The dataset-level flags come later, in the parent, once every item of the
+    dataset is measured (:mod:`app.headless.batch.check_report`).
+    """
+    from fsr_core.checks import Thresholds, check_recording
+
+    model = open_recording(item.input, options=options.opening)
+    result = check_recording(model, options.thresholds or Thresholds())
+    return {
+        "status": "ok",
+        "bytes": digest.size_bytes,
+        **_integrity(model),
+        **result.to_json(),
+    }
 
 
 def _source_name(item: WorkItem) -> str | None:
@@ -168,5 +206,6 @@ VERBS: Final[dict[Verb, _Verb]] = {
     Verb.CONVERT: _convert,
     Verb.RESIMULATE: _resimulate,
     Verb.INDEX: _index,
+    Verb.CHECK: _check,
 }
 """The function of each verb."""

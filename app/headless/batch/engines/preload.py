@@ -42,6 +42,7 @@ _VERB_MODULES: Final[dict[Verb, tuple[str, ...]]] = {
     Verb.CONVERT: (),
     Verb.RESIMULATE: ("fsr_core.compare", "fsr_core.replay.engine"),
     Verb.INDEX: (),
+    Verb.CHECK: ("fsr_core.checks", "av"),
 }
 
 
