@@ -8,6 +8,8 @@ file must not pay for loading it.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -126,41 +128,43 @@ def reading(path: Path, what: str) -> Iterator[None]:
         ) from None
 
 
-def probe_in_child(path: Path, what: str, decode: Callable[[], None]) -> None:
-    """Run ``decode`` in a forked child first; its abort becomes our error here.
+def probe_in_child(
+    path: Path, what: str, index: int, entity: str | None = None
+) -> None:
+    """Read first in a child process what is about to be read here.
 
     rerun-sdk decodes chunks on worker threads of its own, where some damage
     (a bit flipped in a chunk's arrow buffers) makes it panic, and a panic
-    there aborts the whole process instead of raising. The child decodes
-    what the caller is about to read and exits; if rerun-sdk killed it, the
-    caller gets one line instead of losing the process. Where ``fork`` is
-    missing the read goes ahead unguarded. ``FSR_VIEWER_RERUN_GUARD=0``
-    skips the probe.
+    there aborts the whole process instead of raising. A fresh interpreter
+    (:mod:`~fsr_core.sources.rerun.decode_probe`; never a fork, which
+    deadlocks in a process with threads, as the window is) reads recording
+    ``index``: every chunk read at open, or the frames of ``entity``. If
+    rerun-sdk killed it, the caller gets one line instead of losing the
+    process; any other outcome leaves the reading to the caller, which meets
+    and reports an ordinary error itself. ``FSR_VIEWER_RERUN_GUARD=0`` skips
+    the probe (it costs a start of Python and a second decode).
 
     Raises
     ------
     CorruptRecordError
-        rerun-sdk aborted (or was killed) decoding the chunks in the child.
+        rerun-sdk aborted (or the child was killed) reading the chunks.
     """
-    if not hasattr(os, "fork") or os.environ.get(GUARD_VARIABLE) == "0":
+    if os.environ.get(GUARD_VARIABLE) == "0":
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads
-        pid = os.fork()
-    if pid == 0:  # the child: decode, say nothing, leave at once
-        code = 0
-        try:
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 2)
-            decode()
-        except BaseException:  # noqa: BLE001 - the parent reads and reports it
-            code = 3
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
+    command = [sys.executable, "-m", "fsr_core.sources.rerun.decode_probe"]
+    command += [str(path), str(index), *([] if entity is None else [entity])]
+    done = subprocess.run(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, GUARD_VARIABLE: "0"},
+        check=False,
+    )
+    if done.returncode < 0:
         raise CorruptRecordError(
             f"{what}: rerun-sdk aborted decoding a chunk (signal "
-            f"{os.WTERMSIG(status)}): the file is damaged",
+            f"{-done.returncode}): the file is damaged",
             path=path,
         )
 

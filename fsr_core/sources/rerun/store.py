@@ -220,17 +220,6 @@ def _chunk_parts(
     return str(chunk.entity_path), times, columns, kinds
 
 
-def _decoding(streams: Sequence[Callable[[], Any]]) -> Callable[[], None]:
-    """Return what decodes every chunk of ``streams`` and keeps nothing."""
-
-    def decode() -> None:
-        for stream in streams:
-            for chunk in stream():
-                chunk.to_record_batch()
-
-    return decode
-
-
 def list_recordings(path: Path) -> tuple[RecordingEntry, ...]:
     """Return the recordings ``path`` holds, in file order.
 
@@ -409,7 +398,7 @@ class RecordingStore:
                 lambda: self._stream().filter(content=heavy, is_static=True),
             ]
         with self._lock, reading(self.path, "a chunk does not read"):
-            probe_in_child(self.path, "a chunk does not read", _decoding(streams))
+            probe_in_child(self.path, "a chunk does not read", self.entry.index)
             for stream in streams:
                 for found in stream():
                     self._keep(found)
@@ -440,7 +429,7 @@ class RecordingStore:
             def stream() -> Any:
                 return self._stream().filter(content=entity, is_static=False)
 
-            probe_in_child(self.path, f"{what} do not read", _decoding([stream]))
+            probe_in_child(self.path, f"{what} do not read", self.entry.index, entity)
             for chunk in stream():
                 name, times, columns, _ = _chunk_parts(chunk)
                 if name != entity:
