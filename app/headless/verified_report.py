@@ -4,10 +4,11 @@ A file whose records all read can still be wrong in a way that breaks what
 reads it: a stream's times jump or go backwards, a camera's frames sit away
 from the rows they belong to, a value is NaN. :func:`verified_report` runs
 the checks of :mod:`fsr_core.checks` whose kinds are errors
-(:data:`~fsr_core.checks.ERROR_KINDS`: ``timestamp_gap``,
-``timestamp_disorder``, ``video_desync``, ``non_finite``) after the source's
-own verification; each flag becomes one of the report's problems, the report
-says ``valid: false``, and its ``checks`` entry lists the flags. ``inspect
+(:func:`~fsr_core.checks.error_flags`: ``timestamp_gap``,
+``timestamp_disorder``, ``video_desync``, and ``non_finite`` in the joints or
+the action) after the source's own verification; each flag becomes one of
+the report's problems, the report says ``valid: false``, and its ``checks``
+entry lists the flags. ``inspect
 --verify``, ``batch validate`` and ``batch index`` use it.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fsr_core.checks import ERROR_KINDS, check_recording
+from fsr_core.checks import check_recording, error_flags
 from fsr_core.errors import FsrError
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.open_options import OpenOptions
@@ -40,7 +41,7 @@ def verified_report(path: Path, options: OpenOptions | None = None) -> dict[str,
         if report.get("valid"):
             raise
         return report  # the source's own verification has said why already
-    errors = [flag for flag in result.flags if flag.kind in ERROR_KINDS]
+    errors = error_flags(model, result.flags)
     report["checks"] = [flag.to_json() for flag in errors]
     if not errors:
         return report

@@ -17,7 +17,7 @@ from fsr_core.checks.flags import (
     Flag,
     FlagKind,
 )
-from fsr_core.checks.recording_checks import check_recording, episode_of
+from fsr_core.checks.recording_checks import check_recording, episode_of, error_flags
 from fsr_core.checks.thresholds import Thresholds, read_thresholds, threshold_rows
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "dataset_fences",
     "dataset_flags",
     "episode_of",
+    "error_flags",
     "read_thresholds",
     "threshold_rows",
 ]

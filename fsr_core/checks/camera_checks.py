@@ -72,7 +72,7 @@ def frozen_flags(
     pixels = frames.pixels.astype(np.int16)
     if pixels.shape[0] < 2 or speed.size == 0:
         return []
-    change = np.abs(np.diff(pixels, axis=0)).mean(axis=(1, 2))
+    change = np.abs(np.diff(pixels, axis=0)).max(axis=(1, 2))
     times = frames.times_s
     middle = (times[:-1] + times[1:]) / 2
     known = np.isfinite(speed)

@@ -110,12 +110,21 @@ def runs_of(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def non_finite_flags(name: str, times: FloatArray, values: FloatArray) -> list[Flag]:
-    """Return one flag per channel holding NaN or Inf, over where they are."""
+def non_finite_flags(
+    name: str, times: FloatArray, values: FloatArray, *, strict: bool = True
+) -> list[Flag]:
+    """Return one flag per channel holding NaN or Inf, over where they are.
+
+    Without ``strict`` (a channel no pose or command is read from), a column
+    that is never finite (a limit that is unbounded) and the samples before a
+    column's first finite value (a figure not yet measured) are passed over.
+    """
     if values.size == 0 or np.issubdtype(values.dtype, np.integer):
         return []
     flat = values.reshape(values.shape[0], -1)
     bad = ~np.isfinite(flat)
+    if not strict:
+        bad &= np.logical_or.accumulate(~bad, axis=0)  # from the first finite on
     rows = np.flatnonzero(bad.any(axis=1))
     if rows.size == 0:
         return []

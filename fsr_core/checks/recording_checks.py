@@ -19,8 +19,14 @@ import numpy as np
 from fsr_core.arrays import FloatArray
 from fsr_core.checks.camera_checks import desync_flags, frozen_flags
 from fsr_core.checks.camera_frames import camera_timing, small_frames
-from fsr_core.checks.flags import CheckResult, EpisodeMetrics, Flag
-from fsr_core.checks.joint_series import action_series, joint_series
+from fsr_core.checks.flags import (
+    ERROR_KINDS,
+    CheckResult,
+    EpisodeMetrics,
+    Flag,
+    FlagKind,
+)
+from fsr_core.checks.joint_series import ACTION_CHANNELS, action_series, joint_series
 from fsr_core.checks.motion import (
     Motion,
     limit_flags,
@@ -33,7 +39,7 @@ from fsr_core.checks.timing import timing_flags
 from fsr_core.playlists.episodes import split_episode_path
 from fsr_core.recording import RecordingModel
 
-__all__ = ["check_recording", "episode_of"]
+__all__ = ["check_recording", "episode_of", "error_flags"]
 
 
 def episode_of(model: RecordingModel) -> int | None:
@@ -58,9 +64,19 @@ def _streams(
         yield camera.name, np.asarray(camera.times_s), None
 
 
+def _posing_channels(model: RecordingModel) -> set[str]:
+    """Return the channels a pose or a command is read from: joints, action."""
+    joints = model.joints
+    posing = set(ACTION_CHANNELS)
+    if joints is not None:
+        posing |= {joints.positions, joints.velocities or "", joints.efforts or ""}
+    return posing
+
+
 def _value_flags(model: RecordingModel, thresholds: Thresholds) -> list[Flag]:
     flags: list[Flag] = []
     seen: set[bytes] = set()
+    posing = _posing_channels(model)
     for name, times, values in _streams(model):
         key = hashlib.blake2b(
             np.ascontiguousarray(times).tobytes(), digest_size=16
@@ -69,7 +85,8 @@ def _value_flags(model: RecordingModel, thresholds: Thresholds) -> list[Flag]:
             seen.add(key)
             flags.extend(timing_flags(name, times, thresholds))
         if values is not None and values.shape[:1] == times.shape:
-            flags.extend(non_finite_flags(name, times, values))
+            strict = name in posing
+            flags.extend(non_finite_flags(name, times, values, strict=strict))
     return flags
 
 
@@ -148,3 +165,20 @@ def check_recording(
         state_channel="" if state is None else state.channel,
     )
     return CheckResult(str(model.path), episode_of(model), metrics, tuple(flags))
+
+
+def error_flags(model: RecordingModel, flags: tuple[Flag, ...]) -> list[Flag]:
+    """Return the flags that make ``model``'s file invalid.
+
+    They are those of :data:`~fsr_core.checks.flags.ERROR_KINDS`, a
+    ``non_finite`` only in what a robot's pose or command is read from (the
+    joints' channels and the action): elsewhere (a solver's diagnostics, a
+    timing figure not yet measured) NaN is a value of its own.
+    """
+    posing = _posing_channels(model)
+    return [
+        flag
+        for flag in flags
+        if flag.kind in ERROR_KINDS
+        and (flag.kind is not FlagKind.NON_FINITE or flag.channel in posing)
+    ]

@@ -70,19 +70,19 @@ class Thresholds:
         "the format's own (LeRobot's tolerance_s, 1e-4 s)",
     )
     frozen_diff: float = _row(
-        1.0,
+        4.0,
         "grey levels",
-        "frozen_video: consecutive frames differing less than this (mean absolute "
-        "difference, 0-255, at the reduced size) are the same picture",
+        "frozen_video: consecutive frames whose largest pixel difference (0-255, "
+        "at the reduced size) is below this show the same picture",
     )
     frozen_min_frames: float = _row(
         5, "frames", "frozen_video: the shortest run of same pictures flagged", low=2
     )
     frozen_size: float = _row(
-        32, "pixels", "frozen_video: frames are compared at this width", low=4
+        64, "pixels", "frozen_video: frames are compared at about this width", low=4
     )
     moving_speed: float = _row(
-        0.05,
+        0.5,
         "rad/s (m/s)",
         "the joints move (frozen_video) when the fastest moves faster than this",
     )
@@ -194,6 +194,8 @@ def read_thresholds(path: Path) -> Thresholds:
 def _read_bounded(path: Path) -> bytes:
     """Return the bytes of the regular file ``path`` within the size budget."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block open()
+            raise SchemaError("the checks file is not a regular file", path=path)
         with path.open("rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):

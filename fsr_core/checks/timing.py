@@ -1,9 +1,11 @@
 """``timestamp_gap`` and ``timestamp_disorder``: a stream's times, step by step.
 
-Times that go backwards or repeat are disorder (one flag per stream, over the
-span they occur in). A step longer than ``gap_factor`` median periods is a
-gap, but only in a regularly sampled stream (most steps within 10 % of the
-median): a stream written on change (a target's index) has no period to miss.
+Times that go backwards are disorder (one flag per stream, over the span they
+occur in); so are times that repeat in a regularly sampled stream (most steps
+within 10 % of the median). A step longer than ``gap_factor`` median periods
+is a gap, again only in a regular stream: a stream written on change (a
+target's index) or in bursts (messages logged together) has no period to miss
+and may stamp a burst alike.
 """
 
 from __future__ import annotations
@@ -31,7 +33,15 @@ def timing_flags(name: str, times_s: FloatArray, thresholds: Thresholds) -> list
         return []
     steps = np.diff(times)
     flags: list[Flag] = []
-    bad = np.flatnonzero(~(steps > 0))
+    forward = steps[steps > 0]
+    period = float(np.median(forward)) if forward.size else 0.0
+    regular = (
+        period > 0
+        and times.size >= thresholds.min_samples
+        and float((np.abs(forward - period) <= _REGULAR_SPREAD * period).sum())
+        >= _REGULAR_SHARE * steps.size
+    )
+    bad = np.flatnonzero(~(steps > 0) if regular else ~(steps >= 0))
     if bad.size:
         first, last = int(bad[0]), int(bad[-1])
         flags.append(
@@ -42,18 +52,12 @@ def timing_flags(name: str, times_s: FloatArray, thresholds: Thresholds) -> list
                 float(times[last + 1]),
                 float(bad.size),
                 0.0,
-                f"{bad.size} of {steps.size} steps go backwards or repeat "
-                f"(first after sample {first})",
+                f"{bad.size} of {steps.size} steps go backwards"
+                + (" or repeat" if regular else "")
+                + f" (first after sample {first})",
             )
         )
-    if times.size < thresholds.min_samples:
-        return flags
-    forward = steps[steps > 0]
-    period = float(np.median(forward)) if forward.size else 0.0
-    if period <= 0:
-        return flags
-    regular = np.abs(forward - period) <= _REGULAR_SPREAD * period
-    if regular.mean() < _REGULAR_SHARE:
+    if not regular:
         return flags
     limit = thresholds.gap_factor * period
     gaps = np.flatnonzero(steps > limit)

@@ -179,3 +179,26 @@ def test_html_report_draws_its_histograms_in_headless_chromium(
     # Only the page's script paints the canvases: their bars are there.
     assert blue > 500  # the bars of the ordinary episodes
     assert red > 100  # the outliers' bars and the fences
+
+
+def test_inspect_verify_reports_the_gap_and_the_nan_as_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gap = main(["inspect", str(DATASET), "--episode", "9", "--verify", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert gap == 1
+    assert report["valid"] is False
+    assert {flag["kind"] for flag in report["checks"]} == {
+        "timestamp_gap",
+        "video_desync",
+    }
+    problems = report["verification"]["problems"]
+    assert any(
+        problem.startswith("timestamp_gap: observation.state") for problem in problems
+    )
+    nan = main(["inspect", str(DATASET), "--episode", "10", "--verify"])
+    out, err = capsys.readouterr()
+    assert nan == 1
+    assert "non_finite: observation.state" in out
+    assert err.count("\n") == 1  # one line naming the episode
+    assert main(["inspect", str(DATASET), "--episode", "2", "--verify"]) == 0

@@ -200,11 +200,12 @@ def _flagged_rows(results: list[dict[str, Any]]) -> str:
             else None
         )
         picture = f'<img alt="thumbnail" src="{image}">' if image else "(no picture)"
-        episode = "" if result.get("episode") is None else str(result["episode"])
+        index = result.get("episode")
+        episode = "" if index is None else f"<br>episode {html.escape(str(index))}"
         items = "".join(_flag_text(flag) for flag in flags)
         rows.append(
             f"<tr><td>{number + 1}</td><td>{picture}</td><td>{html.escape(address)}"
-            f"<br>episode {html.escape(episode)}</td><td><ul>{items}</ul></td></tr>"
+            f"{episode}</td><td><ul>{items}</ul></td></tr>"
         )
     return "\n".join(rows)
 

@@ -14,6 +14,7 @@ starts fast; each verb loads what it needs when it first runs.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -23,6 +24,7 @@ from app.headless.batch.items import BatchOptions, WorkItem
 from app.headless.batch.verbs import VERBS
 from fsr_core.errors import FsrError
 from fsr_core.playlists.digests import Digest
+from fsr_core.playlists.episodes import backing_path
 from fsr_core.playlists.pinned import recording_digest, verify_indexed
 
 __all__ = ["STATUSES", "failed_result", "remove_partials", "run_item"]
@@ -144,7 +146,53 @@ def _digest(item: WorkItem) -> Digest:
         item.pinned.verify()  # every artifact the replay index pins
     if item.expected is not None:
         return verify_indexed(item.expected)
-    return recording_digest(item.input)
+    return _folder_digest(item.input)
+
+
+_FOLDER_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], Digest] = {}
+"""Digests of dataset folders this process made, by their files' sizes and times."""
+_MAX_REMEMBERED: Final = 16
+
+
+def _folder_digest(path: Path) -> Digest:
+    """Return the recording's digest; a dataset's once per process while unchanged.
+
+    Every episode of a dataset is digested as its whole folder: a worker that
+    checks a thousand episodes would hash the dataset a thousand times. The
+    folder's digest is kept, under its files' names, sizes, inodes and
+    modification times (listed again each time), and made again when any of
+    them changes.
+    """
+    backing = backing_path(path)
+    if backing == path or not backing.is_dir():
+        return recording_digest(path)
+    try:
+        key = (str(backing), _tree_signature(backing))
+    except OSError:
+        return recording_digest(path)  # it says what is wrong, naming the file
+    found = _FOLDER_DIGESTS.get(key)
+    if found is None:
+        found = recording_digest(path)
+        if len(_FOLDER_DIGESTS) >= _MAX_REMEMBERED:
+            _FOLDER_DIGESTS.clear()
+        _FOLDER_DIGESTS[key] = found
+    return found
+
+
+def _tree_signature(folder: Path) -> tuple[tuple[str, int, int, int], ...]:
+    entries = []
+    for top, folders, files in os.walk(folder, onerror=_raise):
+        folders.sort()
+        for name in sorted(files):
+            path = Path(top) / name
+            info = path.lstat()
+            relative = str(path.relative_to(folder))
+            entries.append((relative, info.st_size, info.st_mtime_ns, info.st_ino))
+    return tuple(entries)
+
+
+def _raise(error: OSError) -> None:
+    raise error
 
 
 def _one_line(exc: BaseException, path: Path) -> str:

@@ -1,0 +1,256 @@
+"""Benchmark ``batch check``: numeric checks, cameras and workers, against peers.
+
+1. **Numeric checks** on a LeRobot dataset of ``--episodes`` state/action
+   episodes (``--frames`` rows each), written with pyarrow in the layout of
+   ``tests/data/lerobot/checks_v30`` (its ``info.json`` and schemas, without
+   the camera): every episode opened and checked (``check_recording`` without
+   frames, then ``dataset_flags``; row groups of 1,000 rows, as Hugging Face
+   ``datasets`` writes them), against a plain pyarrow + numpy pass over
+   the same columns (read the table once, then per episode the same figures:
+   non-finite values, time steps, velocities, jerk, still share, end state).
+2. **Camera checks**: the small grey frames ``frozen_video`` reads from
+   ``checks_v30``'s video (all its episodes), in frames per second, against
+   PyAV decoding the same file alone.
+3. **Workers**: ``fsr-viewer batch check`` over the numeric dataset with
+   ``--jobs 1`` and ``--jobs 2`` (each a process of its own).
+
+    .venv/bin/python tools/bench_check.py [--episodes 1000] [--frames 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bench_common import add_counts, argument_parser, report
+from fsr_core.checks import Thresholds, check_recording, dataset_flags
+from fsr_core.checks.camera_frames import small_frames
+from fsr_core.sources import expand_recordings, open_recording
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "tests" / "data" / "lerobot" / "checks_v30"
+CAMERA = "observation.images.front"
+ROW_GROUP = 1000
+"""Rows per row group of the data file, as Hugging Face ``datasets`` writes them."""
+
+
+def write_dataset(root: Path, episodes: int, frames: int) -> None:
+    """Write a state/action LeRobot dataset of ``episodes`` x ``frames`` rows."""
+    info = json.loads((TEMPLATE / "meta" / "info.json").read_text())
+    info["features"].pop(CAMERA)
+    info.update(
+        total_episodes=episodes,
+        total_frames=episodes * frames,
+        total_tasks=1,
+        splits={"train": f"0:{episodes}"},
+    )
+    (root / "meta" / "episodes" / "chunk-000").mkdir(parents=True)
+    (root / "data" / "chunk-000").mkdir(parents=True)
+    (root / "meta" / "info.json").write_text(json.dumps(info, indent=2))
+    shutil.copy(TEMPLATE / "meta" / "tasks.parquet", root / "meta" / "tasks.parquet")
+    rng = np.random.default_rng(3)
+    rows = episodes * frames
+    steps = np.linspace(0.0, 1.0, frames)
+    goals = rng.normal(0.5, 0.05, size=(episodes, 1, 6))
+    state = (goals * (1 - np.cos(np.pi * steps))[None, :, None] / 2).reshape(rows, 6)
+    action = np.concatenate([state[1:], state[-1:]])
+    frame_index = np.tile(np.arange(frames), episodes)
+    episode_index = np.repeat(np.arange(episodes), frames)
+    width = pa.list_(pa.float32(), 6)
+    table = pa.table(
+        {
+            "observation.state": pa.FixedSizeListArray.from_arrays(
+                pa.array(state.astype(np.float32).ravel()), 6
+            ).cast(width),
+            "action": pa.FixedSizeListArray.from_arrays(
+                pa.array(action.astype(np.float32).ravel()), 6
+            ).cast(width),
+            "timestamp": pa.array((frame_index / info["fps"]).astype(np.float32)),
+            "frame_index": pa.array(frame_index),
+            "episode_index": pa.array(episode_index),
+            "index": pa.array(np.arange(rows)),
+            "task_index": pa.array(np.zeros(rows, dtype=np.int64)),
+        }
+    )
+    data = root / "data" / "chunk-000" / "file-000.parquet"
+    pq.write_table(table, data, row_group_size=ROW_GROUP)
+    starts = np.arange(episodes) * frames
+    meta = pa.table(
+        {
+            "episode_index": pa.array(np.arange(episodes)),
+            "tasks": pa.array([["move to the goal"]] * episodes),
+            "length": pa.array(np.full(episodes, frames)),
+            "data/chunk_index": pa.array(np.zeros(episodes, dtype=np.int64)),
+            "data/file_index": pa.array(np.zeros(episodes, dtype=np.int64)),
+            "dataset_from_index": pa.array(starts),
+            "dataset_to_index": pa.array(starts + frames),
+            "meta/episodes/chunk_index": pa.array(np.zeros(episodes, dtype=np.int64)),
+            "meta/episodes/file_index": pa.array(np.zeros(episodes, dtype=np.int64)),
+        }
+    )
+    pq.write_table(meta, root / "meta" / "episodes" / "chunk-000" / "file-000.parquet")
+
+
+def checks_pass(root: Path) -> tuple[float, float, int]:
+    """Time opening every episode, then checking them; return both and the flags."""
+    started = time.perf_counter()
+    models = [open_recording(path) for path in expand_recordings([root])]
+    opened = time.perf_counter()
+    results = [check_recording(model, decode_frames=False) for model in models]
+    found = dataset_flags(results, Thresholds())
+    checked = time.perf_counter()
+    flags = sum(len(r.flags) for r in results) + sum(map(len, found))
+    return opened - started, checked - opened, flags
+
+
+def plain_pass(root: Path, fps: float) -> float:
+    """Time pyarrow + numpy computing the same figures over the same columns."""
+    started = time.perf_counter()
+    table = pq.read_table(
+        root / "data" / "chunk-000" / "file-000.parquet",
+        columns=["observation.state", "action", "timestamp", "episode_index"],
+    )
+    width = 6
+    state = table["observation.state"].combine_chunks().flatten().to_numpy()
+    state = state.reshape(-1, width).astype(np.float64)
+    action = table["action"].combine_chunks().flatten().to_numpy()
+    action = action.reshape(-1, width).astype(np.float64)
+    stamps = table["timestamp"].to_numpy().astype(np.float64)
+    episodes = table["episode_index"].to_numpy()
+    bounds = np.flatnonzero(np.diff(episodes)) + 1
+    for rows in np.split(np.arange(episodes.size), bounds):
+        q, a, t = state[rows], action[rows], stamps[rows]
+        _ = (~np.isfinite(q)).any(), (~np.isfinite(a)).any()
+        step = np.diff(t)
+        _ = (step <= 0).any(), (step > 4 * np.median(step)).any()
+        velocity = np.diff(q, axis=0) / step[:, None]
+        jerk = np.diff(velocity, n=2, axis=0) * fps * fps
+        norm = np.linalg.norm(jerk, axis=1)
+        _ = np.median(norm), np.percentile(norm, 95)
+        still = np.abs(velocity).max(axis=1) < 0.01
+        _ = still.mean(), np.median((a - q)[1:][still], axis=0), q[-1]
+    return time.perf_counter() - started
+
+
+def camera_rates() -> dict[str, float]:
+    """Return frames per second: the checks' small frames, and PyAV alone."""
+    import av
+
+    models = [open_recording(path) for path in expand_recordings([TEMPLATE])]
+    started = time.perf_counter()
+    frames = 0
+    for model in models:
+        found = small_frames(model, model.cameras[0], 32, 100_000)
+        frames += 0 if found is None else len(found.times_s)
+    checked = frames / (time.perf_counter() - started)
+    video = next((TEMPLATE / "videos").rglob("*.mp4"))
+    started = time.perf_counter()
+    decoded = 0
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        for _frame in container.decode(stream):
+            decoded += 1
+    alone = decoded / (time.perf_counter() - started)
+    return {"checks_fps": checked, "pyav_fps": alone, "frames": frames}
+
+
+def batch_seconds(root: Path, jobs: int, report_path: Path) -> float:
+    """Run ``fsr-viewer batch check`` with ``jobs`` workers; return its seconds."""
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "batch",
+            "check",
+            str(root),
+            "--jobs",
+            str(jobs),
+            "--report",
+            str(report_path),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    return time.perf_counter() - started
+
+
+def run(directory: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Write the dataset, run every measure, return the figures."""
+    root = directory / "numeric_v30"
+    if root.exists():
+        shutil.rmtree(root)
+    write_dataset(root, args.episodes, args.frames)
+    fps = float(json.loads((root / "meta" / "info.json").read_text())["fps"])
+    plain = plain_pass(root, fps)
+    opening, checks, flags = checks_pass(root)
+    cameras = camera_rates()
+    one = batch_seconds(root, 1, directory / "jobs1.jsonl")
+    two = batch_seconds(root, 2, directory / "jobs2.jsonl")
+    return {
+        "episodes": args.episodes,
+        "frames_per_episode": args.frames,
+        "open_s": opening,
+        "numeric_checks_s": checks,
+        "plain_pass_s": plain,
+        "numeric_ratio": (opening + checks) / plain,
+        "checks_only_ratio": checks / plain,
+        "flags": flags,
+        **cameras,
+        "camera_ratio": cameras["pyav_fps"] / cameras["checks_fps"],
+        "batch_jobs1_s": one,
+        "batch_jobs2_s": two,
+        "jobs_scaling": one / two,
+    }
+
+
+def render(result: dict[str, Any]) -> str:
+    """Return the figures as text."""
+    return "\n".join(
+        [
+            f"numeric checks, {result['episodes']} episodes x "
+            f"{result['frames_per_episode']} frames: opening the episodes "
+            f"{result['open_s']:.2f} s + checks {result['numeric_checks_s']:.2f} s "
+            f"vs plain pyarrow+numpy {result['plain_pass_s']:.3f} s: "
+            f"{result['numeric_ratio']:.1f}x in all (target <= 1.5x), checks alone "
+            f"{result['checks_only_ratio']:.2f}x; {result['flags']} flags (the "
+            "IQR rule's tail of the random final poses)",
+            f"camera checks: {result['checks_fps']:.0f} frames/s vs PyAV decoding "
+            f"alone {result['pyav_fps']:.0f} frames/s ({result['frames']} frames; "
+            f"{result['camera_ratio']:.2f}x)",
+            f"batch check: --jobs 1 {result['batch_jobs1_s']:.1f} s, --jobs 2 "
+            f"{result['batch_jobs2_s']:.1f} s: {result['jobs_scaling']:.2f}x "
+            "(target >= 1.8x)",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (see the module docstring)."""
+    parser = argument_parser(__doc__)
+    add_counts(
+        parser,
+        {
+            "--episodes": (1000, "episodes of the numeric dataset"),
+            "--frames": (100, "frames per episode"),
+        },
+    )
+    args = parser.parse_args(argv)
+    return report("bench_check", args, lambda folder: run(folder, args), render)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
