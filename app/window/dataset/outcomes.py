@@ -10,14 +10,12 @@ its dataset's, and each dataset its fences (where an outlier starts). No Qt.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from fsr_core.checks import (
-    DATASET_KINDS,
-    ERROR_KINDS,
     CheckResult,
     Fence,
     Flag,
@@ -31,9 +29,7 @@ __all__ = [
     "DatasetOverviewData",
     "EntryOutcome",
     "EntryRow",
-    "Severity",
     "overview_of",
-    "severity_of",
 ]
 
 #: The metrics the table and the histograms show: key, heading, format.
@@ -45,31 +41,6 @@ METRICS: Final[tuple[tuple[str, str, str], ...]] = (
     ("static_fraction", "static fraction", ".2f"),
     ("end_distance", "end-pose distance", ".3g"),
 )
-
-
-class Severity:
-    """How bad an entry's worst flag is (the badge's colour)."""
-
-    ERROR = "error"
-    """A kind that makes the file invalid (a timestamp gap, NaN...)."""
-    OUTLIER = "outlier"
-    """A dataset-level kind: the take differs from the others."""
-    WARNING = "warning"
-    """Any other kind (frozen video, offsets, limits)."""
-    MANUAL = "manual"
-    """No flag of the checks, flagged by the user."""
-
-
-def severity_of(flags: Iterable[Flag]) -> str:
-    """Return the severity of the worst of ``flags`` ('' for none)."""
-    kinds = {flag.kind for flag in flags}
-    if not kinds:
-        return ""
-    if kinds & ERROR_KINDS:
-        return Severity.ERROR
-    if kinds - DATASET_KINDS:
-        return Severity.WARNING
-    return Severity.OUTLIER
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.window.dataset.check_job import DatasetCheckJob, dataset_of
 from app.window.dataset.dock import DatasetDock
-from app.window.dataset.flag_text import badge_text, flag_line
 from app.window.dataset.index_export import (
     ExportedIndex,
     IndexExportJob,
@@ -41,13 +40,17 @@ from app.window.dataset.outcomes import (
     DatasetOverviewData,
     EntryOutcome,
     EntryRow,
-    Severity,
     overview_of,
-    severity_of,
 )
 from app.window.dataset.table_model import DatasetTableModel
 from app.window.ports import StatusLine
 from app.window.state.session import PlayerSession
+from app.window.widgets.flag_text import (
+    Severity,
+    badge_text,
+    flag_line,
+    severity_of,
+)
 from app.window.widgets.timeline import TimelineScrubber
 from app.window.workers.background_job import BackgroundJob
 from app.window.workers.job_thread import JobThread

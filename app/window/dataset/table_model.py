@@ -25,8 +25,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
-from app.window.dataset.flag_text import flag_line
 from app.window.dataset.outcomes import METRICS, DatasetOverviewData, EntryRow
+from app.window.widgets.flag_text import flag_line
 from app.window.widgets.plain_text import tooltip_lines_html, visible_text
 
 __all__ = [

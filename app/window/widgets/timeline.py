@@ -25,8 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from app.window.dataset.flag_text import flag_tooltip
-from app.window.dataset.outcomes import severity_of
+from app.window.widgets.flag_text import flag_tooltip, severity_of
 from app.window.widgets.plain_text import tooltip_html, tooltip_lines_html
 from fsr_core.checks import Flag
 from fsr_core.recording import Marker, MarkerKind

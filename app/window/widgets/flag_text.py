@@ -1,4 +1,7 @@
-"""How a flag reads in the window: one line, or a few for a tooltip.
+"""How a check's flag reads in the window: a line, a tooltip, a badge, a colour.
+
+Shared by the timeline's flag marks and the Dataset overview (table,
+playlist badges); :class:`Severity` names the badge's and the mark's colour.
 
 A flag's channel and message come from the recording (channel names are the
 file's), so these are plain text: the widgets show them through
@@ -7,11 +10,43 @@ file's), so these are plain text: the widgets show them through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from fsr_core.checks import DATASET_KINDS, ERROR_KINDS, Flag
 
-__all__ = ["badge_text", "flag_line", "flag_tooltip", "number"]
+__all__ = [
+    "Severity",
+    "badge_text",
+    "flag_line",
+    "flag_tooltip",
+    "number",
+    "severity_of",
+]
+
+
+class Severity:
+    """How bad an entry's worst flag is (the badge's colour)."""
+
+    ERROR = "error"
+    """A kind that makes the file invalid (a timestamp gap, NaN...)."""
+    OUTLIER = "outlier"
+    """A dataset-level kind: the take differs from the others."""
+    WARNING = "warning"
+    """Any other kind (frozen video, offsets, limits)."""
+    MANUAL = "manual"
+    """No flag of the checks, flagged by the user."""
+
+
+def severity_of(flags: Iterable[Flag]) -> str:
+    """Return the severity of the worst of ``flags`` ('' for none)."""
+    kinds = {flag.kind for flag in flags}
+    if not kinds:
+        return ""
+    if kinds & ERROR_KINDS:
+        return Severity.ERROR
+    if kinds - DATASET_KINDS:
+        return Severity.WARNING
+    return Severity.OUTLIER
 
 
 def number(value: float | None) -> str:
