@@ -178,6 +178,10 @@ def test_the_table_lists_each_episode_with_its_metrics_and_flags(
             table.index(row, FLAGGED_COLUMN), Qt.ItemDataRole.CheckStateRole
         )
         assert (box == Qt.CheckState.Checked) == bool(expected), member
+        for column in range(_FRAMES_COLUMN - 1, table.columnCount()):
+            text = table.data(table.index(row, column))
+            float(text)  # a number as read: 8097, never 8.1e+03
+            assert "e" not in text, (member, column, text)
     flagged = checked.window.dataset.selected("flagged")
     assert [row.episode for row in flagged] == [6, 9, 12]
 
@@ -275,3 +279,22 @@ def test_export_kept_writes_an_index_that_opens_as_a_playlist_of_them(
     assert "--operation.type delete_episodes" in command
     assert "--operation.episode_indices '[6, 9, 12]'" in command
 
+
+def test_the_histograms_count_every_entry_and_mark_its_outliers(
+    checked: Checked,
+) -> None:
+    histograms = checked.window.dataset.dock.histograms
+    # Per metric: entries drawn, of which beyond the dataset's fence (red).
+    assert histograms.counts["frames"] == (len(EPISODES), 1)  # the too long take
+    assert histograms.counts["jerk_p95"] == (len(EPISODES), 1)  # the jerky one
+    assert histograms.counts["static_fraction"] == (len(EPISODES), 0)
+    expected = [
+        kind for episode in EPISODES for kind in EXPECTED_KINDS.get(episode, ())
+    ]
+    assert histograms.kind_counts == {kind: expected.count(kind) for kind in expected}
+    # The jerky take stretches jerk p95 to thousands: the labels stay short.
+    axis = histograms.plots["jerk_p95"].getAxis("bottom")
+    (spacing, values), *_ = axis.tickValues(*axis.range, axis.width())
+    labels = axis.tickStrings(values, 1.0, spacing)
+    assert "2k" in labels
+    assert all(len(label) <= 4 for label in labels)

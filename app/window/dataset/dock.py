@@ -94,7 +94,7 @@ class DatasetDock(QDockWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # The kinds may be long: an elided column, all of them on hover.
         header.setSectionResizeMode(KINDS_COLUMN, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(KINDS_COLUMN, 150)
+        header.resizeSection(KINDS_COLUMN, 130)
         header.setStretchLastSection(False)
         view.setWordWrap(False)
         view.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -112,8 +112,8 @@ class DatasetDock(QDockWidget):
         split.setChildrenCollapsible(False)
         split.addWidget(self.table)
         split.addWidget(self.histograms)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         self.split = split
         command = QHBoxLayout()
         command.addWidget(self.command_label)
@@ -131,7 +131,8 @@ class DatasetDock(QDockWidget):
         """Share the width between the table and the histograms (Qt override)."""
         super().showEvent(event)
         width = self.split.width()
-        self.split.setSizes([width * 11 // 20, width * 9 // 20])
+        # Three fifths for the table: its last column was cut at 55 %.
+        self.split.setSizes([width * 3 // 5, width * 2 // 5])
 
     def set_command(self, text: str) -> None:
         """Show ``text`` as the LeRobot command ('' hides the line)."""

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.window.dataset.outcomes import METRICS, DatasetOverviewData
 from fsr_core.checks import Fence, FlagKind
 
-__all__ = ["BINS", "MetricHistograms"]
+__all__ = ["BINS", "MetricHistograms", "compact_number"]
 
 #: Bars of a histogram (fewer when there are fewer distinct values).
 BINS: Final = 16
@@ -31,6 +31,25 @@ _NORMAL: Final = QColor(110, 140, 180)
 _OUTLIER: Final = QColor(210, 50, 50)
 _KIND_BAR: Final = QColor(200, 120, 20)
 _PLOT_MIN_HEIGHT_PX: Final = 120
+
+
+def compact_number(value: float) -> str:
+    """Say ``value`` in at most about four characters ("8k", "1.5M", "0.25")."""
+    size = abs(value)
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if size >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+class _CompactAxis(pg.AxisItem):  # type: ignore[misc]
+    """A value axis whose labels stay short: "2000 4000 6000" ran together."""
+
+    def tickStrings(  # noqa: N802
+        self, values: list[float], scale: float, spacing: float
+    ) -> list[str]:
+        del spacing
+        return [compact_number(value * scale) for value in values]
 
 
 def _bins(values: np.ndarray) -> np.ndarray:
@@ -63,7 +82,10 @@ class MetricHistograms(QWidget):
         text = palette.color(QPalette.ColorRole.Text)
         for number, (key, heading, _) in enumerate(METRICS):
             plot = self.graphics.addPlot(
-                row=number // _COLUMNS, col=number % _COLUMNS, title=heading
+                row=number // _COLUMNS,
+                col=number % _COLUMNS,
+                title=heading,
+                axisItems={"bottom": _CompactAxis("bottom")},
             )
             self._style(plot, text)
             plot.setMinimumHeight(_PLOT_MIN_HEIGHT_PX)
@@ -74,6 +96,7 @@ class MetricHistograms(QWidget):
             col=place % _COLUMNS,
             colspan=_COLUMNS - place % _COLUMNS,
             title="flags by kind",
+            axisItems={"bottom": _CompactAxis("bottom")},
         )
         self._style(kinds, text)
         self.plots["kinds"] = kinds
@@ -83,8 +106,8 @@ class MetricHistograms(QWidget):
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
-        plot.titleLabel.setAttr("color", text.name())
-        plot.titleLabel.setAttr("size", "9pt")
+        # Set again with its style: setAttr alone left the title grey.
+        plot.setTitle(plot.titleLabel.text, color=text.name(), size="9pt")
         font = QFont()
         font.setPointSizeF(7.5)
         for side in ("left", "bottom"):

@@ -61,6 +61,8 @@ _NUMBER_COLUMNS: Final = frozenset(
 )
 #: Sort value of a missing number: after every number, either way round.
 _MISSING: Final = math.inf
+#: From this size on a metric is shown whole (its digits, not an exponent).
+_WHOLE_FROM: Final = 1000.0
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -184,7 +186,11 @@ class DatasetTableModel(QAbstractTableModel):
             _, value, fmt = self._metric(entry, column)
             if value is None:
                 return "—"
-            return format(int(value) if fmt == "d" else value, fmt)
+            if not math.isfinite(value):
+                return str(value)  # nan, inf
+            if fmt == "d" or abs(value) >= _WHOLE_FROM:
+                return format(round(value), "d")  # 5841, not 5.84e+03
+            return format(value, fmt)
         if column == _COUNT_COLUMN:
             return "—" if entry.outcome.error else str(len(entry.flags))
         if column == KINDS_COLUMN:
