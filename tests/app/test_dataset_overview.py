@@ -94,6 +94,8 @@ def test_key_f_flags_the_playing_episode_and_a_new_window_remembers(
     second.show_dataset()
     overview = second.dataset
     qtbot.waitUntil(lambda: not overview.running and not overview.pending)
+    kinds = overview.dock.histograms.plots["kinds"]
+    assert kinds.titleLabel.text == "flags by kind: none"  # two clean takes
     box = overview.table.index(0, FLAGGED_COLUMN)
     assert overview.table.data(box, Qt.ItemDataRole.CheckStateRole) == (
         Qt.CheckState.Checked

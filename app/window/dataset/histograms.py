@@ -31,6 +31,8 @@ _NORMAL: Final = QColor(110, 140, 180)
 _OUTLIER: Final = QColor(210, 50, 50)
 _KIND_BAR: Final = QColor(200, 120, 20)
 _PLOT_MIN_HEIGHT_PX: Final = 120
+#: The kinds chart keeps room for this many bars (one bar filled it).
+_KIND_SLOTS: Final = 5
 
 
 def compact_number(value: float) -> str:
@@ -79,7 +81,7 @@ class MetricHistograms(QWidget):
     def _build(self) -> None:
         palette = self.palette()
         self.graphics.setBackground(palette.color(QPalette.ColorRole.Base))
-        text = palette.color(QPalette.ColorRole.Text)
+        self._text = text = palette.color(QPalette.ColorRole.Text)
         for number, (key, heading, _) in enumerate(METRICS):
             plot = self.graphics.addPlot(
                 row=number // _COLUMNS,
@@ -106,8 +108,7 @@ class MetricHistograms(QWidget):
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
-        # Set again with its style: setAttr alone left the title grey.
-        plot.setTitle(plot.titleLabel.text, color=text.name(), size="9pt")
+        MetricHistograms._title(plot, plot.titleLabel.text, text)
         font = QFont()
         font.setPointSizeF(7.5)
         for side in ("left", "bottom"):
@@ -116,10 +117,15 @@ class MetricHistograms(QWidget):
             axis.setTextPen(pg.mkPen(text))
             axis.setPen(pg.mkPen(text))
 
+    @staticmethod
+    def _title(plot: pg.PlotItem, title: str, text: QColor) -> None:
+        # Set with its style: setAttr alone left a set title grey.
+        plot.setTitle(title, color=text.name(), size="9pt")
+
     def set_data(self, data: DatasetOverviewData) -> None:
         """Draw the metrics of ``data``'s rows, its outliers and fences."""
         single = next(iter(data.fences.values())) if len(data.fences) == 1 else ()
-        for key, _, _ in METRICS:
+        for key, heading, _ in METRICS:
             plot = self.plots[key]
             plot.clear()
             pairs = [
@@ -128,6 +134,8 @@ class MetricHistograms(QWidget):
                 if (value := row.values.get(key)) is not None and np.isfinite(value)
             ]
             self.counts[key] = (len(pairs), sum(out for _, out in pairs))
+            # An empty plot says so (one episode has no end-pose distance).
+            self._title(plot, heading if pairs else f"{heading}: none", self._text)
             if not pairs:
                 continue
             values = np.array([value for value, _ in pairs])
@@ -171,6 +179,8 @@ class MetricHistograms(QWidget):
         self.kind_counts = dict(counts)
         names = [kind.value for kind in FlagKind if counts.get(kind.value)]
         plot.getAxis("left").setTicks([list(enumerate(names))])
+        title = "flags by kind" if names else "flags by kind: none"
+        self._title(plot, title, self._text)
         if not names:
             return
         plot.addItem(
@@ -182,4 +192,4 @@ class MetricHistograms(QWidget):
                 brush=_KIND_BAR,
             )
         )
-        plot.setYRange(-0.6, len(names) - 0.4, padding=0)
+        plot.setYRange(-0.6, max(len(names), _KIND_SLOTS) - 0.4, padding=0)

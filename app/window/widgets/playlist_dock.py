@@ -9,6 +9,7 @@ side; the window decides what that does to its own size.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import (
@@ -38,7 +39,9 @@ from app.window.state.playlist import (
     BADGE_ROLE,
     FLAG_BADGE_ROLE,
     FLAG_LEVEL_ROLE,
+    PATH_ROLE,
     PLAYABLE_ROLE,
+    PLAYING_MARK,
 )
 from app.window.widgets.plain_text import tooltip_lines_html
 
@@ -101,6 +104,11 @@ class _BadgeDelegate(QStyledItemDelegate):
             )
         full = QRect(opt.rect)
         opt.rect = QRect(opt.rect.adjusted(0, 0, -taken, 0))
+        if flag:
+            text = self._name_if_cut(opt, index)
+            if text != opt.text:  # a name cut keeps its end: "epis…000009"
+                opt.text = text
+                opt.textElideMode = Qt.TextElideMode.ElideMiddle
         style = opt.widget.style() if opt.widget is not None else None
         if style is not None:
             background = QStyleOptionViewItem(option)
@@ -123,6 +131,23 @@ class _BadgeDelegate(QStyledItemDelegate):
             level = str(index.data(FLAG_LEVEL_ROLE) or "")
             color = FLAG_COLORS.get(level, QColor(128, 128, 128))
             self._paint_badge(painter, row, flag, color, flag_width)
+
+    @staticmethod
+    def _name_if_cut(opt: QStyleOptionViewItem, index: _Index) -> str:
+        """Return the row's text, or only its file's name when it would be cut.
+
+        Beside a flag badge the duration and task left "episode_…" of the
+        name; the name is what tells the rows apart (the rest is in the tip).
+        """
+        text = opt.text
+        room = opt.rect.width() - 2 * _PADDING_PX
+        if opt.fontMetrics.horizontalAdvance(text) <= room:
+            return text
+        name = Path(str(index.data(PATH_ROLE) or "")).name
+        if not name:
+            return text
+        mark = PLAYING_MARK if text.startswith(PLAYING_MARK) else ""
+        return visible_text(mark + name)
 
     @staticmethod
     def _paint_badge(
