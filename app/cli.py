@@ -11,7 +11,7 @@ their log time (default), publish time or header stamp; other kinds ignore it.
 Player and export:
   FILE...                             open recordings in the player (a playlist)
        [--speed S] [--time-base log|publish|header] [OVERLAY FLAGS]
-       [--plot CHANNELS]... [--inspector] [--environment NAME]
+       [--plot CHANNELS]... [--inspector] [--dataset] [--environment NAME]
   FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
@@ -224,6 +224,12 @@ def _player_parser() -> argparse.ArgumentParser:
         help="open the inspector dock (window and --screenshot)",
     )
     parser.add_argument(
+        "--dataset",
+        action="store_true",
+        help="open the Dataset overview, the quality checks of every file "
+        "(window and --screenshot: drawn once checked)",
+    )
+    parser.add_argument(
         "--overwrite",
         action="store_true",
         help="replace an existing output (atomically, once the new one is complete)",
@@ -432,6 +438,7 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
         shown=shown,
         inspector=args.inspector,
         open_options=open_options(args),
+        dataset=args.dataset,
     )
 
 
@@ -467,6 +474,7 @@ def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
         shown=shown,
         inspector=args.inspector,
         open_options=open_options(args),
+        dataset=args.dataset,
     )
     _out(
         f"{shot.path}: {shot.width}x{shot.height} window at "

@@ -75,8 +75,10 @@ def open_and_wait(qtbot: QtBot, window: MainWindow, *paths: Path) -> None:
 
 def activate_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     """Make ``window`` the active one (the keys go to it) and return it."""
-    window.activateWindow()
-    qtbot.waitActive(window)
+    # waitActive is a context manager: called bare it waits for nothing, and
+    # the offscreen platform activates a window through a queued event.
+    with qtbot.waitActive(window):
+        window.activateWindow()
     return window
 
 

@@ -40,7 +40,9 @@ class DockWidthFitter(QObject):
         return not dock.isHidden() and not dock.isFloating()
 
     def _on_dock_changed(self, *_: object) -> None:
-        QTimer.singleShot(0, self.fit)
+        # With the fitter as context the call is dropped when the window (and
+        # its dock) is destroyed first: closing a window hides its docks.
+        QTimer.singleShot(0, self, self.fit)
 
     def fit(self) -> None:
         """Grow or shrink the window by the dock's width when it docked or left."""

@@ -32,6 +32,7 @@ from app.canvas.overlay_registry import default_overlays
 from app.canvas.qt_app import ensure_app
 from app.canvas.view_model import ViewModel
 from app.window.camera import CameraArea
+from app.window.dataset.overview import DatasetOverview
 from app.window.dock_fit import DockWidthFitter
 from app.window.export.window_export import WindowExport
 from app.window.last_resort import LastResort
@@ -107,6 +108,18 @@ class MainWindow(QMainWindow):
         self.inspector_dock = InspectorDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.inspector_dock)
         self.inspector_dock.hide()
+        self.dataset = DatasetOverview(
+            self,
+            session=self.session,
+            timeline=self.timeline,
+            status=self,
+            store=self.settings.store,
+        )
+        self.dataset_dock = self.dataset.dock
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dataset_dock)
+        # The overview shares the bottom with the plots, a tab each.
+        self.tabifyDockWidget(self.plots_dock, self.dataset_dock)
+        self.dataset_dock.hide()
         self.statusBar().addWidget(self.status_label, 1)
         self.dock_fit = DockWidthFitter(self, self.playlist_dock)
         self.menus = build_menus(
@@ -192,6 +205,7 @@ class MainWindow(QMainWindow):
             lambda row: session.load_row(row, play=True)
         )
         self.playlist_dock.visibilityChanged.connect(self._on_playlist_visibility)
+        self.dataset_dock.toggleViewAction().triggered.connect(self._on_dataset_toggled)
         self.side_panel.playlist_toggled.connect(self.playlist_dock.setVisible)
         self.side_panel.plot_requested.connect(self.pick_channels)
 
@@ -254,6 +268,11 @@ class MainWindow(QMainWindow):
             lambda: self.session.options.update(plots=dialog.selected_plots())
         )
         dialog.open()
+
+    def toggle_flag(self) -> None:
+        """Flag or unflag the playing entry (key F), remembered per dataset."""
+        if self.dataset.toggle_current() is None:
+            self.show_message("open a recording first")
 
     def show_message(self, text: str) -> None:
         """Show ``text`` in the status bar (non-modal), elided; all of it as tooltip.
@@ -348,6 +367,20 @@ class MainWindow(QMainWindow):
             self.playlist_dock.show()
         self._update_file_buttons()
 
+    def show_dataset(self) -> None:
+        """Show the Dataset overview in front, with room for its table."""
+        self.dataset_dock.show()
+        self._on_dataset_toggled(True)
+
+    def _on_dataset_toggled(self, visible: bool) -> None:
+        if not visible:
+            return
+        self.dataset_dock.raise_()
+        if not self.dataset_dock.isFloating():
+            self.resizeDocks(
+                [self.dataset_dock], [self.height() * 9 // 20], Qt.Orientation.Vertical
+            )
+
     def _on_playlist_visibility(self, visible: bool) -> None:
         self.side_panel.set_playlist_checked(visible)
         self.menus.playlist_action.setChecked(visible)
@@ -394,6 +427,7 @@ class MainWindow(QMainWindow):
         self.settings.save_overlays(self.session.options.options)
         self.settings.save_speed(self.session.clock.speed)
         self.settings.sync()
+        self.dataset.shutdown()
         self.session.shutdown()
         super().closeEvent(event)
 
@@ -404,13 +438,15 @@ def open_player(
     shown: ViewModel | None = None,
     inspector: bool = False,
     open_options: OpenOptions | None = None,
+    dataset: bool = False,
 ) -> int:
     """Open the player window on ``paths`` and run until it closes; return 0.
 
     ``shown`` is what the command line asked to see: an overlay it switched
     away from its default, a speed other than 1, an environment and plots
     replace what the window remembered; the rest stays as remembered.
-    ``inspector`` opens the inspector dock; ``open_options``
+    ``inspector`` opens the inspector dock, ``dataset`` the Dataset
+    overview; ``open_options``
     (the command line's ``--time-base``) is how files open. While the window
     runs, an exception nobody catches is logged and shown in a non-modal box
     (:class:`~app.window.last_resort.LastResort`).
@@ -431,6 +467,8 @@ def open_player(
             window.session.set_open_options(open_options)
         window.show()
         window.open_files(list(paths))
+        if dataset:
+            window.show_dataset()
         return int(app.exec())
     finally:
         collector.uninstall()

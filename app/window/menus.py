@@ -8,8 +8,11 @@ Replay menu's entries come from
 View → Time base reopens the playing recording with another time base (log
 time, publish time, header stamp) when its source reads one (an MCAP log).
 
+View → Dataset shows the Dataset overview (the quality checks of the
+playlist's entries); key F flags or unflags the playing entry.
+
 Keys are application-wide shortcuts, so they work while the playlist (even
-floating) has the focus: Space, ←/B, →/F, R/Home, End, N, P, Q.
+floating) has the focus: Space, ←/B, →, F, R/Home, End, N, P, Q.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ __all__ = ["KEYS", "MenuHost", "Menus", "build_menus"]
 KEYS: tuple[tuple[str, str], ...] = (
     ("Space", "play / pause"),
     ("← or B", "previous frame (paused)"),
-    ("→ or F", "next frame (paused)"),
+    ("→", "next frame (paused)"),
+    ("F", "flag / unflag the playing entry (View → Dataset)"),
     ("R or Home", "back to start"),
     ("End", "last frame"),
     ("N / P", "next / previous file (keeps playing)"),
@@ -84,6 +88,13 @@ class MenuHost(Protocol):
     @property
     def plots_dock(self) -> QDockWidget:
         """The channel plots dock (View → Plots)."""
+
+    @property
+    def dataset_dock(self) -> QDockWidget:
+        """The Dataset overview's dock (View → Dataset)."""
+
+    def toggle_flag(self) -> None:
+        """Flag or unflag the playing entry (key F)."""
 
     def open_files(self, paths: Sequence[Path], *, play: bool = False) -> None:
         """Add files to the playlist (File → Open…, Open Recent)."""
@@ -327,6 +338,15 @@ def build_menus(
     view_menu.addAction(plots_action)
     plot_pick = view_menu.addAction("Plot &channels…")
     plot_pick.triggered.connect(lambda _=False: host.pick_channels())
+    dataset_action = host.dataset_dock.toggleViewAction()
+    dataset_action.setText("&Dataset")
+    dataset_action.setToolTip(
+        "the quality checks of the playlist's entries: metrics, histograms, flags"
+    )
+    view_menu.addAction(dataset_action)
+    view_menu.addAction(
+        _key_action(window, "&Flag / unflag entry", ["F"], host.toggle_flag)
+    )
     view_menu.addSeparator()
     camera_menu = view_menu.addMenu("&Cameras")
     menus = Menus(
@@ -368,7 +388,7 @@ def _playback_menu(window: QMainWindow, session: PlayerSession, menu: QMenu) -> 
     entries: list[tuple[str, list[str], Callable[[], object]]] = [
         ("Play / pause", ["Space"], clock.toggle),
         ("Previous frame", ["Left", "B"], lambda: clock.step(-1)),
-        ("Next frame", ["Right", "F"], lambda: clock.step(1)),
+        ("Next frame", ["Right"], lambda: clock.step(1)),
         ("Back to start", ["R", "Home"], clock.to_start),
         ("Last frame", ["End"], clock.to_end),
         ("Next file", ["N"], lambda: session.step_file(1)),

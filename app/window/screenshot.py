@@ -1,9 +1,10 @@
-"""``fsr-viewer FILE... --screenshot OUT.png [--at SECONDS] [--size WxH]``.
+"""``fsr-viewer FILE... --screenshot OUT.png [--at SECONDS] [--size WxH] [--dataset]``.
 
 Builds the real window offscreen, loads the files as the window would,
 waits until every view shows the requested time (camera frames decoded),
-grabs the whole window and writes the PNG atomically. An exception a Qt slot
-or a paint event raises meanwhile (the grab included) is raised again here
+grabs the whole window and writes the PNG atomically; with ``--dataset``, once
+the Dataset overview has checked every file. An exception a Qt slot or a
+paint event raises meanwhile (the grab included) is raised again here
 (:class:`~app.window.last_resort.LastResort`, headless) as a
 :class:`ScreenshotError` naming the file, so the command ends with one line and
 exit status 1 and writes no half-drawn picture, never a dialog.
@@ -94,13 +95,14 @@ def take_screenshot(
     shown: ViewModel | None = None,
     inspector: bool = False,
     open_options: OpenOptions | None = None,
+    dataset: bool = False,
 ) -> Screenshot:
     """Draw the player window on ``paths`` at play time ``at_s`` into ``output``.
 
     ``size`` is the window's; ``shown`` is what it shows (overlays, plots,
     the batched scene's environment drawn in full), the defaults without it.
     The files open as ``open_options`` ask (the command line's
-    ``--time-base``).
+    ``--time-base``). ``dataset`` shows the Dataset overview, checked.
     """
     app = ensure_app(headless=True)
     last_resort = LastResort(headless=True)
@@ -119,6 +121,7 @@ def take_screenshot(
             shown or ViewModel(),
             inspector,
             open_options or OpenOptions(),
+            dataset,
         )
     finally:
         collector.uninstall()
@@ -138,6 +141,7 @@ def _draw(
     shown: ViewModel,
     inspector: bool,
     open_options: OpenOptions,
+    dataset: bool,
 ) -> Screenshot:
     from app.window.main_window import MainWindow
 
@@ -173,6 +177,16 @@ def _draw(
         session.options.set(replace(shown, plots=plots))
         if inspector:
             window.inspector_dock.show()
+        if dataset:
+            overview = window.dataset
+            window.show_dataset()
+            _wait(
+                app,
+                last_resort,
+                paths,
+                lambda: not overview.running and not overview.pending,
+                "the dataset checks",
+            )
         if at_s is not None:
             session.clock.seek(at_s)
         views = window.camera_area.views

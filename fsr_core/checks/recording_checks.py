@@ -37,7 +37,7 @@ from fsr_core.checks.motion import (
 from fsr_core.checks.thresholds import Thresholds
 from fsr_core.checks.timing import timing_flags
 from fsr_core.playlists.episodes import split_episode_path
-from fsr_core.recording import RecordingModel
+from fsr_core.recording import MarkerKind, RecordingModel
 
 __all__ = ["check_recording", "episode_of", "error_flags"]
 
@@ -77,13 +77,18 @@ def _value_flags(model: RecordingModel, thresholds: Thresholds) -> list[Flag]:
     flags: list[Flag] = []
     seen: set[bytes] = set()
     posing = _posing_channels(model)
+    seams = [
+        marker.play_time_s
+        for marker in model.markers
+        if marker.kind is MarkerKind.GENERATION_RESET
+    ]
     for name, times, values in _streams(model):
         key = hashlib.blake2b(
             np.ascontiguousarray(times).tobytes(), digest_size=16
         ).digest()
         if key not in seen:
             seen.add(key)
-            flags.extend(timing_flags(name, times, thresholds))
+            flags.extend(timing_flags(name, times, thresholds, seams_s=seams))
         if values is not None and values.shape[:1] == times.shape:
             strict = name in posing
             flags.extend(non_finite_flags(name, times, values, strict=strict))

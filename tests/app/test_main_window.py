@@ -51,7 +51,7 @@ def test_space_plays_and_pauses_and_arrows_step_frames(
     window.open_files([short_takes["multi"]])
     clock = window.session.clock
     qtbot.keyClick(window, Qt.Key.Key_Right)
-    qtbot.keyClick(window, Qt.Key.Key_F)
+    qtbot.keyClick(window, Qt.Key.Key_Right)
     assert clock.frame_index == 2
     qtbot.keyClick(window, Qt.Key.Key_B)
     assert clock.frame_index == 1

@@ -19,6 +19,10 @@ from fsr_core.checks import (
     check_recording,
     dataset_flags,
 )
+from fsr_core.recording import MarkerKind
+from fsr_core.simulators.planar_arm.demos import _take_documents
+from fsr_core.simulators.planar_arm.recorder import record_run
+from fsr_core.simulators.planar_arm.scenario import Scenario
 from fsr_core.sources import open_recording
 
 EXPECTED = {
@@ -73,6 +77,24 @@ def test_flags_say_where_and_how_much(flags: dict[str, list[Flag]]) -> None:
     assert still.value == pytest.approx(1.0)
     (end,) = flags["wrong_end"]
     assert end.end_s == pytest.approx(0.6, abs=0.01)
+
+
+def test_a_reset_is_a_seam_not_a_timestamp_disorder(tmp_path: Path) -> None:
+    # The generations meet at one play time: the sample before the reset
+    # and the one after share it (the demo's reset take was flagged so, and
+    # inspect --verify called it invalid).
+    document = _take_documents()["06_reset_and_recalibration"]
+    document.update(duration_s=0.4, cameras=[])
+    document["resets"] = [{"after_s": 0.2, "q_rad": [-1.0, 0.9, 0.2]}]
+    path = tmp_path / "reset.fsr"
+    record_run(Scenario.from_json(document), path)
+    model = open_recording(path)
+    (reset,) = [m for m in model.markers if m.kind is MarkerKind.GENERATION_RESET]
+    times = model.channels["q"].times_s
+    assert (times == reset.play_time_s).sum() == 2  # the seam this is about
+    result = check_recording(model)
+    timing = {FlagKind.TIMESTAMP_DISORDER, FlagKind.TIMESTAMP_GAP}
+    assert [flag for flag in result.flags if flag.kind in timing] == []
 
 
 def test_thresholds_file_rows_match_the_documented_table() -> None:

@@ -3,7 +3,9 @@
 A Qt list model, so the dock's ``QListView`` shows it directly: the name
 (``▶`` marks the playing file), the full path and the reason on hover, and
 through extra roles a badge with the integrity state and whether the file
-can be played (the dock greys out the rows that cannot).
+can be played (the dock greys out the rows that cannot). Once the Dataset
+overview has checked an entry, a second badge says how it was flagged (the
+worst kind and the count, or the user's own flag).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from PySide6.QtCore import (
 
 __all__ = [
     "BADGE_ROLE",
+    "FLAG_BADGE_ROLE",
+    "FLAG_LEVEL_ROLE",
     "PATH_ROLE",
     "PLAYABLE_ROLE",
     "EntryState",
@@ -38,6 +42,10 @@ BADGE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 1
 PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 2
 #: Item data role: whether the entry can be played (views grey it out if not).
 PLAYABLE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 3
+#: Item data role of an entry's flag badge ("jerk +1", "flagged"; '' for none).
+FLAG_BADGE_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 4
+#: Item data role of how bad its flags are ("error", "outlier", "warning", "manual").
+FLAG_LEVEL_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 5
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -67,6 +75,12 @@ class PlaylistEntry:
     reason: str = ""
     summary: str = ""
     """Length and task of an episode, once checked ('' for plain files)."""
+    flag_badge: str = ""
+    """What its flags badge says ('' when not flagged, or not checked yet)."""
+    flag_level: str = ""
+    """How bad its worst flag is (the badge's colour)."""
+    flag_lines: tuple[str, ...] = ()
+    """One line per flag, for the tooltip."""
 
     @property
     def name(self) -> str:
@@ -88,6 +102,7 @@ class PlaylistEntry:
         ]
         if self.reason:
             lines.append(self.reason)
+        lines.extend(self.flag_lines)
         return "\n".join(lines)
 
 
@@ -127,6 +142,10 @@ class PlaylistModel(QAbstractListModel):
             return entry.state.value
         if role == PATH_ROLE:
             return str(entry.path)
+        if role == FLAG_BADGE_ROLE:
+            return entry.flag_badge
+        if role == FLAG_LEVEL_ROLE:
+            return entry.flag_level
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -199,6 +218,22 @@ class PlaylistModel(QAbstractListModel):
         if entry.summary == summary:
             return
         self._entries[row] = replace(entry, summary=summary)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
+    def set_flag_badge(
+        self, row: int, badge: str, level: str = "", lines: tuple[str, ...] = ()
+    ) -> None:
+        """Show ``badge`` (coloured by ``level``) for the flags of ``row``.
+
+        ``lines`` say each flag in the row's tooltip; an empty ``badge``
+        takes the badge away.
+        """
+        entry = self._entries[row]
+        changed = replace(entry, flag_badge=badge, flag_level=level, flag_lines=lines)
+        if changed == entry:
+            return
+        self._entries[row] = changed
         index = self.index(row)
         self.dataChanged.emit(index, index)
 

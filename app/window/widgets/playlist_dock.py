@@ -1,12 +1,15 @@
 """The playlist dock: the session's files, the playing one marked, each with its badge.
 
 Double-click or Enter on a row asks to load and play it. Unplayable rows are
-greyed out with the reason on hover. The dock floats and docks on either
+greyed out with the reason on hover. A checked entry's flags (the Dataset
+overview's) are a second badge, left of the integrity badge, coloured by the
+worst flag. The dock floats and docks on either
 side; the window decides what that does to its own size.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import (
@@ -32,10 +35,17 @@ from PySide6.QtWidgets import (
 )
 
 from app.canvas.shown_text import visible_text
-from app.window.state.playlist import BADGE_ROLE, PLAYABLE_ROLE
+from app.window.state.playlist import (
+    BADGE_ROLE,
+    FLAG_BADGE_ROLE,
+    FLAG_LEVEL_ROLE,
+    PATH_ROLE,
+    PLAYABLE_ROLE,
+    PLAYING_MARK,
+)
 from app.window.widgets.plain_text import tooltip_lines_html
 
-__all__ = ["BADGE_COLORS", "PlaylistDock", "PlaylistView"]
+__all__ = ["BADGE_COLORS", "FLAG_COLORS", "PlaylistDock", "PlaylistView"]
 
 #: Badge colours by badge text.
 BADGE_COLORS: Final[dict[str, QColor]] = {
@@ -45,6 +55,13 @@ BADGE_COLORS: Final[dict[str, QColor]] = {
     "recovered": QColor(220, 130, 30),
     "degraded": QColor(220, 130, 30),
     "invalid": QColor(200, 50, 50),
+}
+#: Flag badge colours by how bad the worst flag is.
+FLAG_COLORS: Final[dict[str, QColor]] = {
+    "error": QColor(200, 50, 50),
+    "warning": QColor(200, 120, 20),
+    "outlier": QColor(150, 80, 200),
+    "manual": QColor(60, 110, 200),
 }
 _BADGE_TEXT: Final = {"integrity not verified": "unverified"}
 _PADDING_PX: Final = 6
@@ -75,6 +92,9 @@ class _BadgeDelegate(QStyledItemDelegate):
             )
         metrics = opt.fontMetrics
         badge_width = metrics.horizontalAdvance(shown) + 2 * _PADDING_PX
+        flag = visible_text(str(index.data(FLAG_BADGE_ROLE) or ""), 24)
+        flag_width = metrics.horizontalAdvance(flag) + 2 * _PADDING_PX if flag else 0
+        taken = badge_width + _PADDING_PX + (flag_width + 4 if flag else 0)
         if not index.data(PLAYABLE_ROLE):
             opt.palette.setColor(
                 QPalette.ColorRole.Text,
@@ -83,7 +103,12 @@ class _BadgeDelegate(QStyledItemDelegate):
                 ),
             )
         full = QRect(opt.rect)
-        opt.rect = QRect(opt.rect.adjusted(0, 0, -badge_width - _PADDING_PX, 0))
+        opt.rect = QRect(opt.rect.adjusted(0, 0, -taken, 0))
+        if flag:
+            text = self._name_if_cut(opt, index)
+            if text != opt.text:  # a name cut keeps its end: "epis…000009"
+                opt.text = text
+                opt.textElideMode = Qt.TextElideMode.ElideMiddle
         style = opt.widget.style() if opt.widget is not None else None
         if style is not None:
             background = QStyleOptionViewItem(option)
@@ -96,17 +121,39 @@ class _BadgeDelegate(QStyledItemDelegate):
             style.drawControl(
                 QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget
             )
+        row = QRect(opt.rect)
+        row.setRight(opt.rect.right() + taken)
         if shown:
-            row = QRect(opt.rect)
-            row.setRight(opt.rect.right() + badge_width + _PADDING_PX)
-            self._paint_badge(painter, row, shown, badge, badge_width)
+            color = BADGE_COLORS.get(badge, QColor(128, 128, 128))
+            self._paint_badge(painter, row, shown, color, badge_width)
+        if flag:
+            row.setRight(row.right() - badge_width - 4)
+            level = str(index.data(FLAG_LEVEL_ROLE) or "")
+            color = FLAG_COLORS.get(level, QColor(128, 128, 128))
+            self._paint_badge(painter, row, flag, color, flag_width)
+
+    @staticmethod
+    def _name_if_cut(opt: QStyleOptionViewItem, index: _Index) -> str:
+        """Return the row's text, or only its file's name when it would be cut.
+
+        Beside a flag badge the duration and task left "episode_…" of the
+        name; the name is what tells the rows apart (the rest is in the tip).
+        """
+        text = opt.text
+        room = opt.rect.width() - 2 * _PADDING_PX
+        if opt.fontMetrics.horizontalAdvance(text) <= room:
+            return text
+        name = Path(str(index.data(PATH_ROLE) or "")).name
+        if not name:
+            return text
+        mark = PLAYING_MARK if text.startswith(PLAYING_MARK) else ""
+        return visible_text(mark + name)
 
     @staticmethod
     def _paint_badge(
-        painter: QPainter, row: QRect, shown: str, badge: str, width: int
+        painter: QPainter, row: QRect, shown: str, color: QColor, width: int
     ) -> None:
         painter.save()
-        color = BADGE_COLORS.get(badge, QColor(128, 128, 128))
         height = row.height() - 6
         rect = QRect(row.right() - width - 2, row.top() + 3, width, height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)

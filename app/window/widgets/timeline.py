@@ -2,11 +2,15 @@
 
 Click or drag to seek; generation resets, the terminal cut, calibration
 changes and events are ticks on the bar, gaps and unreadable ranges are
-shaded spans. Hovering a marker shows its label.
+shaded spans. Hovering a marker shows its label. The quality checks' flags
+(the Dataset overview's) are a strip of spans under the bar, each with a
+small flag at its start, coloured by how bad it is; hovering one shows its
+kind, channel, measured value and threshold (plain text).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
@@ -21,10 +25,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from app.window.widgets.plain_text import tooltip_html
+from app.window.widgets.flag_text import flag_tooltip, severity_of
+from app.window.widgets.plain_text import tooltip_html, tooltip_lines_html
+from fsr_core.checks import Flag
 from fsr_core.recording import Marker, MarkerKind
 
-__all__ = ["DIVERGENCE_COLOR", "MARKER_COLORS", "TimelineScrubber"]
+__all__ = ["DIVERGENCE_COLOR", "FLAG_MARK_COLORS", "MARKER_COLORS", "TimelineScrubber"]
 
 #: Colour of each marker kind on the bar.
 MARKER_COLORS: Final[dict[MarkerKind, QColor]] = {
@@ -41,6 +47,13 @@ _HANDLE_RADIUS_PX: Final = 7.0
 _HOVER_PX: Final = 4.0
 #: The first divergence of a comparison: a diamond under the bar, its own colour.
 DIVERGENCE_COLOR: Final = QColor(214, 39, 40)
+#: Colour of a check's flag by how bad it is (the playlist badge's colours).
+FLAG_MARK_COLORS: Final[dict[str, QColor]] = {
+    "error": QColor(200, 50, 50),
+    "warning": QColor(220, 130, 20),
+    "outlier": QColor(150, 80, 200),
+}
+_FLAG_STRIP_PX: Final = 3.0
 
 
 class TimelineScrubber(QWidget):
@@ -54,6 +67,7 @@ class TimelineScrubber(QWidget):
         self._end_s = 0.0
         self._position_s = 0.0
         self._markers: tuple[Marker, ...] = ()
+        self._flags: tuple[Flag, ...] = ()
         self._dragging = False
         self._divergence: tuple[float, str] | None = None
         self._painted_s: float | None = None
@@ -74,6 +88,25 @@ class TimelineScrubber(QWidget):
         """Mark these points and spans on the bar."""
         self._markers = markers
         self.update()
+
+    def set_flags(self, flags: Sequence[Flag]) -> None:
+        """Mark the quality checks' ``flags`` under the bar (empty: none)."""
+        self._flags = tuple(flags)
+        self.update()
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        """The checks' flags marked."""
+        return self._flags
+
+    def flag_at(self, x_px: float) -> Flag | None:
+        """Return the flag whose mark is under widget x ``x_px``, if any."""
+        for flag in self._flags:
+            left = self.x_of(flag.start_s)
+            right = max(self.x_of(flag.end_s), left)
+            if left - _HOVER_PX <= x_px <= right + _HOVER_PX:
+                return flag
+        return None
 
     def set_divergence(self, play_time_s: float | None, label: str = "") -> None:
         """Mark a comparison's first divergence (None: none); hover shows ``label``."""
@@ -160,6 +193,12 @@ class TimelineScrubber(QWidget):
             where = event.globalPosition().toPoint()
             QToolTip.showText(where, tooltip_html(divergence[1]), self)
             return
+        if event.position().y() > self._bar().bottom():
+            flag = self.flag_at(x_px)
+            if flag is not None:
+                where = event.globalPosition().toPoint()
+                QToolTip.showText(where, tooltip_lines_html(flag_tooltip(flag)), self)
+                return
         marker = self.marker_at(x_px)
         if marker is not None:
             QToolTip.showText(
@@ -194,6 +233,7 @@ class TimelineScrubber(QWidget):
             painter.setBrush(palette.color(QPalette.ColorRole.Highlight))
             painter.drawRoundedRect(played, 3.0, 3.0)
             self._paint_markers(painter, bar)
+            self._paint_flags(painter, bar)
             self._paint_divergence(painter, bar)
             self._paint_handle(painter, bar, palette)
             self._painted_s = self._position_s
@@ -230,6 +270,29 @@ class TimelineScrubber(QWidget):
                         QPointF(x_px - 4, bar.top() - 9),
                         QPointF(x_px + 4, bar.top() - 9),
                         QPointF(x_px, bar.top() - 4),
+                    ]
+                )
+            )
+
+    def _paint_flags(self, painter: QPainter, bar: QRectF) -> None:
+        top = bar.bottom() + 3.0
+        for flag in self._flags:
+            color = FLAG_MARK_COLORS.get(severity_of((flag,)), QColor(128, 128, 128))
+            left = self.x_of(flag.start_s)
+            right = max(self.x_of(flag.end_s), left + 2.0)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(color)
+            painter.drawRect(QRectF(left, top, right - left, _FLAG_STRIP_PX))
+            painter.setPen(QPen(color.darker(140), 1.5))
+            pole_bottom = top + 8.0
+            painter.drawLine(QPointF(left, top), QPointF(left, pole_bottom))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawPolygon(
+                QPolygonF(
+                    [
+                        QPointF(left, pole_bottom - 5.0),
+                        QPointF(left + 7.0, pole_bottom - 2.5),
+                        QPointF(left, pole_bottom),
                     ]
                 )
             )
