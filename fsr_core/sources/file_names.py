@@ -34,7 +34,9 @@ def recording_stem(path: Path) -> str:
     """
     episode = split_episode_path(path)
     if episode is not None:
-        return f"{episode[0].name}_{path.name}"
+        root = episode[0]
+        owner = recording_stem(root) if root.is_file() else root.name
+        return f"{owner}_{path.name}"
     name = path.name
     for suffix in recording_suffixes():
         if name.lower().endswith(suffix) and len(name) > len(suffix):

@@ -21,9 +21,19 @@ from fsr_core.errors import FsrError, LimitExceededError, OpenFailedError
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.playlists.index_file import looks_like_index, read_index
 from fsr_core.playlists.real2sim_index import looks_like_real2sim, read_real2sim
-from fsr_core.sources.registry import EpisodeSource, folder_source, sources
+from fsr_core.sources.registry import (
+    EpisodeSource,
+    episode_file_source,
+    folder_source,
+    sources,
+)
 
-__all__ = ["MAX_FOLDER_ENTRIES", "expand_recordings", "recordings_in"]
+__all__ = [
+    "MAX_FOLDER_ENTRIES",
+    "expand_recordings",
+    "file_recordings",
+    "recordings_in",
+]
 
 MAX_FOLDER_ENTRIES: Final = 100_000
 """Directory entries one folder may have for it to be listed."""
@@ -42,6 +52,22 @@ def _folder_recordings(folder: Path) -> list[Path]:
     if isinstance(owner, EpisodeSource):
         return [episode_path(folder, entry.index) for entry in owner.episodes(folder)]
     return [] if owner is None else [folder]
+
+
+def file_recordings(path: Path) -> list[Path]:
+    """Return what a file stands for: its episodes (an HDF5 file of demos), or itself.
+
+    A file whose episodes cannot be listed stands as itself, so opening it
+    says what is wrong while the rest plays.
+    """
+    try:
+        owner = episode_file_source(path)
+        if owner is None:
+            return [path]
+        episodes = owner.episodes(path)
+    except FsrError:
+        return [path]
+    return [episode_path(path, entry.index) for entry in episodes] or [path]
 
 
 def _listed_or_itself(folder: Path) -> list[Path]:
@@ -84,7 +110,7 @@ def recordings_in(folder: Path) -> list[Path]:
                 if entry.is_file(follow_symlinks=False):
                     name = entry.name.lower()
                     if any(fnmatch.fnmatch(name, pattern) for pattern in patterns):
-                        found.append(path)
+                        found.extend(file_recordings(path))
                 elif entry.is_dir(follow_symlinks=False):
                     found.extend(_listed_or_itself(path))
     except OSError as exc:
@@ -110,6 +136,8 @@ def expand_recordings(paths: Iterable[Path]) -> list[Path]:
             expanded.extend(episode.path for episode in read_real2sim(path).episodes)
         elif path.is_dir() and not path.is_symlink():
             expanded.extend(recordings_in(path))
+        elif path.is_file() and not path.is_symlink():
+            expanded.extend(file_recordings(path))
         else:
             expanded.append(path)
     return expanded

@@ -37,8 +37,8 @@ class OpenOptions:
     Raises
     ------
     ValueError
-        ``time_base`` is not one of :data:`TIME_BASES` (a programmer error:
-        the command line and the window offer only those).
+        ``time_base`` is not one of :data:`TIME_BASES`, or ``fps`` is not a
+        positive number (a programmer error: the command line checks both).
     """
 
     time_base: str | None = None
@@ -57,13 +57,20 @@ class OpenOptions:
     package_paths: tuple[Path, ...] | None = None
     """``--package-path`` folders, for the meshes of a robot description the
     recording carries (an MCAP's ``/robot_description``)."""
+    fps: float | None = None
+    """Frames (or steps) per second of a recording that does not time its own
+    rows (``--fps``): an image-sequence folder without a timestamps file, an
+    HDF5 dataset whose control frequency is unknown or to be overridden.
+    ``None``: the recording's own time, else the source's default."""
 
     def __post_init__(self) -> None:
-        """Refuse an unknown time base."""
+        """Refuse an unknown time base or a rate that is not positive."""
         if self.time_base is not None and self.time_base not in TIME_BASES:
             raise ValueError(
                 f"time base {self.time_base!r}: expected one of {', '.join(TIME_BASES)}"
             )
+        if self.fps is not None and not 0 < self.fps < 1e6:
+            raise ValueError(f"fps {self.fps!r}: expected a positive rate")
 
     def given(self) -> frozenset[str]:
         """Return the names of the options set (not left to the default)."""

@@ -257,6 +257,8 @@ def test_an_entry_point_source_is_found_by_open_recording(
         "lerobot",
         "rosbag1",
         "rosbag2",
+        "hdf5",
+        "image_sequence",
         "demo",
     )
     assert model.source == "demo"
