@@ -30,7 +30,7 @@ from fsr_core.sources.file_names import (
     recording_stem,
     recording_suffixes,
 )
-from fsr_core.sources.folders import expand_recordings, recordings_in
+from fsr_core.sources.folders import expand_recordings, file_recordings, recordings_in
 from fsr_core.sources.inspection import model_report
 from fsr_core.sources.open_options import TIME_BASE_NAMES, TIME_BASES, OpenOptions
 from fsr_core.sources.registry import (
@@ -54,6 +54,7 @@ __all__ = [
     "convert_recording",
     "episode_address",
     "expand_recordings",
+    "file_recordings",
     "inspect_recording",
     "open_dialog_filter",
     "open_recording",

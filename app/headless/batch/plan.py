@@ -32,7 +32,7 @@ from fsr_core.playlists.real2sim_index import (
     looks_like_real2sim,
     read_real2sim,
 )
-from fsr_core.sources import recording_stem, recordings_in
+from fsr_core.sources import file_recordings, recording_stem, recordings_in
 from fsr_core.sources.registry import folder_source
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "output_suffix", "plan_items"]
@@ -103,8 +103,8 @@ def _recordings(path: Path) -> Iterator[_Found]:
         yield from _listed(path, _replay_entries)
     elif path.is_dir() and not path.is_symlink():
         yield from _searched(path)
-    else:
-        yield path, None, ""
+    else:  # a file of episodes (an HDF5 file of demos) stands for them
+        yield from ((recording, None, "") for recording in file_recordings(path))
 
 
 _Pins = IndexEntry | Real2SimEpisode
