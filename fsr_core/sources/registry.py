@@ -447,11 +447,9 @@ def episode_file_source(path: Path) -> EpisodeSource | None:
     """
     name = path.name.lower()
     for source in sources():
-        if not isinstance(source, EpisodeSource):
-            continue
         if not any(fnmatch.fnmatch(name, p.lower()) for p in source.patterns):
             continue
-        if _sniffs(source, path):
+        if isinstance(source, EpisodeSource) and _sniffs(source, path):
             return source
     return None
 

@@ -17,6 +17,8 @@ by one frame.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -31,9 +33,9 @@ from fsr_core.sources.hdf5.library import h5_errors
 __all__ = [
     "MAX_ARRAYS",
     "ArrayInfo",
+    "FrameReader",
     "episode_arrays",
     "read_channel",
-    "read_frame",
 ]
 
 MAX_ARRAYS: Final = 10_000
@@ -166,24 +168,54 @@ def read_channel(group: Any, info: ArrayInfo, path: Path) -> FloatArray:
     return values
 
 
-def read_frame(
-    group: Any, info: ArrayInfo, index: int, path: Path
-) -> np.ndarray[Any, Any]:
-    """Return frame ``index`` of a camera or depth array, as stored.
+class FrameReader:
+    """Reads frames of one camera or depth array, the dataset opened once.
 
-    Raises
-    ------
-    LimitExceededError
-        One frame is over the memory budget.
-    FsrError
-        The index is out of range or the HDF5 library cannot read it.
+    The HDF5 library serialises every call, so one reader serves any thread.
     """
-    frame_bytes = info.nbytes // max(info.rows, 1)
-    check_budget(MEMORY, frame_bytes, f"one frame of {info.key}", path=path)
-    if not 0 <= index < info.rows:
-        raise LimitExceededError(
-            f"frame {index} of {info.key}: it has {info.rows}", path=path
-        )
-    with h5_errors(path, f"cannot read frame {index} of {group.name}/{info.key}"):
-        frame: np.ndarray[Any, Any] = group[info.key][index]
-    return frame
+
+    def __init__(self, group: Callable[[], Any], info: ArrayInfo, path: Path) -> None:
+        self._group = group
+        self._info = info
+        self._path = path
+        self._dataset: Any = None
+        self._lock = threading.Lock()
+        self._frame_bytes = info.nbytes // max(info.rows, 1)
+
+    def _opened(self) -> Any:
+        with self._lock:
+            if self._dataset is None:
+                # Every frame is this size: checked once, before the first read.
+                what = f"one frame of {self._info.key}"
+                check_budget(MEMORY, self._frame_bytes, what, path=self._path)
+                group = self._group()
+                with h5_errors(
+                    self._path, f"cannot open {group.name}/{self._info.key}"
+                ):
+                    self._dataset = group[self._info.key]
+            return self._dataset
+
+    def read(self, index: int) -> np.ndarray[Any, Any]:
+        """Return frame ``index`` as stored (a new array the caller owns).
+
+        Raises
+        ------
+        LimitExceededError
+            One frame is over the memory budget (checked at the first read),
+            or ``index`` is out of range.
+        FsrError
+            The HDF5 library cannot read it.
+        """
+        info = self._info
+        if not 0 <= index < info.rows:
+            raise LimitExceededError(
+                f"frame {index} of {info.key}: it has {info.rows}", path=self._path
+            )
+        dataset = self._opened()
+        try:
+            frame: np.ndarray[Any, Any] = dataset[index]  # h5py's fast path
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError):
+            # What the HDF5 library said, as one project error.
+            with h5_errors(self._path, f"cannot read frame {index} of {info.key}"):
+                raise
+        return frame

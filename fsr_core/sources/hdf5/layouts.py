@@ -154,10 +154,30 @@ def find_rate(kwargs: Any) -> float | None:
 
 def _steps(group: Any, names: tuple[str, ...]) -> int:
     for name in names:
-        item = group.get(name)
-        if item is not None and hasattr(item, "shape") and len(item.shape) >= 1:
-            return int(item.shape[0])
+        try:
+            item = group[name]
+        except KeyError:
+            continue
+        shape = getattr(item, "shape", None)
+        if shape:
+            return int(shape[0])
     return 0
+
+
+def _rows(group: Any, name: str) -> int:
+    """Return the rows of the dataset ``name`` below ``group`` (0 when none).
+
+    Through h5py's low-level API: one lookup of the whole path, no Python
+    objects for the groups on the way (listing 200 episodes costs 200 of them).
+    """
+    import h5py
+
+    try:
+        dataset = h5py.h5d.open(group.id, name.encode())
+    except (KeyError, ValueError, OSError):
+        return 0
+    shape = dataset.shape
+    return int(shape[0]) if shape else 0
 
 
 def _numbered(group: Any, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
@@ -178,10 +198,9 @@ def _robomimic(handle: Any, path: Path) -> DatasetLayout:
     rate = find_rate(kwargs)
     episodes = []
     for number, key in _numbered(data, _DEMO):
-        demo = data[key]
-        steps = _steps(demo, ("actions",))
-        if not steps and "num_samples" in demo.attrs:
-            steps = int(demo.attrs["num_samples"])
+        steps = _rows(data, f"{key}/actions")
+        if not steps:
+            steps = int(data[key].attrs.get("num_samples", 0))
         episodes.append(EpisodeRef(number, f"data/{key}", key, steps))
     metadata = {str(k): _text(v) for k, v in data.attrs.items() if str(k) != "env_args"}
     return DatasetLayout(
@@ -219,7 +238,7 @@ def _maniskill(handle: Any, path: Path) -> DatasetLayout:
         if isinstance(entry, dict) and isinstance(entry.get("episode_id"), int):
             listed[int(entry["episode_id"])] = entry
     episodes = tuple(
-        EpisodeRef(number, key, key, _steps(handle[key], ("actions",)))
+        EpisodeRef(number, key, key, _rows(handle, f"{key}/actions"))
         for number, key in _numbered(handle, _TRAJ)
     )
     return DatasetLayout(

@@ -49,9 +49,9 @@ from fsr_core.sources.hdf5.arrays import (
     DEPTH,
     LEFT_OUT,
     ArrayInfo,
+    FrameReader,
     episode_arrays,
     read_channel,
-    read_frame,
 )
 from fsr_core.sources.hdf5.joints import episode_joints, mjcf_joint_names
 from fsr_core.sources.hdf5.layouts import (
@@ -68,6 +68,31 @@ MAX_MODEL_FILE_BYTES: Final = 64 << 20
 """Largest ``model_file`` attribute read as the robot description."""
 
 
+_LAYOUTS: dict[tuple[str, int, int, int], DatasetLayout] = {}
+_LAYOUTS_LOCK: Final = threading.Lock()
+_LAYOUTS_KEPT: Final = 16
+"""Layouts remembered (listing a file's episodes, then opening one, reads it once)."""
+
+
+def _file_key(path: Path) -> tuple[str, int, int, int]:
+    stat = path.stat()
+    return (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _layout(handle: Any, path: Path) -> DatasetLayout:
+    """Return the file's layout, read once while the file is unchanged."""
+    key = _file_key(path)
+    with _LAYOUTS_LOCK:
+        found = _LAYOUTS.get(key)
+    if found is None:
+        found = read_layout(handle, path)
+        with _LAYOUTS_LOCK:
+            if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+                _LAYOUTS.pop(next(iter(_LAYOUTS)))
+            _LAYOUTS[key] = found
+    return found
+
+
 class EpisodeFile:
     """An HDF5 file opened once and shared by a model's channels and cameras."""
 
@@ -75,7 +100,7 @@ class EpisodeFile:
         self.path = path
         self._lock = threading.Lock()
         self.handle: Any = open_h5(path)
-        self.layout: DatasetLayout = read_layout(self.handle, path)
+        self.layout: DatasetLayout = _layout(self.handle, path)
 
     def group(self, episode: EpisodeRef) -> Any:
         """Return the episode's group."""
@@ -131,28 +156,27 @@ def _picture(pixels: np.ndarray[Any, Any], flip: bool) -> RGBFrame:
         pixels = pixels[..., :3]
     if flip:
         pixels = pixels[::-1]
-    return RGBFrame(np.ascontiguousarray(pixels))
+    if pixels.flags.c_contiguous:
+        pixels.flags.writeable = False  # ours alone: RGBFrame keeps it uncopied
+    return RGBFrame(pixels)  # copies (once) what is not contiguous
 
 
 def _camera_fetch(
-    source: EpisodeFile, episode: EpisodeRef, info: ArrayInfo, flip: bool, index: int
+    reader: FrameReader, flip: bool, index: int
 ) -> tuple[RGBFrame, Calibration | None]:
-    pixels = read_frame(source.group(episode), info, index, source.path)
-    return _picture(pixels, flip), None
+    return _picture(reader.read(index), flip), None
 
 
-def _depth_values(
-    source: EpisodeFile, episode: EpisodeRef, info: ArrayInfo, flip: bool, index: int
-) -> FloatArray:
-    depth = read_frame(source.group(episode), info, index, source.path)
+def _depth_values(reader: FrameReader, flip: bool, index: int) -> FloatArray:
+    depth = reader.read(index)
     values: FloatArray = np.asarray(depth, dtype=np.float64).reshape(depth.shape[:2])
     return values[::-1] if flip else values
 
 
 def _depth_fetch(
-    source: EpisodeFile, episode: EpisodeRef, info: ArrayInfo, flip: bool, index: int
+    reader: FrameReader, flip: bool, index: int
 ) -> tuple[RGBFrame, Calibration | None]:
-    values = _depth_values(source, episode, info, flip, index)
+    values = _depth_values(reader, flip, index)
     return RGBFrame(depth_colours(np.ascontiguousarray(values))), None
 
 
@@ -182,7 +206,8 @@ def _cameras(
         arrays, key=lambda item: (item.key.startswith("next_obs/"), item.role == DEPTH)
     ):
         times: FloatArray = np.arange(info.rows, dtype=np.float64) / rate
-        args = (source, episode, info, flip)
+        group = functools.partial(source.group, episode)
+        args = (FrameReader(group, info, source.path), flip)
         if info.role == CAMERA:
             fetch = functools.partial(_camera_fetch, *args)
             tracks.append(CameraTrack(info.key, times, fetch))
