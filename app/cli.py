@@ -253,7 +253,10 @@ def _player_parser() -> argparse.ArgumentParser:
         "--panel", action="store_true", help="put the readout panel right of the arm"
     )
     parser.add_argument(
-        "--fps", type=fps_option, default=30.0, help="frames per second (0.1 to 1000)"
+        "--fps",
+        type=fps_option,
+        help="frames per second of the video (0.1 to 1000, default 30); also "
+        "the rate of an image-sequence folder without timestamps.csv",
     )
     parser.add_argument(
         "--speed",
@@ -293,7 +296,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     words = list(sys.argv[1:] if argv is None else argv)
     valued = {i + 1 for i, word in enumerate(words) if word == "--mcap-time"}
     # The value of an option before the first word is not that word.
-    taken = valued | {i + 1 for i, word in enumerate(words) if word == "--time-base"}
+    taken = valued | {
+        i + 1 for i, word in enumerate(words) if word in ("--time-base", "--fps")
+    }
     first = next(
         (w for i, w in enumerate(words) if not w.startswith("-") and i not in taken),
         None,
@@ -349,7 +354,7 @@ def _export_command(args: argparse.Namespace) -> ExportCommand:
         format=args.format,
         still=args.export_frame,
         channels=args.export_channels,
-        fps=args.fps,
+        fps=args.fps or 30.0,
         start_s=args.start,
         end_s=args.end,
         overwrite=args.overwrite,

@@ -17,6 +17,7 @@ from pathlib import Path
 from app.headless.options import (
     RobotOptions,
     add_episode,
+    add_fps,
     add_output,
     add_overwrite,
     add_robot_options,
@@ -46,6 +47,7 @@ class ConvertRequest(RobotOptions):
     """``None``: beside ``log`` (an episode: in the working folder), as FSR."""
     overwrite: bool = False
     time_base: str | None = None
+    fps: float | None = None
 
 
 def add_convert_parser(
@@ -75,6 +77,7 @@ def add_convert_parser(
     add_overwrite(convert)
     add_episode(convert)
     add_time_base(convert)
+    add_fps(convert)
     add_robot_options(convert)
     set_runner(convert, ConvertRequest, run_convert)
 

@@ -20,6 +20,7 @@ from typing import Any
 from app.headless.options import (
     RobotOptions,
     add_episode,
+    add_fps,
     add_robot_options,
     add_time_base,
     open_options,
@@ -45,6 +46,7 @@ class InspectRequest(RobotOptions):
     json: bool = False
     verify: bool = False
     time_base: str | None = None
+    fps: float | None = None
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +71,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     add_episode(inspect)
     add_time_base(inspect)
+    add_fps(inspect)
     add_robot_options(inspect)
     set_runner(inspect, InspectRequest, run_inspect)
 

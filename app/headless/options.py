@@ -41,6 +41,7 @@ __all__ = [
     "UsageError",
     "add_enum_option",
     "add_episode",
+    "add_fps",
     "add_output",
     "add_overlay_flags",
     "add_overwrite",
@@ -299,6 +300,17 @@ def add_time_base(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_fps(parser: argparse.ArgumentParser) -> None:
+    """Add ``--fps R``: the rate of an image-sequence folder without timestamps."""
+    parser.add_argument(
+        "--fps",
+        type=fps_option,
+        metavar="R",
+        help="frames per second of an image-sequence folder without "
+        "timestamps.csv (default 30); other recordings time themselves",
+    )
+
+
 class OpensRecordings(Protocol):
     """A request that opens recordings: what its ``--time-base`` said."""
 
@@ -309,10 +321,16 @@ class OpensRecordings(Protocol):
 
 
 def open_options(request: OpensRecordings) -> OpenOptions:
-    """Return how ``request`` asks recordings to open (``--time-base``, ``--robot``)."""
+    """Return how ``request`` asks recordings to open.
+
+    Its ``--time-base``, ``--robot`` and ``--fps`` (the frame rate of an
+    image-sequence folder; the player's and ``batch``'s also set the rate of
+    their video exports).
+    """
     folders = tuple(Path(item) for item in getattr(request, "package_path", ()) or ())
     return OpenOptions(
         time_base=request.time_base,
+        fps=getattr(request, "fps", None),
         robot=robot_request(request),
         package_paths=folders or None,
     )

@@ -1,8 +1,9 @@
 """Episodes of a dataset, addressed by path like any recording.
 
-A dataset root (a LeRobot dataset, an EmbodiChain recorder root, or a file
-holding several recordings: a Rerun ``.rrd``) holds many episodes. Each one
-is addressed by a path that names it inside the root,
+A dataset root (a LeRobot dataset, an EmbodiChain recorder root, an HDF5
+file of demonstrations, or a Rerun ``.rrd`` holding several recordings)
+holds many episodes. Each one is addressed by a path that names it inside
+the root,
 ``<root>/episode_000003``: the playlist, Open Recent, ``--export-dir``, the
 default output names and every command take it where they take a file, and
 the registry hands it to the source that claims the root. The address never
@@ -53,7 +54,8 @@ def split_episode_path(path: Path) -> tuple[Path, int] | None:
     """Return ``(root, index)`` when ``path`` addresses an episode, else ``None``.
 
     It does when its last part is ``episode_<digits>``, nothing of that name
-    exists and its parent is a folder or a regular file (not a symbolic link).
+    exists and its parent is a folder or a regular file (an HDF5 file of
+    demonstrations), not a symbolic link.
     """
     match = _ADDRESS.match(path.name)
     if match is None or path.is_symlink():

@@ -246,9 +246,7 @@ def episode_address(path: str | os.PathLike[str], index: int) -> Path:
     """
     target = Path(path)
     source = _usable_source(target)
-    if not isinstance(source, EpisodeSource) or not (
-        target.is_dir() or target.is_file()
-    ):
+    if not isinstance(source, EpisodeSource) or target.is_symlink():
         raise SourceUnavailableError(
             f"--episode {index}: not a dataset of episodes (a {source.description})",
             path=target,

@@ -35,7 +35,8 @@ def recording_stem(path: Path) -> str:
     episode = split_episode_path(path)
     if episode is not None:
         root = episode[0]
-        return f"{recording_stem(root) if root.is_file() else root.name}_{path.name}"
+        owner = recording_stem(root) if root.is_file() else root.name
+        return f"{owner}_{path.name}"
     name = path.name
     for suffix in recording_suffixes():
         if name.lower().endswith(suffix) and len(name) > len(suffix):

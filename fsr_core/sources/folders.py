@@ -22,7 +22,12 @@ from fsr_core.errors import FsrError, LimitExceededError, OpenFailedError
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.playlists.index_file import looks_like_index, read_index
 from fsr_core.playlists.real2sim_index import looks_like_real2sim, read_real2sim
-from fsr_core.sources.registry import EpisodeSource, folder_source, sources
+from fsr_core.sources.registry import (
+    EpisodeSource,
+    episode_file_source,
+    folder_source,
+    sources,
+)
 
 __all__ = [
     "MAX_FOLDER_ENTRIES",
@@ -48,6 +53,28 @@ def _folder_recordings(folder: Path) -> list[Path]:
     if isinstance(owner, EpisodeSource):
         return [episode_path(folder, entry.index) for entry in owner.episodes(folder)]
     return [] if owner is None else [folder]
+
+
+def file_recordings(path: Path) -> list[Path]:
+    """Return the recordings a file stands for: its own, or each it holds.
+
+    A file of episodes (an HDF5 file of demos) stands for their addresses;
+    so does a file that is one recording by itself when it holds more than
+    one (a Rerun ``.rrd`` of several recordings; one alone stays the file).
+    A file whose episodes cannot be listed stands as itself, so opening it
+    says what is wrong while the rest plays.
+    """
+    try:
+        owner = episode_file_source(path)
+        if owner is None:
+            return [path]
+        entries = owner.episodes(path)
+        whole = owner.sniff_folder(path)  # the file opens as a recording itself
+    except FsrError:
+        return [path]
+    if not entries or (whole and len(entries) == 1):
+        return [path]
+    return [episode_path(path, entry.index) for entry in entries]
 
 
 def _listed_or_itself(folder: Path) -> list[Path]:
@@ -98,24 +125,6 @@ def recordings_in(folder: Path) -> list[Path]:
             f"cannot list the folder: {exc.strerror or exc}", path=folder
         ) from exc
     return sorted(found, key=lambda path: path.relative_to(folder).parts)
-
-
-def file_recordings(path: Path) -> list[Path]:
-    """Return the recordings a file stands for: its own, or each it holds.
-
-    A file a source reads as several recordings (a Rerun ``.rrd`` with more
-    than one) stands for their addresses; a file that cannot be listed
-    stands as itself, so opening it says what is wrong.
-    """
-    try:
-        owner = folder_source(path)
-        if isinstance(owner, EpisodeSource):
-            entries = owner.episodes(path)
-            if len(entries) > 1:
-                return [episode_path(path, entry.index) for entry in entries]
-    except FsrError:
-        pass
-    return [path]
 
 
 def expand_recordings(paths: Iterable[Path]) -> list[Path]:

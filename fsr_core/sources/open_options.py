@@ -52,8 +52,8 @@ class OpenOptions:
     Raises
     ------
     ValueError
-        ``time_base`` is empty, too long or not printable (a programmer
-        error: the command line refuses it first).
+        ``time_base`` is empty, too long or not printable, or ``fps`` is not
+        a positive number (a programmer error: the command line checks both).
     """
 
     time_base: str | None = None
@@ -73,12 +73,19 @@ class OpenOptions:
     package_paths: tuple[Path, ...] | None = None
     """``--package-path`` folders, for the meshes of a robot description the
     recording carries (an MCAP's ``/robot_description``)."""
+    fps: float | None = None
+    """Frames (or steps) per second of a recording that does not time its own
+    rows (``--fps``): an image-sequence folder without a timestamps file, an
+    HDF5 dataset whose control frequency is unknown or to be overridden.
+    ``None``: the recording's own time, else the source's default."""
 
     def __post_init__(self) -> None:
-        """Refuse a time base name no source could offer."""
+        """Refuse a time base name no source could offer, or a rate not positive."""
         base = self.time_base
         if base is not None and not valid_time_base_name(base):
             raise ValueError(f"time base {base[:80]!r}: not a timeline name")
+        if self.fps is not None and not 0 < self.fps < 1e6:
+            raise ValueError(f"fps {self.fps!r}: expected a positive rate")
 
     def given(self) -> frozenset[str]:
         """Return the names of the options set (not left to the default)."""

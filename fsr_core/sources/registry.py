@@ -25,6 +25,7 @@ with the built-ins first, so a file one of them claims never pays for it.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import logging
 import os
@@ -57,6 +58,7 @@ __all__ = [
     "InspectingSource",
     "OptionsSource",
     "Source",
+    "episode_file_source",
     "folder_source",
     "known_kinds",
     "plugin_problems",
@@ -83,6 +85,8 @@ BUILTIN_SOURCES: Final = (
     "fsr_core.sources.rosbag.source:ROSBAG1",
     "fsr_core.sources.rosbag.source:ROSBAG2",
     "fsr_core.sources.rerun.source:SOURCE",
+    "fsr_core.sources.hdf5.source:SOURCE",
+    "fsr_core.sources.image_sequence.source:SOURCE",
 )
 """``module:attribute`` of each built-in source, in sniffing order."""
 
@@ -157,11 +161,14 @@ class FolderSource(Source, Protocol):
 
 @runtime_checkable
 class EpisodeSource(FolderSource, Protocol):
-    """A source whose folders are datasets of episodes (a LeRobot dataset).
+    """A source whose roots are datasets of episodes (a LeRobot dataset folder).
 
     Each episode is a recording addressed by
     :func:`~fsr_core.playlists.episodes.episode_path`; ``open``, ``inspect``
-    and ``to_fsr`` take that address.
+    and ``to_fsr`` take that address. A root may also be a file its ``sniff``
+    claims (an HDF5 file of demonstrations): such a file stands for its
+    episodes, or for itself when ``episodes`` lists none (a file holding one
+    episode).
     """
 
     def episodes(self, root: Path) -> tuple[EpisodeEntry, ...]:
@@ -433,6 +440,21 @@ def folder_source(path: Path) -> Source | None:
     return None
 
 
+def episode_file_source(path: Path) -> EpisodeSource | None:
+    """Return the source that reads the file ``path`` as a dataset of episodes.
+
+    Only sources of episodes whose ``patterns`` match the file's name sniff
+    it, so a file of another kind costs no read.
+    """
+    name = path.name.lower()
+    for source in sources():
+        if not any(fnmatch.fnmatch(name, p.lower()) for p in source.patterns):
+            continue
+        if isinstance(source, EpisodeSource) and _sniffs(source, path):
+            return source
+    return None
+
+
 def _folder_source(path: Path) -> Source:
     found = folder_source(path)
     if found is None:
@@ -465,7 +487,8 @@ def source_for(path: str | os.PathLike[str]) -> Source:
         return _folder_source(target)
     episode = split_episode_path(target)
     if episode is not None:
-        owner = folder_source(episode[0])
+        root = episode[0]
+        owner = folder_source(root) if root.is_dir() else episode_file_source(root)
         if isinstance(owner, EpisodeSource):
             return owner
         if episode[0].is_file():  # no source holds recordings in that file

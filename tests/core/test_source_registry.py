@@ -258,6 +258,8 @@ def test_an_entry_point_source_is_found_by_open_recording(
         "rosbag1",
         "rosbag2",
         "rerun",
+        "hdf5",
+        "image_sequence",
         "demo",
     )
     assert model.source == "demo"

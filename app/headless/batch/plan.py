@@ -110,6 +110,8 @@ def _recordings(path: Path) -> Iterator[_Found]:
     elif path.is_dir() and not path.is_symlink():
         yield from _searched(path)
     elif path.is_file() and not path.is_symlink():
+        # A file of episodes (an HDF5 file of demos, an .rrd of several
+        # recordings) stands for them.
         yield from ((found, None, "") for found in file_recordings(path))
     else:
         yield path, None, ""

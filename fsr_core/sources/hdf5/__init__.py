@@ -1,0 +1,1 @@
+"""HDF5 simulation datasets: robomimic, ManiSkill and ALOHA/ACT files (h5py)."""

@@ -1,0 +1,344 @@
+"""Build the recording model of one episode of an HDF5 simulation dataset.
+
+* **Time.** Row ``i`` of every array is at ``i / rate``: the control
+  frequency the file names (:mod:`fsr_core.sources.hdf5.layouts`); without
+  one, 20 Hz and a note.
+* **Channels.** Every 1-D or 2-D numeric array of the episode (``obs/*``,
+  ``next_obs/*``, ``actions``, ``states``, ``rewards``, ``dones``,
+  ``success``, ``env_states/*`` ...) is a channel named by its path in the
+  episode, read when first shown (:meth:`Channel.lazy`).
+* **Cameras.** ``*_image`` arrays (and ALOHA's ``images/<cam>``) are cameras,
+  ``*_depth`` arrays depth cameras drawn through the colour scale; one frame
+  is read when shown. Frames that robosuite stored upside down (OpenGL's
+  convention, named by ``env_args``) are drawn right side up.
+* **Robot.** A demo's ``model_file`` attribute (robosuite's MJCF) is the
+  robot and scene, drawn with the recorded joints; its joints name the
+  columns of ``robot0_joint_pos``.
+* **Inspector.** ``env_args``, the demo's attributes and ManiSkill's JSON.
+
+Only the episode shown is read; the file stays open (shared by the model's
+channels and cameras) while the model is in use.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from fsr_core.arrays import FloatArray
+from fsr_core.calibration import Calibration
+from fsr_core.errors import FsrError
+from fsr_core.media import RGBFrame
+from fsr_core.media.depth_colours import depth_colours
+from fsr_core.recording import (
+    CameraTrack,
+    Channel,
+    Integrity,
+    RecordingModel,
+    RobotDescription,
+    Segment,
+    Timeline,
+)
+from fsr_core.sources.hdf5.arrays import (
+    CAMERA,
+    CHANNEL,
+    DEPTH,
+    LEFT_OUT,
+    ArrayInfo,
+    FrameReader,
+    episode_arrays,
+    read_channel,
+)
+from fsr_core.sources.hdf5.joints import episode_joints, mjcf_joint_names
+from fsr_core.sources.hdf5.layouts import (
+    DEFAULT_RATE_HZ,
+    DatasetLayout,
+    EpisodeRef,
+    read_layout,
+)
+from fsr_core.sources.hdf5.library import h5_errors, open_h5
+
+__all__ = ["EpisodeFile", "open_episode", "play_rate"]
+
+MAX_MODEL_FILE_BYTES: Final = 64 << 20
+"""Largest ``model_file`` attribute read as the robot description."""
+
+
+_LAYOUTS: dict[tuple[str, int, int, int], DatasetLayout] = {}
+_LAYOUTS_LOCK: Final = threading.Lock()
+_LAYOUTS_KEPT: Final = 16
+"""Layouts remembered (listing a file's episodes, then opening one, reads it once)."""
+
+
+def _file_key(path: Path) -> tuple[str, int, int, int]:
+    stat = path.stat()
+    return (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _layout(handle: Any, path: Path) -> DatasetLayout:
+    """Return the file's layout, read once while the file is unchanged."""
+    key = _file_key(path)
+    with _LAYOUTS_LOCK:
+        found = _LAYOUTS.get(key)
+    if found is None:
+        found = read_layout(handle, path)
+        with _LAYOUTS_LOCK:
+            if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+                _LAYOUTS.pop(next(iter(_LAYOUTS)))
+            _LAYOUTS[key] = found
+    return found
+
+
+class EpisodeFile:
+    """An HDF5 file opened once and shared by a model's channels and cameras."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.handle: Any = open_h5(path)
+        self.layout: DatasetLayout = _layout(self.handle, path)
+
+    def group(self, episode: EpisodeRef) -> Any:
+        """Return the episode's group."""
+        with h5_errors(self.path, f"cannot open the group {episode.group}"):
+            return self.handle[episode.group]
+
+    def close(self) -> None:
+        """Close the file (the model's arrays can no longer be read)."""
+        with self._lock:
+            self.handle.close()
+
+
+def play_rate(layout: DatasetLayout) -> tuple[float, str]:
+    """Return the rows per second and a note when it is not the file's own."""
+    if layout.rate_hz is not None:
+        return layout.rate_hz, ""
+    return DEFAULT_RATE_HZ, (
+        f"the file names no control frequency: steps are shown at "
+        f"{DEFAULT_RATE_HZ:g} Hz, robosuite's and ManiSkill's default"
+    )
+
+
+def _columns(info: ArrayInfo) -> tuple[str, ...]:
+    leaf = info.key.rsplit("/", 1)[-1]
+    if info.width <= 1 and len(info.shape) == 1:
+        return (leaf,)
+    return tuple(f"{leaf}[{i}]" for i in range(info.width))
+
+
+def _channel(
+    source: EpisodeFile, episode: EpisodeRef, info: ArrayInfo, rate: float
+) -> Channel:
+    def load() -> tuple[FloatArray, FloatArray]:
+        values = read_channel(source.group(episode), info, source.path)
+        times: FloatArray = np.arange(info.rows, dtype=np.float64) / rate
+        return times, values
+
+    return Channel.lazy(
+        info.key,
+        load,
+        label=info.key,
+        columns=_columns(info),
+        width=max(info.width, 1),
+        count=info.rows,
+        path=source.path,
+    )
+
+
+def _picture(pixels: np.ndarray[Any, Any], flip: bool) -> RGBFrame:
+    if pixels.dtype != np.uint8:
+        pixels = np.clip(pixels, 0, 255).astype(np.uint8)
+    if pixels.shape[-1] == 4:
+        pixels = pixels[..., :3]
+    if flip:
+        pixels = pixels[::-1]
+    if pixels.flags.c_contiguous:
+        pixels.flags.writeable = False  # ours alone: RGBFrame keeps it uncopied
+    return RGBFrame(pixels)  # copies (once) what is not contiguous
+
+
+def _camera_fetch(
+    reader: FrameReader, flip: bool, index: int
+) -> tuple[RGBFrame, Calibration | None]:
+    return _picture(reader.read(index), flip), None
+
+
+def _depth_values(reader: FrameReader, flip: bool, index: int) -> FloatArray:
+    depth = reader.read(index)
+    values: FloatArray = np.asarray(depth, dtype=np.float64).reshape(depth.shape[:2])
+    return values[::-1] if flip else values
+
+
+def _depth_fetch(
+    reader: FrameReader, flip: bool, index: int
+) -> tuple[RGBFrame, Calibration | None]:
+    values = _depth_values(reader, flip, index)
+    return RGBFrame(depth_colours(np.ascontiguousarray(values))), None
+
+
+def _flipped(layout: DatasetLayout) -> bool:
+    """Whether the file's images are upside down (robosuite's OpenGL convention).
+
+    robosuite renders with OpenGL (the first row is the bottom) unless its
+    ``IMAGE_CONVENTION`` macro says ``opencv``; robomimic's ``env_args`` of a
+    robosuite environment (``type`` 1) keeps that convention.
+    """
+    args = layout.env_args or {}
+    if layout.kind != "robomimic" or args.get("type") != 1:
+        return False
+    kwargs = args.get("env_kwargs")
+    convention = kwargs.get("image_convention") if isinstance(kwargs, dict) else None
+    return convention != "opencv"
+
+
+def _cameras(
+    source: EpisodeFile, episode: EpisodeRef, arrays: tuple[ArrayInfo, ...], rate: float
+) -> tuple[CameraTrack, ...]:
+    flip = _flipped(source.layout)
+    tracks = []
+    # The observations' cameras before the next observations' (the same views
+    # one step later), pictures before depth.
+    for info in sorted(
+        arrays, key=lambda item: (item.key.startswith("next_obs/"), item.role == DEPTH)
+    ):
+        times: FloatArray = np.arange(info.rows, dtype=np.float64) / rate
+        group = functools.partial(source.group, episode)
+        args = (FrameReader(group, info, source.path), flip)
+        if info.role == CAMERA:
+            fetch = functools.partial(_camera_fetch, *args)
+            tracks.append(CameraTrack(info.key, times, fetch))
+        elif info.role == DEPTH:
+            tracks.append(
+                CameraTrack(
+                    info.key,
+                    times,
+                    functools.partial(_depth_fetch, *args),
+                    values=functools.partial(_depth_values, *args),
+                )
+            )
+    return tuple(tracks)
+
+
+def _attributes(group: Any, path: Path) -> tuple[dict[str, Any], bytes | None]:
+    """Return the episode's attributes (but its model) and its ``model_file``."""
+    found: dict[str, Any] = {}
+    model: bytes | None = None
+    with h5_errors(path, f"cannot read the attributes of {group.name}"):
+        for key, value in group.attrs.items():
+            if key == "model_file":
+                text = value if isinstance(value, bytes) else str(value).encode()
+                model = text if len(text) <= MAX_MODEL_FILE_BYTES else None
+                continue
+            found[str(key)] = value.tolist() if hasattr(value, "tolist") else value
+    return found, model
+
+
+def _report(
+    source: EpisodeFile,
+    episode: EpisodeRef,
+    arrays: tuple[ArrayInfo, ...],
+    attributes: dict[str, Any],
+    notes: list[str],
+    rate: float,
+) -> dict[str, Any]:
+    layout = source.layout
+    return {
+        "source": "hdf5",
+        "notes": notes,
+        "layout": layout.kind,
+        "file": str(source.path),
+        "episode_index": episode.index,
+        "group": episode.group,
+        "steps": episode.steps,
+        "rate_hz": rate,
+        "rate_from": layout.rate_from or "the default",
+        "arrays": {
+            info.key: {
+                "shape": list(info.shape),
+                "dtype": info.dtype,
+                "role": info.role,
+            }
+            for info in arrays
+        },
+        "attributes": attributes,
+        "env_args": layout.env_args or {},
+        "metadata": layout.metadata,
+        "episode_metadata": layout.episode_metadata.get(episode.index, {}),
+    }
+
+
+def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel:
+    """Open episode ``index`` of the file ``path`` (its only one when ``None``).
+
+    Raises
+    ------
+    FsrError
+        The file is unreadable, follows no known layout, or has no such episode.
+    """
+    source = EpisodeFile(path)
+    layout = source.layout
+    if index is None:
+        episode = layout.episodes[0] if layout.single else layout.find(-1, path)
+    else:
+        episode = layout.find(index, path)
+    group = source.group(episode)
+    arrays = episode_arrays(group, path)
+    rate, timing = play_rate(layout)
+    notes = [timing] if timing else []
+    notes.extend(
+        f"{info.key} left out: {info.why}" for info in arrays if info.role == LEFT_OUT
+    )
+    channels = {
+        info.key: _channel(source, episode, info, rate)
+        for info in arrays
+        if info.role == CHANNEL
+    }
+    attributes, model_file = _attributes(group, path)
+    model_joints = mjcf_joint_names(model_file) if model_file else ()
+    steps = max((info.rows for info in arrays if info.role != LEFT_OUT), default=0)
+    duration = (steps - 1) / rate if steps else 0.0
+    robot = None
+    if model_file:
+        robot = RobotDescription.of_text(
+            model_file, f"{path.name} {episode.group} model_file", kind="mjcf"
+        )
+    title = path.name if layout.single else f"{path.name} · {episode.name}"
+    return RecordingModel(
+        path=address,
+        source="hdf5",
+        title=title,
+        timeline=Timeline((Segment(0, 0.0, duration, 0.0, 0, max(steps - 1, 0)),)),
+        channels=channels,
+        cameras=_cameras(source, episode, arrays, rate),
+        joints=episode_joints(channels, model_joints),
+        metadata={
+            "layout": layout.kind,
+            "file": path.name,
+            "episode": episode.name,
+            "episode_index": episode.index,
+            "episodes": len(layout.episodes),
+            "control_freq": rate,
+            **({"env_args": layout.env_args} if layout.env_args else {}),
+            **(
+                {"episode_metadata": layout.episode_metadata[episode.index]}
+                if episode.index in layout.episode_metadata
+                else {}
+            ),
+            **{f"attr.{key}": value for key, value in attributes.items()},
+        },
+        integrity=Integrity.VALID,
+        report=_report(source, episode, arrays, attributes, notes, rate),
+        robot_description=robot,
+    )
+
+
+def open_episode(address: Path, path: Path, index: int | None) -> RecordingModel:
+    """:func:`load_episode`, with any error naming the episode's address."""
+    try:
+        return load_episode(address, path, index)
+    except FsrError as exc:
+        raise exc.with_path(address) from None

@@ -1,0 +1,1 @@
+"""Image-sequence folders: numbered frames as renderers leave them, as cameras."""
