@@ -30,6 +30,8 @@ Subcommands:
   inspect FILE [--json] [--verify]   validation report, one JSON shape for every
        [--episode N] [--time-base B]  kind (exit 0 valid, 1 not); a dataset folder
                                       reports every episode, or episode N
+  inspect --follow FILE               a recording being written: a line a second
+                                      until its writer closes it (or Ctrl-C)
   recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
   simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it

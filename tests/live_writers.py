@@ -19,7 +19,7 @@ from typing import Final
 
 from fsr_core.sources.live import Follower
 
-TOOLS: Final = Path(__file__).resolve().parents[3] / "tools"
+TOOLS: Final = Path(__file__).resolve().parents[1] / "tools"
 DEADLINE_S: Final = 20.0
 
 
