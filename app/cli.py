@@ -14,6 +14,7 @@ Player and export:
        [--plot CHANNELS]... [--inspector] [--environment NAME]
   FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
+  --follow FILE                       a recording being written: it grows, LIVE
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [OVERLAY FLAGS] [--size WxH]
        [--start T] [--end T] [--overwrite]
@@ -226,6 +227,13 @@ def _player_parser() -> argparse.ArgumentParser:
         help="open the inspector dock (window and --screenshot)",
     )
     parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="the (first) recording is being written: follow it, LIVE (FSR, "
+        "MCAP, Genesis; an FSR file's final name before it exists follows its "
+        "writer's staging file)",
+    )
+    parser.add_argument(
         "--overwrite",
         action="store_true",
         help="replace an existing output (atomically, once the new one is complete)",
@@ -416,11 +424,21 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
     missing = [
         path
         for path in args.files
-        if not path.exists() and split_episode_path(path) is None
+        if not path.exists()
+        and split_episode_path(path) is None
+        and not (args.follow and path is args.files[0] and _staged(path))
     ]
     if missing:
         _err(f"fsr-viewer: {missing[0]}: no such file")
         return 2
+    if args.follow:
+        return open_player(
+            args.files,
+            shown=shown,
+            inspector=args.inspector,
+            open_options=open_options(args),
+            follow=True,
+        )
     try:
         files = expand_recordings(args.files)
     except FsrError as exc:
@@ -435,6 +453,13 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
         inspector=args.inspector,
         open_options=open_options(args),
     )
+
+
+def _staged(path: Path) -> bool:
+    """Whether ``path`` is an FSR recording's final name with a writer at work."""
+    from fsr_core.sources.live import follow_target
+
+    return follow_target(path) != path
 
 
 def _demo(request: sim_commands.DemoRequest) -> int:

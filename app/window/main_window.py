@@ -61,6 +61,8 @@ __all__ = ["APP_TITLE", "MainWindow", "open_player"]
 logger = logging.getLogger(__name__)
 
 APP_TITLE = "FSR Viewer"
+#: Seconds the plots show while LIVE (they scroll with the newest data).
+LIVE_WINDOW_S = 10.0
 DEFAULT_SIZE = (1280, 800)
 #: Characters of a status-bar message shown (the tooltip holds more).
 STATUS_CHARS = 300
@@ -108,6 +110,10 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.inspector_dock)
         self.inspector_dock.hide()
         self.statusBar().addWidget(self.status_label, 1)
+        self.live_label = QLabel()
+        self.live_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.live_label.hide()
+        self.statusBar().addPermanentWidget(self.live_label)
         self.dock_fit = DockWidthFitter(self, self.playlist_dock)
         self.menus = build_menus(
             self,
@@ -178,6 +184,8 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         session, clock = self.session, self.session.clock
         session.model_changed.connect(self._on_session_model_changed)
+        session.model_grown.connect(self._on_session_model_grown)
+        session.live_changed.connect(self._on_live_changed)
         session.message.connect(self.show_message)
         session.options.changed.connect(self._on_options_changed)
         session.playlist.current_changed.connect(self._on_playlist_current_changed)
@@ -284,6 +292,12 @@ class MainWindow(QMainWindow):
             self.views_splitter.setSizes([half, half])
         self.side_panel.set_model(model)
         self.plots.set_model(model)
+        if self.session.following and model is not None and not options.plots:
+            # A followed recording shows its first channel scrolling by.
+            first = next(iter(model.channels), None)
+            if first is not None:
+                self.session.options.update(plots=((first,),))
+                options = self.session.options.options
         self._follow_first_plots(model, options.plots)
         self.plots.set_plots(self.session.options.options.plots)
         self.inspector_dock.panel.set_model(model)
@@ -298,6 +312,36 @@ class MainWindow(QMainWindow):
         self._update_file_buttons()
         if model is not None:
             self.robot_memory.draw_remembered(self.session, model)
+
+    def follow_file(self, path: Path) -> None:
+        """Follow a recording being written (File → Follow Recording…)."""
+        self.session.follow_path(path)
+
+    def _on_session_model_grown(self, model: RecordingModel) -> None:
+        """Extend the views to a followed recording that grew (no rebuild)."""
+        clock = self.session.clock
+        self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)
+        self.timeline.set_markers(model.markers)
+        self.timeline.set_position(clock.position_s)
+        if model.cameras:
+            self.camera_area.set_model(model, self.session.options.options)
+        self.side_panel.set_model(model)
+        self.plots.grow(model, window_s=LIVE_WINDOW_S if self.session.live else None)
+        self.plots.set_position(clock.position_s)
+        self.transport.set_model(model)
+        self._on_live_changed(self.session.live)
+
+    def _on_live_changed(self, live: bool) -> None:
+        following = self.session.following
+        self.live_label.setVisible(following)
+        if not following:
+            return
+        if live:
+            self.live_label.setText("● LIVE")
+            self.live_label.setStyleSheet("color: #c82878; font-weight: bold;")
+        else:
+            self.live_label.setText("live: scrubbing (End returns to LIVE)")
+            self.live_label.setStyleSheet("")
 
     def _follow_first_plots(
         self, model: RecordingModel | None, plots: tuple[tuple[str, ...], ...]
@@ -404,12 +448,14 @@ def open_player(
     shown: ViewModel | None = None,
     inspector: bool = False,
     open_options: OpenOptions | None = None,
+    follow: bool = False,
 ) -> int:
     """Open the player window on ``paths`` and run until it closes; return 0.
 
     ``shown`` is what the command line asked to see: an overlay it switched
     away from its default, a speed other than 1, an environment and plots
     replace what the window remembered; the rest stays as remembered.
+    ``follow`` follows the first path while its writer writes it.
     ``inspector`` opens the inspector dock; ``open_options``
     (the command line's ``--time-base``) is how files open. While the window
     runs, an exception nobody catches is logged and shown in a non-modal box
@@ -430,7 +476,11 @@ def open_player(
         if open_options is not None:
             window.session.set_open_options(open_options)
         window.show()
-        window.open_files(list(paths))
+        if follow and paths:
+            window.follow_file(paths[0])
+            window.open_files(list(paths[1:]))
+        else:
+            window.open_files(list(paths))
         return int(app.exec())
     finally:
         collector.uninstall()

@@ -116,6 +116,11 @@ class FsrFollower(Follower):
             return final
         return self.path
 
+    def shown_name(self) -> str:
+        """Return the final name of a staging file, else the file's name."""
+        final = final_name_of(self.path)
+        return (final or self.path).name
+
     # ----------------------------------------------------------------- reading
     def consume(self, data: bytes, offset: int) -> Progress:
         """Take the header and metadata, then every whole batch."""
@@ -168,6 +173,8 @@ class FsrFollower(Follower):
         header = batch.header
         spec = self._meta.streams[header.stream_id]
         entries = batch.entries
+        times = entries["sim_time_s"]
+        self.model.play_origin(float(times.min()))
         if spec.kind is StreamKind.NUMERIC:
             self._take_numeric(spec, header.stream_id, batch)
         elif spec.kind is StreamKind.CAMERA_RGB:
@@ -177,7 +184,6 @@ class FsrFollower(Follower):
                 + batch_tables_size(header.record_count, self._meta.profile)
             )
             self._take_frames(spec, header.stream_id, entries, body_start)
-        times = entries["sim_time_s"]
         self.model.note_times(float(times.min()), float(times.max()))
         return len(entries)
 
@@ -215,7 +221,9 @@ class FsrFollower(Follower):
             spec.channels or tuple(str(i) for i in range(width)),
             units[0] if len(set(units)) == 1 else "",
         )
-        channel.append(batch.entries["sim_time_s"].astype(np.float64), values)
+        self.model.append(
+            channel, batch.entries["sim_time_s"].astype(np.float64), values
+        )
 
     def _take_frames(
         self, spec: StreamSpec, stream_id: int, entries: np.ndarray, body_start: int
@@ -232,7 +240,7 @@ class FsrFollower(Follower):
             )
             frames.lengths.append(int(entry["payload_length"]))
             frames.raw_lengths.append(int(entry["raw_length"]))
-            camera.append(float(entry["sim_time_s"]))
+            camera.append(float(entry["sim_time_s"]) - (self.model.origin_s or 0.0))
 
     def _camera(self, name: str, frames: _Frames) -> GrowingCamera:
         def fetch(number: int) -> RGBFrame:

@@ -173,7 +173,6 @@ class GenesisFollower(Follower):
                     f"env{env}/{name}" if batched and series.axis is not None else name
                 )
                 channel = self.model.channel(label, series.columns)
-                channel.append(times, series.values[env])
+                self.model.append(channel, times, series.values[env])
             series.values = np.zeros((series.envs, 0, len(series.columns)))
         self._frames += count
-        self.model.note_times(float(times.min()), float(times.max()))

@@ -14,6 +14,7 @@ from fsr_core.sources.live.follower import (
     FollowStatus,
 )
 from fsr_core.sources.live.growing import GrowingCamera, GrowingChannel, LiveRecording
+from fsr_core.sources.live.snapshot import live_model
 from fsr_core.sources.live.table import (
     FOLLOWERS,
     QUIET_S,
@@ -34,5 +35,6 @@ __all__ = [
     "LiveRecording",
     "follow_recording",
     "follow_target",
+    "live_model",
     "still_being_written",
 ]

@@ -133,6 +133,10 @@ class Follower:
         """Where the finished file is (the FSR writer's final name)."""
         return self.path
 
+    def shown_name(self) -> str:
+        """Return the recording's name as shown (an FSR staging file's final name)."""
+        return self.path.name
+
     # -------------------------------------------------------------------- state
     @property
     def status(self) -> FollowStatus:

@@ -173,6 +173,8 @@ class LiveRecording:
     channels: dict[str, GrowingChannel] = field(default_factory=dict)
     cameras: dict[str, GrowingCamera] = field(default_factory=dict)
     records: int = 0
+    origin_s: float | None = None
+    """The source time of play time 0: the first time read."""
     start_s: float | None = None
     end_s: float | None = None
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
@@ -187,9 +189,27 @@ class LiveRecording:
         return found
 
     def note_times(self, first_s: float, last_s: float) -> None:
-        """Widen the span read so far."""
-        self.start_s = first_s if self.start_s is None else min(self.start_s, first_s)
-        self.end_s = last_s if self.end_s is None else max(self.end_s, last_s)
+        """Widen the span read so far by source times ``first_s..last_s``."""
+        origin = self.play_origin(first_s)
+        first, last = first_s - origin, last_s - origin
+        self.start_s = first if self.start_s is None else min(self.start_s, first)
+        self.end_s = last if self.end_s is None else max(self.end_s, last)
+
+    def play_origin(self, first_s: float) -> float:
+        """Return the source time of play time 0 (``first_s`` if none yet)."""
+        if self.origin_s is None:
+            self.origin_s = first_s
+        return self.origin_s
+
+    def append(
+        self, channel: GrowingChannel, times_s: FloatArray, values: FloatArray
+    ) -> None:
+        """Append samples at source times ``times_s`` to ``channel``, in play time."""
+        if len(times_s) == 0:
+            return
+        origin = self.play_origin(float(times_s[0]))
+        channel.append(times_s - origin, values)
+        self.note_times(float(times_s.min()), float(times_s.max()))
 
     @property
     def span_s(self) -> float:

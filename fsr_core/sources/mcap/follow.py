@@ -236,7 +236,5 @@ class McapFollower(Follower):
             for row_number, row in enumerate(topic.rows):
                 for key, value in row.items():
                     values[row_number, order[key]] = value
-            times = np.asarray(topic.times)
-            channel.append(times, values)
-            self.model.note_times(float(times.min()), float(times.max()))
+            self.model.append(channel, np.asarray(topic.times), values)
             topic.times, topic.rows = [], []
