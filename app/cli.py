@@ -35,7 +35,8 @@ Subcommands:
                                       until its writer closes it (or Ctrl-C)
   recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
-  simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
+  simulate SCENARIO.toml -o OUT [--live]   run a scenario (planar arm or MuJoCo),
+                                      record it (--live: watch it in the player)
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json] [--time-base B]
   convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm, MCAP,
@@ -148,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     inspect_commands.add_parsers(commands)
     fsr_file_commands.add_parsers(commands)
-    sim_commands.add_parsers(commands, run_demo=_demo)
+    sim_commands.add_parsers(commands, run_demo=_demo, run_simulate_live=_simulate_live)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
     replay_commands.add_parsers(commands)
@@ -453,6 +454,22 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
         inspector=args.inspector,
         open_options=open_options(args),
     )
+
+
+def _simulate_live(request: sim_commands.SimulateRequest) -> int:
+    """Record a scenario in a child process and follow its file in the window.
+
+    Closing the window lets the run finish recording; Ctrl-C stops both.
+    """
+    child = sim_commands.start_recording(request)
+    if child.poll() is not None and child.returncode != 0:
+        return 1
+    from app.window.main_window import open_player
+
+    shown = open_player([request.output], follow=True)
+    if child.poll() is None:
+        _err(f"fsr-viewer: the run goes on recording to {request.output}")
+    return 1 if child.wait() != 0 else shown
 
 
 def _staged(path: Path) -> bool:

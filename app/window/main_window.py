@@ -294,9 +294,10 @@ class MainWindow(QMainWindow):
         self.plots.set_model(model)
         if self.session.following and model is not None and not options.plots:
             # A followed recording shows its first channel scrolling by.
-            first = next(iter(model.channels), None)
+            first = next(iter(model.channels.values()), None)
             if first is not None:
-                self.session.options.update(plots=((first,),))
+                keys = tuple(f"{first.name}[{c}]" for c in first.columns[:4])
+                self.session.options.update(plots=(keys or (first.name,),))
                 options = self.session.options.options
         self._follow_first_plots(model, options.plots)
         self.plots.set_plots(self.session.options.options.plots)

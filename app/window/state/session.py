@@ -503,7 +503,7 @@ class PlayerSession(QObject):
         self._model = None
         self._live_row = row
         thread = LiveThread(follower, self)
-        thread.poller.grown.connect(self._on_live_grown)
+        thread.poller.ready.connect(self._on_live_ready)
         thread.poller.failed.connect(self._on_live_failed)
         self._live_thread = thread
         self._set_live(True)
@@ -533,11 +533,15 @@ class PlayerSession(QObject):
             return
         self._set_live(position_s >= self.clock.duration_s - LIVE_EPSILON_S)
 
-    def _on_live_grown(self, model: object, status: object) -> None:
-        assert isinstance(model, RecordingModel)
-        assert isinstance(status, FollowStatus)
-        if self._live_thread is None:
+    def _on_live_ready(self) -> None:
+        thread = self._live_thread
+        if thread is None:
             return  # stopped meanwhile
+        taken = thread.poller.take()
+        if taken is not None:
+            self._on_live_grown(*taken)
+
+    def _on_live_grown(self, model: RecordingModel, status: FollowStatus) -> None:
         first = self._model is None
         position = self.clock.position_s
         self._model = model

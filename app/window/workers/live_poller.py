@@ -3,20 +3,22 @@
 :class:`LivePoller` is moved to a ``QThread``; once the thread runs, its
 timer polls the follower every :data:`POLL_MS` milliseconds, so reading what
 was appended (and building the model of it) never blocks the GUI thread.
-After a poll that added records or changed the state it emits
-:attr:`LivePoller.grown` with a fresh model
-(:func:`~fsr_core.sources.live.live_model`) and the status; Qt queues that
-signal to the GUI thread. A final state (finished, cut, gone) stops the
-timer.
+After a poll that added records or changed the state it keeps a fresh
+model (:func:`~fsr_core.sources.live.live_model`) and the status, and
+emits :attr:`LivePoller.ready` (queued to the GUI thread) unless an
+earlier one is still waiting to be taken: the GUI takes the newest. A
+final state (finished, cut, gone) stops the timer.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Final
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from fsr_core.errors import FsrError
+from fsr_core.recording import RecordingModel
 from fsr_core.sources.live import Follower, FollowStatus, live_model
 
 __all__ = ["POLL_MS", "LivePoller", "LiveThread"]
@@ -28,8 +30,9 @@ POLL_MS: Final = 100
 class LivePoller(QObject):
     """Polls one follower from the thread it was moved to."""
 
-    #: (RecordingModel, FollowStatus) after a poll that changed something.
-    grown = Signal(object, object)
+    #: A newer model is ready (:meth:`take` it); not sent again until taken, so
+    #: a busy GUI gets the newest model, never a backlog.
+    ready = Signal()
     #: One line when a poll failed (the file cannot be read any more).
     failed = Signal(str)
 
@@ -39,6 +42,14 @@ class LivePoller(QObject):
         self._interval_ms = interval_ms
         self._timer: QTimer | None = None
         self._last: FollowStatus | None = None
+        self._lock = threading.Lock()
+        self._pending: tuple[RecordingModel, FollowStatus] | None = None
+
+    def take(self) -> tuple[RecordingModel, FollowStatus] | None:
+        """Return the newest model and status not taken yet (any thread)."""
+        with self._lock:
+            found, self._pending = self._pending, None
+        return found
 
     @Slot()
     def begin(self) -> None:
@@ -69,7 +80,12 @@ class LivePoller(QObject):
         status = added.status
         if added.records or status != self._last:
             self._last = status
-            self.grown.emit(live_model(self.follower), status)
+            model = live_model(self.follower)
+            with self._lock:
+                waiting = self._pending is not None
+                self._pending = (model, status)
+            if not waiting:
+                self.ready.emit()
         if status.state.final and self._timer is not None:
             self._timer.stop()
 

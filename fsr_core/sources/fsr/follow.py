@@ -95,6 +95,8 @@ class FsrFollower(Follower):
         self._batches = 0
         self._frames: dict[int, _Frames] = {}
         self._names: dict[int, str] = {}
+        self._shifts: dict[int, float] = {}
+        """Per generation, what its sim times gain to lie after the one before."""
 
     @classmethod
     def end_written(cls, path: Path) -> bool:
@@ -173,19 +175,39 @@ class FsrFollower(Follower):
         header = batch.header
         spec = self._meta.streams[header.stream_id]
         entries = batch.entries
-        times = entries["sim_time_s"]
+        times = self._laid_end_to_end(header.generation, entries["sim_time_s"])
         self.model.play_origin(float(times.min()))
         if spec.kind is StreamKind.NUMERIC:
-            self._take_numeric(spec, header.stream_id, batch)
+            self._take_numeric(spec, header.stream_id, batch, times)
         elif spec.kind is StreamKind.CAMERA_RGB:
             body_start = (
                 batch.offset
                 + BATCH_HEADER_SIZE
                 + batch_tables_size(header.record_count, self._meta.profile)
             )
-            self._take_frames(spec, header.stream_id, entries, body_start)
+            self._take_frames(spec, header.stream_id, entries, body_start, times)
         self.model.note_times(float(times.min()), float(times.max()))
         return len(entries)
+
+    def _laid_end_to_end(self, generation: int, times: np.ndarray) -> np.ndarray:
+        """Shift a generation's sim times to start where the one before ended.
+
+        A reset starts a new generation whose sim time may start over; the
+        play time lays generations end to end, as the opened file's timeline
+        does.
+        """
+        shift = self._shifts.get(generation)
+        if shift is None:
+            end = self.model.end_s
+            origin = self.model.origin_s
+            first = float(times.min())
+            if not self._shifts or end is None or origin is None:
+                shift = 0.0
+            else:
+                shift = max(0.0, origin + end - first)
+            self._shifts[generation] = shift
+        shifted: np.ndarray = times.astype(np.float64) + shift
+        return shifted
 
     def _channel_name(self, stream_id: int, spec: StreamSpec) -> str:
         name = self._names.get(stream_id)
@@ -198,7 +220,7 @@ class FsrFollower(Follower):
         return name
 
     def _take_numeric(
-        self, spec: StreamSpec, stream_id: int, batch: ScannedBatch
+        self, spec: StreamSpec, stream_id: int, batch: ScannedBatch, times: np.ndarray
     ) -> None:
         assert batch.body is not None
         body = memoryview(batch.body)
@@ -221,12 +243,15 @@ class FsrFollower(Follower):
             spec.channels or tuple(str(i) for i in range(width)),
             units[0] if len(set(units)) == 1 else "",
         )
-        self.model.append(
-            channel, batch.entries["sim_time_s"].astype(np.float64), values
-        )
+        self.model.append(channel, times, values)
 
     def _take_frames(
-        self, spec: StreamSpec, stream_id: int, entries: np.ndarray, body_start: int
+        self,
+        spec: StreamSpec,
+        stream_id: int,
+        entries: np.ndarray,
+        body_start: int,
+        times: np.ndarray,
     ) -> None:
         frames = self._frames.get(stream_id)
         if frames is None:
@@ -234,13 +259,14 @@ class FsrFollower(Follower):
             name = spec.camera or spec.name
             self.model.cameras[name] = self._camera(name, frames)
         camera = self.model.cameras[spec.camera or spec.name]
-        for entry in entries:
+        origin = self.model.origin_s or 0.0
+        for entry, time_s in zip(entries, times, strict=True):
             frames.offsets.append(
                 body_start + int(entry["body_offset"]) + int(entry["meta_length"])
             )
             frames.lengths.append(int(entry["payload_length"]))
             frames.raw_lengths.append(int(entry["raw_length"]))
-            camera.append(float(entry["sim_time_s"]) - (self.model.origin_s or 0.0))
+            camera.append(float(time_s) - origin)
 
     def _camera(self, name: str, frames: _Frames) -> GrowingCamera:
         def fetch(number: int) -> RGBFrame:
