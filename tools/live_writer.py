@@ -9,16 +9,18 @@ Two modes:
   file; the writer thread writes batches as they close), ``finish``
   (seal and publish), ``crash`` (exit at once, the staging file left behind);
 * ``--seconds S``: records for S seconds of wall time at ``--rate`` Hz
-  (numeric) and ``--camera-hz`` (a ``--width`` x ``--height`` camera),
-  printing ``written <wall time> <sim time>`` after each closed batch's
-  samples (the benchmark's clock of "batch written"), then publishes.
+  (numeric) and ``--camera-hz`` (a ``--width`` x ``--height`` camera), then
+  publishes and prints ``done <ticks> <frames> <wall s> <CPU s>``.
 
-The first line printed is ``staging <path>``.
+The first line printed is ``staging <path>``. ``--log-writes FILE`` keeps
+the wall time and file offset after every write the writer makes, written to
+FILE as JSON at the end (the benchmark's "batch written" clock).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -29,15 +31,37 @@ import numpy as np
 from fsr_core.calibration import CalibrationProfile
 from fsr_core.format.batching import BatchLimits
 from fsr_core.format.catalog import camera_streams, numeric_stream
+from fsr_core.format.file_ops import FileOps
 from fsr_core.format.writer import FsrWriter
 
 COLUMNS = ("q0", "q1", "q2", "q3", "q4", "q5", "q6")
 
 
-def _open(path: Path, width: int, height: int, batch_s: float) -> FsrWriter:
+class _LoggedOps(FileOps):
+    """The writer's file operations, noting when each write ended and where."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[tuple[float, int]] = []
+        self._offset = 0
+
+    def write(self, fd: int, data: bytes | memoryview, name: str) -> None:
+        super().write(fd, data, name)
+        self._offset += len(data)
+        self.writes.append((time.time(), self._offset))
+
+
+def _open(
+    path: Path,
+    width: int,
+    height: int,
+    batch_s: float,
+    codec: str = "rgb24",
+    ops: FileOps | None = None,
+) -> FsrWriter:
     streams = [
         numeric_stream("observations.joints", COLUMNS, "rad"),
-        *camera_streams("front", width=width, height=height, codec="rgb24"),
+        *camera_streams("front", width=width, height=height, codec=codec),
     ]
     writer = FsrWriter(
         path,
@@ -45,6 +69,7 @@ def _open(path: Path, width: int, height: int, batch_s: float) -> FsrWriter:
         metadata={"run": {"id": "live"}},
         batch_limits=BatchLimits(max_records=1 << 16, max_span_s=batch_s),
         keep_partial=True,
+        file_ops=ops,
     ).start()
     profile = CalibrationProfile(width, height, 500.0, 500.0, width / 2, height / 2)
     writer.write("sensors.front.camera.intrinsics", profile, tick=0, sim_time_s=0.0)
@@ -105,7 +130,6 @@ def _timed(writer: FsrWriter, args: argparse.Namespace) -> int:
     camera_every = max(1, round(args.rate / args.camera_hz))
     tick = 0
     frames = 0
-    batch_ticks = max(1, round(args.batch_s * args.rate))
     while True:
         due = start + tick * period
         now = time.perf_counter()
@@ -125,11 +149,10 @@ def _timed(writer: FsrWriter, args: argparse.Namespace) -> int:
             )
             frames += 1
         tick += 1
-        if tick % batch_ticks == 0:
-            print(f"written {time.time():.6f} {tick * period:.6f}", flush=True)
     writer.finish()
     elapsed = time.perf_counter() - start
-    print(f"done {tick} {frames} {elapsed:.6f}", flush=True)
+    cpu = os.times()
+    print(f"done {tick} {frames} {elapsed:.6f} {cpu.user + cpu.system:.6f}", flush=True)
     return 0
 
 
@@ -146,12 +169,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch-s", type=float, default=0.05, help="sim seconds per batch"
     )
+    parser.add_argument("--codec", choices=("rgb24", "jpeg", "png"), default="rgb24")
+    parser.add_argument("--log-writes", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
-    writer = _open(args.path, args.width, args.height, args.batch_s)
+    ops = _LoggedOps() if args.log_writes else None
+    writer = _open(args.path, args.width, args.height, args.batch_s, args.codec, ops)
     print(f"staging {writer.staging_path}", flush=True)
     if args.commands:
         return _commands(writer, args.width, args.height)
-    return _timed(writer, args)
+    code = _timed(writer, args)
+    if ops is not None:
+        args.log_writes.write_text(json.dumps(ops.writes), encoding="utf-8")
+    return code
 
 
 if __name__ == "__main__":
