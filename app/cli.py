@@ -14,6 +14,7 @@ Player and export:
        [--plot CHANNELS]... [--inspector] [--dataset] [--environment NAME]
   FILE... --screenshot OUT.png [--at T] [--size WxH] [--plot CHANNELS]...
                                       draw the player window headlessly and exit
+  --follow FILE                       a recording being written: it grows, LIVE
   FILE --export OUT.mp4|.webm|.gif    render a video headlessly
        [--panel] [--fps N] [--speed S] [OVERLAY FLAGS] [--size WxH]
        [--start T] [--end T] [--overwrite]
@@ -30,9 +31,12 @@ Subcommands:
   inspect FILE [--json] [--verify]   validation report, one JSON shape for every
        [--episode N] [--time-base B]  kind (exit 0 valid, 1 not); a dataset folder
                                       reports every episode, or episode N
+  inspect --follow FILE               a recording being written: a line a second
+                                      until its writer closes it (or Ctrl-C)
   recover DAMAGED OUT                 sealed copy of what can be trusted (FSR only)
   demo [--out DIR] [--no-gui]         record the built-in demo takes
-  simulate SCENARIO.toml -o OUT       run a scenario (planar arm or MuJoCo), record it
+  simulate SCENARIO.toml -o OUT [--live]   run a scenario (planar arm or MuJoCo),
+                                      record it (--live: watch it in the player)
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
        [--tolerance X] [--channels a,b] [--json] [--time-base B]
   convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm, MCAP,
@@ -145,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     inspect_commands.add_parsers(commands)
     fsr_file_commands.add_parsers(commands)
-    sim_commands.add_parsers(commands, run_demo=_demo)
+    sim_commands.add_parsers(commands, run_demo=_demo, run_simulate_live=_simulate_live)
     compare_commands.add_parsers(commands)
     skelarm_commands.add_parsers(commands)
     replay_commands.add_parsers(commands)
@@ -228,6 +232,13 @@ def _player_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the Dataset overview, the quality checks of every file "
         "(window and --screenshot: drawn once checked)",
+    )
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="the (first) recording is being written: follow it, LIVE (FSR, "
+        "MCAP, Genesis; an FSR file's final name before it exists follows its "
+        "writer's staging file)",
     )
     parser.add_argument(
         "--overwrite",
@@ -425,11 +436,21 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
     missing = [
         path
         for path in args.files
-        if not path.exists() and split_episode_path(path) is None
+        if not path.exists()
+        and split_episode_path(path) is None
+        and not (args.follow and path is args.files[0] and _staged(path))
     ]
     if missing:
         _err(f"fsr-viewer: {missing[0]}: no such file")
         return 2
+    if args.follow:
+        return open_player(
+            args.files,
+            shown=shown,
+            inspector=args.inspector,
+            open_options=open_options(args),
+            follow=True,
+        )
     try:
         files = expand_recordings(args.files)
     except FsrError as exc:
@@ -445,6 +466,29 @@ def _window(args: argparse.Namespace, shown: ViewModel) -> int:
         open_options=open_options(args),
         dataset=args.dataset,
     )
+
+
+def _simulate_live(request: sim_commands.SimulateRequest) -> int:
+    """Record a scenario in a child process and follow its file in the window.
+
+    Closing the window lets the run finish recording; Ctrl-C stops both.
+    """
+    child = sim_commands.start_recording(request)
+    if child.poll() is not None and child.returncode != 0:
+        return 1
+    from app.window.main_window import open_player
+
+    shown = open_player([request.output], follow=True)
+    if child.poll() is None:
+        _err(f"fsr-viewer: the run goes on recording to {request.output}")
+    return 1 if child.wait() != 0 else shown
+
+
+def _staged(path: Path) -> bool:
+    """Whether ``path`` is an FSR recording's final name with a writer at work."""
+    from fsr_core.sources.live import follow_target
+
+    return follow_target(path) != path
 
 
 def _demo(request: sim_commands.DemoRequest) -> int:

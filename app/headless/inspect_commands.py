@@ -11,7 +11,9 @@ the file and its first problem on stderr).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ from app.headless.options import (
     add_fps,
     add_robot_options,
     add_time_base,
+    checked_number,
     open_options,
     set_runner,
 )
@@ -47,6 +50,8 @@ class InspectRequest(RobotOptions):
     verify: bool = False
     time_base: str | None = None
     fps: float | None = None
+    follow: bool = False
+    interval: float = 1.0
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +74,19 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     inspect.add_argument(
         "--verify", action="store_true", help="also read and check every record"
     )
+    inspect.add_argument(
+        "--follow",
+        action="store_true",
+        help="the recording is being written: print one line a second (records, "
+        "time span, rate) until its writer closes it or Ctrl-C, then inspect it",
+    )
+    inspect.add_argument(
+        "--interval",
+        type=_interval,
+        default=1.0,
+        metavar="S",
+        help="--follow: seconds between two lines (default 1)",
+    )
     add_episode(inspect)
     add_time_base(inspect)
     add_fps(inspect)
@@ -76,8 +94,35 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     set_runner(inspect, InspectRequest, run_inspect)
 
 
+def _interval(text: str) -> float:
+    return checked_number(
+        text,
+        float,
+        lambda value: math.isfinite(value) and 0.01 <= value <= 3600,
+        "seconds between 0.01 and 3600",
+    )
+
+
 def run_inspect(request: InspectRequest) -> int:
-    """Print the report of ``request.file``; return 0 when valid, 1 when not."""
+    """Print the report of ``request.file``; return 0 when valid, 1 when not.
+
+    With ``--follow``, follow the recording first (:mod:`app.headless.follow_report`)
+    and inspect the finished file.
+    """
+    if request.follow:
+        from app.headless.follow_report import run_follow
+
+        return run_follow(
+            request.file,
+            interval_s=request.interval,
+            inspect=lambda published: _inspect(
+                dataclasses.replace(request, file=published, follow=False)
+            ),
+        )
+    return _inspect(request)
+
+
+def _inspect(request: InspectRequest) -> int:
     if request.verify:
         from app.headless.verified_report import verified_report
 

@@ -9,7 +9,9 @@ nothing here imports the window.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,10 @@ __all__ = [
 ]
 
 DEFAULT_DEMO_DIR = Path("fsr-demo")
+
+
+_START_S = 60.0
+"""Seconds ``simulate --live`` waits for the child's file to appear."""
 
 
 def _out(text: str) -> None:
@@ -46,16 +52,20 @@ class SimulateRequest:
 
     scenario: Path
     output: Path
+    live: bool = False
+    """Show the run in the window while it is recorded (``--live``)."""
 
 
 def add_parsers(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     *,
     run_demo: Callable[[DemoRequest], int],
+    run_simulate_live: Callable[[SimulateRequest], int] | None = None,
 ) -> None:
     """Add ``demo`` and ``simulate`` to the command line.
 
-    ``run_demo`` runs ``demo``: the dispatcher's, as it may open the window.
+    ``run_demo`` runs ``demo`` and ``run_simulate_live`` ``simulate --live``:
+    the dispatcher's, as they open the window.
     """
     demo = commands.add_parser(
         "demo",
@@ -80,7 +90,20 @@ def add_parsers(
     )
     simulate.add_argument("scenario", type=Path)
     add_output(simulate, "new FSR file")
-    set_runner(simulate, SimulateRequest, run_simulate)
+    simulate.add_argument(
+        "--live",
+        action="store_true",
+        help="show the run in the player while it is recorded (the simulator "
+        "runs in a child process; the window follows its file, LIVE)",
+    )
+    live = run_simulate_live
+
+    def run(request: SimulateRequest) -> int:
+        if request.live and live is not None:
+            return live(request)
+        return run_simulate(request)
+
+    set_runner(simulate, SimulateRequest, run)
 
 
 def write_demo_takes(request: DemoRequest) -> tuple[Path, ...]:
@@ -110,6 +133,34 @@ def _prepare_demo_folder(folder: Path) -> None:
         The folder cannot be created, is not a folder, or cannot be written.
     """
     prepare_output_folder(folder, what="demo")
+
+
+def start_recording(request: SimulateRequest) -> subprocess.Popen[bytes]:
+    """Start ``simulate SCENARIO -o OUT`` in a child process; return it.
+
+    Returns once the writer's file exists (its staging file beside ``OUT``)
+    or the child ended (it failed: its own message is on stderr).
+    """
+    from fsr_core.sources.live import follow_target
+
+    check_output_path(request.output, (request.scenario,))
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "simulate",
+            str(request.scenario),
+            "-o",
+            str(request.output),
+        ]
+    )
+    deadline = time.monotonic() + _START_S
+    while child.poll() is None and time.monotonic() < deadline:
+        if follow_target(request.output).exists():
+            break
+        time.sleep(0.05)
+    return child
 
 
 def run_simulate(request: SimulateRequest) -> int:

@@ -62,6 +62,8 @@ __all__ = ["APP_TITLE", "MainWindow", "open_player"]
 logger = logging.getLogger(__name__)
 
 APP_TITLE = "FSR Viewer"
+#: Seconds the plots show while LIVE (they scroll with the newest data).
+LIVE_WINDOW_S = 10.0
 DEFAULT_SIZE = (1280, 800)
 #: Characters of a status-bar message shown (the tooltip holds more).
 STATUS_CHARS = 300
@@ -121,6 +123,10 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.plots_dock, self.dataset_dock)
         self.dataset_dock.hide()
         self.statusBar().addWidget(self.status_label, 1)
+        self.live_label = QLabel()
+        self.live_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.live_label.hide()
+        self.statusBar().addPermanentWidget(self.live_label)
         self.dock_fit = DockWidthFitter(self, self.playlist_dock)
         self.menus = build_menus(
             self,
@@ -191,6 +197,8 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         session, clock = self.session, self.session.clock
         session.model_changed.connect(self._on_session_model_changed)
+        session.model_grown.connect(self._on_session_model_grown)
+        session.live_changed.connect(self._on_live_changed)
         session.message.connect(self.show_message)
         session.options.changed.connect(self._on_options_changed)
         session.playlist.current_changed.connect(self._on_playlist_current_changed)
@@ -303,6 +311,13 @@ class MainWindow(QMainWindow):
             self.views_splitter.setSizes([half, half])
         self.side_panel.set_model(model)
         self.plots.set_model(model)
+        if self.session.following and model is not None and not options.plots:
+            # A followed recording shows its first channel scrolling by.
+            first = next(iter(model.channels.values()), None)
+            if first is not None:
+                keys = tuple(f"{first.name}[{c}]" for c in first.columns[:4])
+                self.session.options.update(plots=(keys or (first.name,),))
+                options = self.session.options.options
         self._follow_first_plots(model, options.plots)
         self.plots.set_plots(self.session.options.options.plots)
         self.inspector_dock.panel.set_model(model)
@@ -317,6 +332,36 @@ class MainWindow(QMainWindow):
         self._update_file_buttons()
         if model is not None:
             self.robot_memory.draw_remembered(self.session, model)
+
+    def follow_file(self, path: Path) -> None:
+        """Follow a recording being written (File → Follow Recording…)."""
+        self.session.follow_path(path)
+
+    def _on_session_model_grown(self, model: RecordingModel) -> None:
+        """Extend the views to a followed recording that grew (no rebuild)."""
+        clock = self.session.clock
+        self.timeline.set_range(float(clock.frame_times_s[0]), clock.duration_s)
+        self.timeline.set_markers(model.markers)
+        self.timeline.set_position(clock.position_s)
+        if model.cameras:
+            self.camera_area.set_model(model, self.session.options.options)
+        self.side_panel.set_model(model)
+        self.plots.grow(model, window_s=LIVE_WINDOW_S if self.session.live else None)
+        self.plots.set_position(clock.position_s)
+        self.transport.set_model(model)
+        self._on_live_changed(self.session.live)
+
+    def _on_live_changed(self, live: bool) -> None:
+        following = self.session.following
+        self.live_label.setVisible(following)
+        if not following:
+            return
+        if live:
+            self.live_label.setText("● LIVE")
+            self.live_label.setStyleSheet("color: #c82878; font-weight: bold;")
+        else:
+            self.live_label.setText("live: scrubbing (End returns to LIVE)")
+            self.live_label.setStyleSheet("")
 
     def _follow_first_plots(
         self, model: RecordingModel | None, plots: tuple[tuple[str, ...], ...]
@@ -439,6 +484,7 @@ def open_player(
     inspector: bool = False,
     open_options: OpenOptions | None = None,
     dataset: bool = False,
+    follow: bool = False,
 ) -> int:
     """Open the player window on ``paths`` and run until it closes; return 0.
 
@@ -446,7 +492,8 @@ def open_player(
     away from its default, a speed other than 1, an environment and plots
     replace what the window remembered; the rest stays as remembered.
     ``inspector`` opens the inspector dock, ``dataset`` the Dataset
-    overview; ``open_options``
+    overview; ``follow`` follows the first path while its writer writes it.
+    ``open_options``
     (the command line's ``--time-base``) is how files open. While the window
     runs, an exception nobody catches is logged and shown in a non-modal box
     (:class:`~app.window.last_resort.LastResort`).
@@ -466,7 +513,11 @@ def open_player(
         if open_options is not None:
             window.session.set_open_options(open_options)
         window.show()
-        window.open_files(list(paths))
+        if follow and paths:
+            window.follow_file(paths[0])
+            window.open_files(list(paths[1:]))
+        else:
+            window.open_files(list(paths))
         if dataset:
             window.show_dataset()
         return int(app.exec())

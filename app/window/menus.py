@@ -55,7 +55,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("→", "next frame (paused)"),
     ("F", "flag / unflag the playing entry (View → Dataset)"),
     ("R or Home", "back to start"),
-    ("End", "last frame"),
+    ("End", "last frame (back to LIVE while following)"),
     ("N / P", "next / previous file (keeps playing)"),
     ("Ctrl+O", "open files"),
     ("Ctrl+E", "export a video (File → Export…)"),
@@ -98,6 +98,9 @@ class MenuHost(Protocol):
 
     def open_files(self, paths: Sequence[Path], *, play: bool = False) -> None:
         """Add files to the playlist (File → Open…, Open Recent)."""
+
+    def follow_file(self, path: Path) -> None:
+        """Follow a recording being written (File → Follow Recording…)."""
 
     def show_playlist(self, visible: bool) -> None:
         """Show or hide the playlist dock (View → Playlist)."""
@@ -273,6 +276,14 @@ def _open_dialog(window: QMainWindow, host: MenuHost) -> None:
     host.open_files([Path(name) for name in names], play=True)
 
 
+def _follow_dialog(window: QMainWindow, host: MenuHost) -> None:
+    name, _ = QFileDialog.getOpenFileName(
+        window, "Follow a recording being written", "", open_dialog_filter()
+    )
+    if name:
+        host.follow_file(Path(name))
+
+
 def _open_folder_dialog(window: QMainWindow, host: MenuHost) -> None:
     folder = QFileDialog.getExistingDirectory(window, "Open a folder of recordings")
     if folder:
@@ -308,6 +319,12 @@ def build_menus(
     open_action.triggered.connect(lambda _=False: _open_dialog(window, host))
     folder_action = file_menu.addAction("Open &Folder…")
     folder_action.triggered.connect(lambda _=False: _open_folder_dialog(window, host))
+    follow_action = file_menu.addAction("Fo&llow Recording…")
+    follow_action.setToolTip(
+        "open a recording while it is being written (FSR, MCAP, Genesis): "
+        "it grows on the timeline, LIVE keeps the newest data shown"
+    )
+    follow_action.triggered.connect(lambda _=False: _follow_dialog(window, host))
     recent_menu = file_menu.addMenu("Open &Recent")
     robot_action = file_menu.addAction("Load &Robot Model…")
     robot_action.setToolTip(

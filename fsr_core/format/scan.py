@@ -33,7 +33,7 @@ from fsr_core.format.records import (
 )
 from fsr_core.format.safe_open import ByteSource
 
-__all__ = ["ScanResult", "ScannedBatch", "scan_batches"]
+__all__ = ["ScanResult", "ScannedBatch", "read_batch", "scan_batches"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,27 @@ def scan_batches(
             )
         batches.append(batch)
         position += batch.header.total_length
+
+
+def read_batch(
+    source: ByteSource,
+    meta: FileMetadata,
+    limits: ReaderLimits,
+    offset: int,
+    number: int,
+) -> ScannedBatch:
+    """Read batch ``number`` at ``offset`` whole, checking what the full scan checks.
+
+    Its header (CRC, sequence, stream, lengths), its tables and every
+    record's CRC and the profile's digests; a live follower reads each
+    batch this way once it is whole.
+
+    Raises
+    ------
+    FsrError
+        The batch cannot be trusted (TruncatedFileError: it is not whole).
+    """
+    return _read_batch(source, meta, limits, offset, number, full=True)
 
 
 def _read_batch(

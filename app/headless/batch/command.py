@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from app.headless.batch.engines import Engine
 from app.headless.batch.index_output import index_entries
 from app.headless.batch.items import BatchOptions, Verb, WorkItem
+from app.headless.batch.live_inputs import check_live_inputs
 from app.headless.batch.options import BatchRequest, add_batch_arguments
 from app.headless.batch.plan import plan_items
 from app.headless.batch.progress import BatchProgress
@@ -76,6 +77,7 @@ def run_batch(request: BatchRequest) -> int:
         index_folder=index.parent if index is not None else None,
         overwrite=request.overwrite,
     )
+    items = check_live_inputs(items, wait=request.wait)
     if request.resume:
         assert request.report is not None, "a BatchRequest with --resume has --report"
         items = attach_priors(items, read_priors(request.report, verb))

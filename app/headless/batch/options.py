@@ -121,6 +121,8 @@ class BatchRequest(DrawOptions, RobotOptions):
     # resimulate.
     with_recorded_force: bool = False
     overwrite: bool = False
+    wait: bool = False
+    """Wait for recordings still being written instead of refusing them."""
 
     def __post_init__(self) -> None:
         """Refuse options that do not go together."""
@@ -185,6 +187,12 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="worker processes (default: one per CPU); with Ray, the CPUs of a "
         "local instance",
+    )
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for recordings still being written (an FSR staging file, or "
+        "no end written and changed in the last 5 s) instead of refusing them",
     )
     parser.add_argument("--engine", choices=("local", "ray"), default="local")
     parser.add_argument(

@@ -326,6 +326,36 @@ class ChannelPlots(QWidget):
         self._companion = None if model is None else (model, label)
         self._rebuild()
 
+    def grow(self, model: RecordingModel, *, window_s: float | None) -> None:
+        """Show ``model``, a followed recording that grew, without a rebuild.
+
+        Each drawn line takes its series' new samples; with ``window_s`` (LIVE)
+        the plots scroll to show the last ``window_s`` seconds, else they keep
+        their range. A plot whose channels changed is built again.
+        """
+        if not self._panels or self._model is None:
+            self.set_model(model)
+            return
+        updated: list[tuple[_Line, Series]] = []
+        for panel in self._panels:
+            for line in panel.lines:
+                found = next((s for s in resolve_key(model, line.series.key)), None)
+                if found is None:
+                    self.set_model(model)
+                    return
+                updated.append((line, found))
+        for line, series in updated:
+            line.series = series
+            line.anchors = extent_indices(series.y)
+        self._model = self._shown_model = model
+        end_s = model.duration_s
+        self._range_s = (0.0, end_s)
+        first = self._panels[0]
+        if window_s is not None:
+            first.widget.setXRange(max(0.0, end_s - window_s), end_s, padding=0)
+        for panel in self._panels:
+            self._refresh_lines(panel)
+
     def set_position(self, play_time_s: float) -> None:
         """Move the time cursor of every plot to ``play_time_s`` (no data reload)."""
         self._position_s = float(play_time_s)

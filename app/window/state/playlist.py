@@ -56,6 +56,8 @@ class EntryState(StrEnum):
     PENDING = "checking"
     VALID = "valid"
     UNVERIFIED = "integrity not verified"
+    LIVE = "live"
+    """Being written and followed; checked once its writer finishes."""
     RECOVERED = "recovered"
     DEGRADED = "degraded"
     INVALID = "invalid"
@@ -211,6 +213,15 @@ class PlaylistModel(QAbstractListModel):
         index = self.index(row)
         self.dataChanged.emit(index, index)
         self.entry_changed.emit(row)
+
+    def set_path(self, row: int, path: Path) -> None:
+        """Name the file at ``row`` ``path`` (a followed file, once published)."""
+        entry = self._entries[row]
+        if entry.path == path:
+            return
+        self._entries[row] = replace(entry, path=path)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
 
     def set_summary(self, row: int, summary: str) -> None:
         """Show ``summary`` (an episode's length and task) beside the row's name."""

@@ -31,12 +31,20 @@ from app.window.workers.jobs import (
     RefineJob,
     entry_summary,
 )
+from app.window.workers.live_poller import LiveThread
 from fsr_core.budgets import EXPORT_FRAMES
+from fsr_core.errors import FsrError
 from fsr_core.playlists.pinned import Pinned
 from fsr_core.recording import Channel, Integrity, RecordingModel
 from fsr_core.sources import OpenOptions, open_recording
+from fsr_core.sources.live import (
+    FollowState,
+    FollowStatus,
+    follow_recording,
+    still_being_written,
+)
 
-__all__ = ["Opener", "PlayerSession", "frame_times"]
+__all__ = ["Opener", "PlayerSession", "frame_times", "live_frame_times"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +52,8 @@ logger = logging.getLogger(__name__)
 CHECK_THREADS: Final = 2
 #: How often the playing file is looked at on disk, in milliseconds.
 WATCH_MS: Final = 2000
+#: How close to the newest data the cursor must be to count as LIVE, seconds.
+LIVE_EPSILON_S: Final = 1e-6
 
 _STATES: Final = {
     Integrity.VALID: EntryState.VALID,
@@ -97,6 +107,19 @@ def frame_times(model: RecordingModel) -> np.ndarray:
     return np.concatenate(series) if series else np.zeros(1)
 
 
+def live_frame_times(model: RecordingModel) -> np.ndarray:
+    """Return the frame steps of a followed recording.
+
+    Every camera frame and the samples of its longest channel, so the
+    timeline reaches the newest data whichever stream it is in.
+    """
+    parts = [track.times_s for track in model.cameras]
+    longest = max(model.channels.values(), key=lambda c: c.count or 0, default=None)
+    if longest is not None:
+        parts.append(longest.times_s)
+    return np.concatenate(parts) if parts else np.zeros(1)
+
+
 def _even_steps(duration_s: float, channels: list[Channel]) -> np.ndarray:
     """Return evenly spaced times over ``[0, duration_s]``, densest channel's rate."""
     if not duration_s > 0:
@@ -120,6 +143,10 @@ class PlayerSession(QObject):
     #: The open options changed (the new OpenOptions), or went back after a
     #: reopen failed.
     open_options_changed = Signal(object)
+    #: A followed recording grew (the new model; same channels, more samples).
+    model_grown = Signal(object)
+    #: LIVE mode turned on or off (the cursor stays at the newest data).
+    live_changed = Signal(bool)
 
     def __init__(
         self,
@@ -154,6 +181,11 @@ class PlayerSession(QObject):
         self._watch.setInterval(WATCH_MS)
         self._watch.timeout.connect(self._on_watch_timeout)
         self.clock.reached_end.connect(self._on_clock_reached_end)
+        self._live_thread: LiveThread | None = None
+        self._live_row = -1
+        self._live = False
+        self._moving_live = False
+        self.clock.position_changed.connect(self._on_position_for_live)
 
     # -- state ------------------------------------------------------------
 
@@ -222,6 +254,16 @@ class PlayerSession(QObject):
         their digest is checked whenever they are checked or opened.
         """
         self._indexed.update(indexed or {})
+        if (
+            paths
+            and (self._model is None or play)
+            and still_being_written(paths[0])
+            and self.follow_path(paths[0])
+        ):
+            # Still being written: followed, the rest listed after it.
+            for row in self.playlist.add_paths(paths[1:]):
+                self._check(row)
+            return
         rows = self.playlist.add_paths(paths)
         for row in rows:
             self._check(row)
@@ -423,6 +465,130 @@ class PlayerSession(QObject):
         if following is not None:
             self.load_row(following, play=True)
 
+    # -- following a recording being written -----------------------------
+
+    @property
+    def following(self) -> bool:
+        """Whether a recording being written is followed."""
+        return self._live_thread is not None
+
+    @property
+    def live(self) -> bool:
+        """LIVE mode: the cursor stays at the newest data while it grows."""
+        return self._live
+
+    def follow_path(self, path: Path) -> bool:
+        """Follow a recording being written: it grows on the timeline, LIVE.
+
+        ``path`` may be an FSR recording's final name before it exists (its
+        writer's staging file is followed). When the writer finishes, the
+        published file is opened and checked once, as any file is.
+        Returns False (with a message) when it cannot be followed.
+        """
+        self.stop_following()
+        try:
+            follower = follow_recording(path)
+        except FsrError as exc:
+            self.message.emit(str(exc))
+            self.load_failed.emit(str(path), str(exc))
+            return False
+        self.playlist.add_paths([path])
+        row = self.playlist.row_of(path)
+        self.playlist.set_state(row, EntryState.LIVE, "following: waiting for data")
+        self.playlist.set_current(row)
+        self.clock.pause()
+        self._request_id += 1
+        self._load_id = self._request_id  # supersedes any open under way
+        self._watch.stop()
+        self._model = None
+        self._live_row = row
+        thread = LiveThread(follower, self)
+        thread.poller.ready.connect(self._on_live_ready)
+        thread.poller.failed.connect(self._on_live_failed)
+        self._live_thread = thread
+        self._set_live(True)
+        self.message.emit(f"following {follower.shown_name()} ({follower.path.name})")
+        thread.start()
+        return True
+
+    def stop_following(self) -> None:
+        """Stop following (the model read so far stays shown)."""
+        thread, self._live_thread = self._live_thread, None
+        if thread is not None:
+            thread.stop()
+        self._set_live(False)
+
+    def go_live(self) -> None:
+        """Back to LIVE: the cursor to the newest data (End does this too)."""
+        if self.following:
+            self.clock.to_end()
+
+    def _set_live(self, live: bool) -> None:
+        if live != self._live:
+            self._live = live
+            self.live_changed.emit(live)
+
+    def _on_position_for_live(self, position_s: float) -> None:
+        if self._moving_live or not self.following:
+            return
+        self._set_live(position_s >= self.clock.duration_s - LIVE_EPSILON_S)
+
+    def _on_live_ready(self) -> None:
+        thread = self._live_thread
+        if thread is None:
+            return  # stopped meanwhile
+        taken = thread.poller.take()
+        if taken is not None:
+            self._on_live_grown(*taken)
+
+    def _on_live_grown(self, model: RecordingModel, status: FollowStatus) -> None:
+        first = self._model is None
+        position = self.clock.position_s
+        self._model = model
+        row = self._live_row
+        if status.state in (FollowState.GROWING, FollowState.STOPPED):
+            self.playlist.set_state(row, EntryState.LIVE, status.message)
+        self._moving_live = True
+        try:
+            self.clock.set_frames(live_frame_times(model))
+            self.clock.seek(self.clock.duration_s if self._live else position)
+        finally:
+            self._moving_live = False
+        if first:
+            self.model_changed.emit(model)
+        else:
+            self.model_grown.emit(model)
+        if status.state.final:
+            self._live_ended(model, status)
+
+    def _live_ended(self, model: RecordingModel, status: FollowStatus) -> None:
+        thread = self._live_thread
+        assert thread is not None
+        published = thread.poller.follower.published_path()
+        self.stop_following()
+        row = self._live_row
+        self.message.emit(f"{model.title}: {status.message}")
+        if status.state is FollowState.FINISHED:
+            # Verified once: opened and checked as any file is, at the same time.
+            self.playlist.set_path(row, published)
+            self._reopen = _Reopen(
+                self._request_id + 1, self.clock.position_s, self._open_options
+            )
+            self.load_row(row)
+            return
+        state = (
+            EntryState.RECOVERED
+            if status.state is FollowState.CUT
+            else EntryState.DEGRADED
+        )
+        self.playlist.set_state(row, state, status.message)
+
+    def _on_live_failed(self, reason: str) -> None:
+        self.stop_following()
+        if self._live_row >= 0:
+            self.playlist.set_state(self._live_row, EntryState.DEGRADED, reason)
+        self.message.emit(reason)
+
     # -- the file on disk -------------------------------------------------
 
     def _on_watch_timeout(self) -> None:
@@ -463,6 +629,7 @@ class PlayerSession(QObject):
 
     def shutdown(self) -> None:
         """Stop timers and wait for background checks (window close)."""
+        self.stop_following()
         self._watch.stop()
         self.clock.pause()
         self.wait_idle(5000)

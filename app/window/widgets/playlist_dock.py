@@ -52,6 +52,7 @@ BADGE_COLORS: Final[dict[str, QColor]] = {
     "valid": QColor(46, 160, 67),
     "checking": QColor(128, 128, 128),
     "integrity not verified": QColor(200, 150, 30),
+    "live": QColor(200, 40, 120),
     "recovered": QColor(220, 130, 30),
     "degraded": QColor(220, 130, 30),
     "invalid": QColor(200, 50, 50),

@@ -32,11 +32,12 @@ from fsr_core.sources.genesis.container import (
     ChunkRecord,
     Field,
     InfoRecord,
+    Manifest,
     TrajectoryIndex,
 )
 from fsr_core.zstd_bounded import zstd_bounded
 
-__all__ = ["FrameDecoder", "field_array"]
+__all__ = ["FrameDecoder", "decode_chunk_payload", "field_array"]
 
 Bytes = npt.NDArray[np.uint8]
 _BLOCK: Final = 256
@@ -153,6 +154,32 @@ def _running_xor(deltas: Bytes) -> Bytes:
     return frames
 
 
+def decode_chunk_payload(
+    manifest: Manifest, payload: bytes, count: int, what: str, path: Path
+) -> Bytes:
+    """Return a chunk payload's ``count`` frames as an ``(n, frame_size)`` array.
+
+    The caller checked the payload's CRC and the memory budget of the frames.
+
+    Raises
+    ------
+    DecodeError
+        The payload does not decompress to its frames (named by ``what``).
+    """
+    size = manifest.frame_size
+    try:
+        if manifest.version == 1:
+            data = _zlib_exact(payload, count * size, what)
+            deltas: Bytes = np.frombuffer(data, dtype=np.uint8).reshape(count, size)
+        else:
+            bound = count * (size // 2048 + size)
+            data = _zstd_bounded(payload, bound, what)
+            deltas = _undo_block_sparse(data, count, size, what)
+    except DecodeError as exc:
+        raise exc.with_path(path) from None
+    return _running_xor(deltas)
+
+
 class FrameDecoder:
     """Frames of one indexed trajectory, decoded on request (thread-safe)."""
 
@@ -220,19 +247,9 @@ class FrameDecoder:
 
     def _decode(self, chunk: ChunkRecord, number: int) -> Bytes:
         payload, what = self._chunk_payload(chunk, number, 3.0)
-        size = self.manifest.frame_size
-        count = chunk.frame_count
-        try:
-            if self.manifest.version == 1:
-                data = _zlib_exact(payload, count * size, what)
-                deltas: Bytes = np.frombuffer(data, dtype=np.uint8).reshape(count, size)
-            else:
-                bound = count * (size // 2048 + size)
-                data = _zstd_bounded(payload, bound, what)
-                deltas = _undo_block_sparse(data, count, size, what)
-        except DecodeError as exc:
-            raise exc.with_path(self.path) from None
-        return _running_xor(deltas)
+        return decode_chunk_payload(
+            self.manifest, payload, chunk.frame_count, what, self.path
+        )
 
     def decode_fields(self, number: int, items: Sequence[Field]) -> Bytes:
         """Return chunk ``number``'s frames with only ``items``' bytes rebuilt.
