@@ -7,7 +7,9 @@ there), so any test imports this as ``from batch_inputs import mixed_folder``.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,12 @@ def make_mixed_folder(folder: Path) -> Path:
         Scenario.from_json(pushed), folder / "05_pushed.fsr", external_pushes=(hand,)
     )
     data = reach.read_bytes()
-    (folder / "truncated.fsr").write_bytes(data[: len(data) * 6 // 10])
+    truncated = folder / "truncated.fsr"
+    truncated.write_bytes(data[: len(data) * 6 // 10])
+    # A crashed writer's file, an hour old: cut a moment ago, it would be a
+    # recording still being written, which batch refuses without --wait.
+    hour_ago = time.time() - 3600
+    os.utime(truncated, (hour_ago, hour_ago))
     (folder / "garbage.fsr").write_text("not a recording, just text\n" * 3)
     logs = folder / "logs"
     logs.mkdir()

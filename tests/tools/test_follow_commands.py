@@ -121,6 +121,7 @@ def test_batch_refuses_a_file_being_written_unless_told_to_wait(
         captured = capsys.readouterr()
         assert code == 1
         assert_mentions(captured.out + captured.err, "still being written", "--wait")
+        assert f"{path}: still being written" in captured.out + captured.err
         said: list[str] = []
         item = WorkItem(0, path)
         waited = check_live_inputs(

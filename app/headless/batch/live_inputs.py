@@ -46,7 +46,7 @@ def check_live_inputs(
         if reason and not wait:
             item = dataclasses.replace(
                 item,
-                problem=f"still being written ({reason}); "
+                problem=f"{item.input}: still being written ({reason}); "
                 "pass --wait to wait for its writer",
             )
         elif reason:
