@@ -180,8 +180,8 @@ def replay_episode(call: ReplayCall) -> ReplayResult:
     output, options = Path(call.output), call.options
     episode = find_episode(Path(call.source))
     check_output(episode.file, output, overwrite=options.overwrite)
-    runtime = _runtime()
     request = _request(call, episode)
+    runtime = _runtime()
     states = read_rows(episode, "states")
     if options.mode is ReplayMode.RESIMULATE and episode.action_rows == 0:
         raise ReplayError(
