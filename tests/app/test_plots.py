@@ -517,6 +517,12 @@ def test_a_long_axis_label_is_elided_in_the_middle_to_fit_a_short_plot(
     assert shown.endswith("[rad]")
     drawn = axis.label.boundingRect().width()  # the label is drawn turned
     assert drawn <= plot.getViewBox().height() + 8
+    # ... and centred on the plot again: placed for the long text it had,
+    # the short one would hang over the top, cut by the panel's edge.
+    label_box = axis.label.sceneBoundingRect()
+    view_box = plot.getViewBox().sceneBoundingRect()
+    assert label_box.top() >= view_box.top() - 8
+    assert label_box.bottom() <= view_box.bottom() + 8
     widget.resize(800, 900)
     qtbot.waitUntil(lambda: axis.labelText == f"{label} [rad]")
     widget.close()

@@ -23,19 +23,6 @@ TWO = DATA / "two_runs.rrd"
 TRUTH = json.loads((DATA / "expected.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def _guard_only_the_cut_file(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Decode first in a child (rerun-sdk's abort guard) only for the cut file.
-
-    The guard costs a second Python and a second decode per read; it is
-    tested against real damage in ``tests/core/rerun_source``.
-    """
-    if request.node.name != "test_a_cut_rrd_is_one_line_naming_the_file":
-        monkeypatch.setenv("FSR_VIEWER_RERUN_GUARD", "0")
-
-
 def test_inspect_json_verify_lists_entities_cameras_and_events(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -7,6 +7,7 @@ keeps the batch runs from compiling the robot's meshes in every worker.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -70,6 +71,18 @@ def test_verify_names_the_bad_episode_in_one_line(
         f"fsr-viewer: {bad}: episode 3 (demo_3): states holds 1 values that are "
         "not finite (the first in row 5)"
     )
+
+
+def test_verify_checks_each_demo_of_an_intact_file(
+    takes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The file stands for its demos: each is opened and checked, the file
+    # itself (which opens as none of them) is not.
+    lift = str(takes / "lift.hdf5")
+    assert main(["inspect", "--verify", "--json", lift]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["valid"] is True
+    assert report["checks"] == []
 
 
 @pytest.mark.parametrize("cut_at", [0.05, 0.5])

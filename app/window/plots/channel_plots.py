@@ -118,6 +118,9 @@ def _fit_left_label(plot: Any, label: str) -> None:
     text = markup_text(shown, LABEL_CHARS)
     if axis.labelText != text:
         axis.setLabel(text)
+        # pyqtgraph centres the label in its resizeEvent only, by the width
+        # of the text it had then: centre the new, shorter text again.
+        axis.resizeEvent(None)
 
 
 def series_label(series: list[Series]) -> str:

@@ -52,6 +52,7 @@ from fsr_core.sources.mcap.topic_loader import TopicLoader
 from fsr_core.sources.mcap.topics import Topic
 from fsr_core.sources.open_options import TIME_BASES
 from fsr_core.sources.toolkit.frames_scene import frames_geometry
+from fsr_core.sources.toolkit.pose_columns import POSE_COLUMNS, POSE_UNIT, pose_label
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["TIME_BASES", "TIME_VARIABLE", "default_time_base", "load_mcap"]
@@ -147,9 +148,9 @@ class _Assembly:
                 name,
                 play,
                 values[order],
-                "m",
-                f"pose of {name.split(':', 1)[1]} in its parent",
-                ("x", "y", "z", "qx", "qy", "qz", "qw"),
+                POSE_UNIT,
+                pose_label(name.split(":", 1)[1]),
+                POSE_COLUMNS,
             )
         return channels
 

@@ -1,38 +1,55 @@
-"""Decode a recording's chunks in a process of its own: the abort guard's child.
+"""The abort guard's child: decode a recording's chunks, keep nothing.
 
-``python -m fsr_core.sources.rerun.decode_probe PATH INDEX [ENTITY]`` opens
-recording ``INDEX`` of ``PATH`` and reads what the window is about to read:
-every chunk but the deferred cameras' (no ``ENTITY``), or one camera's frames.
-It keeps nothing and says nothing; its exit says how it went: 0 read, 1 an
-error the parent will meet and report itself, killed by a signal when
-rerun-sdk aborted (:func:`~fsr_core.sources.rerun.library.probe_in_child`).
+``python -m fsr_core.sources.rerun.decode_probe --serve`` reads requests,
+one JSON line each (``path``, ``index``, ``entity``), from its standard input
+until it closes; for each it opens recording ``index`` of ``path`` and reads
+what the caller is about to read: every chunk but the deferred cameras' (no
+``entity``), or one camera's frames. It answers one line: ``ok``, or
+``error`` when the read raised one of the project's errors (the caller meets
+it and reports it itself). When rerun-sdk aborts, the process dies, and the
+caller (:func:`~fsr_core.sources.rerun.decode_guard.probe_in_child`) says so.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from fsr_core.errors import FsrError
-from fsr_core.sources.rerun.library import GUARD_VARIABLE
+from fsr_core.sources.rerun.decode_guard import GUARD_VARIABLE
 from fsr_core.sources.rerun.store import open_store
 
 
+def _read(request: str) -> str:
+    try:
+        asked = json.loads(request)
+        store = open_store(Path(str(asked["path"])), int(asked["index"]))
+        if asked.get("entity") is None:
+            store.read_light()
+        else:
+            store.read_entity(str(asked["entity"]))
+    except (FsrError, ValueError, KeyError, TypeError, OSError):
+        return "error"
+    return "ok"
+
+
+def serve(requests: TextIO, answers: TextIO) -> None:
+    """Answer each request line of ``requests`` on ``answers``."""
+    for request in requests:
+        answers.write(_read(request) + "\n")
+        answers.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Read what the arguments name; return the exit status."""
+    """Serve requests on the standard streams; return the exit status."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (2, 3) or not args[1].isdigit():
+    if args != ["--serve"]:
         return 2
     os.environ[GUARD_VARIABLE] = "0"  # this process is the guard
-    try:
-        store = open_store(Path(args[0]), int(args[1]))
-        if len(args) == 3:
-            store.read_entity(args[2])
-        else:
-            store.read_light()
-    except FsrError:
-        return 1
+    serve(sys.stdin, sys.stdout)
     return 0
 
 

@@ -8,8 +8,6 @@ file must not pay for loading it.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,17 +25,12 @@ from fsr_core.errors import (
 )
 
 __all__ = [
-    "GUARD_VARIABLE",
     "RERUN_EXTRA",
-    "probe_in_child",
     "reading",
     "rerun_chunk",
     "rerun_missing",
     "rerun_version",
 ]
-
-GUARD_VARIABLE: Final = "FSR_VIEWER_RERUN_GUARD"
-"""Set to ``0`` to read without first decoding in a child process."""
 
 RERUN_EXTRA: Final = "the 'rerun-sdk' package (pip install 'fsr-viewer[rerun]')"
 """What to install, as the messages say it."""
@@ -126,47 +119,6 @@ def reading(path: Path, what: str) -> Iterator[None]:
         raise CorruptRecordError(
             f"{what}: rerun-sdk failed on it ({_one_line(exc)})", path=path
         ) from None
-
-
-def probe_in_child(
-    path: Path, what: str, index: int, entity: str | None = None
-) -> None:
-    """Read first in a child process what is about to be read here.
-
-    rerun-sdk decodes chunks on worker threads of its own, where some damage
-    (a bit flipped in a chunk's arrow buffers) makes it panic, and a panic
-    there aborts the whole process instead of raising. A fresh interpreter
-    (:mod:`~fsr_core.sources.rerun.decode_probe`; never a fork, which
-    deadlocks in a process with threads, as the window is) reads recording
-    ``index``: every chunk read at open, or the frames of ``entity``. If
-    rerun-sdk killed it, the caller gets one line instead of losing the
-    process; any other outcome leaves the reading to the caller, which meets
-    and reports an ordinary error itself. ``FSR_VIEWER_RERUN_GUARD=0`` skips
-    the probe (it costs a start of Python and a second decode).
-
-    Raises
-    ------
-    CorruptRecordError
-        rerun-sdk aborted (or the child was killed) reading the chunks.
-    """
-    if os.environ.get(GUARD_VARIABLE) == "0":
-        return
-    command = [sys.executable, "-m", "fsr_core.sources.rerun.decode_probe"]
-    command += [str(path), str(index), *([] if entity is None else [entity])]
-    done = subprocess.run(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, GUARD_VARIABLE: "0"},
-        check=False,
-    )
-    if done.returncode < 0:
-        raise CorruptRecordError(
-            f"{what}: rerun-sdk aborted decoding a chunk (signal "
-            f"{-done.returncode}): the file is damaged",
-            path=path,
-        )
 
 
 def read(path: Path, what: str, call: Callable[[], _T]) -> _T:

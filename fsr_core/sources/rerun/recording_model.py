@@ -24,6 +24,7 @@ from fsr_core.sources.rerun.library import rerun_version
 from fsr_core.sources.rerun.scene import scene_geometry
 from fsr_core.sources.rerun.store import RecordingStore, open_store
 from fsr_core.sources.rerun.time_bases import TimeBase, choose_time_base, offered
+from fsr_core.sources.toolkit.pose_columns import POSE_COLUMNS, POSE_UNIT, pose_label
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["load_rerun"]
@@ -62,9 +63,9 @@ def _pose_channels(tree: TransformTree, base: TimeBase) -> dict[str, Channel]:
             name,
             base.play(raw[order]),
             np.hstack([translations, rotations])[order],
-            "m",
-            f"pose of {frame} in its parent",
-            ("x", "y", "z", "qx", "qy", "qz", "qw"),
+            POSE_UNIT,
+            pose_label(frame),
+            POSE_COLUMNS,
         )
     return channels
 

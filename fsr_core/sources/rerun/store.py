@@ -24,8 +24,8 @@ import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import SchemaError
+from fsr_core.sources.rerun.decode_guard import probe_in_child
 from fsr_core.sources.rerun.library import (
-    probe_in_child,
     read,
     reading,
     rerun_chunk,

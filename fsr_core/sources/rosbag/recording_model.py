@@ -57,12 +57,12 @@ from fsr_core.sources.toolkit.joint_state_columns import (
     JOINT_STATE_SCHEMAS,
     preferred_joint_set,
 )
+from fsr_core.sources.toolkit.pose_columns import POSE_COLUMNS, POSE_UNIT, pose_label
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["load_bag"]
 
 _LISTED: Final = 5
-_POSE_COLUMNS: Final = ("x", "y", "z", "qx", "qy", "qz", "qw")
 _BAG_TIMES: Final = {
     "log": "log time",
     "header": "header stamp",
@@ -104,7 +104,7 @@ def _load_pose(whole: _WholeTree, frame: str, origin_ns: int) -> ChannelData:
         if child == frame:
             order, play = _play(times, origin_ns)
             values = np.hstack([translations, rotations])[order]
-            return ChannelData(play, values, _POSE_COLUMNS)
+            return ChannelData(play, values, POSE_COLUMNS)
     raise DecodeError(f"frame {frame[:80]!r} is no longer in the transforms")
 
 
@@ -168,21 +168,21 @@ class _Assembly:
         whole = _WholeTree(self.shared)
         for frame, times, translations, rotations in self.contents.tree.series():
             name = f"/tf:{frame}"
-            label = f"pose of {frame} in its parent"
+            label = pose_label(frame)
             if self.partial:  # the first second read: the rest when shown
                 load = functools.partial(_load_pose, whole, frame, self.origin_ns)
                 channels[name] = Channel.lazy(
                     name,
                     load,
-                    unit="m",
+                    unit=POSE_UNIT,
                     label=label,
-                    columns=_POSE_COLUMNS,
+                    columns=POSE_COLUMNS,
                     path=self.bag.path,
                 )
                 continue
             order, play = _play(times, self.origin_ns)
             values = np.hstack([translations, rotations])[order]
-            channels[name] = Channel(name, play, values, "m", label, _POSE_COLUMNS)
+            channels[name] = Channel(name, play, values, POSE_UNIT, label, POSE_COLUMNS)
         return channels
 
     def markers(self) -> tuple[Marker, ...]:

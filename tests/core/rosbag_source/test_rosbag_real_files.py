@@ -76,6 +76,9 @@ def test_each_bag_opens_with_the_values_rosbags_reads(path: Path) -> None:
     tf = model.channels["/tf:base_link"]
     assert tf.count == topics["/tf"]["messages"]
     assert tf.values[-1, 0] == pytest.approx(topics["/tf"]["last_translation_x"])
+    # Metres for the translation only: the quaternion has no unit.
+    assert tf.unit == "m, quat"
+    assert tf.columns == ("x", "y", "z", "qx", "qy", "qz", "qw")
 
 
 @pytest.mark.parametrize("path", ALL_BAGS, ids=lambda path: path.name)
