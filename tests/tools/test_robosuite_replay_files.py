@@ -128,7 +128,9 @@ def _replay(capsys: pytest.CaptureFixture[str], out: Path, *extra: str) -> str:
 @pytest.fixture
 def no_robosuite(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FSR_VIEWER_ROBOSUITE_PYTHON", raising=False)
-    if importlib.util.find_spec("robosuite") is not None:
+    # tests/robosuite on sys.path is a namespace package without an origin.
+    spec = importlib.util.find_spec("robosuite")
+    if spec is not None and spec.origin is not None:
         pytest.skip("robosuite is installed in this Python")
 
 

@@ -12,6 +12,8 @@ time, qpos, qvel per step) and ``actions``.
 An episode is addressed like every dataset episode, ``<file>/episode_000003``
 (:mod:`fsr_core.playlists.episodes`), for ``demo_3``; the file itself means its
 first episode. Sizes are checked against the memory budget before a read.
+The file is opened without HDF5's file locking, as the HDF5 source opens it:
+an episode open in the window is replayed while the source holds the file.
 """
 
 from __future__ import annotations
@@ -205,7 +207,7 @@ def is_robosuite_file(path: Path) -> bool:
     except ImportError:
         return False
     try:
-        with h5py.File(file, "r") as handle:
+        with h5py.File(file, "r", locking=False) as handle:
             data = handle.get("data")
             if data is None:
                 return False
@@ -229,7 +231,10 @@ def find_episode(address: Path) -> Episode:
     found = split_episode_path(address)
     file, wanted = (address, None) if found is None else found
     h5py = _h5py(file)
-    with _reading(file, "cannot read the HDF5 file"), h5py.File(file, "r") as handle:
+    with (
+        _reading(file, "cannot read the HDF5 file"),
+        h5py.File(file, "r", locking=False) as handle,
+    ):
         data = handle.get("data")
         if data is None:
             raise ReplayError(
@@ -286,7 +291,7 @@ def read_rows(episode: Episode, name: str) -> npt.NDArray[np.float64]:
     file = episode.file
     h5py = _h5py(file)
     what = f"cannot read {episode.group}/{name}"
-    with _reading(file, what), h5py.File(file, "r") as handle:
+    with _reading(file, what), h5py.File(file, "r", locking=False) as handle:
         dataset = handle[f"{episode.group}/{name}"]
         check_budget(
             MEMORY,

@@ -119,7 +119,7 @@ def state_names(mujoco: Any, model: Any, width: int) -> list[str]:
 
 def _read_episode(request: RobosuiteRequest) -> tuple[Any, Any, str]:
     h5py = importlib.import_module("h5py")
-    with h5py.File(request.file, "r") as handle:
+    with h5py.File(request.file, "r", locking=False) as handle:
         group = handle[request.group]
         states = np.asarray(group["states"][()], dtype=np.float64)
         actions = (
