@@ -29,7 +29,12 @@ from fsr_core.media import RGBFrame
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.replay.engine import replay_file
-from fsr_core.simulation.protocol import ReplayMode, ReplayOptions, ReplayResult
+from fsr_core.simulation.protocol import (
+    CancelToken,
+    ReplayMode,
+    ReplayOptions,
+    ReplayResult,
+)
 from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.robosuite
@@ -161,4 +166,45 @@ def test_a_camera_the_model_lacks_is_named_with_those_it_has(tmp_path: Path) -> 
         replay_file(episode_path(LIFT, 1), out, options)
     assert_mentions(str(raised.value), "no camera topview", "agentview", "frontview")
     assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_robosuite_cannot_replay_fails_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.hdf5"
+    cut.write_bytes(LIFT.read_bytes()[:100_000])
+    aloha = TEST_DATA / "hdf5" / "aloha" / "episode_0.hdf5"
+    for source, said in (
+        (cut, "cannot read the HDF5 file: Unable to synchronously open file"),
+        (aloha, "no data group: a robosuite file holds data/demo_N"),
+    ):
+        out = tmp_path / "out.fsr"
+        capsys.readouterr()
+        assert main(["replay", str(source), "--mode", "render", "-o", str(out)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1, err
+        assert_mentions(
+            err, str(source), "simulator 'robosuite' cannot replay it", said
+        )
+        assert not out.exists()
+
+
+def test_a_cancelled_replay_publishes_nothing(tmp_path: Path) -> None:
+    cancel = CancelToken()
+
+    def progress(done: int, total: int) -> None:
+        if done == 3:
+            cancel.cancel()
+
+    out = tmp_path / "out.fsr"
+    result = replay_file(
+        episode_path(LIFT, 1),
+        out,
+        ReplayOptions(mode=ReplayMode.RESIMULATE),
+        progress=progress,
+        cancel=cancel,
+    )
+    assert result.reason_code == "REPLAY_CANCELLED"
+    assert result.output is None
     assert list(tmp_path.iterdir()) == []

@@ -1,8 +1,9 @@
 """robosuite as a registry adapter replaying robosuite-layout HDF5 episodes.
 
 It claims robosuite episodes from the replay engine (they are not FSR
-recordings: :meth:`RobosuiteAdapter.claims_source` looks for the HDF5 magic,
-then for a robosuite environment in the ``data`` group) and replays the
+recordings: :meth:`RobosuiteAdapter.claims_source` looks for the HDF5 magic;
+:meth:`~RobosuiteAdapter.can_replay` then for a robosuite environment in the
+``data`` group) and replays the
 episodes the viewer opens (source kind ``hdf5``) in both modes, into FSR
 (:mod:`.replay`). robosuite runs in this process when it is installed here,
 else in the Python ``FSR_VIEWER_ROBOSUITE_PYTHON`` names (:mod:`.availability`).
@@ -25,7 +26,7 @@ from fsr_core.simulation.protocol import (
 from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
 from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.robosuite.availability import unavailable_reason
-from fsr_core.simulators.robosuite.episode_file import is_robosuite_file
+from fsr_core.simulators.robosuite.episode_file import is_hdf5_file
 from fsr_core.simulators.robosuite.output import SIMULATOR_NAME
 from fsr_core.simulators.robosuite.replay import episode_problem, plan, replay_episode
 from fsr_core.simulators.robosuite.request import SETTINGS
@@ -61,8 +62,13 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
         return episode_problem(source)
 
     def claims_source(self, source: Path) -> bool:
-        """Claim an HDF5 file (or an episode of one) naming a robosuite environment."""
-        return is_robosuite_file(source)
+        """Claim an HDF5 file or an episode of one (reads its first eight bytes).
+
+        Every HDF5 file the engine is handed is a dataset, never an FSR
+        recording: :meth:`can_replay` says why one that is no robosuite file
+        cannot be replayed.
+        """
+        return is_hdf5_file(source)
 
     def source_kinds(self) -> frozenset[str]:
         """Return the HDF5 source's kind: an episode open in the player replays."""

@@ -47,7 +47,7 @@ def episode_problem(source: Path) -> str | None:
     try:
         episode = find_episode(source)
     except ReplayError as exc:
-        return exc.args[0] if exc.args else str(exc)
+        return exc.reason
     if episode.steps == 0:
         return f"{episode.group} records no state"
     return None
