@@ -66,8 +66,11 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
 
         Every HDF5 file the engine is handed is a dataset, never an FSR
         recording: :meth:`can_replay` says why one that is no robosuite file
-        cannot be replayed.
+        cannot be replayed. A file named ``.fsr`` is left to the FSR checks
+        (which name HDF5 as the format found).
         """
+        if source.suffix.lower() == ".fsr":  # an FSR name: the FSR checks say
+            return False
         return is_hdf5_file(source)
 
     def source_kinds(self) -> frozenset[str]:
