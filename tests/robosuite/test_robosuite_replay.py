@@ -121,8 +121,10 @@ def test_a_changed_action_diverges_at_its_step(
     errors = model.channels["state_error"].values[:, 0]
     assert np.all(errors[: CHANGED_STEP + 1] == 0.0)
     assert np.all(errors[CHANGED_STEP + 1 :] > 0.0)
-    first = model.metadata["robosuite"]["state_names"]
-    assert first[0] == "time"
+    assert model.metadata["robosuite"]["state_names"][0] == "time"
+    # The timeline marks where it first diverges, naming the component.
+    marks = [m for m in model.markers if m.label.startswith("diverges: q")]
+    assert [m.play_time_s for m in marks] == [(CHANGED_STEP + 1) / 20]
 
 
 def test_compare_says_where_it_diverges(

@@ -16,6 +16,8 @@ with:
   (``sensors.agentview.camera.*``): PNG frames right side up, the intrinsics
   once (a centred pinhole from the camera's vertical field of view) and its
   world pose with every frame (camera to world, OpenCV axes);
+* ``events``: one mark on the timeline at the first divergence, naming the
+  component;
 * ``replay.comparison``: the verdict, one JSON record at the last step.
 
 Step ``i`` is at ``i / control_freq`` seconds (tick ``i``), the episode's time
@@ -33,6 +35,7 @@ import numpy as np
 
 from fsr_core.calibration import CameraPose, centred_pinhole, quaternion_from_matrix
 from fsr_core.format.catalog import (
+    EVENTS_STREAM,
     LIFECYCLE_STREAM,
     camera_streams,
     json_stream,
@@ -147,6 +150,9 @@ class ReplayFile:
         specs = [
             lifecycle_stream(),
             json_stream(COMPARISON_STREAM, required=False),
+            json_stream(
+                EVENTS_STREAM, StreamKind.EVENT, schema="fsr.event/1", required=False
+            ),
             _numeric(STATES_STREAM, "states", columns, ""),
             _numeric(ERROR_STREAM, "state_error", ("max_abs_error",), ""),
         ]
@@ -252,6 +258,11 @@ class ReplayFile:
         for name in self._fovy:
             self._write_camera(writer, stamp, name, frame)
         error = self.divergence.add(index, frame.state)
+        first = self.divergence.first
+        if first is not None and first.step == index:
+            # A mark on the timeline where the replay first leaves the recording.
+            name = f"diverges: {first.component} ({first.error:.3g})"
+            stamp.write(writer, EVENTS_STREAM, {"name": name})
         stamp.write(writer, STATES_STREAM, frame.state)
         stamp.write(writer, ERROR_STREAM, np.array([error]))
         self.frames += 1
