@@ -210,3 +210,12 @@ def test_a_cancelled_replay_publishes_nothing(tmp_path: Path) -> None:
     assert result.reason_code == "REPLAY_CANCELLED"
     assert result.output is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_output_is_never_its_own_source(tmp_path: Path) -> None:
+    own = tmp_path / "lift.hdf5"
+    shutil.copyfile(LIFT, own)
+    options = ReplayOptions(mode=ReplayMode.RENDER, overwrite=True)
+    with pytest.raises(ReplayError, match="the replay output is the source file"):
+        replay_file(episode_path(own, 1), own, options)
+    assert own.read_bytes() == LIFT.read_bytes()
