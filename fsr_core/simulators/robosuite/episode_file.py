@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,6 +198,9 @@ def is_hdf5_file(path: Path) -> bool:
     found = split_episode_path(path)
     file = path if found is None else found[0]
     try:
+        # A regular file only: a FIFO or a device would block the read.
+        if not stat.S_ISREG(file.stat().st_mode):
+            return False
         with file.open("rb") as handle:
             return handle.read(len(HDF5_MAGIC)) == HDF5_MAGIC
     except OSError:
