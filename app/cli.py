@@ -38,11 +38,11 @@ Subcommands:
   simulate SCENARIO.toml -o OUT [--live]   run a scenario (planar arm or MuJoCo),
                                       record it (--live: watch it in the player)
   compare REFERENCE CANDIDATE         compare channel by channel (exit 0 agree, 1 not)
-       [--tolerance X] [--channels a,b] [--json] [--time-base B]
+       [--episode N] [--tolerance X] [--channels a,b] [--json] [--time-base B]
   convert FILE [-o OUT.fsr]           write a recording as FSR (skelarm, MCAP,
        [--episode N] [--time-base B]  Genesis, one LeRobot episode)
   resimulate LOG -o OUT.sklog.npz     re-run a skelarm log through skelarm (3.12+)
-  replay FILE --mode render|resimulate -o OUT.fsr
+  replay FILE --mode render|resimulate -o OUT.fsr [--episode N]
        [--simulator NAME] [--timing recorded_sim_time|as_fast_as_valid]
        [--execution sequential|recorded_preemption] [--max-in-flight N]
        [--with-recorded-force] [--overwrite]
@@ -533,7 +533,12 @@ def _screenshot(args: argparse.Namespace, shown: ViewModel) -> int:
 
 
 #: The argument of each command that ``--episode`` narrows to one episode.
-_EPISODE_TARGETS = {"inspect": "file", "convert": "log"}
+_EPISODE_TARGETS = {
+    "inspect": "file",
+    "convert": "log",
+    "replay": "file",
+    "compare": "reference",
+}
 
 
 def _choose_episode(args: argparse.Namespace) -> None:

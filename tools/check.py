@@ -5,7 +5,8 @@ The one definition of "checks pass" (docs/style.md, Tooling). In order: ``ruff f
 tests, then ``pytest -q`` with ``QT_QPA_PLATFORM=offscreen``, then the tests
 that run skelarm itself in ``.venv312`` when a Python 3.12 or 3.13 exists, then
 those that run Genesis in the Python ``FSR_VIEWER_GENESIS_PYTHON`` names (or
-``.venv-genesis``) when there is one. With
+``.venv-genesis``) when there is one, and those that run robosuite in the
+Python ``FSR_VIEWER_ROBOSUITE_PYTHON`` names (or ``.venv-robosuite``). With
 ``--fix``, ``ruff format`` and ``ruff check --fix`` run first. Every tool comes from the
 environment of the Python running this script, so run it as
 ``.venv/bin/python tools/check.py``.
@@ -183,6 +184,47 @@ def _genesis_tests() -> int:
     return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
 
 
+ROBOSUITE_TESTS = ("tests/robosuite",)
+"""What the robosuite step runs (``-m robosuite`` selects the tests that need it)."""
+ROBOSUITE_VARIABLE = "FSR_VIEWER_ROBOSUITE_PYTHON"
+ROBOSUITE_VENV = REPO_ROOT / ".venv-robosuite"
+
+
+def robosuite_python() -> str | None:
+    """Return the Python robosuite runs in: the variable's, or .venv-robosuite."""
+    named = os.environ.get(ROBOSUITE_VARIABLE, "").strip()
+    if named:
+        return named
+    candidate = ROBOSUITE_VENV / "bin" / "python"
+    return str(candidate) if candidate.exists() else None
+
+
+def _robosuite_tests() -> int:
+    """Run the robosuite tests here, robosuite running in its own Python.
+
+    robosuite pins a MuJoCo older than the one the tests install, so it lives
+    in another Python: ``FSR_VIEWER_ROBOSUITE_PYTHON``, else
+    ``.venv-robosuite`` (``python3 -m venv .venv-robosuite`` then
+    ``.venv-robosuite/bin/pip install 'robosuite==1.5.2' 'mujoco<3.4' h5py``).
+    The tests run in this Python and start robosuite's worker there. Without
+    one the step says so and passes: nothing could be run.
+    """
+    python = robosuite_python()
+    if python is None:
+        print(
+            f"robosuite tests NOT RUN: no {ROBOSUITE_VARIABLE} and no "
+            ".venv-robosuite (a Python with robosuite 1.5.2, mujoco<3.4, h5py)"
+        )
+        return 0
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        ROBOSUITE_VARIABLE: python,
+    }
+    argv = [*_python("-m", "pytest", "-q", "-m", "robosuite"), *ROBOSUITE_TESTS]
+    return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+
+
 def build_steps(*, fix: bool) -> list[Step]:
     """Return the checks in the order they run.
 
@@ -213,6 +255,10 @@ def build_steps(*, fix: bool) -> list[Step]:
         Step("pytest", _command(*_python("-m", "pytest", "-q"), env=test_env)),
         Step("skelarm tests on Python >= 3.12 (.venv312)", _skelarm_tests),
         Step(f"genesis tests ({GENESIS_VARIABLE} or .venv-genesis)", _genesis_tests),
+        Step(
+            f"robosuite tests ({ROBOSUITE_VARIABLE} or .venv-robosuite)",
+            _robosuite_tests,
+        ),
     ]
     return steps
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.headless.options import (
+    add_episode,
     add_time_base,
     checked_number,
     finite_non_negative,
@@ -108,6 +109,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         ),
     )
     compare.add_argument("reference", type=Path, help="the recording to match")
+    add_episode(compare)
     compare.add_argument("candidate", type=Path, help="the recording to judge")
     compare.add_argument("--json", action="store_true", help="machine-readable output")
     compare.add_argument(

@@ -270,7 +270,7 @@ def add_episode(parser: argparse.ArgumentParser) -> None:
         "--episode",
         type=episode_option,
         metavar="N",
-        help="the episode N of a dataset folder (a LeRobot dataset root)",
+        help="the episode N of a dataset (a LeRobot root, an HDF5 file of demos)",
     )
 
 

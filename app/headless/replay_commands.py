@@ -23,6 +23,7 @@ from types import FrameType
 from app.headless.options import (
     MAX_IN_FLIGHT,
     add_enum_option,
+    add_episode,
     add_output,
     add_overwrite,
     set_runner,
@@ -99,6 +100,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         ),
     )
     replay.add_argument("file", type=Path, help="the recording to replay")
+    add_episode(replay)
     replay.add_argument(
         "--mode",
         required=True,

@@ -70,6 +70,7 @@ BUILTIN_SIMULATORS: Final = {
     "mujoco": "..simulators.mujoco.adapter:MujocoAdapter",
     "skelarm": "..simulators.skelarm.adapter:SkelarmAdapter",
     "genesis": "..simulators.genesis.adapter:GenesisAdapter",
+    "robosuite": "..simulators.robosuite.adapter:RobosuiteAdapter",
 }
 """Name and ``module:class`` of each built-in simulator, the module relative to
 this package: ``..simulators`` is the simulators package beside it."""

@@ -33,6 +33,17 @@ def test_the_default_output_never_names_an_existing_file(tmp_path: Path) -> None
     )
 
 
+def test_an_episode_of_a_file_replays_beside_that_file(tmp_path: Path) -> None:
+    # An HDF5 file of demos: its episodes are addressed inside it, but their
+    # replays can only go beside it.
+    demos = tmp_path / "lift.hdf5"
+    demos.write_bytes(b"x")
+
+    assert default_output(demos / "episode_000002", ReplayMode.RESIMULATE) == (
+        tmp_path / "lift_episode_000002.resim.fsr"
+    )
+
+
 def test_a_skelarm_log_loses_its_double_extension(tmp_path: Path) -> None:
     source = tmp_path / "reach.sklog.npz"
 

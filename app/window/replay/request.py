@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsr_core.playlists.episodes import split_episode_path
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 from fsr_core.simulation.registry import replay_suffix
 from fsr_core.sources import recording_stem
@@ -70,11 +71,14 @@ def default_output(source: Path, mode: ReplayMode, suffix: str = ".fsr") -> Path
     refuses it).
     """
     base = f"{recording_stem(source)}.{MODE_SUFFIXES[mode]}"
-    first = source.with_name(f"{base}{suffix}")
+    # An episode of a file (an HDF5 file of demos) goes beside that file.
+    episode = split_episode_path(source)
+    beside = episode[0] if episode is not None and episode[0].is_file() else source
+    first = beside.with_name(f"{base}{suffix}")
     if not first.exists():
         return first
     for number in range(2, _MAX_NUMBERED + 1):
-        candidate = source.with_name(f"{base}-{number}{suffix}")
+        candidate = beside.with_name(f"{base}-{number}{suffix}")
         if not candidate.exists():
             return candidate
     return first

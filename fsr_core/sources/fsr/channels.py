@@ -36,6 +36,7 @@ import numpy.typing as npt
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import FsrError
 from fsr_core.format.reader import FsrReader
+from fsr_core.format.streams import StreamSpec
 from fsr_core.format.values import StreamInfo
 from fsr_core.load_once import LoadOnce
 from fsr_core.recording import (
@@ -232,6 +233,22 @@ class StreamSamples:
         return self._use(read)
 
 
+def _columns(spec: StreamSpec, width: int) -> tuple[str, ...]:
+    """Return the column names: the writer's originals (``columns``) when kept.
+
+    A stream's channel names are FSR names; a writer whose columns had other
+    characters (``states[0]``) keeps them in the ``columns`` attribute.
+    """
+    kept = spec.attributes.get("columns")
+    if (
+        isinstance(kept, list)
+        and len(kept) == width
+        and all(isinstance(name, str) for name in kept)
+    ):
+        return tuple(kept)
+    return spec.channels or tuple(str(i) for i in range(width))
+
+
 def stream_channel(
     info: StreamInfo, name: str, identity: FileIdentity, timeline: Timeline
 ) -> Channel:
@@ -244,7 +261,7 @@ def stream_channel(
         name,
         samples.load,
         unit=units[0] if len(set(units)) == 1 else "",
-        columns=spec.channels or tuple(str(i) for i in range(width)),
+        columns=_columns(spec, width),
         width=width,
         count=info.record_count,
         path=Path(identity.path),
