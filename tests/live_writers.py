@@ -13,7 +13,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -56,6 +57,24 @@ class WriterProcess:
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()
+
+
+@contextmanager
+def running_fsr_writer(path: Path, width: int, height: int) -> Iterator[WriterProcess]:
+    """Run the FSR writer on ``path`` in command mode; stop it at the end."""
+    process = WriterProcess(
+        "live_writer.py",
+        str(path),
+        "--commands",
+        "--width",
+        str(width),
+        "--height",
+        str(height),
+    )
+    try:
+        yield process
+    finally:
+        process.close()
 
 
 def poll_until(follower: Follower, done: Callable[[], bool], what: str) -> int:

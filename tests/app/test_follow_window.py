@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_writers import WriterProcess
+from live_writers import WriterProcess, running_fsr_writer
 from pytestqt.qtbot import QtBot
 
 from app.window import main_window
@@ -16,17 +16,8 @@ from app.window.state.playlist import EntryState
 
 @pytest.fixture
 def fsr_writer(tmp_path: Path) -> Iterator[WriterProcess]:
-    process = WriterProcess(
-        "live_writer.py",
-        str(tmp_path / "run.fsr"),
-        "--commands",
-        "--width",
-        "32",
-        "--height",
-        "24",
-    )
-    yield process
-    process.close()
+    with running_fsr_writer(tmp_path / "run.fsr", 32, 24) as process:
+        yield process
 
 
 def test_a_growing_recording_plays_live_scrubs_back_and_is_checked_at_the_end(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_output import assert_mentions
-from live_writers import WriterProcess
+from live_writers import WriterProcess, running_fsr_writer
 
 from app.cli import main
 from app.headless.batch.items import WorkItem
@@ -22,17 +22,8 @@ from app.headless.signals import StopRequested
 
 @pytest.fixture
 def fsr_writer(tmp_path: Path) -> Iterator[WriterProcess]:
-    process = WriterProcess(
-        "live_writer.py",
-        str(tmp_path / "run.fsr"),
-        "--commands",
-        "--width",
-        "16",
-        "--height",
-        "12",
-    )
-    yield process
-    process.close()
+    with running_fsr_writer(tmp_path / "run.fsr", 16, 12) as process:
+        yield process
 
 
 def test_inspect_follow_prints_lines_until_the_writer_publishes(

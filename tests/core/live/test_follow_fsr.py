@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from live_writers import WriterProcess, poll_until
+from live_writers import WriterProcess, poll_until, running_fsr_writer
 
 from fsr_core.format.reader import FsrReader
 from fsr_core.sources import open_recording
@@ -21,17 +21,8 @@ from fsr_core.sources.live import (
 
 @pytest.fixture
 def writer(tmp_path: Path) -> Iterator[WriterProcess]:
-    process = WriterProcess(
-        "live_writer.py",
-        str(tmp_path / "run.fsr"),
-        "--commands",
-        "--width",
-        "32",
-        "--height",
-        "24",
-    )
-    yield process
-    process.close()
+    with running_fsr_writer(tmp_path / "run.fsr", 32, 24) as process:
+        yield process
 
 
 def test_a_running_writer_is_followed_to_its_published_file(
