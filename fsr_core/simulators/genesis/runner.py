@@ -10,51 +10,20 @@ about 50 ms of a cancel, even while Genesis compiles its kernels.
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import re
-import shutil
-import subprocess
-import tempfile
-import threading
-from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
 from fsr_core.simulation.protocol import CancelToken
+from fsr_core.simulation.worker_process import RunOutcome, clean_message, run_in_worker
 from fsr_core.simulators.genesis.availability import Runtime
 from fsr_core.simulators.genesis.request import GenesisRequest
 from fsr_core.simulators.genesis.session import FrameOut, Sink
 
 __all__ = ["RunOutcome", "run_request"]
 
-_POLL_S: Final = 0.05
 _WORKER: Final = "fsr_core.simulators.genesis.worker"
-_ANSI: Final = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|~~?<|>~~?")
-_KEPT_ERROR_LINES: Final = 40
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """How a run ended: done, cancelled, or failed with ``error``."""
-
-    cancelled: bool = False
-    error: str = ""
-
-    @property
-    def failed(self) -> bool:
-        """Whether Genesis refused or failed (``error`` says why)."""
-        return bool(self.error) and not self.cancelled
-
-
-def clean_message(text: str) -> str:
-    """Return Genesis's message on one line, without its terminal colours."""
-    lines = [line.strip() for line in _ANSI.sub("", text).splitlines() if line.strip()]
-    return " ".join(lines)[:600]
 
 
 def _in_process(
@@ -71,12 +40,6 @@ def _in_process(
     except Exception as exc:  # noqa: BLE001 - Genesis's failures, reported whole
         return RunOutcome(error=clean_message(f"{type(exc).__name__}: {exc}"))
     return RunOutcome(cancelled=cancelled())
-
-
-def _pump(stream: IO[str], into: queue.Queue[str | None]) -> None:
-    for line in stream:
-        into.put(line)
-    into.put(None)
 
 
 def _frame(event: dict[str, Any], folder: Path) -> FrameOut:
@@ -98,72 +61,6 @@ def _frame(event: dict[str, Any], folder: Path) -> FrameOut:
     )
 
 
-def _environment() -> dict[str, str]:
-    root = str(Path(__file__).resolve().parents[3])
-    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(paths),
-        "PYTHONUNBUFFERED": "1",
-        "QT_QPA_PLATFORM": "offscreen",
-    }
-
-
-class _Child:
-    """The worker process and the threads that drain its output."""
-
-    def __init__(self, python: str, request: Path, folder: Path) -> None:
-        self.process = subprocess.Popen(
-            [python, "-m", _WORKER, str(request), str(folder)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=_environment(),
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
-        self.events: queue.Queue[str | None] = queue.Queue()
-        self.errors: deque[str] = deque(maxlen=_KEPT_ERROR_LINES)
-        stdout = self.process.stdout
-        assert stdout is not None
-        self._threads = [
-            threading.Thread(target=_pump, args=(stdout, self.events), daemon=True),
-            threading.Thread(target=self._drain, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def _drain(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            if line.strip():
-                self.errors.append(line)
-
-    def kill(self) -> None:
-        """Stop the child now."""
-        self.process.kill()
-        self.process.wait()
-
-    def close(self) -> None:
-        """Wait for the child and its output threads, then close the pipes."""
-        if self.process.poll() is None:
-            self.kill()
-        for thread in self._threads:
-            thread.join(timeout=5.0)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
-
-    def last_error(self) -> str:
-        """Return the last line the child wrote that is not a warning."""
-        for line in reversed(self.errors):
-            text = clean_message(line)
-            if text and not text.startswith("[W "):
-                return text
-        return f"the Genesis worker exited with status {self.process.returncode}"
-
-
 def _dispatch(event: dict[str, Any], sink: Sink, folder: Path) -> str | None:
     """Hand one event to ``sink``; return the error it reports, if any."""
     kind = event.get("event")
@@ -176,55 +73,6 @@ def _dispatch(event: dict[str, Any], sink: Sink, folder: Path) -> str | None:
     elif kind == "error":
         return clean_message(str(event.get("message", ""))) or "Genesis failed"
     return None
-
-
-def _follow(
-    child: _Child, sink: Sink, cancel: CancelToken | None, frames: Path
-) -> RunOutcome:
-    """Hand the child's events to ``sink`` until it ends; kill it on a cancel."""
-    error = ""
-    while True:
-        if cancel is not None and cancel.cancelled:
-            child.kill()
-            return RunOutcome(cancelled=True)
-        try:
-            line = child.events.get(timeout=_POLL_S)
-        except queue.Empty:
-            continue
-        if line is None:
-            break
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue  # not an event line
-        if isinstance(event, dict):
-            error = _dispatch(event, sink, frames) or error
-    status = child.process.wait()
-    if status != 0 and not error:
-        error = child.last_error()
-    return RunOutcome(error=error)
-
-
-def _in_child(
-    python: str,
-    request: GenesisRequest,
-    sink: Sink,
-    cancel: CancelToken | None,
-    scratch: Path,
-) -> RunOutcome:
-    folder = Path(tempfile.mkdtemp(prefix=".fsr-genesis-", dir=scratch))
-    try:
-        request_file = folder / "request.json"
-        request_file.write_text(request.to_json(), encoding="utf-8")
-        frames = folder / "frames"
-        frames.mkdir()
-        child = _Child(python, request_file, frames)
-        try:
-            return _follow(child, sink, cancel, frames)
-        finally:
-            child.close()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run_request(
@@ -242,5 +90,14 @@ def run_request(
     """
     if runtime.python is None:
         return _in_process(request, sink, cancel)
-    where = scratch if scratch is not None else Path(tempfile.gettempdir())
-    return _in_child(runtime.python, request, sink, cancel, where)
+    return run_in_worker(
+        runtime.python,
+        _WORKER,
+        request.to_json(),
+        lambda frames: lambda event: _dispatch(event, sink, frames),
+        label="Genesis",
+        cancel=cancel,
+        scratch=scratch,
+        env={"QT_QPA_PLATFORM": "offscreen"},
+        noise=lambda text: text.startswith("[W "),
+    )
