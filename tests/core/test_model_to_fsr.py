@@ -237,10 +237,12 @@ def test_a_model_round_trips_through_fsr(source: Path, tmp_path: Path) -> None:
         "qw",
     )
     assert back.channels["joint_states"].columns == ("torque",)
+    # The source's own column names come back as written, not as the FSR
+    # channel names they were stored under (kept in the stream's attributes).
     assert back.channels["/joint_states"].columns == (
-        "position.joint_1",
+        "position.joint 1",
         "position.joint_2",
-        "velocity.0",
+        "velocity[0]",
     )
     assert back.title == model.title
     assert back.duration_s == model.duration_s
