@@ -25,6 +25,7 @@ from fsr_core.errors import LimitExceededError
 __all__ = [
     "BUDGETS",
     "EXPORT_FRAMES",
+    "LIVE_DISK",
     "MEMORY",
     "Budget",
     "check_budget",
@@ -85,7 +86,17 @@ EXPORT_FRAMES: Final = Budget(
 )
 """Frames one video export may draw (a million frames is 9 h at 30 fps)."""
 
-BUDGETS: Final = (MEMORY, EXPORT_FRAMES)
+LIVE_DISK: Final = Budget(
+    name="live spill",
+    variable="FSR_VIEWER_LIVE_DISK_BUDGET",
+    default=16 << 30,
+    in_bytes=True,
+    unit="of disk",
+)
+"""Disk one array of a channel followed live may spill to (about 70 hours of a
+1 kHz seven-column channel): its older rows live there, not in memory."""
+
+BUDGETS: Final = (MEMORY, EXPORT_FRAMES, LIVE_DISK)
 """Every budget, for documentation and tests."""
 
 

@@ -108,3 +108,21 @@ def test_to_start_pauses_and_goes_to_the_first_frame(clock: PlaybackClock) -> No
     clock.to_start()
     assert not clock.playing
     assert clock.position_s == 0.0
+
+
+def test_frames_added_as_a_followed_recording_grows_keep_the_position(
+    clock: PlaybackClock,
+) -> None:
+    clock.seek(0.5)
+    clock.extend_frames([1.05, 1.0, 0.2, np.nan, 1.1])
+    clock.extend_frames(np.arange(1.2, 50.0, 0.1))
+
+    assert clock.position_s == pytest.approx(0.5)
+    assert clock.frame_index == 5
+    assert clock.duration_s == pytest.approx(49.9)
+    assert clock.frame_count == 11 + 2 + len(np.arange(1.2, 50.0, 0.1))
+    assert np.all(np.diff(clock.frame_times_s) > 0)
+    clock.seek_frame(11)
+    assert clock.position_s == pytest.approx(1.05)
+    clock.set_frames(FRAMES)  # the next recording starts afresh
+    assert clock.duration_s == pytest.approx(1.0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,7 @@ from recording_models import channels_model
 from app.window.plots.series_cache import (
     decimate,
     extent_indices,
+    grown_extent_indices,
     parse_key,
     resolve_key,
     series_keys,
@@ -206,6 +209,27 @@ def test_extent_indices_give_first_last_lowest_and_highest_ignoring_nan() -> Non
 
     assert extent_indices(y).tolist() == [0, 2, 3, 4]
     assert extent_indices(np.zeros(0)).size == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hnp.arrays(
+        np.float64,
+        st.integers(1, 60),
+        elements=st.sampled_from([np.nan, np.inf, -np.inf, -3.0, 0.0, 2.0, 5.0]),
+    ),
+    st.data(),
+)
+def test_a_grown_series_keeps_the_extent_of_the_whole(
+    y: FloatArray, data: st.DataObject
+) -> None:
+    # A followed channel grows at its end; its anchors are updated from the
+    # samples added, and must be those of the whole series.
+    cuts = sorted(data.draw(st.lists(st.integers(1, y.size), max_size=4)))
+    anchors = extent_indices(y[: cuts[0]]) if cuts else extent_indices(y)
+    for before, after in itertools.pairwise([*cuts, y.size]):
+        anchors = grown_extent_indices(y[:after], anchors, before)
+    assert anchors.tolist() == extent_indices(y).tolist()
 
 
 def test_view_points_span_the_whole_series_for_any_zoom() -> None:

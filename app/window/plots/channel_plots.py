@@ -32,6 +32,7 @@ from app.window.plots.series_cache import (
     detailed_points,
     drawable,
     extent_indices,
+    grown_extent_indices,
     resolve_key,
     unread_channels,
     view_points,
@@ -348,8 +349,12 @@ class ChannelPlots(QWidget):
                     return
                 updated.append((line, found))
         for line, series in updated:
+            before = line.series
+            grew = before.detail is None and series.detail is None
+            line.anchors = grown_extent_indices(
+                series.y, line.anchors, before.y.size if grew else 0
+            )
             line.series = series
-            line.anchors = extent_indices(series.y)
         self._model = self._shown_model = model
         end_s = model.duration_s
         self._range_s = (0.0, end_s)

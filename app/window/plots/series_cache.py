@@ -30,6 +30,7 @@ __all__ = [
     "detailed_points",
     "drawable",
     "extent_indices",
+    "grown_extent_indices",
     "key_columns",
     "parse_key",
     "resolve_key",
@@ -419,6 +420,27 @@ def extent_indices(y: FloatArray) -> IndexArray:
     finite = np.isfinite(y)
     low = int(np.argmin(np.where(finite, y, np.inf)))
     high = int(np.argmax(np.where(finite, y, -np.inf)))
+    indices: IndexArray = np.unique(np.array([0, low, high, y.size - 1]))
+    return indices
+
+
+def grown_extent_indices(
+    y: FloatArray, anchors: IndexArray, grown_from: int
+) -> IndexArray:
+    """Return :func:`extent_indices` of ``y``, a series that grew at its end.
+
+    ``anchors`` are the extent indices of its first ``grown_from`` samples
+    (unchanged since); only the samples added are scanned, so a followed
+    channel an hour long costs its newest samples, not the hour.
+    """
+    if not 0 < grown_from <= y.size or anchors.size == 0:
+        return extent_indices(y)
+    tail = extent_indices(y[grown_from - 1 :]) + (grown_from - 1)
+    candidates = np.unique(np.concatenate([anchors[anchors < grown_from], tail]))
+    picked = y[candidates]
+    finite = np.isfinite(picked)
+    low = int(candidates[int(np.argmin(np.where(finite, picked, np.inf)))])
+    high = int(candidates[int(np.argmax(np.where(finite, picked, -np.inf)))])
     indices: IndexArray = np.unique(np.array([0, low, high, y.size - 1]))
     return indices
 

@@ -47,6 +47,8 @@ class PlaybackClock(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._frame_times_s: FloatArray = np.zeros(1)
+        self._frame_buffer: FloatArray | None = None
+        """Where :meth:`extend_frames` grows the frames (None: not grown)."""
         self._position_s = 0.0
         self._playing = False
         self._speed = 1.0
@@ -115,7 +117,31 @@ class PlaybackClock(QObject):
             times = np.zeros(1)
         times.setflags(write=False)
         self._frame_times_s = times
+        self._frame_buffer = None
         self._set_position(float(times[0]))
+
+    def extend_frames(self, later_times_s: npt.ArrayLike) -> None:
+        """Add frames after the last one (a followed recording grew); stay put.
+
+        Times at or before the last frame are ignored. The frames grow in a
+        buffer that doubles, so a growth costs the frames it adds.
+        """
+        times = np.unique(np.asarray(later_times_s, dtype=np.float64).ravel())
+        last = float(self._frame_times_s[-1])
+        times = times[np.isfinite(times) & (times > last + _SAME_TIME_S)]
+        if times.size == 0:
+            return
+        count = self._frame_times_s.size
+        needed = count + times.size
+        buffer = self._frame_buffer
+        if buffer is None or needed > buffer.size:
+            grown = np.empty(max(needed, 2 * count, 1024))
+            grown[:count] = self._frame_times_s
+            buffer = self._frame_buffer = grown
+        buffer[count:needed] = times
+        shown = buffer[:needed]
+        shown.setflags(write=False)
+        self._frame_times_s = shown
 
     def seek(self, play_time_s: float) -> None:
         """Go to ``play_time_s`` (clamped to the recording)."""

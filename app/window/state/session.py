@@ -107,16 +107,20 @@ def frame_times(model: RecordingModel) -> np.ndarray:
     return np.concatenate(series) if series else np.zeros(1)
 
 
-def live_frame_times(model: RecordingModel) -> np.ndarray:
-    """Return the frame steps of a followed recording.
+def live_frame_times(model: RecordingModel, after_s: float | None = None) -> np.ndarray:
+    """Return the frame steps of a followed recording (those after ``after_s``).
 
     Every camera frame and the samples of its longest channel, so the
-    timeline reaches the newest data whichever stream it is in.
+    timeline reaches the newest data whichever stream it is in. With
+    ``after_s``, only the steps past it: a growth costs what it added, not
+    the hour already read (whose older rows may not even be in memory).
     """
     parts = [track.times_s for track in model.cameras]
     longest = max(model.channels.values(), key=lambda c: c.count or 0, default=None)
     if longest is not None:
         parts.append(longest.times_s)
+    if after_s is not None:
+        parts = [part[int(np.searchsorted(part, after_s, "right")) :] for part in parts]
     return np.concatenate(parts) if parts else np.zeros(1)
 
 
@@ -550,7 +554,11 @@ class PlayerSession(QObject):
             self.playlist.set_state(row, EntryState.LIVE, status.message)
         self._moving_live = True
         try:
-            self.clock.set_frames(live_frame_times(model))
+            if first:
+                self.clock.set_frames(live_frame_times(model))
+            else:
+                after = self.clock.duration_s
+                self.clock.extend_frames(live_frame_times(model, after))
             self.clock.seek(self.clock.duration_s if self._live else position)
         finally:
             self._moving_live = False

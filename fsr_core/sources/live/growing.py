@@ -6,8 +6,9 @@ filled rows, and :meth:`GrowingChannel.window` gives the rows of a time
 window by binary search, so a plot that scrolls over the last ten seconds
 costs the samples it shows. A :class:`GrowingCamera` keeps each frame's time
 and a way to fetch it (its place in the file, not its pixels), so memory
-grows by a few bytes a frame. Each growth is checked against the memory
-budget first.
+grows by a few bytes a frame. A channel's arrays past a few MiB spill to
+disk (:mod:`~fsr_core.sources.live.spill`); each growth is checked against
+the memory or the live disk budget first.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Final
 import numpy as np
 
 from fsr_core.arrays import FloatArray
-from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.media import RGBFrame
+from fsr_core.sources.live.spill import RESIDENT_BYTES, SpillArray
 
 __all__ = ["GrowingCamera", "GrowingChannel", "LiveRecording"]
 
@@ -30,14 +31,20 @@ _FIRST_ROWS: Final = 1024
 
 
 class GrowingChannel:
-    """One numeric channel that only grows at its end."""
+    """One numeric channel that only grows at its end.
+
+    Its times and samples are :class:`~fsr_core.sources.live.spill.SpillArray`
+    s: past a few MiB they live in a spill file, only their newest rows in
+    memory, so an hour at 1 kHz costs the process what a minute does.
+    """
 
     def __init__(self, name: str, columns: tuple[str, ...], unit: str = "") -> None:
         self.name = name
         self.unit = unit
         self._columns = list(columns)
-        self._times = np.zeros(_FIRST_ROWS)
-        self._values = np.full((_FIRST_ROWS, max(1, len(columns))), np.nan)
+        what = f"the live channel {name[:80]!r}"
+        self._times = SpillArray(_FIRST_ROWS, None, f"{what} times", 0.0)
+        self._values = SpillArray(_FIRST_ROWS, max(1, len(columns)), what, np.nan)
         self._count = 0
 
     @property
@@ -53,17 +60,22 @@ class GrowingChannel:
     @property
     def times_s(self) -> FloatArray:
         """Sample times so far (a view; valid until the next append)."""
-        return self._times[: self._count]
+        return self._times.data[: self._count]
 
     @property
     def values(self) -> FloatArray:
         """Samples so far, ``(count, width)`` (a view)."""
-        return self._values[: self._count, : len(self._columns)]
+        return self._values.data[: self._count, : len(self._columns)]
 
     @property
     def nbytes(self) -> int:
-        """Memory the arrays hold (their capacity)."""
-        return int(self._times.nbytes + self._values.nbytes)
+        """Bytes the arrays span (their capacity, in memory or spilled)."""
+        return self._times.nbytes + self._values.nbytes
+
+    @property
+    def spilled(self) -> bool:
+        """Whether the samples live in a spill file (only the newest in memory)."""
+        return self._values.spilled
 
     def add_columns(self, names: list[str]) -> None:
         """Add columns (earlier samples get NaN in them)."""
@@ -71,9 +83,15 @@ class GrowingChannel:
         if not fresh:
             return
         width = len(self._columns) + len(fresh)
-        if width > self._values.shape[1]:
-            grown = np.full((self._values.shape[0], width), np.nan)
-            grown[:, : self._values.shape[1]] = self._values
+        old = self._values.data
+        if width > old.shape[1]:
+            grown = SpillArray(
+                _FIRST_ROWS, width, f"the live channel {self.name[:80]!r}", np.nan
+            )
+            grown.grow(self._times.capacity, 0)
+            rows = grown.data[: self._count]
+            rows[:, : old.shape[1]] = old[: self._count]
+            rows[:, old.shape[1] :] = np.nan
             self._values = grown
         self._columns.extend(fresh)
 
@@ -83,22 +101,20 @@ class GrowingChannel:
         if rows == 0:
             return
         needed = self._count + rows
-        if needed > len(self._times):
-            capacity = max(needed, 2 * len(self._times))
-            check_budget(
-                MEMORY,
-                8.0 * capacity * (1 + self._values.shape[1]),
-                f"the live channel {self.name[:80]!r}",
-            )
-            times = np.zeros(capacity)
-            times[: self._count] = self._times[: self._count]
-            grown = np.full((capacity, self._values.shape[1]), np.nan)
-            grown[: self._count] = self._values[: self._count]
-            self._times, self._values = times, grown
+        if needed > self._times.capacity:
+            capacity = max(needed, 2 * self._times.capacity)
+            self._times.grow(capacity, self._count)
+            self._values.grow(capacity, self._count)
         width = values.shape[1] if values.ndim == 2 else 1
-        self._times[self._count : needed] = times_s
-        self._values[self._count : needed, :width] = values.reshape(rows, width)
+        self._times.data[self._count : needed] = times_s
+        block = self._values.data[self._count : needed]
+        block[:, :width] = values.reshape(rows, width)
+        block[:, width:] = np.nan
         self._count = needed
+        keep_from = needed - RESIDENT_BYTES // self._values.row_bytes
+        if keep_from > 0:
+            self._times.release(keep_from)
+            self._values.release(keep_from)
 
     def window(self, start_s: float, end_s: float) -> tuple[FloatArray, FloatArray]:
         """Return the samples with ``start_s <= t <= end_s`` (views, no copy)."""
