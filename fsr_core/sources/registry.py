@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from fsr_core.errors import FsrError, UnknownSourceError
 from fsr_core.format.records import describe_foreign_magic
@@ -421,10 +421,27 @@ def _unknown(path: Path, head: bytes) -> UnknownSourceError:
     return UnknownSourceError(reason, path=path)
 
 
+_KIND_OF: dict[tuple[type, type], bool] = {}
+
+
+def _is_kind(source: Source, kind: type) -> bool:
+    """Return ``isinstance(source, kind)``, once per source class.
+
+    The kinds are runtime-checkable protocols, whose check looks at every
+    member: a dataset of a thousand episodes asked it a thousand times.
+    """
+    key = (type(source), kind)
+    found = _KIND_OF.get(key)
+    if found is None:
+        found = _KIND_OF[key] = isinstance(source, kind)
+    return found
+
+
 def folder_source(path: Path) -> Source | None:
     """Return the source that reads the folder ``path`` as one recording, if any."""
-    for source in sources():
-        if isinstance(source, FolderSource):
+    for found in sources():
+        if _is_kind(found, FolderSource):
+            source = cast(FolderSource, found)
             try:
                 if source.sniff_folder(path):
                     return source
@@ -450,8 +467,8 @@ def episode_file_source(path: Path) -> EpisodeSource | None:
     for source in sources():
         if not any(fnmatch.fnmatch(name, p.lower()) for p in source.patterns):
             continue
-        if isinstance(source, EpisodeSource) and _sniffs(source, path):
-            return source
+        if _is_kind(source, EpisodeSource) and _sniffs(source, path):
+            return cast(EpisodeSource, source)
     return None
 
 

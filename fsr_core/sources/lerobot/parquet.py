@@ -8,16 +8,20 @@ memory budget before any column is read.
 
 from __future__ import annotations
 
+import os
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import DecodeError, FsrError, SchemaError, SourceUnavailableError
-from fsr_core.format.safe_open import open_source
+from fsr_core.format.safe_open import ByteSource, open_source
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "column_rows",
+    "file_stamp",
     "float_matrix",
     "guarded",
     "open_parquet",
@@ -33,6 +38,20 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+_FOOTERS_KEPT: Final = 64
+"""Parsed footers kept, by file identity: a dataset's episodes share a few files."""
+_TABLES_KEPT: Final = 4
+"""Tables read last kept: the row groups the next episode likely shares."""
+_TABLE_KEPT_BYTES: Final = 32 << 20
+"""Most bytes the kept tables hold together (a larger table is not kept)."""
+
+_LOCK = threading.Lock()
+_FOOTERS: OrderedDict[tuple[object, ...], pq.FileMetaData] = OrderedDict()
+_TABLES: OrderedDict[tuple[object, ...], pa.Table] = OrderedDict()
+_STAMPS: weakref.WeakKeyDictionary[pq.ParquetFile, tuple[object, ...]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def pyarrow_missing() -> str | None:
@@ -74,12 +93,44 @@ def open_parquet(path: Path) -> pq.ParquetFile:
         raise SourceUnavailableError(f"reading parquet needs {missing}", path=path)
     import pyarrow.parquet as pq
 
-    open_source(path).close()  # refuses FIFOs, devices and symbolic links first
-    return guarded(
+    source = open_source(path)  # refuses FIFOs, devices and symbolic links first
+    try:
+        stamp = _stamp(path, source)
+    finally:
+        source.close()
+    with _LOCK:
+        footer = _FOOTERS.get(stamp)
+        if footer is not None:
+            _FOOTERS.move_to_end(stamp)
+    handle = guarded(
         path,
         "not a readable parquet file (no footer: cut or still being written?)",
-        lambda: pq.ParquetFile(str(path)),
+        lambda: pq.ParquetFile(str(path), metadata=footer),
     )
+    with _LOCK:
+        if footer is None:
+            _FOOTERS[stamp] = handle.metadata
+            while len(_FOOTERS) > _FOOTERS_KEPT:
+                _FOOTERS.popitem(last=False)
+        _STAMPS[handle] = stamp
+    return handle
+
+
+def file_stamp(handle: pq.ParquetFile) -> tuple[object, ...] | None:
+    """Return what identifies the bytes ``handle`` reads (None: not opened here).
+
+    Path, device, inode, size and change time, taken when
+    :func:`open_parquet` opened it: the key of what is kept of that file.
+    """
+    with _LOCK:
+        return _STAMPS.get(handle)
+
+
+def _stamp(path: Path, source: ByteSource) -> tuple[object, ...]:
+    """Return what identifies a file's bytes: path, inode, size and change time."""
+    fd = getattr(source, "fd", None)
+    info = os.fstat(fd) if isinstance(fd, int) else path.stat()
+    return (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def read_table(
@@ -90,17 +141,36 @@ def read_table(
     *,
     bytes_per_row: int = 64,
 ) -> pa.Table:
-    """Read ``columns`` of the chosen row groups (all when ``None``), within budget."""
+    """Read ``columns`` of the chosen row groups (all when ``None``), within budget.
+
+    The last few tables read are kept (keyed by the file's identity), so the
+    episodes that share a row group, opened one after another, read it once.
+    """
     metadata = handle.metadata
     groups = list(range(metadata.num_row_groups)) if row_groups is None else row_groups
     rows = sum(metadata.row_group(group).num_rows for group in groups)
     check_budget(MEMORY, rows * bytes_per_row, f"{rows:,} parquet rows", path=path)
     present = [name for name in columns if name in handle.schema_arrow.names]
-    return guarded(
+    stamp = file_stamp(handle)
+    key = (stamp, tuple(groups), tuple(present))
+    with _LOCK:
+        table = _TABLES.get(key) if stamp is not None else None
+        if table is not None:
+            _TABLES.move_to_end(key)
+            return table
+    table = guarded(
         path,
         "cannot read the parquet rows",
         lambda: handle.read_row_groups(groups, columns=present),
     )
+    if stamp is not None and table.nbytes <= _TABLE_KEPT_BYTES:
+        with _LOCK:
+            _TABLES[key] = table
+            while len(_TABLES) > _TABLES_KEPT or (
+                sum(kept.nbytes for kept in _TABLES.values()) > _TABLE_KEPT_BYTES
+            ):
+                _TABLES.popitem(last=False)
+    return table
 
 
 def column_rows(path: Path, table: pa.Table, name: str) -> list[Any]:

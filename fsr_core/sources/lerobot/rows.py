@@ -8,21 +8,30 @@ columns; image columns stay on disk until a frame is asked for
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 import numpy as np
 
 from fsr_core.arrays import FloatArray
 from fsr_core.errors import SchemaError
-from fsr_core.sources.lerobot.parquet import float_matrix, open_parquet, read_table
+from fsr_core.sources.lerobot.parquet import (
+    file_stamp,
+    float_matrix,
+    open_parquet,
+    read_table,
+)
 from fsr_core.sources.lerobot.table import EpisodeMeta, EpisodeTable
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
 __all__ = ["EpisodeRows", "RowPlace", "episode_rows", "row_groups_for"]
+
+_Spans: TypeAlias = "tuple[np.ndarray, np.ndarray, np.ndarray]"
 
 
 @dataclass(frozen=True)
@@ -54,18 +63,65 @@ def row_groups_for(handle: pq.ParquetFile, rows: tuple[int, int] | None) -> list
     """
     metadata = handle.metadata
     every = list(range(metadata.num_row_groups))
-    leaves = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
-    if rows is None or "index" not in leaves:
+    if rows is None:
         return every
-    column = leaves.index("index")
+    spans = _index_spans(handle)
+    if spans is None:
+        return every
+    low, high, known = spans
     first, last = rows
-    chosen = []
-    for group in every:
-        stats = metadata.row_group(group).column(column).statistics
-        unknown = stats is None or not stats.has_min_max
-        if unknown or (stats.max >= first and stats.min < last):
-            chosen.append(group)
-    return chosen
+    chosen = ~known | ((high >= first) & (low < last))
+    return [int(group) for group in np.flatnonzero(chosen)]
+
+
+_SPANS_KEPT: Final = 64
+_SPANS: OrderedDict[tuple[object, ...], _Spans | None] = OrderedDict()
+_SPANS_LOCK = threading.Lock()
+
+
+def _numeric_span(stats: object) -> bool:
+    """Whether footer statistics give a numeric lowest and highest."""
+    return bool(
+        stats is not None
+        and getattr(stats, "has_min_max", False)
+        and isinstance(getattr(stats, "min", None), int | float)
+        and isinstance(getattr(stats, "max", None), int | float)
+    )
+
+
+def _index_spans(handle: pq.ParquetFile) -> _Spans | None:
+    """Return each row group's lowest and highest ``index`` and whether known.
+
+    Read from the footer's statistics once per file (kept by its identity,
+    :func:`~fsr_core.sources.lerobot.parquet.file_stamp`), so a dataset of a
+    thousand episodes in one file walks them once, not a thousand times.
+    ``None`` when the file has no ``index`` column.
+    """
+    stamp = file_stamp(handle)
+    if stamp is not None:
+        with _SPANS_LOCK:
+            if stamp in _SPANS:
+                return _SPANS[stamp]
+    metadata = handle.metadata
+    leaves = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
+    spans: _Spans | None = None
+    if "index" in leaves:
+        column = leaves.index("index")
+        groups = metadata.num_row_groups
+        low = np.zeros(groups)
+        high = np.zeros(groups)
+        known = np.zeros(groups, dtype=bool)
+        for group in range(groups):
+            stats = metadata.row_group(group).column(column).statistics
+            if _numeric_span(stats):
+                low[group], high[group], known[group] = stats.min, stats.max, True
+        spans = (low, high, known)
+    if stamp is not None:
+        with _SPANS_LOCK:
+            _SPANS[stamp] = spans
+            while len(_SPANS) > _SPANS_KEPT:
+                _SPANS.popitem(last=False)
+    return spans
 
 
 def _group_of_rows(
