@@ -17,10 +17,8 @@ environment rebuilt from the demo's ``model_file``: ``obs/*``,
 ACT's ``record_sim_episodes.py`` (``observations/qpos``, ``qvel``,
 ``images/top``, ``action``, ``sim`` attribute), tiny images, in ``aloha/``.
 
-``maniskill`` (``/work/venvs/maniskill``: mani_skill with torch): ManiSkill's
-``RecordEpisode`` wrapper on ``PickCube-v1`` (CPU simulation, state
-observations, no rendering), three short episodes of random actions:
-``maniskill/pickcube.h5`` beside its ``pickcube.json``.
+ManiSkill's files (``tests/data/maniskill``) are written by
+``tools/make_maniskill_fixture.py``, which says what SAPIEN needs to run here.
 
 Each part reads its files back with h5py and stores the truth the tests
 compare against in ``<name>.truth.json``: every episode's arrays (shape,
@@ -29,7 +27,6 @@ order. Nothing imports this script::
 
     /work/venvs/robosuite/bin/python tools/make_hdf5_data.py robosuite --out tests/data/hdf5
     /work/venvs/robosuite/bin/python tools/make_hdf5_data.py aloha --out tests/data/hdf5
-    /work/venvs/maniskill/bin/python tools/make_hdf5_data.py maniskill --out tests/data/hdf5
 """  # noqa: E501
 
 from __future__ import annotations
@@ -275,43 +272,6 @@ def aloha_data(out: Path) -> None:
         _write_truth(path)
 
 
-# -- ManiSkill -----------------------------------------------------------------
-
-
-def maniskill_data(out: Path) -> None:
-    """Record three PickCube-v1 episodes of random actions with RecordEpisode."""
-    import gymnasium as gym
-    import mani_skill.envs  # noqa: F401
-    from mani_skill.utils.wrappers.record import RecordEpisode
-
-    folder = out / "maniskill"
-    folder.mkdir(exist_ok=True)
-    env = gym.make(
-        "PickCube-v1",
-        obs_mode="state_dict",
-        control_mode="pd_joint_delta_pos",
-        render_mode=None,
-        num_envs=1,
-        sim_backend="physx_cpu",
-    )
-    env = RecordEpisode(
-        env,
-        output_dir=str(folder),
-        trajectory_name="pickcube",
-        save_video=False,
-        save_trajectory=True,
-        record_env_state=True,
-    )
-    rng = np.random.default_rng(0)
-    for episode, steps in enumerate((12, 9, 15)):
-        env.reset(seed=episode)
-        for _ in range(steps):
-            action = rng.uniform(-1, 1, size=env.action_space.shape).astype(np.float32)
-            env.step(action)
-    env.close()
-    _write_truth(folder / "pickcube.h5")
-
-
 def truth_data(out: Path) -> None:
     """Write the truth of every HDF5 file below ``out`` again (no writer needed)."""
     for path in sorted([*out.rglob("*.hdf5"), *out.rglob("*.h5")]):
@@ -321,14 +281,13 @@ def truth_data(out: Path) -> None:
 def main() -> None:
     """Run the part named on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("robosuite", "aloha", "maniskill", "truth"))
+    parser.add_argument("part", choices=("robosuite", "aloha", "truth"))
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     parts = {
         "robosuite": robosuite_data,
         "aloha": aloha_data,
-        "maniskill": maniskill_data,
         "truth": truth_data,
     }
     parts[args.part](args.out)

@@ -78,7 +78,7 @@ def file_report(path: Path, description: str, *, verify: bool) -> dict[str, Any]
     finally:
         source.close()
     valid = not problems
-    steps = sum(max(episode.steps - 1, 0) for episode in layout.episodes)
+    steps = sum(max(episode.samples - 1, 0) for episode in layout.episodes)
     report: dict[str, Any] = {
         "source": "hdf5",
         "description": description,
@@ -119,7 +119,7 @@ def file_report(path: Path, description: str, *, verify: bool) -> dict[str, Any]
                         "name": episode.name,
                         "group": episode.group,
                         "steps": episode.steps,
-                        "duration_s": max(episode.steps - 1, 0) / rate,
+                        "duration_s": max(episode.samples - 1, 0) / rate,
                     }
                     for episode in layout.episodes
                 ],

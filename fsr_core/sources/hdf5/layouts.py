@@ -18,6 +18,15 @@ Episodes are numbered by the number in their group's name, in natural order
 (``demo_2`` before ``demo_10``). Time is the step index over the control
 frequency: ``env_kwargs.control_freq`` of ``env_args`` (robomimic), the
 JSON's ``env_kwargs`` (ManiSkill) or ACT's 50 Hz.
+
+What ManiSkill's ``RecordEpisode`` writes (``tests/data/maniskill``): ``obs``
+(one array in the ``state`` mode, a group of ``agent``, ``extra``,
+``sensor_param`` and ``sensor_data/<camera>/{rgb, depth}`` otherwise) and
+``env_states/{actors, articulations}/<name>`` hold one row more than
+``actions``: the reset's, before any action. ``rewards``, ``success``,
+``fail``, ``terminated`` and ``truncated`` are what each step led to. The
+JSON's ``env_kwargs`` holds what the recording passed to ``gym.make`` (no
+control frequency unless a ``sim_config`` names it).
 """
 
 from __future__ import annotations
@@ -71,6 +80,14 @@ class EpisodeRef:
     """What the file calls it (``demo_2``)."""
     steps: int
     """Rows of its actions (0 when it records none)."""
+    rows: int = -1
+    """Rows of its longest series: ``steps`` unless the observations also hold
+    the one before the first action (ManiSkill: one more). ``-1``: ``steps``."""
+
+    @property
+    def samples(self) -> int:
+        """Rows of its longest series (what the timeline spans)."""
+        return self.steps if self.rows < 0 else self.rows
 
 
 @dataclass(frozen=True)
@@ -237,13 +254,14 @@ def _maniskill(handle: Any, path: Path) -> DatasetLayout:
     for entry in meta.get("episodes") or []:
         if isinstance(entry, dict) and isinstance(entry.get("episode_id"), int):
             listed[int(entry["episode_id"])] = entry
-    episodes = tuple(
-        EpisodeRef(number, key, key, _rows(handle, f"{key}/actions"))
-        for number, key in _numbered(handle, _TRAJ)
-    )
+    episodes = []
+    for number, key in _numbered(handle, _TRAJ):
+        steps = _rows(handle, f"{key}/actions")
+        # RecordEpisode keeps the observation and state of the reset too.
+        episodes.append(EpisodeRef(number, key, key, steps, steps + 1 if steps else 0))
     return DatasetLayout(
         kind="maniskill",
-        episodes=episodes,
+        episodes=tuple(episodes),
         rate_hz=rate,
         rate_from="the JSON's env_kwargs control_freq" if rate else "",
         env_args=env_info or None,

@@ -2,7 +2,10 @@
 
 * **Time.** Row ``i`` of every array is at ``i / rate``: the control
   frequency the file names (:mod:`fsr_core.sources.hdf5.layouts`); without
-  one, 20 Hz and a note.
+  one, 20 Hz and a note. In a ManiSkill file what a step led to
+  (``rewards``, ``success``, ``fail``, ``terminated``, ``truncated``) is at
+  ``(i + 1) / rate``, beside the observation it was judged on: row 0 of the
+  observations is the reset's, before the first action.
 * **Channels.** Every 1-D or 2-D numeric array of the episode (``obs/*``,
   ``next_obs/*``, ``actions``, ``states``, ``rewards``, ``dones``,
   ``success``, ``env_states/*`` ...) is a channel named by its path in the
@@ -123,6 +126,17 @@ def play_rate(layout: DatasetLayout) -> tuple[float, str]:
     )
 
 
+_AFTER_STEP: Final = frozenset(
+    {"rewards", "success", "fail", "terminated", "truncated"}
+)
+"""ManiSkill's arrays of what each step led to (one row fewer than ``obs``)."""
+
+
+def _first_row(layout: DatasetLayout, info: ArrayInfo) -> int:
+    """Return the step of the array's first row: 1 for ManiSkill's outcomes."""
+    return 1 if layout.kind == "maniskill" and info.key in _AFTER_STEP else 0
+
+
 def _columns(info: ArrayInfo) -> tuple[str, ...]:
     leaf = info.key.rsplit("/", 1)[-1]
     if info.width <= 1 and len(info.shape) == 1:
@@ -133,9 +147,11 @@ def _columns(info: ArrayInfo) -> tuple[str, ...]:
 def _channel(
     source: EpisodeFile, episode: EpisodeRef, info: ArrayInfo, rate: float
 ) -> Channel:
+    first = _first_row(source.layout, info)
+
     def load() -> tuple[FloatArray, FloatArray]:
         values = read_channel(source.group(episode), info, source.path)
-        times: FloatArray = np.arange(info.rows, dtype=np.float64) / rate
+        times: FloatArray = np.arange(first, first + info.rows, dtype=np.float64) / rate
         return times, values
 
     return Channel.lazy(
@@ -299,7 +315,14 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
     }
     attributes, model_file = _attributes(group, path)
     model_joints = mjcf_joint_names(model_file) if model_file else ()
-    steps = max((info.rows for info in arrays if info.role != LEFT_OUT), default=0)
+    steps = max(
+        (
+            info.rows + _first_row(layout, info)
+            for info in arrays
+            if info.role != LEFT_OUT
+        ),
+        default=0,
+    )
     duration = (steps - 1) / rate if steps else 0.0
     robot = None
     if model_file:

@@ -61,8 +61,8 @@ class Hdf5Source:
             return tuple(
                 EpisodeEntry(
                     index=episode.index,
-                    frames=episode.steps,
-                    duration_s=max(episode.steps - 1, 0) / rate,
+                    frames=episode.samples,
+                    duration_s=max(episode.samples - 1, 0) / rate,
                     task=episode.name,
                 )
                 for episode in layout.episodes
