@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from fsr_core.errors import ReplayError
 from fsr_core.recording import RecordingModel
+from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
     RecordedRun,
     ReplayOptions,
@@ -32,6 +33,7 @@ from fsr_core.simulators.robosuite.availability import unavailable_reason
 from fsr_core.simulators.robosuite.episode_file import is_hdf5_file
 from fsr_core.simulators.robosuite.opened import model_problem
 from fsr_core.simulators.robosuite.output import SIMULATOR_NAME
+from fsr_core.simulators.robosuite.profile import RobosuiteProfile, is_replay
 from fsr_core.simulators.robosuite.replay import episode_problem, plan, replay_episode
 from fsr_core.simulators.robosuite.request import SETTINGS
 
@@ -64,6 +66,14 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be replayed here, or ``None`` if it can."""
         return episode_problem(source)
+
+    def recognises_recording(self, metadata: Mapping[str, Any]) -> bool:
+        """Recognise the FSR files a robosuite replay wrote (``run.simulator``)."""
+        return is_replay(metadata)
+
+    def recording_profile(self) -> RecordingProfile | None:
+        """Return the profile that gives a replay's file its robot and joints."""
+        return RobosuiteProfile()
 
     def can_replay_model(self, model: RecordingModel) -> str | None:
         """Return why the opened HDF5 episode ``model`` cannot be replayed here.
