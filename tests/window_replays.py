@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QTextDocument
 from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, new_main_window, open_and_wait, show_widget
 
@@ -17,7 +18,18 @@ from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport
 from fsr_core.simulation.protocol import ReplayMode
 
-__all__ = ["comparison_rows", "replay_from_menu", "replay_window"]
+__all__ = ["comparison_rows", "replay_from_menu", "replay_window", "tooltip_text"]
+
+
+def tooltip_text(action: QAction) -> str:
+    """Return ``action``'s tooltip as it reads on screen: its HTML rendered.
+
+    The tooltip wraps long text into lines of a fixed width, wherever that
+    falls; the lines are joined back as they were written.
+    """
+    document = QTextDocument()
+    document.setHtml(action.toolTip())
+    return document.toPlainText().replace("\u2028", "").replace("\n", "")
 
 
 def replay_window(qtbot: QtBot, folder: Path, done_ms: int) -> Iterator[MainWindow]:

@@ -74,7 +74,7 @@ def _row(channel: ChannelComparison) -> tuple[str, ...]:
 
 def _camera_row(camera: CameraComparison) -> tuple[str, ...]:
     return (
-        camera.name,
+        camera.paired_name,
         str(camera.frames_compared),
         _number(camera.max_abs_error),
         _number(camera.mean_abs_error),

@@ -1,4 +1,4 @@
-"""Compare one camera of the reference with the same-named camera of the candidate.
+"""Compare one camera of the reference with its camera in the candidate.
 
 Each reference frame inside the window meets the candidate frame shown at its
 time (the pairing of :mod:`fsr_core.compare.time_base`). Frames are decoded
@@ -152,6 +152,7 @@ def compare_camera(
         status=CameraStatus.NO_OVERLAP,
         reference_frames=len(times),
         candidate_frames=len(candidate.times_s),
+        candidate_name=candidate.name,
     )
     reference_idx, candidate_idx = pair_samples(
         times, np.asarray(candidate.times_s, dtype=np.float64), window_s

@@ -22,7 +22,7 @@ from fsr_core.compare.result import (
     Divergence,
     RecordingSummary,
 )
-from fsr_core.compare.selection import select_names
+from fsr_core.compare.selection import Selection, select_names
 from fsr_core.errors import CompareError
 from fsr_core.recording import CameraTrack, RecordingModel
 
@@ -85,14 +85,15 @@ def _frames_span_s(model: RecordingModel, track: CameraTrack) -> Span:
 def _compare_cameras(
     reference: RecordingModel,
     candidate: RecordingModel,
-    names: Sequence[str],
+    selection: Selection,
     pixel_tolerance: float,
 ) -> tuple[tuple[CameraComparison, ...], Span, Span]:
-    """Compare the named cameras; also return both sides' spans of frames."""
+    """Compare the selected cameras; also return both sides' spans of frames."""
     results = []
     ref_hull, cand_hull = _NOTHING, _NOTHING
-    for name in names:
-        ours, theirs = _track(reference, name), _track(candidate, name)
+    for name in selection.cameras.common:
+        ours = _track(reference, name)
+        theirs = _track(candidate, selection.candidate_camera(name))
         ref_span = _frames_span_s(reference, ours)
         cand_span = _frames_span_s(candidate, theirs)
         ref_hull = (min(ref_hull[0], ref_span[0]), max(ref_hull[1], ref_span[1]))
@@ -163,7 +164,9 @@ def compare_recordings(
     absolute difference of a column; a channel is within tolerance when no
     error exceeds ``tolerance``.
 
-    Cameras are matched by name too. At each reference frame time inside the
+    Cameras are matched by name too, or as a replay pairs its cameras with its
+    source's (``replay.source_cameras``, :mod:`fsr_core.compare.selection`).
+    At each reference frame time inside the
     span both cameras cover, the reference's frame meets the candidate frame
     shown then; an error is the absolute difference of a pixel's colour value
     in 8-bit levels, and a camera is within tolerance when no frame's largest
@@ -183,7 +186,8 @@ def compare_recordings(
         Given alone, no camera is compared.
     cameras
         Only these camera names (default: every camera of either side, unless
-        ``channels`` is given). Given alone, no channel is compared.
+        ``channels`` is given; a paired camera by either of its names).
+        Given alone, no channel is compared.
     pixel_tolerance
         The largest absolute pixel error accepted, in levels (0 to 255;
         default 0: the frames must be equal).
@@ -211,7 +215,7 @@ def compare_recordings(
         for name in common
     )
     camera_results, ref_frames, cand_frames = _compare_cameras(
-        reference, candidate, selection.cameras.common, pixel_tolerance
+        reference, candidate, selection, pixel_tolerance
     )
     if not common:
         window = (

@@ -168,7 +168,11 @@ class ChannelComparison(_Verdict):
 
 @dataclass(frozen=True, eq=False)
 class CameraComparison(_Verdict):
-    """One camera of the reference against the same-named camera of the candidate.
+    """One camera of the reference against its camera in the candidate.
+
+    The candidate's camera has the same name, or is the one a replay says
+    renders this camera again (:attr:`candidate_name`; see
+    :func:`~fsr_core.compare.selection.camera_pairs`).
 
     Frames are compared at the reference's frame times; the candidate's frame
     is the one shown then. Errors are absolute differences of 8-bit channel
@@ -181,6 +185,7 @@ class CameraComparison(_Verdict):
     """
 
     name: str
+    """The reference's name of the camera."""
     status: CameraStatus
     reference_frames: int
     candidate_frames: int
@@ -197,11 +202,25 @@ class CameraComparison(_Verdict):
     error_times_s: FloatArray = field(default_factory=_no_series, repr=False)
     errors: FloatArray = field(default_factory=_no_series, repr=False)
     mean_errors: FloatArray = field(default_factory=_no_series, repr=False)
+    candidate_name: str = ""
+    """The candidate's name of the camera ('' or :attr:`name`: the same)."""
+
+    @property
+    def paired_name(self) -> str:
+        """Say which cameras met: ``name``, or ``name ~ candidate name``."""
+        other = self.candidate_name
+        return self.name if other in ("", self.name) else f"{self.name} ~ {other}"
 
     def to_json(self) -> dict[str, Any]:
-        """Return the camera's figures as JSON-ready values (no series)."""
+        """Return the camera's figures as JSON-ready values (no series).
+
+        A camera paired under another name in the candidate also gives that
+        name, ``candidate_name``.
+        """
+        paired = self.candidate_name not in ("", self.name)
         return {
             "name": self.name,
+            **({"candidate_name": self.candidate_name} if paired else {}),
             "status": self.status.value,
             "size": list(self.size),
             "candidate_size": list(self.candidate_size),

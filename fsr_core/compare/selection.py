@@ -4,17 +4,33 @@ Without a filter, every channel and every camera present on both sides is
 compared. A filter names what to compare: ``channels=[...]`` alone compares
 those channels and no camera, ``cameras=[...]`` alone those cameras and no
 channel, both together both lists.
+
+Cameras pair by name, and a replay may pair its cameras with cameras of its
+source named otherwise: its metadata's ``replay.source_cameras`` maps each of
+its camera names to the source camera it renders again (a robosuite render's
+``agentview`` is the HDF5 episode's ``obs/agentview_image``). Such a pair is
+compared whichever side the replay is on, under the reference's name, and a
+filter may name either camera of it. A camera that has a same-named
+counterpart keeps it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from fsr_core.errors import CompareError
 from fsr_core.recording import RecordingModel
+from fsr_core.simulation.provenance import SOURCE_CAMERAS
 
-__all__ = ["Selection", "camera_names", "listing", "select_names"]
+__all__ = [
+    "Selection",
+    "camera_names",
+    "camera_pairs",
+    "listing",
+    "select_names",
+]
 
 _NAMES_SHOWN = 8
 
@@ -42,6 +58,13 @@ class Selection:
 
     channels: _Split
     cameras: _Split
+    """By the reference's names (a paired camera too)."""
+    camera_pairs: dict[str, str] = field(default_factory=dict)
+    """Reference camera name -> the candidate's, for cameras named otherwise."""
+
+    def candidate_camera(self, name: str) -> str:
+        """Return the candidate's name of the reference's camera ``name``."""
+        return self.camera_pairs.get(name, name)
 
 
 def _split(
@@ -73,6 +96,42 @@ def _split(
 def camera_names(model: RecordingModel) -> list[str]:
     """Return the names of the cameras of ``model``, in order, each once."""
     return list(dict.fromkeys(track.name for track in model.cameras))
+
+
+def _source_cameras(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """Return the ``replay.source_cameras`` a recording's metadata gives."""
+    replay = metadata.get("replay")
+    found = replay.get(SOURCE_CAMERAS) if isinstance(replay, Mapping) else None
+    if not isinstance(found, Mapping):
+        return {}
+    return {
+        own: source
+        for own, source in found.items()
+        if isinstance(own, str) and isinstance(source, str)
+    }
+
+
+def camera_pairs(
+    reference: RecordingModel, candidate: RecordingModel
+) -> dict[str, str]:
+    """Return the cameras named otherwise that a replay pairs (reference -> candidate).
+
+    From ``replay.source_cameras`` of the candidate (a replay of the
+    reference) or of the reference (the replay given first); a camera that
+    has a same-named counterpart, or is paired already, is not paired again.
+    """
+    ours, theirs = camera_names(reference), camera_names(candidate)
+    offered = [
+        *((source, own) for own, source in _source_cameras(candidate.metadata).items()),
+        *_source_cameras(reference.metadata).items(),
+    ]
+    pairs: dict[str, str] = {}
+    for mine, other in offered:
+        lone = mine in ours and other in theirs
+        lone = lone and mine not in theirs and other not in ours
+        if lone and mine not in pairs and other not in pairs.values():
+            pairs[mine] = other
+    return pairs
 
 
 def _nothing_in_common(reference: RecordingModel, candidate: RecordingModel) -> str:
@@ -111,6 +170,10 @@ def select_names(
         cameras = []
     elif cameras is not None and channels is None:
         channels = []
+    pairs = camera_pairs(reference, candidate)
+    as_reference = {other: mine for mine, other in pairs.items()}
+    if cameras is not None:  # a paired camera may be named by either name
+        cameras = [as_reference.get(name, name) for name in cameras]
     selection = Selection(
         channels=_split(
             "channel",
@@ -123,11 +186,12 @@ def select_names(
         cameras=_split(
             "camera",
             camera_names(reference),
-            camera_names(candidate),
+            [as_reference.get(name, name) for name in camera_names(candidate)],
             cameras,
             reference,
             candidate,
         ),
+        camera_pairs=pairs,
     )
     if not selection.channels.common and not selection.cameras.common:
         raise CompareError(

@@ -38,12 +38,14 @@ from fsr_core.simulation.profile import RecordingProfile
 if TYPE_CHECKING:  # annotations only: the command line reads this module's enums
     from fsr_core.control import CommandSpace, Interpolation, TerminalPolicy
     from fsr_core.format.writer import PublishResult
+    from fsr_core.recording import RecordingModel
 
 __all__ = [
     "CancelToken",
     "ContractingAdapter",
     "DemoProgress",
     "Execution",
+    "OpenedRecordingAdapter",
     "ProgressFn",
     "RecordedRun",
     "ReplayMode",
@@ -394,5 +396,28 @@ class ContractingAdapter(ReplayingAdapter, Protocol):
         ------
         ReplayError
             The metadata does not describe a run this simulator can rebuild.
+        """
+        ...
+
+
+@runtime_checkable
+class OpenedRecordingAdapter(ReplayingAdapter, Protocol):
+    """A replaying adapter that judges a recording the viewer has opened.
+
+    A simulator that replays a whole source kind
+    (:meth:`Simulator.source_kinds`) may replay only some of its recordings
+    (robosuite replays robomimic-layout HDF5 episodes of a robosuite
+    environment, not every HDF5 file); the window asks it before it offers
+    Replay.
+    """
+
+    def can_replay_model(self, model: RecordingModel) -> str | None:
+        """Return why the opened ``model`` cannot be replayed, or ``None``.
+
+        Judged from what ``model`` holds (its metadata, channel names,
+        robot description), never by reading the file: the window asks on
+        its GUI thread. ``None`` means as far as the model tells; the engine
+        checks the file itself (:meth:`ReplayingAdapter.can_replay`) before
+        it runs.
         """
         ...

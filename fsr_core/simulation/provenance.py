@@ -3,17 +3,24 @@
 The footer's provenance and the metadata's ``replay`` section name the mode,
 the source file and its SHA-256, the simulator and the fresh run ID; each
 adapter adds what is particular to its run (sessions, chunk ID map, options).
+A replay whose cameras the source names otherwise says which source camera
+each renders again (``replay.source_cameras``, :data:`SOURCE_CAMERAS`), and
+:mod:`fsr_core.compare` pairs them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
 
-__all__ = ["replay_metadata", "replay_provenance"]
+__all__ = ["SOURCE_CAMERAS", "replay_metadata", "replay_provenance"]
+
+SOURCE_CAMERAS: Final = "source_cameras"
+"""The key, in a replay's ``replay`` metadata, of a mapping from each of its
+camera names to the source's camera it renders again, when they differ."""
 
 
 def replay_provenance(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fsr_core.format.reader import FsrReader
 from fsr_core.simulation.profile import RecordingProfile
@@ -19,6 +19,9 @@ from fsr_core.simulation.protocol import (
     ReplayPlan,
     WrittenDemo,
 )
+
+if TYPE_CHECKING:
+    from fsr_core.recording import RecordingModel
 
 __all__ = ["SimulatorDefaults", "contract_simulator"]
 
@@ -58,6 +61,11 @@ class SimulatorDefaults:
     def source_kinds(self) -> frozenset[str]:
         """Replay no recording kind but FSR."""
         return frozenset()
+
+    def can_replay_model(self, model: RecordingModel) -> str | None:
+        """Object to no opened recording: the engine checks the file itself."""
+        del model  # nothing to judge beyond the file checks
+        return None
 
     def replay_suffix(self, source_kind: str) -> str:
         """Write every replay as FSR."""

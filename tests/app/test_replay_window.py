@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 from shown_widgets import open_and_wait
-from window_replays import comparison_rows
+from window_replays import comparison_rows, tooltip_text
 
 from app.window.main_window import MainWindow
 from app.window.replay import ComparisonReport, ReplayRequest
@@ -241,11 +241,11 @@ def test_a_skelarm_log_greys_both_replays_and_says_why(
 
     assert menu.toolTipsVisible()
     assert not render.isEnabled()
-    assert "no render state" in render.toolTip()
+    assert "no render state" in tooltip_text(render)
     assert not resimulate.isEnabled()
     reason = skelarm_unavailable_reason()  # this Python (3.11) cannot run skelarm
     expected = reason if reason is not None else "cannot be replayed here"
-    assert expected in resimulate.toolTip()
+    assert expected in tooltip_text(resimulate)
     assert expected in resimulate.statusTip()
     assert _action(window, "Compare with…").isEnabled()
 
@@ -258,10 +258,10 @@ def test_a_recording_without_a_config_cannot_be_resimulated(
     resimulate = _action(window, "Re-simulate…")
 
     assert not resimulate.isEnabled()
-    assert "no resolved config" in resimulate.toolTip()
+    assert "no resolved config" in tooltip_text(resimulate)
     render = _action(window, "Re-render…")
     assert not render.isEnabled()
-    assert "names no simulator" in render.toolTip()
+    assert "names no simulator" in tooltip_text(render)
     assert _replay(window).open_dialog(ReplayMode.RESIMULATE) is None
 
 

@@ -24,6 +24,8 @@ from data_paths import TEST_DATA
 
 from app.cli import main
 from fsr_core.calibration.projection import project_points
+from fsr_core.compare import compare_recordings
+from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import CameraTrack, RecordingModel
 from fsr_core.sources import open_recording
 
@@ -33,7 +35,7 @@ RESIMULATE = TEST_DATA / "robosuite" / "lift_demo2_resimulate.fsr"
 
 
 def _recorded(name: str) -> np.ndarray:
-    with h5py.File(LIFT, "r") as handle:
+    with h5py.File(LIFT, "r", locking=False) as handle:
         return np.asarray(handle[name][()])
 
 
@@ -187,3 +189,67 @@ def test_an_existing_output_is_never_overwritten(
     assert main(argv) == 1
     assert_mentions(capsys.readouterr().err, "exists")
     assert out.read_bytes() == b"kept"
+
+
+def test_compare_pairs_each_rendered_camera_with_its_recorded_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The render names its cameras as robosuite does (agentview); the episode
+    # holds them as obs/agentview_image: compare pairs them, frame by frame.
+    episode = open_recording(episode_path(LIFT, 1))
+    comparison = compare_recordings(episode, open_recording(RENDER))
+    pairs = {c.name: c for c in comparison.cameras}
+    assert sorted(pairs) == ["obs/agentview_image", "obs/robot0_eye_in_hand_image"]
+    for name, camera in pairs.items():
+        assert camera.candidate_name == name.removeprefix("obs/").removesuffix("_image")
+        assert camera.frames_compared == 32
+        assert camera.max_abs_error == 0
+        assert camera.exact
+    assert comparison.cameras_only_in_candidate == ()
+    argv = ["compare", str(LIFT), "--episode", "1", str(RENDER), "--cameras"]
+    out = command_output(capsys, main, [*argv, "agentview"])
+    assert_mentions(out, "obs/agentview_image ~ agentview", "exact")
+
+
+def test_a_camera_pair_of_another_episode_has_its_own_error() -> None:
+    # Episode 2's frames are not episode 1's: each pair measures its own.
+    other = open_recording(episode_path(LIFT, 2))
+    comparison = compare_recordings(open_recording(RENDER), other)
+    errors = {c.name: c.max_abs_error for c in comparison.cameras}
+    assert sorted(errors) == ["agentview", "robot0_eye_in_hand"]
+    for name, error in errors.items():
+        recorded = _recorded(f"data/demo_2/obs/{name}_image")[0][::-1]
+        frame, _ = _camera(open_recording(RENDER), name).fetch(0)
+        first = np.abs(frame.pixels.astype(int) - recorded.astype(int)).max()
+        assert error >= first > 0
+
+
+def test_the_render_carries_the_episode_model_as_its_robot(
+    rendered: RecordingModel,
+) -> None:
+    description = rendered.robot_description
+    assert description is not None
+    with h5py.File(LIFT, "r", locking=False) as handle:
+        model_file = handle["data/demo_1"].attrs["model_file"]
+    assert description.text == model_file.encode()
+    assert rendered.joints is not None
+    assert rendered.joints.names == tuple(f"robot0_joint{k}" for k in range(1, 8))
+    np.testing.assert_array_equal(
+        rendered.channels["q"].values, _recorded("data/demo_1/obs/robot0_joint_pos")
+    )
+
+
+def test_the_render_shows_its_robot_posed_as_the_episode_shows_it(
+    rendered: RecordingModel,
+) -> None:
+    pytest.importorskip("mujoco")
+    episode = open_recording(episode_path(LIFT, 1))
+    if rendered.geometry is None:
+        pytest.fail(f"no robot drawn: {rendered.report.get('notes')}")
+    assert episode.geometry is not None
+    assert "robot0_link7" in rendered.geometry.bodies
+    hand = "robot/robot0_right_hand"
+    np.testing.assert_array_equal(
+        rendered.channels[hand].values, episode.channels[hand].values
+    )
+    assert len(rendered.geometry.meshes) == len(episode.geometry.meshes)

@@ -5,8 +5,12 @@ so it reads only what the model already holds (its ``can_rerender`` /
 ``can_resimulate`` reasons, its source kind and its metadata) and what the
 simulator registry says: no file I/O. An FSR recording replays on the
 simulator its metadata names (or one chosen); a recording of another kind (a
-skelarm log) replays only on the simulator that claims that kind. The engine
-checks everything again, and more, before it runs.
+skelarm log, an HDF5 episode) replays only on the simulator that claims that
+kind, and only when that simulator takes the recording as opened (its
+``can_replay_model``, :class:`~fsr_core.simulation.protocol.OpenedRecordingAdapter`:
+robosuite takes robomimic-layout episodes of a robosuite environment, not an
+ALOHA or a ManiSkill file).
+The engine checks everything again, and more, before it runs.
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ from typing import Any
 
 from fsr_core.errors import AdapterUnavailableError
 from fsr_core.recording import RecordingModel
-from fsr_core.simulation.protocol import ReplayingAdapter, ReplayMode
+from fsr_core.simulation.protocol import (
+    OpenedRecordingAdapter,
+    ReplayingAdapter,
+    ReplayMode,
+)
 from fsr_core.simulation.registry import (
     adapter_names,
     get_adapter,
@@ -63,6 +71,17 @@ def simulator_block_reason(name: str, mode: ReplayMode) -> str | None:
     return None
 
 
+def _owner_refusal(name: str, model: RecordingModel) -> str | None:
+    """Return why simulator ``name``, which replays ``model``'s kind, refuses it."""
+    try:
+        adapter = get_adapter(name, require_available=False)
+    except AdapterUnavailableError as exc:
+        return exc.reason
+    if isinstance(adapter, OpenedRecordingAdapter):
+        return adapter.can_replay_model(model)
+    return None
+
+
 def replay_block_reason(
     model: RecordingModel, mode: ReplayMode, simulator: str | None = None
 ) -> str | None:
@@ -81,6 +100,10 @@ def replay_block_reason(
     if own is not None:
         return own
     owner = source_simulator(model.source)
+    if owner is not None:
+        refused = _owner_refusal(owner, model)
+        if refused is not None:
+            return refused
     name = owner or simulator or recorded_simulator(model.metadata)
     if name is None:
         return "the recording names no simulator (no simulation_contract.simulator)"

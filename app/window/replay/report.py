@@ -231,7 +231,8 @@ def _compared_lines(
         for channel in comparison.channels
     )
     lines.extend(
-        (f"camera {camera.name}", _camera_text(camera)) for camera in comparison.cameras
+        (f"camera {camera.paired_name}", _camera_text(camera))
+        for camera in comparison.cameras
     )
     candidate = report.candidate_label
     for names, where in (

@@ -31,6 +31,7 @@ from app.window.replay.job import CompareJob, ReplayJob
 from app.window.replay.presenter import ComparisonPresenter
 from app.window.replay.report import ComparisonReport
 from app.window.replay.request import ReplayRequest, default_output, output_suffix
+from app.window.widgets.plain_text import tooltip_html, visible_text
 from app.window.workers.background_job import JobRunner
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.protocol import ReplayMode, ReplayOptions
@@ -184,6 +185,7 @@ class WindowReplay(JobController[ReplayJob | CompareJob, ReplayDialog]):
                 if reason is None
                 else (f"Cannot {verb.lower()}: {reason}")
             )
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
+            # A reason may quote the file (a layout, an attribute): plain text.
+            action.setToolTip(tooltip_html(tip))
+            action.setStatusTip(visible_text(tip))
         self.compare_action.setEnabled(idle and model is not None)

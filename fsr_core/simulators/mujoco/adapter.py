@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fsr_core.simulation.model_files import ModelFiles
 from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
     RecordedRun,
@@ -19,7 +20,6 @@ from fsr_core.simulation.protocol import (
 )
 from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
 from fsr_core.simulation.simulator_defaults import SimulatorDefaults
-from fsr_core.simulators.mujoco.model_files import ModelFiles
 from fsr_core.simulators.mujoco.profile import MujocoProfile
 from fsr_core.simulators.mujoco.recorder import MujocoRunResult, record_mujoco_run
 from fsr_core.simulators.mujoco.replay import can_replay, replay_recording

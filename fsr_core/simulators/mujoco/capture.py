@@ -16,6 +16,7 @@ import numpy.typing as npt
 from fsr_core.format.catalog import json_stream
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulation.model_files import MODEL_FILE_SCHEMA, MODEL_FILES
 from fsr_core.simulation.recorded_streams import (
     MESHES,
     RENDER_STATE,
@@ -26,7 +27,6 @@ from fsr_core.simulation.recorded_streams import (
 from fsr_core.simulation.scene_capture import RateSchedule, Stamp, write_camera_frame
 from fsr_core.simulators.mujoco.cameras import CameraRig
 from fsr_core.simulators.mujoco.geometry import body_names, body_poses, geom_meshes
-from fsr_core.simulators.mujoco.model_files import MODEL_FILE_SCHEMA, MODEL_FILES
 from fsr_core.simulators.mujoco.model_session import LoadedModel
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from fsr_core.control import CommandSpace
 from fsr_core.errors import ReplayError, SchemaError
-from fsr_core.simulators.mujoco.model_files import ModelFiles
+from fsr_core.simulation.model_files import ModelFiles
 from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME, import_mujoco
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
 

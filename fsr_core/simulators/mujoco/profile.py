@@ -2,7 +2,7 @@
 
 The recorder embeds the MJCF model and every file it names (the
 ``model.files`` stream, listed with sizes and digests in the ``model``
-metadata; :mod:`fsr_core.simulators.mujoco.model_files`). Opened, the
+metadata; :mod:`fsr_core.simulation.model_files`). Opened, the
 recording carries them as its robot description (``kind`` ``mjcf``: the
 MJCF's text, and the other files by the path the MJCF names them with), so
 the player draws the robot's ``robot/<body>`` channels and tip trail with no
@@ -14,109 +14,23 @@ simulated it, so it stays: the description says so
 (:attr:`~fsr_core.recording.RobotDescription.scene_recorded`), and posing it
 only adds the channels and the trail.
 
-Sizes come from the metadata, so a model over the description budget
-(:data:`fsr_core.robots.urdf.MAX_DESCRIPTION_BYTES`) is a note, never read;
-one over :data:`READ_AT_OPEN_BYTES` is read when first used, through a
-reader of its own; a smaller one is read with the file. Its digests are
-checked as a replay checks them. Nothing here needs MuJoCo itself: viewing
-needs nothing extra, drawing the model needs the ``mujoco`` extra.
+The embedded files are read back as every simulator's are
+(:mod:`fsr_core.simulation.embedded_model`: sizes from the metadata checked
+against the budget first, a big model read when first used, every digest
+checked). Nothing here needs MuJoCo itself: viewing needs nothing extra,
+drawing the model needs the ``mujoco`` extra.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
-from typing import Any, Final
 
-from fsr_core.errors import FsrError, SchemaError
-from fsr_core.format.reader import FsrReader
-from fsr_core.recording import DescriptionFiles, RecordingModel, RobotDescription
+from fsr_core.recording import RecordingModel
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES
+from fsr_core.simulation.embedded_model import embedded_description
 from fsr_core.simulation.profile import FsrOpening
-from fsr_core.simulators.mujoco.model_files import MODEL_FILES, ModelFiles
 
-__all__ = ["READ_AT_OPEN_BYTES", "MujocoProfile", "embedded_description"]
-
-READ_AT_OPEN_BYTES: Final = 1 << 20
-"""An embedded model at most this big (all its files) is read with the file."""
-
-
-def _manifest_size(model: dict[str, Any], path: Path) -> int:
-    """Return the bytes of every file the ``model`` metadata lists.
-
-    Raises
-    ------
-    SchemaError
-        The list is not a list of files with their sizes.
-    """
-    files = model.get("files")
-    if not isinstance(files, list):
-        raise SchemaError("the model metadata lists no files", path=path)
-    total = 0
-    for item in files:
-        size = item.get("size_bytes") if isinstance(item, dict) else None
-        if not isinstance(size, int) or size < 0:
-            raise SchemaError(
-                "the model metadata gives a file without its size", path=path
-            )
-        total += size
-    return total
-
-
-def _read(reader: FsrReader, model: dict[str, Any], path: Path) -> DescriptionFiles:
-    """Read the embedded files back, every digest checked.
-
-    Raises
-    ------
-    FsrError
-        A record cannot be read, or a file or the model digest differs.
-    """
-    records = [record.decoded for record in reader.iter_records(MODEL_FILES)]
-    files = ModelFiles.from_records(model, records, where=path)
-    assets = {name: data for name, data in files.files.items() if name != files.entry}
-    return files.files[files.entry], assets
-
-
-def _read_later(model: dict[str, Any], path: Path) -> DescriptionFiles:
-    with FsrReader.open(path, recover=True) as reader:
-        return _read(reader, model, path)
-
-
-def embedded_description(
-    reader: FsrReader, path: Path
-) -> tuple[RobotDescription | None, str]:
-    """Return the robot description a MuJoCo recording embeds, or a note why not.
-
-    ``(None, "")``: the recording embeds no model.
-    """
-    model = reader.metadata.get("model")
-    if not isinstance(model, dict) or MODEL_FILES not in reader.streams:
-        return None, ""
-    entry = str(model.get("entry", ""))
-    where = f"{path} {entry}"
-    try:
-        size = _manifest_size(model, path)
-        if size > MAX_DESCRIPTION_BYTES:
-            return None, (
-                f"robot not drawn: the embedded model {entry[:80]!r} is {size:,} "
-                f"bytes, over the {MAX_DESCRIPTION_BYTES:,} budget; not read"
-            )
-        if size > READ_AT_OPEN_BYTES:
-            described = RobotDescription.read_later(
-                lambda: _read_later(model, path),
-                where,
-                "mjcf",
-                size,
-                path=path,
-                scene_recorded=True,
-            )
-            return described, ""
-        text, assets = _read(reader, model, path)
-    except FsrError as exc:
-        return None, f"robot not drawn: the embedded model cannot be read: {exc.reason}"
-    return RobotDescription.of_text(
-        text, where, "mjcf", assets, scene_recorded=True
-    ), ""
+__all__ = ["MujocoProfile"]
 
 
 class MujocoProfile:
@@ -125,7 +39,12 @@ class MujocoProfile:
     def build(self, opening: FsrOpening) -> RecordingModel:
         """Return the model every FSR file gets, carrying the embedded model."""
         model = opening.generic_model()
-        description, note = embedded_description(opening.reader, opening.path)
+        description, note = embedded_description(
+            opening.reader,
+            opening.path,
+            scene_recorded=True,
+            budget_bytes=MAX_DESCRIPTION_BYTES,
+        )
         if note:
             notes = [*model.report.get("notes", []), note]
             return dataclasses.replace(model, report={**model.report, "notes": notes})

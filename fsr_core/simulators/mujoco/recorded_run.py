@@ -16,8 +16,8 @@ from typing import Any
 from fsr_core.control import AuthoredChunk, validate_authored_chunks
 from fsr_core.errors import FsrError, ReplayError
 from fsr_core.format.reader import FsrReader
+from fsr_core.simulation.model_files import MODEL_FILES, ModelFiles
 from fsr_core.simulation.recorded_streams import AUTHORED, RENDER_STATE
-from fsr_core.simulators.mujoco.model_files import MODEL_FILES, ModelFiles
 from fsr_core.simulators.mujoco.runtime import SIMULATOR_NAME, unavailable_reason
 from fsr_core.simulators.mujoco.scenario import MujocoScenario
 

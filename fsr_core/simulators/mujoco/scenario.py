@@ -55,11 +55,11 @@ from typing import Any, Final
 
 from fsr_core.control import Interpolation, TerminalPolicy
 from fsr_core.errors import FsrError, SchemaError
+from fsr_core.simulation.model_files import ModelFiles, collect_model_files
 from fsr_core.simulation.scenario_document import (
     check_run_bounds,
     read_scenario_document,
 )
-from fsr_core.simulators.mujoco.model_files import ModelFiles, collect_model_files
 
 __all__ = [
     "SCENARIO_FORMAT",

@@ -5,8 +5,10 @@ recordings: :meth:`RobosuiteAdapter.claims_source` looks for the HDF5 magic;
 :meth:`~RobosuiteAdapter.can_replay` then for a robosuite environment in the
 ``data`` group) and replays the
 episodes the viewer opens (source kind ``hdf5``) in both modes, into FSR
-(:mod:`.replay`). robosuite runs in this process when it is installed here,
-else in the Python ``FSR_VIEWER_ROBOSUITE_PYTHON`` names (:mod:`.availability`).
+(:mod:`.replay`); of those, the window offers Replay for the robomimic-layout
+episodes of a robosuite environment alone (:mod:`.opened`). robosuite runs
+in this process when it is installed here, else in the Python
+``FSR_VIEWER_ROBOSUITE_PYTHON`` names (:mod:`.availability`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import ReplayError
+from fsr_core.recording import RecordingModel
+from fsr_core.simulation.profile import RecordingProfile
 from fsr_core.simulation.protocol import (
     RecordedRun,
     ReplayOptions,
@@ -27,7 +31,9 @@ from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
 from fsr_core.simulation.simulator_defaults import SimulatorDefaults
 from fsr_core.simulators.robosuite.availability import unavailable_reason
 from fsr_core.simulators.robosuite.episode_file import is_hdf5_file
+from fsr_core.simulators.robosuite.opened import model_problem
 from fsr_core.simulators.robosuite.output import SIMULATOR_NAME
+from fsr_core.simulators.robosuite.profile import RobosuiteProfile, is_replay
 from fsr_core.simulators.robosuite.replay import episode_problem, plan, replay_episode
 from fsr_core.simulators.robosuite.request import SETTINGS
 
@@ -60,6 +66,22 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be replayed here, or ``None`` if it can."""
         return episode_problem(source)
+
+    def recognises_recording(self, metadata: Mapping[str, Any]) -> bool:
+        """Recognise the FSR files a robosuite replay wrote (``run.simulator``)."""
+        return is_replay(metadata)
+
+    def recording_profile(self) -> RecordingProfile | None:
+        """Return the profile that gives a replay's file its robot and joints."""
+        return RobosuiteProfile()
+
+    def can_replay_model(self, model: RecordingModel) -> str | None:
+        """Return why the opened HDF5 episode ``model`` cannot be replayed here.
+
+        From what the HDF5 source put in the model (:mod:`.opened`): the
+        window offers Replay only for episodes robosuite can rebuild.
+        """
+        return model_problem(model)
 
     def claims_source(self, source: Path) -> bool:
         """Claim an HDF5 file or an episode of one (reads its first eight bytes).

@@ -37,15 +37,19 @@ from fsr_core.playlists.episodes import split_episode_path
 __all__ = [
     "DEFAULT_RATE_HZ",
     "HDF5_MAGIC",
+    "IMAGE_SUFFIX",
     "Episode",
     "find_episode",
     "is_hdf5_file",
+    "read_model_file",
     "read_rows",
 ]
 
 HDF5_MAGIC: Final = b"\x89HDF\r\n\x1a\n"
 DEFAULT_RATE_HZ: Final = 20.0
 """robosuite's default control frequency, when the file names none."""
+IMAGE_SUFFIX: Final = "_image"
+"""How robosuite names a camera's observation: ``agentview_image``."""
 MAX_ATTRIBUTE_BYTES: Final = 64 << 20
 """Largest ``env_args`` or ``model_file`` text read."""
 _DEMO: Final = re.compile(r"^demo_([0-9]{1,9})$")
@@ -68,6 +72,8 @@ class Episode:
     state_width: int = 0
     action_rows: int = 0
     action_width: int = 0
+    observed_cameras: tuple[str, ...] = ()
+    """The cameras whose images the episode holds (``obs/<camera>_image``)."""
 
     @property
     def name(self) -> str:
@@ -189,6 +195,18 @@ def _shape(group: Any, name: str, path: Path) -> tuple[int, int]:
     return int(shape[0]), int(shape[1])
 
 
+def _observed_cameras(group: Any) -> tuple[str, ...]:
+    """Return the cameras of the episode's ``obs/<camera>_image`` arrays."""
+    observations = group.get("obs")
+    if observations is None or not hasattr(observations, "keys"):
+        return ()
+    return tuple(
+        str(key)[: -len(IMAGE_SUFFIX)]
+        for key in observations
+        if str(key).endswith(IMAGE_SUFFIX) and len(str(key)) > len(IMAGE_SUFFIX)
+    )
+
+
 def is_hdf5_file(path: Path) -> bool:
     """Say whether ``path`` (or the file of an episode address) starts as HDF5 does.
 
@@ -254,6 +272,7 @@ def find_episode(address: Path) -> Episode:
             )
         steps, width = _shape(group, "states", file)
         rows, action_width = _shape(group, "actions", file)
+        observed = _observed_cameras(group)
     return Episode(
         file=file,
         index=chosen[0],
@@ -265,6 +284,7 @@ def find_episode(address: Path) -> Episode:
         state_width=width,
         action_rows=rows,
         action_width=action_width,
+        observed_cameras=observed,
     )
 
 
@@ -291,3 +311,20 @@ def read_rows(episode: Episode, name: str) -> npt.NDArray[np.float64]:
         )
         values: npt.NDArray[np.float64] = np.asarray(dataset[()], dtype=np.float64)
     return values
+
+
+def read_model_file(episode: Episode) -> bytes:
+    """Return the episode's ``model_file`` (the MJCF robosuite rebuilds it from).
+
+    Raises
+    ------
+    ReplayError
+        h5py cannot read it, it is not text, or it is larger than 64 MiB.
+    """
+    file = episode.file
+    h5py = _h5py(file)
+    what = f"cannot read {episode.group}@model_file"
+    with _reading(file, what), h5py.File(file, "r", locking=False) as handle:
+        value = handle[episode.group].attrs["model_file"]
+        text = _text(value, f"{episode.group}@model_file", file)
+    return text.encode("utf-8")

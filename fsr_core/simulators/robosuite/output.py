@@ -15,7 +15,13 @@ with:
 * for a render, each camera under its robosuite name
   (``sensors.agentview.camera.*``): PNG frames right side up, the intrinsics
   once (a centred pinhole from the camera's vertical field of view) and its
-  world pose with every frame (camera to world, OpenCV axes);
+  world pose with every frame (camera to world, OpenCV axes); the metadata's
+  ``replay.source_cameras`` names the recorded camera each renders again
+  (``agentview``: ``obs/agentview_image``), so ``compare`` pairs them;
+* ``model.files``: the episode's ``model_file`` (MJCF), embedded as a MuJoCo
+  recording embeds its model (listed in the ``model`` metadata), so the
+  file opens with its robot (:mod:`.profile`: posed by the ``qpos`` of the
+  robot's joints in ``states``);
 * ``events``: one mark on the timeline at the first divergence, naming the
   component;
 * ``replay.comparison``: the verdict, one JSON record at the last step.
@@ -43,13 +49,22 @@ from fsr_core.format.catalog import (
 )
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter
+from fsr_core.simulation.model_files import (
+    MODEL_FILE_SCHEMA,
+    MODEL_FILES,
+    ModelFiles,
+)
 from fsr_core.simulation.protocol import (
     ProgressFn,
     ReplayMode,
     ReplayOptions,
     ReplayOutcome,
 )
-from fsr_core.simulation.provenance import replay_metadata, replay_provenance
+from fsr_core.simulation.provenance import (
+    SOURCE_CAMERAS,
+    replay_metadata,
+    replay_provenance,
+)
 from fsr_core.simulation.recorded_streams import (
     camera_prefix,
     run_section,
@@ -57,7 +72,7 @@ from fsr_core.simulation.recorded_streams import (
 )
 from fsr_core.simulation.scene_capture import Stamp, write_camera_frame
 from fsr_core.simulators.robosuite.divergence import StateDivergence
-from fsr_core.simulators.robosuite.episode_file import Episode
+from fsr_core.simulators.robosuite.episode_file import IMAGE_SUFFIX, Episode
 from fsr_core.simulators.robosuite.request import RobosuiteRequest
 from fsr_core.simulators.robosuite.session import CameraPoseOut, FrameOut
 
@@ -75,6 +90,10 @@ COMPARISON_STREAM: Final = "replay.comparison"
 STATES_STREAM: Final = "observations.states"
 ERROR_STREAM: Final = "observations.state_error"
 _PRODUCER: Final = "fsr_core.simulators.robosuite"
+MODEL_ENTRY: Final = "model_file.xml"
+"""The name the episode's ``model_file`` is embedded under."""
+MAX_EMBEDDED_MODEL_BYTES: Final = 12 << 20
+"""Largest ``model_file`` embedded (one ``model.files`` record holds it)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,15 @@ class Source:
     sha256: str
     episode: Episode
     states: np.ndarray[Any, np.dtype[np.float64]]
+    model_file: bytes = b""
+    """The episode's MJCF, embedded as the output's robot (empty: none)."""
+
+    @property
+    def model(self) -> ModelFiles | None:
+        """The episode's MJCF as the embedded model (``None``: none, or too big)."""
+        if not self.model_file or len(self.model_file) > MAX_EMBEDDED_MODEL_BYTES:
+            return None
+        return ModelFiles(MODEL_ENTRY, {MODEL_ENTRY: self.model_file})
 
 
 def _numeric(
@@ -156,6 +184,10 @@ class ReplayFile:
             _numeric(STATES_STREAM, "states", columns, ""),
             _numeric(ERROR_STREAM, "state_error", ("max_abs_error",), ""),
         ]
+        if self.source.model is not None:
+            specs.append(
+                json_stream(MODEL_FILES, StreamKind.JSON, schema=MODEL_FILE_SCHEMA)
+            )
         for name in self._fovy:
             specs += camera_streams(
                 name,
@@ -194,7 +226,24 @@ class ReplayFile:
                 robosuite=robosuite, mujoco=str(facts.get("mujoco_version", ""))
             ),
         }
-        return replay_metadata(source_metadata, self._provenance())
+        model = self.source.model
+        if model is not None:
+            source_metadata["model"] = model.metadata()
+        metadata = replay_metadata(source_metadata, self._provenance())
+        metadata["replay"][SOURCE_CAMERAS] = self._source_cameras()
+        return metadata
+
+    def _source_cameras(self) -> dict[str, str]:
+        """Name the recorded camera each rendered one renders again.
+
+        A camera the episode observed is ``obs/<camera>_image`` there (the
+        HDF5 source's name), so ``compare FILE --episode N OUT.fsr`` pairs
+        the two; a camera it did not observe pairs with nothing.
+        """
+        observed = self.source.episode.observed_cameras
+        return {
+            name: f"obs/{name}{IMAGE_SUFFIX}" for name in self._fovy if name in observed
+        }
 
     def _provenance(self) -> dict[str, Any]:
         fields = replay_provenance(
@@ -255,6 +304,9 @@ class ReplayFile:
         stamp = Stamp(index, index / self.source.episode.rate_hz)
         if self.frames == 0:
             stamp.write(writer, LIFECYCLE_STREAM, {"event": "start"})
+            model = self.source.model
+            for value in model.records() if model is not None else ():
+                stamp.write(writer, MODEL_FILES, value)
         for name in self._fovy:
             self._write_camera(writer, stamp, name, frame)
         error = self.divergence.add(index, frame.state)

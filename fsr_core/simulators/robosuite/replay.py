@@ -27,7 +27,12 @@ from fsr_core.simulation.protocol import (
 )
 from fsr_core.simulation.replay_call import ReplayCall
 from fsr_core.simulators.robosuite.availability import Runtime, find_runtime
-from fsr_core.simulators.robosuite.episode_file import Episode, find_episode, read_rows
+from fsr_core.simulators.robosuite.episode_file import (
+    Episode,
+    find_episode,
+    read_model_file,
+    read_rows,
+)
 from fsr_core.simulators.robosuite.output import SIMULATOR_NAME, ReplayFile, Source
 from fsr_core.simulators.robosuite.request import (
     RequestError,
@@ -189,7 +194,8 @@ def replay_episode(call: ReplayCall) -> ReplayResult:
         )
     digest = _digest(call, episode.file)
     run_id = f"replay-{secrets.token_hex(6)}"
-    source = Source(Path(call.source), digest, episode, states)
+    model_file = read_model_file(episode)
+    source = Source(Path(call.source), digest, episode, states, model_file)
     with replay_output(output, overwrite=options.overwrite) as target:
         sink = ReplayFile(target, source, request, options, run_id, call.progress)
         try:

@@ -17,7 +17,8 @@
 * **Robot.** A demo's ``model_file`` attribute (robosuite's MJCF) is the
   robot and scene, drawn with the recorded joints; its joints name the
   columns of ``robot0_joint_pos``.
-* **Inspector.** ``env_args``, the demo's attributes and ManiSkill's JSON.
+* **Inspector.** ``env_args``, the ``data`` group's other attributes, the
+  demo's attributes and ManiSkill's JSON.
 
 Only the episode shown is read; the file stays open (shared by the model's
 channels and cameras) while the model is in use.
@@ -346,6 +347,13 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
             "episodes": len(layout.episodes),
             "control_freq": rate,
             **({"env_args": layout.env_args} if layout.env_args else {}),
+            # The data group's other attributes (robosuite's own writer names
+            # its environment there, data@env, without env_args).
+            **(
+                {"data_attributes": dict(layout.metadata)}
+                if layout.kind == "robomimic" and layout.metadata
+                else {}
+            ),
             **(
                 {"episode_metadata": layout.episode_metadata[episode.index]}
                 if episode.index in layout.episode_metadata

@@ -17,6 +17,7 @@ import pytest
 from data_paths import MUJOCO_EXAMPLES
 
 from fsr_core.recording import RecordingModel, SceneGeometry
+from fsr_core.simulation import embedded_model
 from fsr_core.simulators.mujoco import profile
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.registry import source_for
@@ -155,7 +156,7 @@ def test_a_big_model_is_read_when_first_used(
 ) -> None:
     pytest.importorskip("mujoco")
     eager = open_recording(reach_recording)
-    monkeypatch.setattr(profile, "READ_AT_OPEN_BYTES", 100)
+    monkeypatch.setattr(embedded_model, "READ_AT_OPEN_BYTES", 100)
 
     unposed = _unposed(reach_recording)
     description = unposed.robot_description
@@ -179,7 +180,7 @@ def test_a_model_over_the_budget_is_a_note_and_is_not_read(
     def refuse(*_: object) -> None:
         raise AssertionError("the model files were read")
 
-    monkeypatch.setattr(profile.ModelFiles, "from_records", refuse)
+    monkeypatch.setattr(embedded_model.ModelFiles, "from_records", refuse)
 
     model = open_recording(reach_recording)
 
@@ -202,7 +203,7 @@ def test_a_model_whose_files_do_not_check_out_is_a_note(
             "embedded model file 'reach_arm.xml' has digest x", path=where
         )
 
-    monkeypatch.setattr(profile.ModelFiles, "from_records", mismatch)
+    monkeypatch.setattr(embedded_model.ModelFiles, "from_records", mismatch)
 
     model = open_recording(reach_recording)
 

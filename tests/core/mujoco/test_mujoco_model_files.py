@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fsr_core.errors import SchemaError
-from fsr_core.simulators.mujoco.model_files import ModelFiles, collect_model_files
+from fsr_core.simulation.model_files import ModelFiles, collect_model_files
 
 _MAIN = """<mujoco model="parts">
   <compiler meshdir="meshes" texturedir="textures"/>
