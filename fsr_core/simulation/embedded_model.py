@@ -16,15 +16,16 @@ checked as a replay checks them.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.format.reader import FsrReader
-from fsr_core.recording import DescriptionFiles, RobotDescription
+from fsr_core.recording import DescriptionFiles, RecordingModel, RobotDescription
 from fsr_core.simulation.model_files import MODEL_FILES, ModelFiles
 
-__all__ = ["READ_AT_OPEN_BYTES", "embedded_description"]
+__all__ = ["READ_AT_OPEN_BYTES", "embedded_description", "with_embedded_robot"]
 
 READ_AT_OPEN_BYTES: Final = 1 << 20
 """An embedded model at most this big (all its files) is read with the file."""
@@ -109,3 +110,25 @@ def embedded_description(
     return RobotDescription.of_text(
         text, where, "mjcf", assets, scene_recorded=scene_recorded
     ), ""
+
+
+def with_embedded_robot(
+    model: RecordingModel,
+    reader: FsrReader,
+    path: Path,
+    *,
+    scene_recorded: bool,
+    budget_bytes: int,
+) -> RecordingModel:
+    """Return ``model`` carrying the robot its file embeds, or noting why not.
+
+    What a simulator's profile adds to the generic model of its recordings
+    (see :func:`embedded_description` for the arguments).
+    """
+    description, note = embedded_description(
+        reader, path, scene_recorded=scene_recorded, budget_bytes=budget_bytes
+    )
+    if note:
+        notes = [*model.report.get("notes", []), note]
+        return dataclasses.replace(model, report={**model.report, "notes": notes})
+    return dataclasses.replace(model, robot_description=description)

@@ -23,11 +23,9 @@ drawing the model needs the ``mujoco`` extra.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fsr_core.recording import RecordingModel
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES
-from fsr_core.simulation.embedded_model import embedded_description
+from fsr_core.simulation.embedded_model import with_embedded_robot
 from fsr_core.simulation.profile import FsrOpening
 
 __all__ = ["MujocoProfile"]
@@ -38,14 +36,10 @@ class MujocoProfile:
 
     def build(self, opening: FsrOpening) -> RecordingModel:
         """Return the model every FSR file gets, carrying the embedded model."""
-        model = opening.generic_model()
-        description, note = embedded_description(
+        return with_embedded_robot(
+            opening.generic_model(),
             opening.reader,
             opening.path,
             scene_recorded=True,
             budget_bytes=MAX_DESCRIPTION_BYTES,
         )
-        if note:
-            notes = [*model.report.get("notes", []), note]
-            return dataclasses.replace(model, report={**model.report, "notes": notes})
-        return dataclasses.replace(model, robot_description=description)

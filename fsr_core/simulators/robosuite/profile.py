@@ -27,7 +27,7 @@ from typing import Any, Final
 from fsr_core.joint_set import JointSet
 from fsr_core.recording import RecordingModel, picked_channel
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES
-from fsr_core.simulation.embedded_model import embedded_description
+from fsr_core.simulation.embedded_model import with_embedded_robot
 from fsr_core.simulation.profile import FsrOpening
 
 __all__ = ["JOINT_CHANNEL", "RATE_CHANNEL", "RobosuiteProfile", "is_replay"]
@@ -103,14 +103,10 @@ class RobosuiteProfile:
 
     def build(self, opening: FsrOpening) -> RecordingModel:
         """Return the model every FSR file gets, with its joints and embedded model."""
-        model = _with_joints(opening.generic_model())
-        description, note = embedded_description(
+        return with_embedded_robot(
+            _with_joints(opening.generic_model()),
             opening.reader,
             opening.path,
             scene_recorded=False,
             budget_bytes=MAX_DESCRIPTION_BYTES,
         )
-        if note:
-            notes = [*model.report.get("notes", []), note]
-            return dataclasses.replace(model, report={**model.report, "notes": notes})
-        return dataclasses.replace(model, robot_description=description)
