@@ -40,6 +40,7 @@ __all__ = [
     "ChannelData",
     "ChannelLoader",
     "ChannelOverview",
+    "ColumnsReader",
     "DescriptionFiles",
     "GeometryMesh",
     "Integrity",
@@ -56,6 +57,7 @@ __all__ = [
     "SpanReader",
     "TaskOverlay",
     "Timeline",
+    "TimesReader",
     "picked_channel",
     "span_rows",
 ]
@@ -209,6 +211,16 @@ SampleReader: TypeAlias = Callable[[float], FloatArray]
 :meth:`Channel.value_at` asks while the whole channel is unread, so a panel
 scrubbing an hour-long recording reads one record, not the hour."""
 
+ColumnsReader: TypeAlias = Callable[[Sequence[int]], ChannelData]
+"""Reads some columns of a lazy channel alone, part by part: its times and
+those columns' values, never the whole channel at once. What a channel of
+a few columns picked from a wide one (:func:`picked_channel`) reads."""
+
+TimesReader: TypeAlias = Callable[[], FloatArray]
+"""Reads a lazy channel's play times alone (8 bytes a sample): what
+:attr:`Channel.times_s` returns while the values are unread, so stepping
+frame by frame over a channel's samples reads none of its values."""
+
 
 class _ReadOnly:
     """Read-only slots, set once by :meth:`_assign`: models are shared by views."""
@@ -240,16 +252,21 @@ class Channel(_ReadOnly):
     :meth:`value_at` through it until something reads the whole channel;
     given an :data:`OverviewReader` and a :data:`SpanReader`, a plot of a
     long channel reads its :meth:`overview` and :meth:`span` instead of all
-    of it (:attr:`prefers_overview`). A channel is read-only: views share it.
+    of it (:attr:`prefers_overview`); given a :data:`TimesReader`, its
+    :attr:`times_s` are read without its values; given a
+    :data:`ColumnsReader`, :meth:`picked_data` reads some columns without
+    the others. A channel is read-only: views share it.
     """
 
     __slots__ = (
         "_columns",
+        "_columns_reader",
         "_count",
         "_data",
         "_overview",
         "_sample",
         "_span",
+        "_times",
         "_width",
         "label",
         "name",
@@ -266,6 +283,8 @@ class Channel(_ReadOnly):
     _sample: SampleReader | None
     _overview: LoadOnce[ChannelOverview] | None
     _span: SpanReader | None
+    _times: LoadOnce[FloatArray] | None
+    _columns_reader: ColumnsReader | None
 
     def __init__(
         self,
@@ -278,7 +297,9 @@ class Channel(_ReadOnly):
     ) -> None:
         data = LoadOnce.ready(ChannelData(times_s, values))
         self._fill(name, unit, label, columns, data, None, None)
-        self._assign(_sample=None, _overview=None, _span=None)
+        self._assign(
+            _sample=None, _overview=None, _span=None, _times=None, _columns_reader=None
+        )
 
     @classmethod
     def lazy(
@@ -295,6 +316,8 @@ class Channel(_ReadOnly):
         sample: SampleReader | None = None,
         overview: OverviewReader | None = None,
         span: SpanReader | None = None,
+        times: TimesReader | None = None,
+        columns_reader: ColumnsReader | None = None,
     ) -> Channel:
         """Return a channel whose arrays ``load`` reads when first asked for.
 
@@ -318,6 +341,13 @@ class Channel(_ReadOnly):
         overview, span
             Read the channel's overview (once) and a span of it, for a plot
             of a channel too long to read whole; both or neither.
+        times
+            Reads the play times alone (once), what :attr:`times_s` returns
+            while the values are unread; ``None``: :attr:`times_s` reads the
+            whole channel. They must be the times ``load`` returns.
+        columns_reader
+            Reads some columns alone (:meth:`picked_data`) while the channel
+            is unread; ``None``: picking columns reads the whole channel.
         """
         shown = width if width is not None else max(len(columns), 1)
         data: LoadOnce[ChannelData] = LoadOnce(
@@ -330,7 +360,18 @@ class Channel(_ReadOnly):
             if overview is None or span is None
             else LoadOnce(overview, what=f"the overview of {name[:80]!r}", path=path)
         )
-        channel._assign(_sample=sample, _overview=summary, _span=span)
+        alone = (
+            None
+            if times is None
+            else LoadOnce(times, what=f"the times of {name[:80]!r}", path=path)
+        )
+        channel._assign(
+            _sample=sample,
+            _overview=summary,
+            _span=span,
+            _times=alone,
+            _columns_reader=columns_reader,
+        )
         return channel
 
     def _fill(
@@ -362,7 +403,12 @@ class Channel(_ReadOnly):
 
     @property
     def times_s(self) -> FloatArray:
-        """Play times of the samples, increasing (reads a lazy channel)."""
+        """Play times of the samples, increasing (reads a lazy channel).
+
+        An unread lazy channel with a times reader reads its times alone.
+        """
+        if self._times is not None and not self._data.loaded:
+            return self._times.get()
         return self._data.get().times_s
 
     @property
@@ -383,6 +429,16 @@ class Channel(_ReadOnly):
         no reading at all (:attr:`loaded`).
         """
         return self._sample is not None
+
+    @property
+    def reads_by_span(self) -> bool:
+        """Whether a plot can read :meth:`overview` and :meth:`span` (never reads)."""
+        return self._overview is not None and self._span is not None
+
+    @property
+    def reads_times_alone(self) -> bool:
+        """Whether :attr:`times_s` reads the times alone while the channel is unread."""
+        return self._times is not None
 
     @property
     def read_error(self) -> FsrError | None:
@@ -470,6 +526,23 @@ class Channel(_ReadOnly):
             return None
         return ChannelData(times[first:stop], self.values[first:stop])
 
+    def picked_data(self, picks: Sequence[int]) -> ChannelData:
+        """Return the times and the columns ``picks`` of the values, shape ``(n, k)``.
+
+        An unread lazy channel with a columns reader reads those columns
+        alone and stays unread; else they are picked from :attr:`values`.
+
+        Raises
+        ------
+        FsrError
+            Reading failed; the message names the file.
+        """
+        chosen = list(picks)
+        if self._columns_reader is not None and not self._data.loaded:
+            return self._columns_reader(chosen)
+        values = np.asarray(self.values)
+        return ChannelData(self.times_s, values.reshape(len(values), -1)[:, chosen])
+
     def index_at(self, play_time_s: float) -> int:
         """Return the index of the last sample at or before ``play_time_s`` (>= 0)."""
         return max(_in_force(self.times_s, play_time_s), 0)
@@ -510,8 +583,11 @@ def picked_channel(
 ) -> Channel:
     """Return the columns ``picks`` of ``channel`` as channel ``name``.
 
-    A loaded channel is picked now; a lazy one stays lazy (read when the new
-    one is) and answers :meth:`Channel.value_at` by its sample reader.
+    A loaded channel is picked now; a lazy one stays lazy: read when the new
+    one is (those columns alone, when ``channel`` has a columns reader), it
+    answers :meth:`Channel.value_at` by its sample reader,
+    :attr:`Channel.times_s` by its times reader, and a plot by its overview
+    and span readers, as ``channel`` does.
     """
     chosen = list(picks)
     if channel.loaded:
@@ -519,14 +595,28 @@ def picked_channel(
         values = values.reshape(len(values), -1)[:, chosen]
         return Channel(name, channel.times_s, values, unit, label, columns)
 
-    def load() -> tuple[FloatArray, FloatArray]:
-        values = np.asarray(channel.values)
-        return channel.times_s, values.reshape(len(values), -1)[:, chosen]
+    def load() -> ChannelData:
+        return channel.picked_data(chosen)
 
     def sample(play_time_s: float) -> FloatArray:
         value: FloatArray = channel.value_at(play_time_s)[chosen]
         return value
 
+    def times() -> FloatArray:
+        return channel.times_s
+
+    def overview() -> ChannelOverview:
+        whole = channel.overview()
+        return ChannelOverview(whole.times_s[:, chosen], whole.values[:, chosen])
+
+    def span(start_s: float, end_s: float, limit: int) -> ChannelData | None:
+        found = channel.span(start_s, end_s, limit)
+        if found is None:
+            return None
+        values = found.values.reshape(len(found.values), -1)[:, chosen]
+        return ChannelData(found.times_s, values)
+
+    by_span = channel.reads_by_span
     return Channel.lazy(
         name,
         load,
@@ -535,6 +625,9 @@ def picked_channel(
         columns=columns,
         count=channel.count,
         sample=sample if channel.reads_one_sample else None,
+        overview=overview if by_span else None,
+        span=span if by_span else None,
+        times=times if channel.reads_times_alone else None,
     )
 
 

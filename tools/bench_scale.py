@@ -11,8 +11,16 @@ the panel, and reports its peak resident memory after each step. The goal
 (issue: one recording of any size): the long recording's peak is at most
 1.2x the short one's and at most 500 MB.
 
+With ``--screenshot`` it measures opening a finished planar-arm take instead:
+it records the demo reach take (two cameras) lasting 20 s and 200 s with the
+built-in simulator, then takes ``fsr-viewer TAKE --screenshot`` of each in a
+fresh process ``--runs`` times and prints each peak resident memory, the
+median of each and their ratio. The goal (issue 42): the 200 s take's peak is
+at most 1.2x the 20 s take's.
+
     .venv/bin/python tools/bench_scale.py [--minutes 60] [--short-minutes 1]
         [--keep DIR]
+    .venv/bin/python tools/bench_scale.py --screenshot [--runs 3] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -22,10 +30,12 @@ import io
 import json
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,6 +52,8 @@ CAMERA: Final = "front"
 JOINTS: Final = "observations.arm"
 TARGET_RATIO: Final = 1.2
 TARGET_MB: Final = 500.0
+SHOT_TAKE: Final = "01_reach"
+SHOT_SECONDS: Final = (20.0, 200.0)
 
 
 def _jpegs(count: int = 8) -> list[bytes]:
@@ -174,6 +186,70 @@ def _measure_in_child(path: Path, video: Path) -> dict[str, Any]:
     return figures
 
 
+def write_take(path: Path, seconds: float) -> None:
+    """Record the demo reach take, lasting ``seconds``, to ``path``."""
+    from fsr_core.simulators.planar_arm.demos import demo_scenario
+    from fsr_core.simulators.planar_arm.recorder import record_run
+
+    scenario = demo_scenario(SHOT_TAKE)
+    name = f"{scenario.name}_{seconds:g}s"
+    record_run(replace(scenario, duration_s=seconds, name=name), path)
+
+
+def measure_screenshot(take: Path, picture: Path) -> float:
+    """In this process: ``fsr-viewer TAKE --screenshot PICTURE``; its peak in MB."""
+    import os
+
+    from app.cli import main as cli_main
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    code = cli_main([str(take), "--screenshot", str(picture), "--overwrite"])
+    if code != 0:
+        raise SystemExit(f"screenshot of {take} failed ({code})")
+    return _peak_mb()
+
+
+def _screenshot_in_child(take: Path, picture: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure-screenshot", str(take), str(picture)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def screenshot_scaling(folder: Path, runs: int) -> None:
+    """Record both takes (or reuse them), measure each screenshot, print the ratio."""
+    medians = []
+    for seconds in SHOT_SECONDS:
+        take = folder / f"reach_{seconds:g}s.fsr"
+        if not take.exists():
+            started = time.perf_counter()
+            write_take(take, seconds)
+            print(
+                f"recorded {take.name} ({take.stat().st_size / 1e6:.0f} MB) in "
+                f"{time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
+        peaks = [
+            _screenshot_in_child(take, folder / f"reach_{seconds:g}s.png")
+            for _ in range(runs)
+        ]
+        medians.append(statistics.median(peaks))
+        shown = ", ".join(f"{peak:.0f}" for peak in peaks)
+        print(
+            f"{seconds:5g} s take {take.stat().st_size / 1e6:5.0f} MB: screenshot "
+            f"peak RSS {shown} MB (median {medians[-1]:.0f} MB)",
+            flush=True,
+        )
+    ratio = medians[1] / medians[0]
+    print(
+        f"screenshot peak RSS {SHOT_SECONDS[1]:g} s / {SHOT_SECONDS[0]:g} s: "
+        f"{ratio:.2f}x (target <= {TARGET_RATIO}x)"
+    )
+
+
 def _row(name: str, size_gb: float, figures: dict[str, Any]) -> str:
     return (
         f"{name:<7} {size_gb:6.2f} GB  open {figures['open_s']:6.2f} s "
@@ -190,14 +266,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--short-minutes", type=float, default=1.0)
     parser.add_argument("--keep", type=Path, help="write (and reuse) the files here")
+    parser.add_argument(
+        "--screenshot",
+        action="store_true",
+        help="measure screenshots of a 20 s and a 200 s planar-arm take instead",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="screenshots per take")
     parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--measure-screenshot", nargs=2, type=Path, help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.measure is not None:
         print(json.dumps(measure(*args.measure)))
         return 0
+    if args.measure_screenshot is not None:
+        print(measure_screenshot(*args.measure_screenshot))
+        return 0
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
+        if args.screenshot:
+            screenshot_scaling(folder, max(args.runs, 1))
+            return 0
         rows = {}
         for name, minutes in (("short", args.short_minutes), ("long", args.minutes)):
             path = folder / f"scale_{minutes:g}min.fsr"

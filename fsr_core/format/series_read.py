@@ -4,10 +4,13 @@ Reading record by record costs a read, a CRC and a decode each: 3.6 million
 records of a 1 kHz stream over an hour took tens of seconds. Here the records
 are read in spans of up to :data:`SPAN_BYTES` (one ``pread`` each), every
 record's CRC (and the profile's digest) is still checked, and the payloads
-of the span are gathered into the values array with one numpy indexing.
-Anything unusual (a payload of another length) returns ``None`` so the
-caller reads record by record, and any check that fails raises exactly what
-the record-by-record read raises for that record.
+of the span are gathered into the values array with one numpy indexing. A
+span never reads over more than :data:`SPAN_GAP_BYTES` of other streams'
+records: a sparse stream (a few bytes a frame between camera batches) reads
+its own batches, not the whole file. Anything unusual (a payload of another
+length) returns ``None`` so the caller reads record by record, and any check
+that fails raises exactly what the record-by-record read raises for that
+record.
 """
 
 from __future__ import annotations
@@ -28,10 +31,14 @@ from fsr_core.format.runs import runs_within
 from fsr_core.format.safe_open import ByteSource
 from fsr_core.format.streams import StreamSpec
 
-__all__ = ["SPAN_BYTES", "read_raw_series"]
+__all__ = ["SPAN_BYTES", "SPAN_GAP_BYTES", "read_raw_series"]
 
 SPAN_BYTES = 8 << 20
 """Most bytes one read of a span covers (8 MiB)."""
+
+SPAN_GAP_BYTES = 64 << 10
+"""Most bytes of other records a span reads over between two of its own
+(64 KiB); past that, another ``pread`` costs less than the bytes skipped."""
 
 PART_ROWS = 1 << 16
 """Records whose index entries are read at a time (4 MiB of entries)."""
@@ -100,7 +107,8 @@ class _Part:
         ends = offsets + lengths
         strong = self.profile is IntegrityProfile.STRONG
         digests = self.layout.record_digests if strong else None
-        for first, last in runs_within(offsets, ends, SPAN_BYTES):
+        spans = runs_within(offsets, ends, SPAN_BYTES, max_gap=SPAN_GAP_BYTES)
+        for first, last in spans:
             start = int(offsets[first])
             data = self.source.read_at(
                 start, int(ends[last - 1]) - start, section="record"

@@ -25,14 +25,22 @@ pytestmark = pytest.mark.gui
 BIG_POINTS = 100_000
 
 
+def _read_whole(path: Path) -> RecordingModel:
+    """Open a take with its channels read, as the plots have them once shown."""
+    model = open_recording(path)
+    for channel in model.channels.values():
+        _ = channel.values
+    return model
+
+
 @pytest.fixture(scope="module")
 def reach(short_takes: dict[str, Path]) -> RecordingModel:
-    return open_recording(short_takes["reach"])
+    return _read_whole(short_takes["reach"])
 
 
 @pytest.fixture(scope="module")
 def multi(short_takes: dict[str, Path]) -> RecordingModel:
-    return open_recording(short_takes["multi"])
+    return _read_whole(short_takes["multi"])
 
 
 @pytest.fixture(scope="module")

@@ -354,6 +354,7 @@ def test_the_channel_plots_draw_the_replay_dashed_over_the_recording(
 ) -> None:
     open_and_wait(qtbot, window, takes["pushed"])
     window.session.options.update(plots=(("q[q1]",),))
+    qtbot.waitUntil(lambda: window.plots.settled)  # q is read when shown
     assert window.plots.series_names(0) == ["q1"]
 
     _run(qtbot, window, _dialog(qtbot, window, "Re-simulate…"))

@@ -16,6 +16,7 @@ from fsr_core.errors import CorruptRecordError
 from fsr_core.format import series_read
 from fsr_core.format.catalog import numeric_stream
 from fsr_core.format.reader import FsrReader
+from fsr_core.format.runs import runs_within
 from fsr_core.format.writer import FsrWriter
 
 STREAM = "observations.arm"
@@ -67,3 +68,13 @@ def test_a_flipped_byte_is_refused_as_the_record_read_refuses_it(
     with FsrReader.open(path) as reader, pytest.raises(CorruptRecordError) as fast:
         reader.read_series(STREAM)
     assert str(fast.value) == str(slow.value)
+
+
+def test_a_span_never_reads_over_a_wide_gap_between_its_records() -> None:
+    # Three records close together, then one past a gap wider than allowed.
+    starts = np.array([0, 100, 200, 10_000], dtype=np.int64)
+    ends = starts + 50
+
+    assert runs_within(starts, ends, 1 << 20) == [(0, 4)]
+    assert runs_within(starts, ends, 1 << 20, max_gap=1000) == [(0, 3), (3, 4)]
+    assert runs_within(starts, ends, 150, max_gap=1000) == [(0, 2), (2, 3), (3, 4)]

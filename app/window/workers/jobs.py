@@ -6,6 +6,7 @@ exactly once; exceptions never escape ``run``.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -14,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal, SignalInstance
 
+from app.canvas.overlay_registry import overlays
 from app.window.workers.collector import job_running
 from app.window.workers.error_message import error_message
 from app.window.workers.gui_owned import gui_parent, retire
@@ -126,15 +128,41 @@ class OpenJob(_OpenerJob):
     """Open a recording (validation and index included) into a RecordingModel."""
 
     def work(self) -> RecordingModel:
-        """Open the file, and read the cameras' frame times the views step on.
+        """Open the file, and read what the window asks for as it shows it.
 
-        A source may leave them to be read when first asked for (an MCAP
-        file's message indexes): read here, the GUI thread never waits on them.
+        A source may leave the cameras' frame times, the joint channel's
+        sample times (the clock's frame steps) and what an overlay looks at
+        to know whether it applies (the peak external force) to be read when
+        first asked for (an MCAP file's message indexes, an FSR file's
+        channels): read here, the GUI thread never waits on them.
         """
         model = self._open()
         for track in model.cameras:
             _ = track.times_s
+        _read_shown_first(model)
         return model
+
+
+def _read_shown_first(model: RecordingModel) -> None:
+    """Read the joint channel's times and what each overlay's ``applies`` reads.
+
+    A read that fails is left for the window to meet (and name) where it
+    asks again.
+    """
+    name = model.joint_channel
+    joints = None if name is None else model.channels.get(name)
+    if joints is not None and joints.reads_times_alone:
+        _read_quietly(lambda: joints.times_s)
+    for overlay in overlays():
+        _read_quietly(functools.partial(overlay.applies, model))
+
+
+def _read_quietly(read: Callable[[], object]) -> None:
+    """Call ``read``; a read error is the window's to show, not the open's."""
+    try:
+        read()
+    except FsrError:
+        return
 
 
 class RefineJob(_Job):

@@ -11,11 +11,17 @@ On top of the model every FSR file gets, a planar-arm recording shows:
 - ``active_target``: the index of the target being reached;
 - the friction and tip-speed readouts;
 - the arm's kinematics, from the recording's ``config.arm``.
+
+These channels are columns of :data:`OBSERVATIONS` picked without reading it
+(:func:`~fsr_core.recording.picked_channel`): opening a take reads none of
+its samples, whatever its length, and the panel and the arm read the one
+sample they show.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +29,12 @@ import numpy as np
 
 from fsr_core.errors import SchemaError
 from fsr_core.joint_set import JointSet
-from fsr_core.recording import Channel, PlanarKinematics, RecordingModel
+from fsr_core.recording import (
+    Channel,
+    PlanarKinematics,
+    RecordingModel,
+    picked_channel,
+)
 from fsr_core.simulation.profile import FsrOpening
 from fsr_core.simulators.planar_arm.observations import OBSERVATIONS
 
@@ -35,39 +46,50 @@ ACTIVE_TARGET_CHANNEL = "active_target"
 
 
 def _columns_channel(
-    channels: dict[str, Channel], prefix: str, name: str
+    channels: dict[str, Channel],
+    wanted: Callable[[str], bool],
+    name: str,
+    *,
+    unit: str = "",
+    label: str = "",
 ) -> str | None:
-    """Add a channel of the :data:`OBSERVATIONS` columns starting with ``prefix``."""
+    """Add channel ``name``: the :data:`OBSERVATIONS` columns ``wanted`` picks."""
     source = channels.get(OBSERVATIONS)
     if source is None:
         return None
-    picks = [i for i, column in enumerate(source.columns) if column.startswith(prefix)]
+    picks = [i for i, column in enumerate(source.columns) if wanted(column)]
     if not picks:
         return None
-    channels[name] = Channel(
-        name=name,
-        times_s=source.times_s,
-        values=source.values[:, picks],
+    channels[name] = picked_channel(
+        source,
+        name,
+        picks,
         columns=tuple(source.columns[i] for i in picks),
+        unit=unit,
+        label=label,
     )
     return name
 
 
+def _is_joint_angle(column: str) -> bool:
+    """Whether ``column`` is a joint angle: ``q<i>`` (not ``q_ref<i>``)."""
+    return column.startswith("q") and column[1:].isdigit()
+
+
 def _joint_channel(channels: dict[str, Channel]) -> str | None:
     """Add ``q``: the ``q<i>`` columns alone (not ``q_ref<i>``), in radians."""
-    if _columns_channel(channels, "q", JOINT_CHANNEL) is None:
-        return None
-    found = channels[JOINT_CHANNEL]
-    picks = [i for i, column in enumerate(found.columns) if column[1:].isdigit()]
-    channels[JOINT_CHANNEL] = Channel(
-        JOINT_CHANNEL,
-        found.times_s,
-        found.values[:, picks],
-        "rad",
-        "joint angle",
-        tuple(found.columns[i] for i in picks),
+    return _columns_channel(
+        channels, _is_joint_angle, JOINT_CHANNEL, unit="rad", label="joint angle"
     )
-    return JOINT_CHANNEL
+
+
+def _starts_with(prefix: str) -> Callable[[str], bool]:
+    """Return whether a column starts with ``prefix``."""
+
+    def wanted(column: str) -> bool:
+        return column.startswith(prefix)
+
+    return wanted
 
 
 def _number(value: Any, what: str, *, optional: bool = False) -> float:
@@ -175,8 +197,12 @@ class PlanarArmProfile:
         model = opening.generic_model()
         channels = dict(model.channels)
         _joint_channel(channels)
-        force = _columns_channel(channels, "ext_f", EXTERNAL_FORCE_CHANNEL)
-        active = _columns_channel(channels, "active_target", ACTIVE_TARGET_CHANNEL)
+        force = _columns_channel(
+            channels, _starts_with("ext_f"), EXTERNAL_FORCE_CHANNEL
+        )
+        active = _columns_channel(
+            channels, _starts_with("active_target"), ACTIVE_TARGET_CHANNEL
+        )
         kinematics = planar_kinematics(model.metadata)
         return replace(
             model,

@@ -12,6 +12,12 @@ and sample count from the stream table and the index. What reads what:
   the stream's play times (8 bytes per record, computed once from the index)
   and read with its CRC checked, so scrubbing an hour-long recording reads
   what is shown, not the hour;
+* the channel's play times alone (stepping frame by frame over its samples)
+  come from the index, no record read; the whole channel, read later, keeps
+  the same array;
+* some columns alone (a channel picked from this one: a planar arm's joint
+  angles or external force) are read :data:`COLUMN_PART_ROWS` records at a
+  time, keeping only those columns;
 * a plot of a long stream (more than
   :data:`~fsr_core.recording.OVERVIEW_FROM_SAMPLES` records) reads its
   overview once, :data:`PART_ROWS` records at a time (each bucket's minimum
@@ -26,7 +32,7 @@ was built with, so no read validates the file again.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
@@ -49,7 +55,13 @@ from fsr_core.recording import (
 from fsr_core.sources.fsr.geometry import play_times
 from fsr_core.sources.fsr.reader_pool import FileIdentity, shared_pool
 
-__all__ = ["OVERVIEW_BUCKETS", "PART_ROWS", "StreamSamples", "stream_channel"]
+__all__ = [
+    "COLUMN_PART_ROWS",
+    "OVERVIEW_BUCKETS",
+    "PART_ROWS",
+    "StreamSamples",
+    "stream_channel",
+]
 
 _T = TypeVar("_T")
 
@@ -57,6 +69,8 @@ OVERVIEW_BUCKETS: Final = 4096
 """Buckets of an overview: about two points per pixel of a wide plot."""
 PART_ROWS: Final = 1 << 16
 """Records read at a time for an overview (about 4 MB of values for 7 columns)."""
+COLUMN_PART_ROWS: Final = 1 << 13
+"""Records read at a time for some columns alone (1.5 MB of a 24-column record)."""
 
 
 def _extremes(
@@ -109,6 +123,13 @@ class StreamSamples:
                 what=f"the index of stream {stream[:80]!r}",
                 path=identity.path,
             )
+        )
+        self._play_times: LoadOnce[FloatArray] = LoadOnce(
+            lambda: self._use(
+                lambda reader: play_times(reader, stream, self._timeline)
+            ),
+            what=f"the play times of stream {stream[:80]!r}",
+            path=identity.path,
         )
 
     def _use(self, work: Callable[[FsrReader], _T]) -> _T:
@@ -164,13 +185,23 @@ class StreamSamples:
 
         return self._use(read)
 
+    def times(self) -> FloatArray:
+        """Return the play times of every record (from the index, read once)."""
+        return self._play_times.get()
+
     def load(self) -> ChannelData:
         """Read every record of the stream: play times and float64 values."""
+        return ChannelData(self.times(), self._read(0, None))
 
-        def times(reader: FsrReader) -> FloatArray:
-            return play_times(reader, self._stream, self._timeline)
-
-        return ChannelData(self._use(times), self._read(0, None))
+    def columns(self, picks: Sequence[int]) -> ChannelData:
+        """Read the columns ``picks`` alone, part by part, with every play time."""
+        count = self._batches.get()[2]
+        chosen = list(picks)
+        values = np.empty((count, len(chosen)))
+        for first in range(0, count, COLUMN_PART_ROWS):
+            stop = min(first + COLUMN_PART_ROWS, count)
+            values[first:stop] = self._read(first, stop)[:, chosen]
+        return ChannelData(self.times(), values)
 
     def overview(self) -> ChannelOverview:
         """Read the stream part by part into each bucket's extremes per column."""
@@ -268,4 +299,6 @@ def stream_channel(
         sample=samples.sample,
         overview=samples.overview,
         span=samples.span,
+        times=samples.times,
+        columns_reader=samples.columns,
     )

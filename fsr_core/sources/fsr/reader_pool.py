@@ -16,7 +16,10 @@ already has a reader of (idle, lent out, or the one the model was built
 with, handed over by :meth:`ReaderPool.adopt`) is that reader's
 :meth:`~fsr_core.format.reader.FsrReader.twin`: a new descriptor sharing the
 validated record index, so an hour-long recording is validated and indexed
-in memory once, however many threads read it.
+in memory once, however many threads read it. Two threads opening the same
+file at once (the window's open and its playlist check) open it one after
+the other: the second twins the first's reader instead of validating and
+indexing the file a second time beside it.
 """
 
 from __future__ import annotations
@@ -94,6 +97,8 @@ class ReaderPool:
         self._known: weakref.WeakValueDictionary[FileIdentity, FsrReader] = (
             weakref.WeakValueDictionary()
         )
+        # Per file being opened: its gate and how many threads hold or wait on it.
+        self._gates: dict[FileIdentity, tuple[threading.Lock, int]] = {}
 
     @property
     def idle_count(self) -> int:
@@ -149,7 +154,29 @@ class ReaderPool:
         """
         return self._open(identity)
 
+    @contextmanager
+    def _one_open_at_a_time(self, identity: FileIdentity) -> Iterator[None]:
+        """Hold the gate of ``identity``: one thread opens that file at a time."""
+        with self._lock:
+            gate, users = self._gates.get(identity, (threading.Lock(), 0))
+            self._gates[identity] = (gate, users + 1)
+        try:
+            with gate:
+                yield
+        finally:
+            with self._lock:
+                users = self._gates[identity][1] - 1
+                if users:
+                    self._gates[identity] = (gate, users)
+                else:
+                    del self._gates[identity]
+
     def _open(self, identity: FileIdentity) -> FsrReader:
+        # Gated, so a second thread finds the first's reader known and twins it.
+        with self._one_open_at_a_time(identity):
+            return self._open_now(identity)
+
+    def _open_now(self, identity: FileIdentity) -> FsrReader:
         with self._lock:
             known = self._known.get(identity)
         if known is not None:
