@@ -279,5 +279,6 @@ def test_picked_channels_are_plotted_with_a_cursor_at_the_clock(
     # Opened, the plots get a third of the window, not a strip at the bottom.
     qtbot.waitUntil(lambda: window.plots_dock.height() >= window.height() // 4)
     window.session.clock.seek(0.3)
-    assert window.plots.plot_count == 1
+    # The joints are read when first plotted, on a job thread.
+    qtbot.waitUntil(lambda: window.plots.plot_count == 1)
     assert window.plots.cursor_positions() == [pytest.approx(0.3)]

@@ -90,7 +90,7 @@ def test_any_camera_of_the_model_renders_at_a_chosen_size(
         assert calibration.profile.width == 64
     _, agentview = _camera_calibration(model, "agentview")
     assert agentview.profile.fy == pytest.approx(24 / math.tan(math.radians(22.5)))
-    with h5py.File(LIFT, "r") as handle:
+    with h5py.File(LIFT, "r", locking=False) as handle:
         np.testing.assert_array_equal(
             model.channels["states"].values, handle["data/demo_3/states"][()]
         )

@@ -51,7 +51,7 @@ def test_convert_an_episode(tmp_path: Path, takes: Path) -> None:
     lift = str(takes / "lift.hdf5")
     assert main(["convert", lift, "--episode", "2", "-o", str(out)]) == 0
     converted = open_recording(out)
-    with h5py.File(LIFT) as handle:
+    with h5py.File(LIFT, "r", locking=False) as handle:
         actions = handle["data/demo_2/actions"][()]
     np.testing.assert_array_equal(converted.channels["actions"].values, actions)
 
