@@ -533,7 +533,9 @@ class CameraCanvas(RecordingCanvas):
 
         Camera name and frame, ``"epoch E, generation G"``, ``"fx .. fy .. cx ..
         cy .."``, the pose translation and the digest's first 12 hex characters;
-        ``[name, "no frame yet"]`` before the first frame.
+        ``[name, "no frame yet"]`` before the first frame. A measuring camera
+        (depth) adds its colour scale and the value under the probe, calibrated
+        or not.
         """
         frame = self._frame(play_time_s)
         if frame is None:
@@ -558,7 +560,7 @@ class CameraCanvas(RecordingCanvas):
             lines.append(f"t ({shown}) m")
         hex_digest = calibration.digest.rpartition(":")[2]  # "sha256:<hex>"
         lines.append(f"digest {hex_digest[:_DIGEST_CHARS]}")
-        return lines
+        return [*lines, *self._value_lines(frame)]
 
     # -- painting ---------------------------------------------------------
 

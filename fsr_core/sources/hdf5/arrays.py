@@ -6,6 +6,9 @@ type (nothing is read to decide):
 * a camera: 4-D ``uint8`` ``(steps, height, width, 3|4)`` named ``*_image``,
   ``*rgb*`` or held by an ``images`` group (ALOHA);
 * a depth camera: ``*_depth`` or ``depth``, ``(steps, height, width[, 1])``;
+* a camera's calibration: ManiSkill's ``sensor_param/<camera>/intrinsic_cv``
+  ``(steps, 3, 3)``, ``extrinsic_cv`` ``(steps, 3, 4)`` and ``cam2world_gl``
+  ``(steps, 4, 4)`` (:mod:`fsr_core.sources.hdf5.sensor_params`);
 * a channel: 1-D or 2-D numbers (booleans too), one column per component;
 * anything else (segmentation masks, strings, scalars) is left out, and the
   report says so.
@@ -18,9 +21,10 @@ by one frame.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -31,6 +35,7 @@ from fsr_core.errors import LimitExceededError
 from fsr_core.sources.hdf5.library import h5_errors
 
 __all__ = [
+    "MATRIX_SHAPES",
     "MAX_ARRAYS",
     "ArrayInfo",
     "FrameReader",
@@ -44,7 +49,15 @@ MAX_ARRAYS: Final = 10_000
 CHANNEL: Final = "channel"
 CAMERA: Final = "camera"
 DEPTH: Final = "depth"
+CALIBRATION: Final = "calibration"
 LEFT_OUT: Final = "left out"
+
+SENSOR_PARAM: Final = "sensor_param"
+"""ManiSkill's group of each camera's recorded matrices."""
+MATRIX_SHAPES: Final[Mapping[str, tuple[int, int]]] = MappingProxyType(
+    {"intrinsic_cv": (3, 3), "extrinsic_cv": (3, 4), "cam2world_gl": (4, 4)}
+)
+"""The matrices ManiSkill records per camera, by name: each row's shape."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +70,7 @@ class ArrayInfo:
     dtype: str
     itemsize: int
     role: str
-    """``channel``, ``camera``, ``depth`` or ``left out``."""
+    """``channel``, ``camera``, ``depth``, ``calibration`` or ``left out``."""
     why: str = ""
     """Why it is left out."""
 
@@ -92,6 +105,17 @@ def _is_depth(key: str, shape: tuple[int, ...]) -> bool:
     return named and (len(shape) == 3 or (len(shape) == 4 and shape[-1] == 1))
 
 
+def _is_sensor_param(key: str, shape: tuple[int, ...]) -> bool:
+    """Whether ``key`` is one of a camera's recorded matrices, one per row."""
+    parts = key.split("/")
+    return (
+        len(parts) >= 3
+        and parts[-3] == SENSOR_PARAM
+        and len(shape) == 3
+        and MATRIX_SHAPES.get(parts[-1]) == shape[1:]
+    )
+
+
 def _is_camera(key: str, shape: tuple[int, ...], kind: str) -> bool:
     if len(shape) != 4 or shape[-1] not in (3, 4) or kind != "u":
         return False
@@ -114,6 +138,8 @@ def classify(key: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> ArrayInf
         return made(DEPTH)
     if _is_camera(key, shape, kind):
         return made(CAMERA)
+    if _is_sensor_param(key, shape) and kind == "f":
+        return made(CALIBRATION)
     if len(shape) <= 2:
         return made(CHANNEL)
     return made(LEFT_OUT, f"a {'x'.join(map(str, shape))} array that is no camera")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fsr_core.recording import Integrity, RecordingModel
-from fsr_core.sources.hdf5.arrays import CHANNEL, LEFT_OUT, episode_arrays
+from fsr_core.sources.hdf5.arrays import CAMERA, CHANNEL, DEPTH, episode_arrays
 from fsr_core.sources.hdf5.recording_model import EpisodeFile, play_rate
 from fsr_core.sources.inspection import json_safe, model_report, verification_entry
 
@@ -104,7 +104,7 @@ def file_report(path: Path, description: str, *, verify: bool) -> dict[str, Any]
         "cameras": [
             {"name": info.key, "frames": info.rows}
             for info in arrays
-            if info.role not in (CHANNEL, LEFT_OUT)
+            if info.role in (CAMERA, DEPTH)
         ],
         "metadata": json_safe({"env_args": layout.env_args or {}, **layout.metadata}),
         "provenance": {},

@@ -13,7 +13,11 @@
 * **Cameras.** ``*_image`` arrays (and ALOHA's ``images/<cam>``) are cameras,
   ``*_depth`` arrays depth cameras drawn through the colour scale; one frame
   is read when shown. Frames that robosuite stored upside down (OpenGL's
-  convention, named by ``env_args``) are drawn right side up.
+  convention, named by ``env_args``) are drawn right side up. ManiSkill's
+  depth is integer millimetres: its values are shown in metres, over the
+  scale of the first frame's range; its cameras' recorded matrices
+  (``sensor_param``) are each frame's calibration
+  (:mod:`fsr_core.sources.hdf5.sensor_params`).
 * **Robot.** A demo's ``model_file`` attribute (robosuite's MJCF) is the
   robot and scene, drawn with the recorded joints; its joints name the
   columns of ``robot0_joint_pos``.
@@ -48,6 +52,7 @@ from fsr_core.recording import (
     Timeline,
 )
 from fsr_core.sources.hdf5.arrays import (
+    CALIBRATION,
     CAMERA,
     CHANNEL,
     DEPTH,
@@ -65,6 +70,11 @@ from fsr_core.sources.hdf5.layouts import (
     read_layout,
 )
 from fsr_core.sources.hdf5.library import h5_errors, open_h5
+from fsr_core.sources.hdf5.sensor_params import (
+    SensorCalibration,
+    read_sensor_calibration,
+    sensor_of,
+)
 
 __all__ = ["EpisodeFile", "open_episode", "play_rate"]
 
@@ -178,23 +188,67 @@ def _picture(pixels: np.ndarray[Any, Any], flip: bool) -> RGBFrame:
     return RGBFrame(pixels)  # copies (once) what is not contiguous
 
 
+MANISKILL_DEPTH_SCALE: Final = 1e-3
+"""Metres per unit of ManiSkill's integer depth (millimetres, as its own
+point-cloud conversion divides them)."""
+
+
+def _calibration_at(
+    calibration: SensorCalibration | None, index: int
+) -> Calibration | None:
+    return None if calibration is None else calibration.at(index)
+
+
 def _camera_fetch(
-    reader: FrameReader, flip: bool, index: int
+    reader: FrameReader,
+    flip: bool,
+    calibration: SensorCalibration | None,
+    index: int,
 ) -> tuple[RGBFrame, Calibration | None]:
-    return _picture(reader.read(index), flip), None
+    return _picture(reader.read(index), flip), _calibration_at(calibration, index)
 
 
-def _depth_values(reader: FrameReader, flip: bool, index: int) -> FloatArray:
+def _depth_values(
+    reader: FrameReader, flip: bool, scale: float, index: int
+) -> FloatArray:
     depth = reader.read(index)
     values: FloatArray = np.asarray(depth, dtype=np.float64).reshape(depth.shape[:2])
+    if scale != 1.0:
+        values *= scale
     return values[::-1] if flip else values
 
 
 def _depth_fetch(
-    reader: FrameReader, flip: bool, index: int
+    reader: FrameReader,
+    flip: bool,
+    scale: float,
+    near_far: tuple[float, float] | None,
+    calibration: SensorCalibration | None,
+    index: int,
 ) -> tuple[RGBFrame, Calibration | None]:
-    values = _depth_values(reader, flip, index)
-    return RGBFrame(depth_colours(np.ascontiguousarray(values))), None
+    values = _depth_values(reader, flip, scale, index)
+    colours = depth_colours(np.ascontiguousarray(values), near_far)
+    return RGBFrame(colours), _calibration_at(calibration, index)
+
+
+def _depth_scale(layout: DatasetLayout, info: ArrayInfo) -> tuple[float, str]:
+    """Return the metres per stored unit of a depth array and its values' unit.
+
+    ManiSkill stores integer millimetres (floating-point depth, ManiSkill2's,
+    is metres already); other layouts' depth is shown as stored.
+    """
+    if layout.kind != "maniskill":
+        return 1.0, ""
+    if np.dtype(info.dtype).kind in "iu":
+        return MANISKILL_DEPTH_SCALE, "m"
+    return 1.0, "m"
+
+
+def _value_range(values: FloatArray) -> tuple[float, float] | None:
+    valid = values[np.isfinite(values) & (values > 0)]
+    if not valid.size:
+        return None
+    return float(valid.min()), float(valid.max())
 
 
 def _flipped(layout: DatasetLayout) -> bool:
@@ -212,8 +266,46 @@ def _flipped(layout: DatasetLayout) -> bool:
     return convention != "opencv"
 
 
+def _calibrations(
+    source: EpisodeFile,
+    episode: EpisodeRef,
+    arrays: tuple[ArrayInfo, ...],
+    rate: float,
+    notes: list[str],
+) -> dict[str, SensorCalibration]:
+    """Return the recorded calibration of each camera array that has one, by key.
+
+    A camera's colour and depth share their sensor's matrices.
+    """
+    params: dict[str, dict[str, ArrayInfo]] = {}
+    for info in arrays:
+        if info.role == CALIBRATION:
+            sensor, _, name = info.key.rpartition("/")
+            params.setdefault(sensor, {})[name] = info
+    found: dict[str, SensorCalibration] = {}
+    read: dict[str, SensorCalibration | None] = {}
+    for info in arrays:
+        owner = sensor_of(info.key) if info.role in (CAMERA, DEPTH) else None
+        if owner is None or owner not in params or len(info.shape) < 3:
+            continue
+        if owner not in read:
+            size = (info.shape[2], info.shape[1])
+            read[owner], said = read_sensor_calibration(
+                source.group(episode), owner, params[owner], size, rate, source.path
+            )
+            notes.extend(said)
+        calibration = read[owner]
+        if calibration is not None:
+            found[info.key] = calibration
+    return found
+
+
 def _cameras(
-    source: EpisodeFile, episode: EpisodeRef, arrays: tuple[ArrayInfo, ...], rate: float
+    source: EpisodeFile,
+    episode: EpisodeRef,
+    arrays: tuple[ArrayInfo, ...],
+    rate: float,
+    calibrations: dict[str, SensorCalibration],
 ) -> tuple[CameraTrack, ...]:
     flip = _flipped(source.layout)
     tracks = []
@@ -224,17 +316,28 @@ def _cameras(
     ):
         times: FloatArray = np.arange(info.rows, dtype=np.float64) / rate
         group = functools.partial(source.group, episode)
-        args = (FrameReader(group, info, source.path), flip)
+        reader = FrameReader(group, info, source.path)
+        # A frame turned upside down no longer matches its recorded matrices.
+        calibration = None if flip else calibrations.get(info.key)
         if info.role == CAMERA:
-            fetch = functools.partial(_camera_fetch, *args)
+            fetch = functools.partial(_camera_fetch, reader, flip, calibration)
             tracks.append(CameraTrack(info.key, times, fetch))
         elif info.role == DEPTH:
+            scale, unit = _depth_scale(source.layout, info)
+            near_far = None
+            if unit and info.rows:
+                # The colour scale is the first frame's, as for image sequences.
+                near_far = _value_range(_depth_values(reader, flip, scale, 0))
             tracks.append(
                 CameraTrack(
                     info.key,
                     times,
-                    functools.partial(_depth_fetch, *args),
-                    values=functools.partial(_depth_values, *args),
+                    functools.partial(
+                        _depth_fetch, reader, flip, scale, near_far, calibration
+                    ),
+                    values=functools.partial(_depth_values, reader, flip, scale),
+                    value_unit=unit,
+                    value_range=near_far,
                 )
             )
     return tuple(tracks)
@@ -261,6 +364,7 @@ def _report(
     attributes: dict[str, Any],
     notes: list[str],
     rate: float,
+    calibrations: dict[str, SensorCalibration],
 ) -> dict[str, Any]:
     layout = source.layout
     return {
@@ -280,6 +384,14 @@ def _report(
                 "role": info.role,
             }
             for info in arrays
+        },
+        "calibration": {
+            key: {
+                "from": sensor_of(key),
+                "epochs": found.epochs,
+                "pose_from": found.pose_from or "none",
+            }
+            for key, found in calibrations.items()
         },
         "attributes": attributes,
         "env_args": layout.env_args or {},
@@ -315,12 +427,13 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
         if info.role == CHANNEL
     }
     attributes, model_file = _attributes(group, path)
+    calibrations = _calibrations(source, episode, arrays, rate, notes)
     model_joints = mjcf_joint_names(model_file) if model_file else ()
     steps = max(
         (
             info.rows + _first_row(layout, info)
             for info in arrays
-            if info.role != LEFT_OUT
+            if info.role not in (LEFT_OUT, CALIBRATION)
         ),
         default=0,
     )
@@ -337,7 +450,7 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
         title=title,
         timeline=Timeline((Segment(0, 0.0, duration, 0.0, 0, max(steps - 1, 0)),)),
         channels=channels,
-        cameras=_cameras(source, episode, arrays, rate),
+        cameras=_cameras(source, episode, arrays, rate, calibrations),
         joints=episode_joints(channels, model_joints),
         metadata={
             "layout": layout.kind,
@@ -362,7 +475,7 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
             **{f"attr.{key}": value for key, value in attributes.items()},
         },
         integrity=Integrity.VALID,
-        report=_report(source, episode, arrays, attributes, notes, rate),
+        report=_report(source, episode, arrays, attributes, notes, rate, calibrations),
         robot_description=robot,
     )
 
