@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from cli_output import assert_mentions, command_output
 from data_paths import TEST_DATA
+from robosuite_episodes import restepped_copy
 
 from app.cli import main
 from fsr_core.calibration import Calibration
@@ -56,10 +57,14 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ReplayResu
 
 @pytest.fixture(scope="module")
 def changed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Return a copy of lift.hdf5 whose demo_2 action at CHANGED_STEP differs."""
-    folder = tmp_path_factory.mktemp("changed")
-    copy = folder / "lift.hdf5"
-    shutil.copyfile(LIFT, copy)
+    """Return a copy of lift.hdf5 whose demo_2 action at CHANGED_STEP differs.
+
+    Its recorded states are first those this robosuite and MuJoCo step the
+    unchanged actions to: another build of the stack than the one that
+    recorded the file may differ in the last bit from the first step, which
+    would hide the step the change diverges at.
+    """
+    copy = restepped_copy(tmp_path_factory.mktemp("changed"), 2)
     with h5py.File(copy, "r+") as handle:
         actions = handle["data/demo_2/actions"]
         row = actions[CHANGED_STEP]

@@ -2,18 +2,18 @@
 
 The window's replay dialog proposes a file beside the HDF5 file, runs
 robosuite's replay off the GUI thread and compares the new file with the
-episode: the re-simulated states pair with the recorded ones, bit for bit.
+episode: the re-simulated states pair with the recorded ones, bit for bit
+(recorded by this robosuite build: ``robosuite_episodes.restepped_copy``).
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from data_paths import TEST_DATA
 from pytestqt.qtbot import QtBot
+from robosuite_episodes import restepped_copy
 from window_replays import replay_from_menu, replay_window
 
 from app.window.main_window import MainWindow
@@ -31,8 +31,7 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
 def test_resimulating_an_episode_from_the_menu_compares_it(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    source = tmp_path / "lift.hdf5"
-    shutil.copy(TEST_DATA / "hdf5" / "lift.hdf5", source)
+    source = restepped_copy(tmp_path, 2)
     output = tmp_path / "lift_episode_000002.resim.fsr"
     report = replay_from_menu(
         qtbot, window, episode_path(source, 2), ReplayMode.RESIMULATE, output, 120_000
