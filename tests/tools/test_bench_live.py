@@ -20,3 +20,10 @@ def test_a_tiny_run_prints_every_figure() -> None:
     assert followed["rss_mb"]
     assert result["alone"]["samples"] == followed["samples"] == 1000
     assert set(result["met"]) == {"latency", "reader_cpu", "rss", "writer"}
+
+
+def test_the_hour_long_memory_run_may_skip_the_writer_alone() -> None:
+    run = run_main(bench_live.main, ["--seconds", "1", "--followed-only"])
+    assert run.code == 0
+    assert "reader RSS: 0 s" in run.stdout
+    assert "(alone not run: --followed-only)" in run.stdout
