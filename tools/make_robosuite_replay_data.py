@@ -17,7 +17,10 @@ viewer's environment::
     FSR_VIEWER_ROBOSUITE_PYTHON=/work/venvs/robosuite/bin/python \
         .venv/bin/python tools/make_robosuite_replay_data.py --out tests/data/robosuite
 
-A run replaces the two files (about 20 s on two cores).
+A run replaces the two files (about 20 s on two cores). Each embeds the
+episode's MJCF with the Panda's meshes as MuJoCo ``.msh`` (about 4.7 MB a
+file); ``lift_demo1_render.fsr`` in ``tests/data`` was last written so, the
+older ``lift_demo2_resimulate.fsr`` still embeds the MJCF alone.
 """
 
 from __future__ import annotations

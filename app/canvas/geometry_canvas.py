@@ -51,6 +51,7 @@ from app.canvas.scene_view3d import (
     place,
     rotations,
     scene_points,
+    screening_meshes,
 )
 from app.canvas.view_model import ViewModel
 from fsr_core.arrays import FloatArray
@@ -183,8 +184,12 @@ class GeometryCanvas(RecordingCanvas):
             for body, group in enumerate(groups)
             if active in model.geometry.groups and group != active
         )
+        # An arena's walls between the fitted eye and the robot would hide it.
+        screening = screening_meshes(model.geometry, self._fitted)
         solids = [
-            m for m in model.geometry.meshes if m.kind != "plane" and len(m.faces)
+            m
+            for index, m in enumerate(model.geometry.meshes)
+            if m.kind != "plane" and len(m.faces) and index not in screening
         ]
         self._gl: GlSolids | None = gl_solids_for(
             solids, len(model.geometry.bodies), dict.fromkeys(self._faded, _FADE)

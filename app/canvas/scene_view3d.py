@@ -20,9 +20,16 @@ from PySide6.QtCore import QRectF
 
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import matrices_from_quaternions
-from fsr_core.recording import SceneGeometry
+from fsr_core.recording import GeometryMesh, SceneGeometry
 
-__all__ = ["SceneView3d", "ViewClip", "place", "rotations", "scene_points"]
+__all__ = [
+    "SceneView3d",
+    "ViewClip",
+    "place",
+    "rotations",
+    "scene_points",
+    "screening_meshes",
+]
 
 _AZIMUTH_DEG: Final = -55.0
 _ELEVATION_DEG: Final = 24.0
@@ -38,6 +45,10 @@ _NEAREST_M: Final = 1e-6
 #: reaching far past the edges (a floor seen from close) stays a shape of
 #: moderate pixel coordinates.
 _GUARD: Final = 3.0
+#: A still mesh this many times larger than what moves is the world (walls).
+_WORLD_FACTOR: Final = 2.0
+#: A body whose pose changes less than this (m, quaternion units) stands still.
+_STILL: Final = 1e-6
 
 
 def rotations(quaternions_xyzw: npt.ArrayLike) -> FloatArray:
@@ -66,26 +77,97 @@ def _clamped_elevation(elevation_deg: float) -> float:
     return min(max(elevation_deg, -_MAX_ELEVATION_DEG), _MAX_ELEVATION_DEG)
 
 
-def scene_points(geometry: SceneGeometry) -> FloatArray:
-    """World points the view must hold: bodies' geometry over time, targets."""
-    solid = [mesh for mesh in geometry.meshes if mesh.kind != "plane"]
+def _corners(mesh: GeometryMesh) -> FloatArray:
+    low, high = mesh.vertices_m.min(axis=0), mesh.vertices_m.max(axis=0)
+    return np.array(
+        [[(low, high)[i][0], (low, high)[j][1], (low, high)[k][2]]
+         for i in (0, 1) for j in (0, 1) for k in (0, 1)]
+    )  # fmt: skip
+
+
+def _largest_side(points: FloatArray) -> float:
+    return float(np.ptp(points, axis=0).max()) if len(points) else 0.0
+
+
+def _fit(geometry: SceneGeometry) -> tuple[FloatArray, dict[int, FloatArray]]:
+    """Return the points a fit holds and the world meshes it leaves out.
+
+    The world meshes, by index into ``geometry.meshes``, with their corners
+    in the world (they stand still).
+    """
+    shown = [
+        index for index, mesh in enumerate(geometry.meshes) if mesh.kind != "plane"
+    ] or list(range(len(geometry.meshes)))
     samples = np.unique(
         np.linspace(0, len(geometry.poses) - 1, _POSE_SAMPLES).round().astype(int)
     )
+    moves = np.ptp(geometry.poses[samples], axis=0).max(axis=1) > _STILL
+    swept: dict[int, FloatArray] = {}
+    for index in shown:
+        mesh = geometry.meshes[index]
+        corners = _corners(mesh)
+        swept[index] = np.vstack(
+            [place(corners, geometry.poses[sample, mesh.body]) for sample in samples]
+        )
+    moving = [index for index in shown if moves[geometry.meshes[index].body]]
+    world: dict[int, FloatArray] = {}
+    if moving:
+        reach = _WORLD_FACTOR * _largest_side(np.vstack([swept[k] for k in moving]))
+        world = {k: v for k, v in swept.items() if _largest_side(v) > reach}
     points = [np.asarray(target.position_m)[None] for target in geometry.targets]
-    for mesh in solid or geometry.meshes:
-        low, high = mesh.vertices_m.min(axis=0), mesh.vertices_m.max(axis=0)
-        corners = np.array(
-            [[(low, high)[i][0], (low, high)[j][1], (low, high)[k][2]]
-             for i in (0, 1) for j in (0, 1) for k in (0, 1)]
-        )  # fmt: skip
-        for sample in samples:
-            points.append(place(corners, geometry.poses[sample, mesh.body]))
+    points += [v for k, v in swept.items() if k not in world]
     if not points:  # bodies without shapes (a robot without visuals): their origins
         points = [geometry.poses[sample, :, :3] for sample in samples]
         points.append(np.zeros((1, 3)))
     stacked: FloatArray = np.vstack(points)
-    return stacked[np.isfinite(stacked).all(axis=1)]
+    return stacked[np.isfinite(stacked).all(axis=1)], world
+
+
+def scene_points(geometry: SceneGeometry) -> FloatArray:
+    """World points the view must hold: what moves and what is near its size.
+
+    Every mesh's box at each sampled pose, and the targets. A mesh whose
+    body never moves and which is over :data:`_WORLD_FACTOR` times larger
+    than the box the moving meshes sweep (an arena's walls, a floor slab)
+    is the world around the scene and left out, so the fit frames the robot
+    and the objects at hand; a robot's fixed base, a table and objects at
+    rest stay. Planes are left out whenever there is another shape; a scene
+    where nothing moves keeps all its meshes.
+    """
+    return _fit(geometry)[0]
+
+
+def _crosses(start: FloatArray, end: FloatArray, corners: FloatArray) -> bool:
+    """Whether the segment from ``start`` to ``end`` passes the box of ``corners``."""
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    step = end - start
+    enter, leave = 0.0, 1.0
+    for axis in range(3):
+        if abs(step[axis]) < 1e-12:
+            if not low[axis] <= start[axis] <= high[axis]:
+                return False
+            continue
+        near = (low[axis] - start[axis]) / step[axis]
+        far = (high[axis] - start[axis]) / step[axis]
+        enter = max(enter, min(near, far))
+        leave = min(leave, max(near, far))
+    return enter <= leave
+
+
+def screening_meshes(geometry: SceneGeometry, view: SceneView3d) -> frozenset[int]:
+    """Return the world meshes (left out of the fit) that hide its centre from ``view``.
+
+    An arena's front walls, between the eye and the robot: the scene view
+    leaves them out so that the robot it frames is seen (by index into
+    ``geometry.meshes``). Walls behind the robot, a floor slab under it and
+    every mesh of a scene whose fit leaves nothing out are drawn.
+    """
+    _, world = _fit(geometry)
+    return frozenset(
+        index
+        for index, corners in world.items()
+        if _crosses(view.eye_m, view.center_m, corners)
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,6 +10,7 @@ with their material colour.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +28,7 @@ from fsr_core.robots.description import (
     RobotModel,
 )
 from fsr_core.robots.meshes import MeshPart, box, cylinder, sphere
+from fsr_core.robots.robosuite_assets import ASSETS_MARKER, resolve_robosuite_paths
 from fsr_core.robots.urdf import MAX_DESCRIPTION_BYTES, MAX_LINKS, MAX_ROBOT_TRIANGLES
 
 __all__ = ["read_mjcf", "read_mjcf_text"]
@@ -274,15 +276,28 @@ def read_mjcf(path: Path) -> RobotModel:
 def read_mjcf_text(text: bytes, where: str, assets: Mapping[str, bytes]) -> RobotModel:
     """Compile MJCF ``text`` with the ``assets`` it names (meshes, includes).
 
+    robosuite's meshes and textures named by absolute paths this machine
+    lacks are read from a robosuite installed here
+    (:mod:`fsr_core.robots.robosuite_assets`); the robot's warnings say so.
+
     Raises
     ------
     RobotModelError
         As :func:`read_mjcf`; the text and the assets count against the
-        description budget together.
+        description budget together. robosuite's files are missing and no
+        robosuite here holds them (the message names the extra).
     """
     _check_size(len(text) + sum(len(item) for item in assets.values()), where)
+    note = ""
+    if ASSETS_MARKER.encode() in text:
+        # robosuite names its meshes where it was installed when it recorded.
+        resolved = resolve_robosuite_paths(text, where)
+        text, note = resolved.text, resolved.note()
     xml = text.decode("utf-8", "replace")
     model = _compiled(
         lambda mujoco: mujoco.MjModel.from_xml_string(xml, dict(assets)), where
     )
-    return _robot(model, where, "robot")
+    robot = _robot(model, where, "robot")
+    if not note:
+        return robot
+    return dataclasses.replace(robot, warnings=(note, *robot.warnings))

@@ -20,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Final
 
+from fsr_core.robots.robosuite_assets import INSTALL_HINT, PYTHON_VARIABLE
+
 __all__ = [
     "INSTALL_HINT",
     "PYTHON_VARIABLE",
@@ -28,9 +30,6 @@ __all__ = [
     "unavailable_reason",
 ]
 
-PYTHON_VARIABLE: Final = "FSR_VIEWER_ROBOSUITE_PYTHON"
-INSTALL_HINT: Final = "pip install 'fsr-viewer[robosuite]'"
-"""The extra that installs robosuite 1.5.2 with a MuJoCo it runs on."""
 _PROBE: Final = (
     "import importlib.metadata as m, json, sys\n"
     "def v(name):\n"

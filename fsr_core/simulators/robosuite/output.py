@@ -19,9 +19,12 @@ with:
   ``replay.source_cameras`` names the recorded camera each renders again
   (``agentview``: ``obs/agentview_image``), so ``compare`` pairs them;
 * ``model.files``: the episode's ``model_file`` (MJCF), embedded as a MuJoCo
-  recording embeds its model (listed in the ``model`` metadata), so the
-  file opens with its robot (:mod:`.profile`: posed by the ``qpos`` of the
-  robot's joints in ``states``);
+  recording embeds its model (listed in the ``model`` metadata), with the
+  meshes it names read from the robosuite that replayed it
+  (:mod:`.portable_model`: MuJoCo's ``.msh``, textures left out), so the
+  file opens with its robot on any machine (:mod:`.profile`: posed by the
+  ``qpos`` of the robot's joints in ``states``); ``robosuite.embedded_meshes``
+  says how many meshes went in, their bytes, or why none did;
 * ``events``: one mark on the timeline at the first divergence, naming the
   component;
 * ``replay.comparison``: the verdict, one JSON record at the last step.
@@ -49,11 +52,7 @@ from fsr_core.format.catalog import (
 )
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter
-from fsr_core.simulation.model_files import (
-    MODEL_FILE_SCHEMA,
-    MODEL_FILES,
-    ModelFiles,
-)
+from fsr_core.simulation.model_files import MODEL_FILE_SCHEMA, MODEL_FILES
 from fsr_core.simulation.protocol import (
     ProgressFn,
     ReplayMode,
@@ -73,6 +72,7 @@ from fsr_core.simulation.recorded_streams import (
 from fsr_core.simulation.scene_capture import Stamp, write_camera_frame
 from fsr_core.simulators.robosuite.divergence import StateDivergence
 from fsr_core.simulators.robosuite.episode_file import IMAGE_SUFFIX, Episode
+from fsr_core.simulators.robosuite.portable_model import EmbeddedModel, portable_model
 from fsr_core.simulators.robosuite.request import RobosuiteRequest
 from fsr_core.simulators.robosuite.session import CameraPoseOut, FrameOut
 
@@ -107,12 +107,14 @@ class Source:
     model_file: bytes = b""
     """The episode's MJCF, embedded as the output's robot (empty: none)."""
 
-    @property
-    def model(self) -> ModelFiles | None:
-        """The episode's MJCF as the embedded model (``None``: none, or too big)."""
+    def model(self, assets_root: Path | None) -> EmbeddedModel | None:
+        """Return the MJCF with its meshes to embed (``None``: none, or too big).
+
+        ``assets_root``: the assets folder of the robosuite that replayed it.
+        """
         if not self.model_file or len(self.model_file) > MAX_EMBEDDED_MODEL_BYTES:
             return None
-        return ModelFiles(MODEL_ENTRY, {MODEL_ENTRY: self.model_file})
+        return portable_model(MODEL_ENTRY, self.model_file, assets_root)
 
 
 def _numeric(
@@ -167,6 +169,7 @@ class ReplayFile:
             request.mode, (), source.states, source.episode.rate_hz
         )
         self._writer: FsrWriter | None = None
+        self.embedded: EmbeddedModel | None = None
         self._last = 0
         self._fovy: dict[str, float] = {}
 
@@ -184,7 +187,7 @@ class ReplayFile:
             _numeric(STATES_STREAM, "states", columns, ""),
             _numeric(ERROR_STREAM, "state_error", ("max_abs_error",), ""),
         ]
-        if self.source.model is not None:
+        if self.embedded is not None:
             specs.append(
                 json_stream(MODEL_FILES, StreamKind.JSON, schema=MODEL_FILE_SCHEMA)
             )
@@ -226,9 +229,9 @@ class ReplayFile:
                 robosuite=robosuite, mujoco=str(facts.get("mujoco_version", ""))
             ),
         }
-        model = self.source.model
-        if model is not None:
-            source_metadata["model"] = model.metadata()
+        if self.embedded is not None:
+            source_metadata["model"] = self.embedded.files.metadata()
+            source_metadata["robosuite"]["embedded_meshes"] = self.embedded.summary()
         metadata = replay_metadata(source_metadata, self._provenance())
         metadata["replay"][SOURCE_CAMERAS] = self._source_cameras()
         return metadata
@@ -269,6 +272,8 @@ class ReplayFile:
         self.divergence = StateDivergence(
             self.request.mode, names, self.source.states, self.source.episode.rate_hz
         )
+        root = str(facts.get("assets_root", ""))
+        self.embedded = self.source.model(Path(root) if root else None)
         self._fovy = {
             str(camera["name"]): float(camera["fovy_deg"])
             for camera in facts.get("cameras", [])
@@ -304,8 +309,8 @@ class ReplayFile:
         stamp = Stamp(index, index / self.source.episode.rate_hz)
         if self.frames == 0:
             stamp.write(writer, LIFECYCLE_STREAM, {"event": "start"})
-            model = self.source.model
-            for value in model.records() if model is not None else ():
+            model = self.embedded
+            for value in model.files.records() if model is not None else ():
                 stamp.write(writer, MODEL_FILES, value)
         for name in self._fovy:
             self._write_camera(writer, stamp, name, frame)

@@ -13,8 +13,10 @@ the same arm joints: the episode's ``obs/robot0_joint_pos`` are these
 ``states`` columns).
 
 The file records no scene geometry of its own, so the robot's meshes are
-the scene. An MJCF that names its meshes by paths this machine lacks (the
-recording machine's robosuite) is not drawn: a note says why.
+the scene: the replay embeds them beside the MJCF (:mod:`.portable_model`),
+so it draws on a machine without robosuite. An older replay that embeds the
+MJCF alone has its meshes found in a robosuite here
+(:mod:`fsr_core.robots.robosuite_assets`), else a note says why not.
 """
 
 from __future__ import annotations

@@ -168,6 +168,20 @@ def _timing_note(sink: ReplayFile, runtime: Runtime, wall_s: float) -> str:
     )
 
 
+def _model_note(sink: ReplayFile) -> str:
+    """Say what of the episode's model the output embeds (empty: no model)."""
+    embedded = sink.embedded
+    if embedded is None:
+        return ""
+    if embedded.note:
+        return f"robot model embedded without its meshes: {embedded.note}"
+    return (
+        f"robot model embedded with its {embedded.meshes} mesh file(s) "
+        f"({embedded.mesh_bytes / 1e6:.1f} MB as MuJoCo .msh; "
+        f"{embedded.textures_left_out} texture(s) left out): it draws without robosuite"
+    )
+
+
 def replay_episode(call: ReplayCall) -> ReplayResult:
     """Re-render or re-simulate the episode ``call.source`` into ``call.output``.
 
@@ -225,5 +239,13 @@ def replay_episode(call: ReplayCall) -> ReplayResult:
         message=message,
         steps=sink.frames,
         wall_s=wall_s,
-        notes=(message, _timing_note(sink, runtime, wall_s)),
+        notes=tuple(
+            note
+            for note in (
+                message,
+                _timing_note(sink, runtime, wall_s),
+                _model_note(sink),
+            )
+            if note
+        ),
     )

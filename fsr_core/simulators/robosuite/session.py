@@ -23,7 +23,10 @@ robosuite's own playback does.
     stepped through ``env.step``; after each step the simulator's flattened
     state is handed on, for the viewer to compare with the next recorded row.
 
-Each frame goes to the sink with the flattened state it holds.
+The scene's facts name this robosuite's assets folder (``assets_root``),
+where the viewer finds the meshes the episode's ``model_file`` names to
+embed them in its output. Each frame goes to the sink with the flattened
+state it holds.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 import numpy as np
@@ -213,6 +217,10 @@ def run(request: RobosuiteRequest, sink: Sink, cancelled: Callable[[], bool]) ->
                     for name in cameras
                 ],
                 "mujoco_gl": os.environ.get("MUJOCO_GL", ""),
+                # Where this robosuite's meshes are: the viewer embeds them.
+                "assets_root": str(
+                    Path(str(robosuite.__file__)).parent / "models" / "assets"
+                ),
             }
         )
         if request.mode == "render":
