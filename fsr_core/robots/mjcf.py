@@ -20,6 +20,7 @@ import numpy as np
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import matrices_from_quaternions
 from fsr_core.errors import RobotModelError
+from fsr_core.mujoco_gl import select_gl_backend
 from fsr_core.robots.description import (
     IDENTITY,
     JointType,
@@ -53,6 +54,7 @@ def _shift(offset: FloatArray) -> FloatArray:
 
 
 def _name(model: Any, kind: Any, index: int, fallback: str) -> str:
+    select_gl_backend()
     import mujoco
 
     return mujoco.mj_id2name(model, kind, index) or fallback
@@ -97,6 +99,7 @@ def _geom_part(model: Any, geom: int) -> MeshPart | None:
 def _visuals(
     model: Any, link_of_body: list[int], where: str
 ) -> tuple[list[LinkVisual], list[str], set[int]]:
+    select_gl_backend()
     import mujoco
 
     visuals: list[LinkVisual] = []
@@ -140,6 +143,7 @@ def _joints(
     model: Any, where: str
 ) -> tuple[list[str], list[RobotJoint], list[int], set[int], list[str]]:
     """Links, joints, the link of each body, the hidden links and warnings."""
+    select_gl_backend()
     import mujoco
 
     links = [_name(model, mujoco.mjtObj.mjOBJ_BODY, 0, "world")]
@@ -213,6 +217,7 @@ def _joints(
 def _compiled(compile_model: Callable[[Any], Any], where: str) -> Any:
     """Run MuJoCo's compiler; its first line of complaint becomes the error."""
     try:
+        select_gl_backend()
         import mujoco
     except ImportError:
         raise RobotModelError(

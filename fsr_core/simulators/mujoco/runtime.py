@@ -1,23 +1,19 @@
 """Finding MuJoCo at run time: the lazy import and the reason it is missing.
 
 MuJoCo chooses its OpenGL backend from ``MUJOCO_GL`` when it is first
-imported. Offscreen rendering on a machine without a display or GPU works with
-``egl`` (Mesa's EGL with the llvmpipe software driver) or ``osmesa``; when the
-variable is unset, :func:`import_mujoco` picks ``egl`` when the system has
-``libEGL`` (it also works with a display), else ``osmesa`` when it has
-``libOSMesa`` (Debian: ``libosmesa6``), else leaves MuJoCo's own default.
+imported: :func:`import_mujoco` chooses it first
+(:mod:`fsr_core.mujoco_gl`, shared with the robot models' MJCF compiler).
 """
 
 from __future__ import annotations
 
-import ctypes.util
 import importlib
 import importlib.util
-import os
 from types import ModuleType
 from typing import Final
 
 from fsr_core.errors import AdapterUnavailableError
+from fsr_core.mujoco_gl import default_gl_backend, select_gl_backend
 
 __all__ = [
     "INSTALL_HINT",
@@ -31,7 +27,6 @@ __all__ = [
 
 SIMULATOR_NAME: Final = "mujoco"
 INSTALL_HINT: Final = "pip install 'fsr-viewer[mujoco]'"
-_GL_LIBRARIES: Final = (("egl", "EGL"), ("osmesa", "OSMesa"))
 
 
 def unavailable_reason() -> str | None:
@@ -39,30 +34,6 @@ def unavailable_reason() -> str | None:
     if importlib.util.find_spec("mujoco") is None:
         return f"the MuJoCo Python package is not installed ({INSTALL_HINT})"
     return None
-
-
-def default_gl_backend() -> str | None:
-    """Return the offscreen OpenGL backend to use when ``MUJOCO_GL`` is unset.
-
-    ``egl`` when the system has ``libEGL``, else ``osmesa`` when it has
-    ``libOSMesa``, else ``None`` (MuJoCo's own choice, which needs a display).
-    """
-    for backend, library in _GL_LIBRARIES:
-        if ctypes.util.find_library(library) is not None:
-            return backend
-    return None
-
-
-def select_gl_backend() -> None:
-    """Set ``MUJOCO_GL`` to :func:`default_gl_backend` unless it is already set.
-
-    MuJoCo reads the variable once, when it is first imported, so call this
-    before that import (:func:`import_mujoco` does).
-    """
-    if "MUJOCO_GL" not in os.environ:
-        backend = default_gl_backend()
-        if backend is not None:
-            os.environ["MUJOCO_GL"] = backend
 
 
 def import_mujoco() -> ModuleType:
