@@ -5,7 +5,8 @@ in this process (cancelled between frames), or starts :mod:`.worker` in the
 interpreter of the :class:`~.availability.Runtime` and turns its event lines
 back into the same calls (the frame arrays come through ``.npz`` files in a
 private folder, read and deleted one by one). The child is killed within
-about 50 ms of a cancel, even while Genesis compiles its kernels.
+about 50 ms of a cancel, even while Genesis compiles its kernels. What the
+two ways share with robosuite's is :mod:`fsr_core.simulation.side_runner`.
 """
 
 from __future__ import annotations
@@ -13,91 +14,40 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-import numpy as np
-
-from fsr_core.simulation.protocol import CancelToken
-from fsr_core.simulation.worker_process import RunOutcome, clean_message, run_in_worker
-from fsr_core.simulators.genesis.availability import Runtime
+from fsr_core.simulation.side_runner import EventHandler, SideRunner, frame_members
+from fsr_core.simulation.worker_process import RunOutcome
 from fsr_core.simulators.genesis.request import GenesisRequest
 from fsr_core.simulators.genesis.session import FrameOut, Sink
 
 __all__ = ["RunOutcome", "run_request"]
 
-_WORKER: Final = "fsr_core.simulators.genesis.worker"
-
-
-def _in_process(
-    request: GenesisRequest, sink: Sink, cancel: CancelToken | None
-) -> RunOutcome:
-    # Imported here: the session module is Genesis's side of the package.
-    from fsr_core.simulators.genesis.session import run
-
-    def cancelled() -> bool:
-        return cancel is not None and cancel.cancelled
-
-    try:
-        run(request, sink, cancelled)
-    except Exception as exc:  # noqa: BLE001 - Genesis's failures, reported whole
-        return RunOutcome(error=clean_message(f"{type(exc).__name__}: {exc}"))
-    return RunOutcome(cancelled=cancelled())
-
 
 def _frame(event: dict[str, Any], folder: Path) -> FrameOut:
-    file = folder / Path(str(event["file"])).name
+    members = frame_members(event, folder)
     names = [str(name) for name in event["names"]]
-    try:
-        with np.load(file, allow_pickle=False) as archive:
-            arrays = {name: archive[f"a{k}"] for k, name in enumerate(names)}
-            rgb = archive["rgb"] if "rgb" in archive.files else None
-    finally:
-        file.unlink(missing_ok=True)
     return FrameOut(
         index=int(event["index"]),
         steps=tuple(int(s) for s in event["steps"]),
-        arrays=arrays,
+        arrays={name: members[f"a{k}"] for k, name in enumerate(names)},
         differences=tuple(event.get("differences") or ()),
-        rgb=rgb,
+        rgb=members.get("rgb"),
         wall_s=float(event.get("wall_s", 0.0)),
     )
 
 
-def _dispatch(event: dict[str, Any], sink: Sink, folder: Path) -> str | None:
-    """Hand one event to ``sink``; return the error it reports, if any."""
-    kind = event.get("event")
-    if kind == "frame":
-        sink.frame(_frame(event, folder))
-    elif kind == "scene":
-        sink.scene(dict(event.get("facts") or {}))
-    elif kind == "stopped":
-        sink.stopped(str(event.get("reason", "")))
-    elif kind == "error":
-        return clean_message(str(event.get("message", ""))) or "Genesis failed"
-    return None
+def _handlers(sink: Sink) -> dict[str, EventHandler]:
+    return {
+        "frame": lambda event, folder: sink.frame(_frame(event, folder)),
+        "stopped": lambda event, _folder: sink.stopped(str(event.get("reason", ""))),
+    }
 
 
-def run_request(
-    request: GenesisRequest,
-    sink: Sink,
-    runtime: Runtime,
-    *,
-    cancel: CancelToken | None = None,
-    scratch: Path | None = None,
-) -> RunOutcome:
-    """Run ``request`` where ``runtime`` says, reporting to ``sink``.
-
-    ``scratch`` is the folder the worker's frame files go under (default:
-    the system's temporary folder).
-    """
-    if runtime.python is None:
-        return _in_process(request, sink, cancel)
-    return run_in_worker(
-        runtime.python,
-        _WORKER,
-        request.to_json(),
-        lambda frames: lambda event: _dispatch(event, sink, frames),
-        label="Genesis",
-        cancel=cancel,
-        scratch=scratch,
-        env={"QT_QPA_PLATFORM": "offscreen"},
-        noise=lambda text: text.startswith("[W "),
-    )
+run_request: Final = SideRunner[GenesisRequest, Sink](
+    label="Genesis",
+    worker="fsr_core.simulators.genesis.worker",
+    session="fsr_core.simulators.genesis.session",
+    handlers=_handlers,
+    env={"QT_QPA_PLATFORM": "offscreen"},
+    noise=lambda text: text.startswith("[W "),
+)
+"""Run a request where the runtime says (:class:`~.availability.Runtime`)."""
