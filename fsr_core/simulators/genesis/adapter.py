@@ -10,20 +10,12 @@ installed here, else in the Python ``FSR_VIEWER_GENESIS_PYTHON`` names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from fsr_core.errors import ReplayError
-from fsr_core.simulation.protocol import (
-    RecordedRun,
-    ReplayOptions,
-    ReplayPlan,
-    ReplayResult,
-    ScenarioInput,
-)
-from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
-from fsr_core.simulation.simulator_defaults import SimulatorDefaults
+from fsr_core.simulation.protocol import ReplayOptions, ReplayPlan, ReplayResult
+from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.tool_replay_adapter import ToolReplayAdapter
 from fsr_core.simulators.genesis.availability import unavailable_reason
 from fsr_core.simulators.genesis.output import SIMULATOR_NAME
 from fsr_core.simulators.genesis.replay import (
@@ -40,25 +32,25 @@ SOURCE_KIND: Final = "genesis"
 """The ``RecordingModel.source`` of a trajectory opened in the viewer."""
 
 
-class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
+class GenesisAdapter(ToolReplayAdapter):
     """Re-render (seek every frame) and re-simulate (step on) Genesis trajectories.
 
-    Available where Genesis runs.
+    Available where Genesis runs. Takes ``camera`` (pos, lookat, fov, size) and
+    ``start_frame``; Genesis scenes are authored in Python, not here.
     """
 
-    @property
-    def name(self) -> str:
-        """``genesis``."""
-        return SIMULATOR_NAME
+    simulator_name = SIMULATOR_NAME
+    source_kind = SOURCE_KIND
+    settings = SETTINGS
+    recorded_by = (
+        "Genesis scenes are recorded by Genesis itself "
+        "(scene.start_recording(gs.recorders.TrajectoryFile(...))); open or "
+        "replay the .gstraj file it writes"
+    )
 
     def unavailable_reason(self) -> str | None:
         """Return ``None`` where Genesis runs, else what to install (the extra)."""
         return unavailable_reason()
-
-    @property
-    def replay_settings(self) -> tuple[str, ...]:
-        """Take ``camera`` (pos, lookat, fov, size) and ``start_frame``."""
-        return SETTINGS
 
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be replayed here, or ``None`` if it can."""
@@ -72,10 +64,6 @@ class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
         except OSError:
             return False
 
-    def source_kinds(self) -> frozenset[str]:
-        """Return the Genesis source's kind: a trajectory open in the player replays."""
-        return frozenset({SOURCE_KIND})
-
     def plan_replay(self, source: Path, options: ReplayOptions) -> ReplayPlan:
         """Say how faithful the replay will be, and what it puts back.
 
@@ -85,27 +73,6 @@ class GenesisAdapter(ReplayCallAdapter, SimulatorDefaults):
             ``source`` is not a readable trajectory.
         """
         return plan(source, options)
-
-    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
-        """Recognise no scenario: Genesis scenes are authored in Python, not here."""
-        return False
-
-    def record(
-        self, scenario: ScenarioInput, output: Path, **options: Any
-    ) -> RecordedRun:
-        """Refuse: a Genesis run is recorded by Genesis (``TrajectoryFile``).
-
-        Raises
-        ------
-        ReplayError
-            Always.
-        """
-        raise ReplayError(
-            "Genesis scenes are recorded by Genesis itself "
-            "(scene.start_recording(gs.recorders.TrajectoryFile(...))); open or "
-            "replay the .gstraj file it writes",
-            path=output,
-        )
 
     def _replay(self, call: ReplayCall) -> ReplayResult:
         """Re-render or re-simulate ``call.source`` into the FSR ``call.output``."""

@@ -17,18 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import ReplayError
 from fsr_core.recording import RecordingModel
 from fsr_core.simulation.profile import RecordingProfile
-from fsr_core.simulation.protocol import (
-    RecordedRun,
-    ReplayOptions,
-    ReplayPlan,
-    ReplayResult,
-    ScenarioInput,
-)
-from fsr_core.simulation.replay_call import ReplayCall, ReplayCallAdapter
-from fsr_core.simulation.simulator_defaults import SimulatorDefaults
+from fsr_core.simulation.protocol import ReplayOptions, ReplayPlan, ReplayResult
+from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.tool_replay_adapter import ToolReplayAdapter
 from fsr_core.simulators.robosuite.availability import unavailable_reason
 from fsr_core.simulators.robosuite.episode_file import is_hdf5_file
 from fsr_core.simulators.robosuite.opened import model_problem
@@ -43,25 +36,25 @@ SOURCE_KIND: Final = "hdf5"
 """The ``RecordingModel.source`` of an HDF5 episode opened in the viewer."""
 
 
-class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
+class RobosuiteAdapter(ToolReplayAdapter):
     """Re-render (restore every state) and re-simulate (step the actions) episodes.
 
-    Available where robosuite runs.
+    Available where robosuite runs. Takes ``cameras`` (names, or ``all``) and
+    ``size`` (``WIDTHxHEIGHT``); robosuite episodes are recorded by robosuite.
     """
 
-    @property
-    def name(self) -> str:
-        """``robosuite``."""
-        return SIMULATOR_NAME
+    simulator_name = SIMULATOR_NAME
+    source_kind = SOURCE_KIND
+    settings = SETTINGS
+    recorded_by = (
+        "robosuite episodes are recorded by robosuite itself (its "
+        "DataCollectionWrapper and gather_demonstrations_as_hdf5); open or "
+        "replay the HDF5 file it writes"
+    )
 
     def unavailable_reason(self) -> str | None:
         """Return ``None`` where robosuite runs, else what to install (the extra)."""
         return unavailable_reason()
-
-    @property
-    def replay_settings(self) -> tuple[str, ...]:
-        """Take ``cameras`` (names, or ``all``) and ``size`` (``WIDTHxHEIGHT``)."""
-        return SETTINGS
 
     def can_replay(self, source: Path) -> str | None:
         """Return why ``source`` cannot be replayed here, or ``None`` if it can."""
@@ -95,10 +88,6 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
             return False
         return is_hdf5_file(source)
 
-    def source_kinds(self) -> frozenset[str]:
-        """Return the HDF5 source's kind: an episode open in the player replays."""
-        return frozenset({SOURCE_KIND})
-
     def plan_replay(self, source: Path, options: ReplayOptions) -> ReplayPlan:
         """Say what the replay puts back and compares.
 
@@ -108,27 +97,6 @@ class RobosuiteAdapter(ReplayCallAdapter, SimulatorDefaults):
             ``source`` is not a readable robosuite episode.
         """
         return plan(source, options)
-
-    def recognises_scenario(self, document: Mapping[str, Any]) -> bool:
-        """Recognise no scenario: robosuite episodes are recorded by robosuite."""
-        return False
-
-    def record(
-        self, scenario: ScenarioInput, output: Path, **options: Any
-    ) -> RecordedRun:
-        """Refuse: a robosuite episode is recorded by robosuite.
-
-        Raises
-        ------
-        ReplayError
-            Always.
-        """
-        raise ReplayError(
-            "robosuite episodes are recorded by robosuite itself (its "
-            "DataCollectionWrapper and gather_demonstrations_as_hdf5); open or "
-            "replay the HDF5 file it writes",
-            path=output,
-        )
 
     def _replay(self, call: ReplayCall) -> ReplayResult:
         """Re-render or re-simulate ``call.source`` into the FSR ``call.output``."""
