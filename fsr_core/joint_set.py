@@ -149,6 +149,11 @@ class JointSet:
     base_pose: str | None = None
     """A channel of a floating base's pose (``x y z qw qx qy qz``), when the
     robot has one (a recorded free joint), else ``None``."""
+    mujoco_state: str | None = None
+    """A channel of MuJoCo's whole state per sample, ``[time, qpos (nq),
+    qvel (nv)]`` (robosuite's flattened ``MjSimState``), when recorded: with
+    a model MuJoCo compiled whose ``nq`` and ``nv`` it matches, it poses
+    every joint of the model (the fingers, a free object), else ``None``."""
     environments: tuple[str, ...] = ()
     """The environments of a batched run, when each has its own channels: the
     channels named here are the first's, ``<environment>/<name>``, and
@@ -174,7 +179,13 @@ class JointSet:
     @property
     def channels(self) -> tuple[str, ...]:
         """Every channel the set reads (positions first), each once."""
-        named = (self.positions, self.velocities, self.efforts, self.base_pose)
+        named = (
+            self.positions,
+            self.velocities,
+            self.efforts,
+            self.base_pose,
+            self.mujoco_state,
+        )
         return tuple(dict.fromkeys(name for name in named if name is not None))
 
     def in_environment(self, environment: str) -> JointSet:
@@ -197,6 +208,7 @@ class JointSet:
             velocities=moved(self.velocities),
             efforts=moved(self.efforts),
             base_pose=moved(self.base_pose),
+            mujoco_state=moved(self.mujoco_state),
         )
 
     def groups(self) -> tuple[JointGroup, ...]:
@@ -237,6 +249,7 @@ class JointSet:
             "efforts": self.efforts,
             "effort_columns": list(self.effort_columns),
             "base_pose": self.base_pose,
+            "mujoco_state": self.mujoco_state,
             "environments": list(self.environments),
         }
 
@@ -273,6 +286,7 @@ class JointSet:
                 efforts=_optional_text(value.get("efforts")),
                 effort_columns=_columns(value.get("effort_columns", [])),
                 base_pose=_optional_text(value.get("base_pose")),
+                mujoco_state=_optional_text(value.get("mujoco_state")),
                 environments=tuple(
                     _text(name) for name in value.get("environments", [])
                 ),

@@ -289,6 +289,12 @@ def robot_lines(robot: dict[str, Any]) -> list[str]:
             "  drawn: the recording's own scene; robot/<link> channels and the "
             "tip trail added"
         )
+    posed_by = robot.get("posed_by")
+    if posed_by:
+        lines.append(
+            f"  posed: every joint from {visible(posed_by, 60)} "
+            "(MuJoCo's state: time, qpos, qvel)"
+        )
     lines.append(f"  matched joints ({len(matched)}):")
     lines.extend(
         f"    {visible(item.get('recorded'), 40)} -> {visible(item.get('model'), 40)}"
@@ -298,7 +304,12 @@ def robot_lines(robot: dict[str, Any]) -> list[str]:
     for key, title in (
         ("follow_another", "recorded joints the model moves from another (mimic)"),
         ("unmatched_recorded", "recorded joints that match nothing"),
-        ("unmatched_model", "model joints nothing drives (drawn at rest)"),
+        (
+            "unmatched_model",
+            "model joints no recorded joint names (posed from the state)"
+            if posed_by
+            else "model joints nothing drives (drawn at rest)",
+        ),
         ("fixed", "fixed joints"),
     ):
         names = [

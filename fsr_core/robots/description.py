@@ -9,7 +9,11 @@ its child link relative to its parent:
 where ``motion`` turns about (revolute) or slides along (prismatic)
 ``joint.axis`` by the joint's value ``q``. URDF joints have ``after`` the
 identity; an MJCF hinge away from its body's origin turns about its anchor.
-A mimic joint takes ``multiplier * q(source) + offset``.
+A mimic joint takes ``multiplier * q(source) + offset``. A floating joint's
+motion is a whole pose and a ball joint's a rotation; nothing driving them,
+they take their ``rest`` motion. A model MuJoCo compiled says where each
+joint's coordinates are in MuJoCo's ``qpos`` (:attr:`RobotJoint.qpos_address`,
+:attr:`RobotModel.qpos_size`), so a recorded MuJoCo state poses every joint.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class JointType(StrEnum):
     FIXED = "fixed"
     FLOATING = "floating"
     """Six degrees of freedom: a base pose, posed from a recorded pose channel."""
+    BALL = "ball"
+    """Three rotational degrees of freedom about a point (an MJCF ball joint)."""
 
     @property
     def moves(self) -> bool:
@@ -82,6 +88,12 @@ class RobotJoint:
     mimic: Mimic | None = None
     offset: float = 0.0
     """Added to the value before it moves the joint (an MJCF reference angle)."""
+    rest: FloatArray = field(default_factory=lambda: IDENTITY)
+    """(4, 4): a floating or ball joint's motion when nothing drives it (an
+    MJCF free joint, whose ``origin`` is its parent's frame: its body's pose)."""
+    qpos_address: int | None = None
+    """Where the joint's coordinates start in MuJoCo's ``qpos`` (a model
+    MuJoCo compiled), else ``None``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +133,10 @@ class RobotModel:
     framed_links: frozenset[int] = frozenset()
     """Links a visual of which could not be read (a mesh missing or over its
     budget, said in :attr:`warnings`): drawn as a frame instead."""
+    qpos_size: int = 0
+    """MuJoCo's ``nq`` of a model MuJoCo compiled (0: not one)."""
+    qvel_size: int = 0
+    """MuJoCo's ``nv`` of a model MuJoCo compiled (0: not one)."""
 
     @property
     def moving_joints(self) -> tuple[RobotJoint, ...]:

@@ -8,6 +8,9 @@ matrix products per joint, not 10,000 calls of a per-frame solver.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Final
+
 import numpy as np
 
 from fsr_core.arrays import FloatArray
@@ -18,6 +21,8 @@ from fsr_core.robots.description import JointType, RobotJoint, RobotModel
 __all__ = ["joint_values", "link_poses", "link_transforms", "transforms_from_poses"]
 
 _MATRIX_BYTES = 16 * 8
+#: Joints moved by a whole transform, not by one value.
+_WHOLE_MOTIONS: Final = frozenset({JointType.FLOATING, JointType.BALL})
 
 
 def joint_values(robot: RobotModel, moving: FloatArray) -> dict[str, FloatArray]:
@@ -86,7 +91,10 @@ def transforms_from_poses(poses: FloatArray) -> FloatArray:
 
 
 def link_transforms(
-    robot: RobotModel, moving: FloatArray, base: FloatArray | None = None
+    robot: RobotModel,
+    moving: FloatArray,
+    base: FloatArray | None = None,
+    motions: Mapping[str, FloatArray] | None = None,
 ) -> FloatArray:
     """Return ``(T, links, 4, 4)``: every link's pose in the root's frame, per frame.
 
@@ -94,6 +102,9 @@ def link_transforms(
     ``base``, when given, ``(T, 7)`` poses ``x y z qw qx qy qz`` of the
     floating base: the motion of the first floating joint (an MJCF free
     joint), else the root's pose. Without it the base rests at its origin.
+    ``motions`` gives floating and ball joints their motions ``(T, 4, 4)`` by
+    name (a recorded MuJoCo state's), before ``base``; a floating or ball
+    joint given none takes its rest motion.
 
     Raises
     ------
@@ -108,11 +119,16 @@ def link_transforms(
     if base is not None and floating is None:
         world[:, robot.root] = transforms_from_poses(base)
     values = joint_values(robot, moving)
+    given = motions or {}
     for joint in robot.joints:
         parent = world[:, joint.parent]
         value = values.get(joint.name)
-        if joint is floating and base is not None:
+        if joint.type in _WHOLE_MOTIONS and joint.name in given:
+            motion = given[joint.name]
+        elif joint is floating and base is not None:
             motion = transforms_from_poses(base)
+        elif joint.type in _WHOLE_MOTIONS:
+            motion = np.broadcast_to(joint.rest, (frames, 4, 4))
         elif value is None:
             world[:, joint.child] = parent @ (joint.origin @ joint.after)
             continue

@@ -3,9 +3,11 @@
 MuJoCo's own compiler reads the file (includes, defaults, meshes and all), so
 the model drawn is the model MuJoCo simulates. Each body becomes a link; a
 body with several joints gets hidden links between them, each hinge turning
-about its anchor. The world body is the root; a free joint is a floating
-base. Drawn geoms are those MuJoCo's viewer shows by default (groups 0 to 2),
-with their material colour.
+about its anchor (a ball joint too, by its quaternion). The world body is
+the root; a free joint is a floating base, posed in the world as MuJoCo's
+``qpos`` poses it. Each joint keeps its ``qpos`` address, so a recorded
+MuJoCo state poses every joint. Drawn geoms are those MuJoCo's viewer shows
+by default (groups 0 to 2), with their material colour.
 """
 
 from __future__ import annotations
@@ -141,8 +143,8 @@ def _visuals(
 
 def _joints(
     model: Any, where: str
-) -> tuple[list[str], list[RobotJoint], list[int], set[int], list[str]]:
-    """Links, joints, the link of each body, the hidden links and warnings."""
+) -> tuple[list[str], list[RobotJoint], list[int], set[int]]:
+    """Links, joints, the link of each body and the hidden links."""
     select_gl_backend()
     import mujoco
 
@@ -150,7 +152,6 @@ def _joints(
     link_of_body = [0]
     hidden: set[int] = set()
     joints: list[RobotJoint] = []
-    warnings: list[str] = []
     for body in range(1, model.nbody):
         body_name = _name(model, mujoco.mjtObj.mjOBJ_BODY, body, f"body{body}")
         parent = link_of_body[int(model.body_parentid[body])]
@@ -181,6 +182,7 @@ def _joints(
             if not last:
                 hidden.add(child)
             anchor = np.array(model.jnt_pos[joint], dtype=np.float64)
+            address = int(model.jnt_qposadr[joint])
             if kind in (_HINGE, _SLIDE):
                 limited = bool(model.jnt_limited[joint])
                 low, high = (float(item) for item in model.jnt_range[joint])
@@ -195,23 +197,44 @@ def _joints(
                         after=_shift(-anchor),
                         lower=low if limited else None,
                         upper=high if limited else None,
-                        offset=-float(model.qpos0[int(model.jnt_qposadr[joint])]),
+                        offset=-float(model.qpos0[address]),
+                        qpos_address=address,
+                    )
+                )
+            elif kind == _BALL:
+                # Turns about its anchor, as a hinge does, by a quaternion.
+                joints.append(
+                    RobotJoint(
+                        name,
+                        JointType.BALL,
+                        parent,
+                        child,
+                        origin=origin @ _shift(anchor),
+                        after=_shift(-anchor),
+                        qpos_address=address,
                     )
                 )
             else:
-                if kind == _BALL:
-                    warnings.append(
-                        f"{where}: ball joint {name!r} is drawn at its rest pose"
+                # MuJoCo's qpos of a free joint is its body's pose in the
+                # world, not a motion from the body's place: at rest that
+                # place (its qpos0).
+                joints.append(
+                    RobotJoint(
+                        name,
+                        JointType.FLOATING,
+                        parent,
+                        child,
+                        rest=origin,
+                        qpos_address=address,
                     )
-                free = JointType.FLOATING if kind == _FREE else JointType.FIXED
-                joints.append(RobotJoint(name, free, parent, child, origin))
+                )
             parent, origin = child, IDENTITY
         link_of_body.append(len(links) - 1)
         if len(links) > MAX_LINKS:
             raise RobotModelError(
                 f"more than {MAX_LINKS:,} bodies and joints", path=where
             )
-    return links, joints, link_of_body, hidden, warnings
+    return links, joints, link_of_body, hidden
 
 
 def _compiled(compile_model: Callable[[Any], Any], where: str) -> Any:
@@ -234,8 +257,8 @@ def _compiled(compile_model: Callable[[Any], Any], where: str) -> Any:
 
 
 def _robot(model: Any, where: str, fallback_name: str) -> RobotModel:
-    links, joints, link_of_body, hidden, warnings = _joints(model, where)
-    visuals, mesh_warnings, framed = _visuals(model, link_of_body, where)
+    links, joints, link_of_body, hidden = _joints(model, where)
+    visuals, warnings, framed = _visuals(model, link_of_body, where)
     return RobotModel(
         name=bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
         or fallback_name,
@@ -244,9 +267,11 @@ def _robot(model: Any, where: str, fallback_name: str) -> RobotModel:
         root=0,
         joints=tuple(joints),
         visuals=tuple(visuals),
-        warnings=(*warnings, *mesh_warnings),
+        warnings=tuple(warnings),
         hidden_links=frozenset(hidden),
         framed_links=frozenset(framed),
+        qpos_size=int(model.nq),
+        qvel_size=int(model.nv),
     )
 
 

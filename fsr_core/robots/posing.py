@@ -11,6 +11,13 @@ the whole take and returns the recording with
 * ``metadata["robot"]``: the model, the joint match and the warnings, for
   the inspector.
 
+A recording that names a channel of MuJoCo's whole state
+(:attr:`~fsr_core.joint_set.JointSet.mujoco_state`, robosuite's ``states``)
+has every joint of a model MuJoCo compiled posed from it, when its width is
+that model's ``1 + nq + nv`` (:mod:`fsr_core.robots.mujoco_state`): the
+fingers and the free objects too. Otherwise the recorded joints pose the
+robot as before, and a note of the report says why the state did not.
+
 A description the recording carries (:func:`with_carried_robot`) whose
 recording draws that robot in its own recorded scene already (a MuJoCo run
 records every body's pose, the floor, targets and loose objects too) keeps
@@ -42,6 +49,7 @@ from fsr_core.robots.kinematics import link_poses, link_transforms
 from fsr_core.robots.link_frames import frame_meshes
 from fsr_core.robots.loading import load_robot, robot_from_text
 from fsr_core.robots.matching import JointMatch, match_joints, read_joint_map
+from fsr_core.robots.mujoco_state import state_mismatch, state_motions, state_moving
 
 __all__ = [
     "LINK_POSE_COLUMNS",
@@ -167,6 +175,64 @@ def _base_poses(
     return np.asarray(values[rows], dtype=np.float64)
 
 
+@dataclass(frozen=True)
+class _StatePosing:
+    """What a recorded MuJoCo state poses, or why it poses nothing."""
+
+    state: FloatArray | None
+    """``(T, 1 + nq + nv)`` at the play times, when it poses the robot."""
+    note: str = ""
+    """Why the state the recording names poses nothing ('' when it does or
+    none is named)."""
+
+
+def _recorded_state(
+    model: RecordingModel, joints: JointSet, robot: RobotModel, times_s: FloatArray
+) -> _StatePosing:
+    """Return the recorded MuJoCo state at ``times_s``, when it can pose ``robot``.
+
+    A state that cannot (the model is no MuJoCo model, its width is not
+    ``1 + nq + nv``, it cannot be read) leaves the joints the recording
+    names to pose the robot, and the note says why.
+    """
+    name = joints.mujoco_state
+    if name is None:
+        return _StatePosing(None)
+    lead = (
+        f"{name!r} does not pose every joint of {robot.name!r} "
+        "(only the recorded joints do; its other bodies rest where the model "
+        "puts them)"
+    )
+    channel = model.channels.get(name)
+    if channel is None:
+        return _StatePosing(None, f"{lead}: the recording has no such channel")
+    why = state_mismatch(robot, channel.width)
+    if why is not None:
+        return _StatePosing(None, f"{lead}: {why}")
+    try:
+        values = np.asarray(channel.values, dtype=np.float64)
+        stamps = np.asarray(channel.times_s, dtype=np.float64)
+    except FsrError as error:
+        return _StatePosing(None, f"{lead}: {error}")
+    if values.ndim != 2 or values.shape[1] != channel.width or not len(values):
+        return _StatePosing(None, f"{lead}: it holds no samples")
+    rows = np.clip(
+        np.searchsorted(stamps, times_s, side="right") - 1, 0, len(values) - 1
+    )
+    return _StatePosing(values[rows])
+
+
+def _resting_balls(robot: RobotModel, posed: bool) -> list[str]:
+    """Return a warning per ball joint nothing poses (no recorded state does)."""
+    if posed:
+        return []
+    return [
+        f"ball joint {joint.name!r} is drawn at its rest pose"
+        for joint in robot.joints
+        if joint.type is JointType.BALL
+    ]
+
+
 def tip_link(
     robot: RobotModel,
     unposed: frozenset[int] = frozenset(),
@@ -194,17 +260,22 @@ def tip_link(
     return best
 
 
-def _unposed_links(robot: RobotModel, base_posed: bool) -> frozenset[int]:
+def _unposed_links(
+    robot: RobotModel, base_posed: bool, state_posed: bool = False
+) -> frozenset[int]:
     """Return the links below a floating joint no recorded pose moves.
 
     Only the first floating joint follows a recorded base pose; the others
-    (an MJCF scene's loose bodies) rest where the description puts them.
+    (an MJCF scene's loose bodies) rest where the description puts them,
+    unless a recorded MuJoCo state poses them all (``state_posed``).
     """
     floating = next((j for j in robot.joints if j.type is JointType.FLOATING), None)
     found: set[int] = set()
     for joint in robot.joints:
-        loose = joint.type is JointType.FLOATING and not (
-            joint is floating and base_posed
+        loose = (
+            joint.type is JointType.FLOATING
+            and not state_posed
+            and not (joint is floating and base_posed)
         )
         if loose or joint.parent in found:
             found.add(joint.child)
@@ -333,9 +404,15 @@ def pose_robot(
     joints, match = _matched(model, robot, joint_map)
     times_s, moving, specs = _moving_values(model, robot, joints, match, joint_units)
     base = _base_poses(model, joints, times_s, robot.links[robot.root])
-    poses = link_poses(link_transforms(robot, moving, base))
+    recorded = _recorded_state(model, joints, robot, times_s)
+    motions: dict[str, FloatArray] = {}
+    if recorded.state is not None:
+        moving = state_moving(robot, recorded.state, moving)
+        motions = state_motions(robot, recorded.state)
+    poses = link_poses(link_transforms(robot, moving, base, motions))
+    state_posed = recorded.state is not None
     left_out = (
-        robot.hidden_links | _unposed_links(robot, base is not None)
+        robot.hidden_links | _unposed_links(robot, base is not None, state_posed)
         if keep_scene
         else robot.hidden_links
     )
@@ -351,12 +428,18 @@ def pose_robot(
         for index, name in enumerate(robot.links)
         if index not in left_out
     }
-    summary = _summary(robot, joints, match)
+    summary = _summary(robot, joints, match, _resting_balls(robot, state_posed))
+    if state_posed:
+        summary["posed_by"] = joints.mujoco_state
     if keep_scene:
         summary["scene"] = "recorded"
         summary["links"] = len(derived)
+    report = model.report
+    if recorded.note:
+        report = {**report, "notes": [*report.get("notes", []), recorded.note]}
     return replace(
         model,
+        report=report,
         joints=dataclasses.replace(joints, joints=tuple(specs)),
         geometry=model.geometry
         if keep_scene and model.geometry is not None
@@ -375,7 +458,7 @@ def pose_robot(
 
 
 def _summary(
-    robot: RobotModel, joints: JointSet, match: JointMatch
+    robot: RobotModel, joints: JointSet, match: JointMatch, warnings: list[str]
 ) -> dict[str, object]:
     return {
         "name": robot.name,
@@ -383,7 +466,7 @@ def _summary(
         "links": len(robot.links) - len(robot.hidden_links),
         "triangles": robot.triangles,
         "joints": match.report(joints.names, robot),
-        "warnings": list(robot.warnings),
+        "warnings": [*robot.warnings, *warnings],
     }
 
 

@@ -56,3 +56,48 @@ def test_the_fit_frames_the_robot_large(lift: RecordingModel) -> None:
     pixels = view.pixels(QRectF(0, 0, WIDTH, HEIGHT), view.camera(links))
     assert ((pixels >= 0) & (pixels <= [WIDTH, HEIGHT])).all()
     assert np.ptp(pixels[:, 1]) > 0.15 * HEIGHT  # the arm, not a speck in a box
+
+
+def _reddish(rgb: np.ndarray) -> np.ndarray:
+    """Pixels of the cube's red (robosuite's red wood), not the floor's pink."""
+    pixels = rgb.astype(int)
+    return (pixels[..., 0] > 2 * pixels[..., 1] + 20) & (
+        pixels[..., 0] > 2 * pixels[..., 2] + 20
+    )
+
+
+def test_the_cube_is_drawn_where_the_episode_states_put_it(
+    lift: RecordingModel,
+) -> None:
+    # The cube's free joint in robosuite's states ([time, qpos, qvel], read
+    # with h5py) at its qpos address in the MJCF MuJoCo compiles.
+    import h5py
+
+    from fsr_core.robots.robosuite_assets import resolve_robosuite_paths
+
+    mujoco = pytest.importorskip("mujoco")
+    with h5py.File(TEST_DATA / "hdf5" / "lift.hdf5", "r", locking=False) as handle:
+        states = np.asarray(handle["data/demo_1/states"])
+        model_file = handle["data/demo_1"].attrs["model_file"]
+    text = model_file if isinstance(model_file, bytes) else str(model_file).encode()
+    compiled = mujoco.MjModel.from_xml_string(
+        resolve_robosuite_paths(text, "lift.hdf5").text.decode()
+    )
+    joint = mujoco.mj_name2id(compiled, mujoco.mjtObj.mjOBJ_JOINT, "cube_joint0")
+    start = 1 + int(compiled.jnt_qposadr[joint])
+    canvas = GeometryCanvas(lift)
+    view = canvas.fitted_view
+    rect = QRectF(0, 0, WIDTH, HEIGHT)
+    image = qimage_to_rgb(canvas.render(0.0, WIDTH, HEIGHT))
+    centre = view.pixels(rect, view.camera(states[:1, start : start + 3]))[0]
+    column, row = (round(float(value)) for value in centre)
+
+    # The red cube is drawn about its recorded centre, on the table...
+    around = image[row - 2 : row + 3, column - 2 : column + 3]
+    assert _reddish(around).mean() > 0.5
+    # ...not at the model's rest place for it, under the table, where it was
+    # drawn when only the arm's joints were posed.
+    rest = compiled.qpos0[start - 1 : start + 2][None, :]
+    column, row = (round(float(v)) for v in view.pixels(rect, view.camera(rest))[0])
+    assert np.hypot(*(centre - (column, row))) > 5
+    assert not _reddish(image[row - 2 : row + 3, column - 2 : column + 3]).any()

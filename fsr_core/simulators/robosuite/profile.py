@@ -7,9 +7,11 @@ listed in the ``model`` metadata; read back by
 its robot description, and its joints are the robot's hinge and slide
 joints of the replayed ``states`` (``qpos.robot0_joint1`` ... as
 ``metadata.robosuite.state_names`` names the columns): channel ``q``, with
-``qvel`` their rates. The player then poses the model by them and draws it
-in the scene view, as it draws the HDF5 episode's (the same model, posed by
-the same arm joints: the episode's ``obs/robot0_joint_pos`` are these
+``qvel`` their rates. The player then poses the model and draws it in the
+scene view, as it draws the HDF5 episode's: the whole ``states`` (``time``,
+then ``qpos.*`` and ``qvel.*``: robosuite's flattened MuJoCo state) is the
+joint set's MuJoCo state, so every joint of the scene is posed from it, the
+fingers and the cube too (the episode's ``obs/robot0_joint_pos`` are the arm's
 ``states`` columns).
 
 The file records no scene geometry of its own, so the robot's meshes are
@@ -37,6 +39,8 @@ __all__ = ["JOINT_CHANNEL", "RATE_CHANNEL", "RobosuiteProfile", "is_replay"]
 JOINT_CHANNEL: Final = "q"
 RATE_CHANNEL: Final = "qvel"
 _STATES: Final = "states"
+_TIME: Final = "time"
+"""The first of robosuite's state names: its state is ``[time, qpos, qvel]``."""
 _ROBOT_JOINT: Final = re.compile(r"^qpos\.(robot[0-9]+_[^.]+)$")
 """A robot's hinge or slide in the state names (a free or ball joint has parts)."""
 
@@ -93,11 +97,11 @@ def _with_joints(model: RecordingModel) -> RecordingModel:
             label="joint velocity",
         )
     velocities = RATE_CHANNEL if RATE_CHANNEL in channels else None
-    return dataclasses.replace(
-        model,
-        channels=channels,
-        joints=JointSet.of_channel(JOINT_CHANNEL, joint_names, velocities=velocities),
-    )
+    joint_set = JointSet.of_channel(JOINT_CHANNEL, joint_names, velocities=velocities)
+    if names[0] == _TIME:
+        # robosuite's flattened state, [time, qpos, qvel]: it poses every joint.
+        joint_set = dataclasses.replace(joint_set, mujoco_state=_STATES)
+    return dataclasses.replace(model, channels=channels, joints=joint_set)
 
 
 class RobosuiteProfile:

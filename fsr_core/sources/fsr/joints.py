@@ -17,6 +17,7 @@ no joints of the panel: their coordinates are not angles.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -158,4 +159,7 @@ def converted_joints(
             return None
         if any(not 0 <= column < channel.width for column in columns):
             return None
+    if joints.mujoco_state is not None and joints.mujoco_state not in channels:
+        # The joints still pose the robot; only its other bodies rest.
+        return dataclasses.replace(joints, mujoco_state=None)
     return joints

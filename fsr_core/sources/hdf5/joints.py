@@ -8,10 +8,17 @@
 * ManiSkill: ``obs/agent/qpos`` (``obs/agent/qvel``).
 
 Values are radians, as those simulators record them.
+
+A robosuite/robomimic episode's ``states`` (robosuite's flattened MuJoCo
+state per step, ``[time, qpos, qvel]``) is named as the set's
+:attr:`~fsr_core.joint_set.JointSet.mujoco_state`: posing the episode's MJCF
+with it poses every joint of the scene (the fingers, the objects), when its
+width is that model's ``1 + nq + nv``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Final
@@ -19,7 +26,7 @@ from typing import Final
 from fsr_core.joint_set import JointSet
 from fsr_core.recording import Channel
 
-__all__ = ["POSITION_KEYS", "episode_joints", "mjcf_joint_names"]
+__all__ = ["POSITION_KEYS", "STATE_KEY", "episode_joints", "mjcf_joint_names"]
 
 POSITION_KEYS: Final = (
     ("obs/robot0_joint_pos", "obs/robot0_joint_vel"),
@@ -27,6 +34,8 @@ POSITION_KEYS: Final = (
     ("obs/agent/qpos", "obs/agent/qvel"),
 )
 """Joint position channels, each with its velocity channel, first found wins."""
+STATE_KEY: Final = "states"
+"""robosuite's flattened MuJoCo state per step in a robomimic-layout episode."""
 
 _ACT_ARM: Final = (
     "waist",
@@ -61,19 +70,29 @@ def _names(key: str, width: int, model_joints: tuple[str, ...]) -> tuple[str, ..
 
 
 def episode_joints(
-    channels: Mapping[str, Channel], model_joints: tuple[str, ...] = ()
+    channels: Mapping[str, Channel],
+    model_joints: tuple[str, ...] = (),
+    *,
+    mujoco_state: bool = False,
 ) -> JointSet | None:
-    """Return the episode's joints (``None`` when it records none of them)."""
+    """Return the episode's joints (``None`` when it records none of them).
+
+    With ``mujoco_state`` (a robosuite episode), its ``states`` channel, when
+    it has one, is the set's MuJoCo state.
+    """
     for positions, velocities in POSITION_KEYS:
         channel = channels.get(positions)
         if channel is None:
             continue
         speeds = channels.get(velocities)
-        return JointSet.of_channel(
+        found = JointSet.of_channel(
             positions,
             _names(positions, channel.width, model_joints),
             velocities=velocities
             if speeds is not None and speeds.width == channel.width
             else None,
         )
+        if mujoco_state and STATE_KEY in channels:
+            return dataclasses.replace(found, mujoco_state=STATE_KEY)
+        return found
     return None

@@ -20,7 +20,8 @@
   (:mod:`fsr_core.sources.hdf5.sensor_params`).
 * **Robot.** A demo's ``model_file`` attribute (robosuite's MJCF) is the
   robot and scene, drawn with the recorded joints; its joints name the
-  columns of ``robot0_joint_pos``.
+  columns of ``robot0_joint_pos``. Its ``states`` (MuJoCo's state per step)
+  pose every joint of that scene: the fingers and the objects too.
 * **Inspector.** ``env_args``, the ``data`` group's other attributes, the
   demo's attributes and ManiSkill's JSON.
 
@@ -62,7 +63,11 @@ from fsr_core.sources.hdf5.arrays import (
     episode_arrays,
     read_channel,
 )
-from fsr_core.sources.hdf5.joints import episode_joints, mjcf_joint_names
+from fsr_core.sources.hdf5.joints import (
+    STATE_KEY,
+    episode_joints,
+    mjcf_joint_names,
+)
 from fsr_core.sources.hdf5.layouts import (
     DEFAULT_RATE_HZ,
     DatasetLayout,
@@ -440,6 +445,12 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
     duration = (steps - 1) / rate if steps else 0.0
     robot = None
     if model_file:
+        if layout.kind == "robomimic" and STATE_KEY not in channels:
+            notes.append(
+                f"the episode records no {STATE_KEY}: only the arm's recorded "
+                "joints pose its model; the gripper's fingers and the objects "
+                "rest where the model puts them"
+            )
         robot = RobotDescription.of_text(
             model_file, f"{path.name} {episode.group} model_file", kind="mjcf"
         )
@@ -451,7 +462,9 @@ def load_episode(address: Path, path: Path, index: int | None) -> RecordingModel
         timeline=Timeline((Segment(0, 0.0, duration, 0.0, 0, max(steps - 1, 0)),)),
         channels=channels,
         cameras=_cameras(source, episode, arrays, rate, calibrations),
-        joints=episode_joints(channels, model_joints),
+        joints=episode_joints(
+            channels, model_joints, mujoco_state=layout.kind == "robomimic"
+        ),
         metadata={
             "layout": layout.kind,
             "file": path.name,
