@@ -27,6 +27,7 @@ from typing import Final
 from xml.sax.saxutils import escape
 
 from fsr_core.errors import RobotModelError
+from fsr_core.python_answer import answer_of
 
 __all__ = [
     "ASSETS_MARKER",
@@ -95,18 +96,10 @@ def _assets_beside(python: str, stamp: tuple[int, int]) -> Path | None:
         if folder.is_dir():
             return folder
     try:
-        done = subprocess.run(
-            [python, "-c", _PROBE],
-            capture_output=True,
-            text=True,
-            timeout=_PROBE_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        answer = answer_of(python, _PROBE, timeout_s=_PROBE_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
-    lines = done.stdout.strip().splitlines()
-    return _assets_of_package(lines[-1].strip() if lines else None)
+    return _assets_of_package(answer or None)
 
 
 def local_assets_roots() -> tuple[Path, ...]:

@@ -23,6 +23,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Final
 
+from fsr_core.python_answer import answer_of
+
 __all__ = ["SideStack", "StackFound", "where"]
 
 _PROBE: Final = (
@@ -35,7 +37,6 @@ _PROBE: Final = (
     "print(json.dumps({name: v(name) for name in sys.argv[1:]}))\n"
 )
 """Prints the versions of the distributions named on its command line."""
-_PROBE_TIMEOUT_S: Final = 60.0
 
 
 def where(python: str | None) -> str:
@@ -138,19 +139,12 @@ def _probe(stack: SideStack, python: str, stamp: tuple[int, int]) -> StackFound 
     del stamp  # part of the cache key: a reinstalled interpreter is asked again
     named = f"{stack.variable}={python}"
     try:
-        done = subprocess.run(
-            [python, "-c", _PROBE, *stack.distributions],
-            capture_output=True,
-            text=True,
-            timeout=_PROBE_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        answer = answer_of(python, _PROBE, stack.distributions)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{named} cannot be run ({exc})"
     try:
-        found = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+        found = json.loads(answer)
+    except ValueError:
         return f"{named} did not answer like a Python"
     if not isinstance(found, dict) or not found.get(stack.package):
         return f"{named} has no {stack.package}: install it there ({stack.pip_line})"
