@@ -28,7 +28,6 @@ the source's SHA-256, the Genesis version and the comparison.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,32 +36,20 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from fsr_core.calibration import (
-    CameraPose,
-    centred_pinhole,
-    quaternion_from_matrix,
+from fsr_core.calibration import CameraPose
+from fsr_core.format.catalog import LIFECYCLE_STREAM
+from fsr_core.format.streams import StreamSpec
+from fsr_core.simulation.protocol import ReplayMode
+from fsr_core.simulation.recorded_streams import run_versions
+from fsr_core.simulation.scene_capture import Stamp
+from fsr_core.simulation.side_output import (
+    COMPARISON_STREAM,
+    SideReplayFile,
+    camera_pose,
+    numeric_stream,
+    write_camera,
+    write_completion,
 )
-from fsr_core.format.catalog import (
-    LIFECYCLE_STREAM,
-    camera_streams,
-    json_stream,
-    lifecycle_stream,
-)
-from fsr_core.format.streams import StreamKind, StreamSpec
-from fsr_core.format.writer import FsrWriter
-from fsr_core.simulation.protocol import (
-    ProgressFn,
-    ReplayMode,
-    ReplayOptions,
-    ReplayOutcome,
-)
-from fsr_core.simulation.provenance import replay_metadata, replay_provenance
-from fsr_core.simulation.recorded_streams import (
-    camera_prefix,
-    run_section,
-    run_versions,
-)
-from fsr_core.simulation.scene_capture import Stamp, write_camera_frame
 from fsr_core.simulators.genesis.channels import (
     MAX_STREAMS,
     TIME_CHANNEL,
@@ -86,8 +73,6 @@ __all__ = ["CAMERA", "COMPARISON_STREAM", "SIMULATOR_NAME", "ReplayFile", "Sourc
 
 SIMULATOR_NAME: Final = "genesis"
 CAMERA: Final = "camera"
-COMPARISON_STREAM: Final = "replay.comparison"
-_PRODUCER: Final = "fsr_core.simulators.genesis"
 _NOT_IN_NAME: Final = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -121,35 +106,20 @@ class _Channel:
     width: int
 
 
-class ReplayFile:
-    """Write a run's frames into the FSR file ``path`` (a :class:`~.session.Sink`).
+class ReplayFile(SideReplayFile[Source, GenesisRequest]):
+    """Write a Genesis run's frames into its FSR file (a :class:`~.session.Sink`).
 
-    Nothing is written before the scene's facts arrive; :meth:`finish`
+    Nothing is written before the rebuilt scene's facts arrive; :meth:`finish`
     publishes, :meth:`abort` removes the staging file.
     """
 
-    def __init__(
-        self,
-        path: Path,
-        source: Source,
-        request: GenesisRequest,
-        options: ReplayOptions,
-        run_id: str,
-        progress: ProgressFn | None = None,
-    ) -> None:
-        self.path = path
-        self.progress = progress
-        self.source = source
-        self.request = request
-        self.options = options
-        self.run_id = run_id
-        self.mode = ReplayMode(request.mode)
-        self.facts: dict[str, Any] = {}
+    simulator = SIMULATOR_NAME
+    producer = "fsr_core.simulators.genesis"
+
+    def _setup(self) -> None:
         self.notes: list[str] = []
-        self.frames = 0
         self.render_s = 0.0
-        self.log = ComparisonLog(request.mode, request.start_frame, ())
-        self._writer: FsrWriter | None = None
+        self.log = ComparisonLog(self.request.mode, self.request.start_frame, ())
         self._channels: list[_Channel] = []
         self._play: npt.NDArray[np.float64] = np.zeros(0)
         self._last: tuple[int, float] | None = None
@@ -195,45 +165,26 @@ class ReplayFile:
         unit: str,
         mapped: tuple[str, ...] | None = None,
     ) -> StreamSpec:
-        attributes: dict[str, Any] = {"channel_name": channel, "label": channel}
-        if mapped is not None and mapped != columns:
-            attributes["columns"] = list(columns)
-        names = mapped or columns
-        return StreamSpec(
-            name=stream,
-            kind=StreamKind.NUMERIC,
-            codec="raw",
-            dtype="float64",
-            shape=(len(names),),
-            channels=names,
-            units=unit,
-            required=False,
-            finite=False,
-            attributes=attributes,
-        )
+        kept = columns if mapped is not None and mapped != columns else None
+        return numeric_stream(stream, channel, mapped or columns, unit, kept)
 
     def _streams(self) -> list[StreamSpec]:
-        specs = [lifecycle_stream(), json_stream(COMPARISON_STREAM, required=False)]
+        specs = self._replay_streams()
         if self.mode is ReplayMode.RENDER:
             camera = self.request.camera
-            specs += camera_streams(
-                CAMERA, width=camera.width, height=camera.height, codec="png"
-            )
+            specs += self._camera_streams(CAMERA, camera.width, camera.height)
         return specs + self._channel_table()
 
     def _metadata(self) -> dict[str, Any]:
         header, facts = self.source.header, self.facts
         genesis = str(facts.get("genesis_version", ""))
-        what = "re-rendered" if self.mode is ReplayMode.RENDER else "re-simulated"
-        source_metadata = {
-            "run": run_section(
-                self.source.path.name,
-                f"{self.source.path.name} {what} by genesis-world {genesis}",
-                SIMULATOR_NAME,
-                "re-simulation on the CPU backend reproduces an exact-mode "
-                "trajectory recorded on the CPU bit for bit",
-            ),
-            "genesis": {
+        return self._replay_metadata(
+            self.source.path.name,
+            self.source.path.name,
+            f"genesis-world {genesis}",
+            "re-simulation on the CPU backend reproduces an exact-mode "
+            "trajectory recorded on the CPU bit for bit",
+            genesis={
                 "format": f"GSTRAJ{header.version}",
                 "recorded_by": header.genesis,
                 "recorded_backend": header.manifest.get("backend", ""),
@@ -246,22 +197,13 @@ class ReplayFile:
                 "start_frame": self.request.start_frame,
                 "camera": facts.get("camera"),
             },
-            "versions": run_versions(
+            versions=run_versions(
                 genesis_world=genesis, torch=str(facts.get("torch_version", ""))
             ),
-        }
-        return replay_metadata(source_metadata, self._provenance())
+        )
 
     def _provenance(self) -> dict[str, Any]:
-        fields = replay_provenance(
-            producer=_PRODUCER,
-            mode=self.mode,
-            source=self.source.path,
-            source_sha256=self.source.sha256,
-            simulator=SIMULATOR_NAME,
-            run_id=self.run_id,
-            options=self.options,
-        )
+        fields = self._replay_fields(self.source.path, self.source.sha256)
         fields["source_sha256"] = self.source.sha256
         fields["genesis_version"] = str(self.facts.get("genesis_version", ""))
         fields["source_genesis_version"] = self.source.header.genesis
@@ -282,13 +224,7 @@ class ReplayFile:
         self.log.skipped = tuple(str(n) for n in facts.get("not_compared", []))
         steps = [int(s) for s in facts.get("frame_steps", [])]
         self._play = play_times(steps, self.source.header.dt)
-        self._writer = FsrWriter(
-            self.path,
-            self._streams(),
-            metadata=self._metadata(),
-            provenance=self._provenance(),
-        )
-        self._writer.start()
+        self._open_writer()
 
     def stopped(self, reason: str) -> None:
         """Note why the run ended early."""
@@ -309,10 +245,8 @@ class ReplayFile:
     def _camera_pose(self) -> CameraPose:
         if self._pose is None:
             camera = self.facts.get("camera") or {}
-            rotation = np.asarray(camera.get("rotation_opencv"), dtype=np.float64)
-            position = np.asarray(camera.get("position"), dtype=np.float64)
-            self._pose = CameraPose.normalized(
-                position, quaternion_from_matrix(rotation, atol=1e-4)
+            self._pose = camera_pose(
+                camera.get("rotation_opencv"), camera.get("position")
             )
         return self._pose
 
@@ -320,13 +254,10 @@ class ReplayFile:
         writer, rgb = self._writer, frame.rgb
         if writer is None or rgb is None:
             raise RuntimeError("a camera frame without writer or image")
-        prefix, stamp = camera_prefix(CAMERA), Stamp(tick, play)
-        if self.frames == 0:
-            spec = self.request.camera
-            focal = 0.5 * spec.height / math.tan(math.radians(spec.fov_deg) / 2.0)
-            profile = centred_pinhole(spec.width, spec.height, focal)
-            stamp.write(writer, f"{prefix}.intrinsics", profile)
-        write_camera_frame(writer, stamp, prefix, rgb, self._camera_pose())
+        spec = self.request.camera
+        first = (spec.width, spec.height, spec.fov_deg) if self.frames == 0 else None
+        pose = self._camera_pose()
+        write_camera(writer, Stamp(tick, play), CAMERA, rgb, pose, first)
 
     def _row(self, channel: _Channel, frame: FrameOut) -> npt.NDArray[np.float64]:
         if channel.spec is None:
@@ -376,28 +307,4 @@ class ReplayFile:
         if writer is None or self._last is None:
             raise RuntimeError("no frame was written")
         tick, play = self._last
-        comparison = self.log.to_json()
-        writer.write(COMPARISON_STREAM, comparison, tick=tick, sim_time_s=play)
-        writer.write(
-            LIFECYCLE_STREAM,
-            {"event": "terminal_semantic_cut"},
-            tick=tick,
-            sim_time_s=play,
-        )
-        writer.write(
-            LIFECYCLE_STREAM,
-            {
-                "event": "completion",
-                "status": "succeeded",
-                "reason_code": ReplayOutcome.SUCCEEDED.reason_code,
-            },
-            tick=tick,
-            sim_time_s=play,
-        )
-        writer.set_provenance(comparison=comparison)
-        writer.finish()
-
-    def abort(self) -> None:
-        """Drop the file (nothing is published)."""
-        if self._writer is not None:
-            self._writer.abort()
+        write_completion(writer, Stamp(tick, play), self.log.to_json())

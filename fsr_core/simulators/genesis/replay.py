@@ -11,22 +11,19 @@ note where Genesis ran and how long the rebuild and the frames took.
 
 from __future__ import annotations
 
-import secrets
 import time
 from pathlib import Path
 
-from fsr_core.errors import AdapterUnavailableError, ReplayError
-from fsr_core.format.safe_open import open_source
-from fsr_core.simulation.lifecycle import cancel_check, check_pinned
-from fsr_core.simulation.output import check_output, replay_output
+from fsr_core.errors import ReplayError
+from fsr_core.simulation.output import check_output
 from fsr_core.simulation.protocol import (
     ReplayMode,
     ReplayOptions,
-    ReplayOutcome,
     ReplayPlan,
     ReplayResult,
 )
 from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.side_replay import SideReplay, available_runtime, source_digest
 from fsr_core.simulators.genesis.availability import Runtime, find_runtime
 from fsr_core.simulators.genesis.output import SIMULATOR_NAME, ReplayFile, Source
 from fsr_core.simulators.genesis.request import (
@@ -38,7 +35,7 @@ from fsr_core.simulators.genesis.request import (
     parse_start_frame,
     start_from_environment,
 )
-from fsr_core.simulators.genesis.runner import RunOutcome, run_request
+from fsr_core.simulators.genesis.runner import run_request
 from fsr_core.simulators.genesis.trajectory_file import (
     FORMAT_BY_GENESIS,
     HeaderError,
@@ -137,15 +134,6 @@ def _header(source: Path) -> TrajectoryHeader:
         ) from None
 
 
-def _runtime() -> Runtime:
-    found = find_runtime()
-    if isinstance(found, str):
-        raise AdapterUnavailableError(
-            f"simulator {SIMULATOR_NAME!r} is unavailable: {found}"
-        )
-    return found
-
-
 def _request(
     call: ReplayCall, camera: CameraSpec | None, start_frame: int | None
 ) -> GenesisRequest:
@@ -167,51 +155,30 @@ def _request(
         raise ReplayError(str(exc), path=call.source) from None
 
 
-def _digest(call: ReplayCall) -> str:
-    check = cancel_check(call.cancel, call.source, "while hashing the source")
-    source = open_source(call.source)
-    try:
-        digest = source.sha256(check)
-    finally:
-        source.close()
-    check_pinned(digest, call.options.pinned_sha256, call.source)
-    return digest
-
-
 def _timing_note(sink: ReplayFile, runtime: Runtime, wall_s: float) -> str:
-    build = float(sink.facts.get("build_s", 0.0))
     per_frame = sink.render_s / sink.frames * 1000.0 if sink.frames else 0.0
-    verb = "rendered" if sink.mode is ReplayMode.RENDER else "re-simulated"
-    return (
-        f"{runtime.describe()}: scene rebuilt in {build:.1f} s, {sink.frames} "
-        f"frame(s) {verb} in {sink.render_s:.2f} s ({per_frame:.1f} ms a frame), "
-        f"{wall_s:.1f} s in all"
-    )
+    pace = f"{per_frame:.1f} ms a frame"
+    where = runtime.describe()
+    return _REPLAY.timing_note(where, "scene", sink, sink.render_s, pace, wall_s)
 
 
-def _run_into(sink: ReplayFile, runtime: Runtime, call: ReplayCall) -> RunOutcome:
-    """Run the sink's request; publish on success, drop the file on a cancel.
-
-    Raises
-    ------
-    ReplayError
-        Genesis refused or failed, or replayed no frame.
-    """
-    outcome = run_request(
-        sink.request, sink, runtime, cancel=call.cancel, scratch=call.output.parent
-    )
-    if outcome.failed:
-        raise ReplayError(
-            f"Genesis could not rebuild or replay the scene: {outcome.error}",
-            path=call.source,
+def _verdict(
+    sink: ReplayFile, runtime: Runtime, wall_s: float
+) -> tuple[str, tuple[str, ...]]:
+    """Return the result's message and notes: the comparison, the timing, the rest."""
+    message = sink.log.sentence()
+    options = sink.options
+    if options.with_recorded_force and options.mode is ReplayMode.RESIMULATE:
+        sink.notes.append(
+            "with_recorded_force changes nothing here: a trajectory records "
+            "the applied link forces as inputs, and they are always put back"
         )
-    if outcome.cancelled:
-        sink.abort()
-    elif sink.frames == 0:
-        raise ReplayError("Genesis replayed no frame", path=call.source)
-    else:
-        sink.finish()
-    return outcome
+    return message, (message, _timing_note(sink, runtime, wall_s), *sink.notes)
+
+
+_REPLAY = SideReplay(
+    SIMULATOR_NAME, "Genesis", "scene", "frame", run_request, ReplayFile, _verdict
+)
 
 
 def replay_trajectory(
@@ -248,47 +215,12 @@ def replay_trajectory(
     started = time.perf_counter()
     source, output, options = Path(call.source), Path(call.output), call.options
     check_output(source, output, overwrite=options.overwrite)
-    runtime = _runtime()
+    runtime = available_runtime(find_runtime(), SIMULATOR_NAME)
     header = _header(source)
     problem = format_problem(header, runtime.genesis_version)
     if problem is not None:
         raise ReplayError(f"Genesis cannot read it: {problem}", path=source)
     request = _request(call, camera, start_frame)
-    digest = _digest(call)
-    run_id = f"replay-{secrets.token_hex(6)}"
-    with replay_output(output, overwrite=options.overwrite) as target:
-        sink = ReplayFile(
-            target, Source(source, digest, header), request, options, run_id,
-            call.progress,
-        )  # fmt: skip
-        try:
-            outcome = _run_into(sink, runtime, call)
-        except BaseException:
-            sink.abort()
-            raise
-    wall_s = time.perf_counter() - started
-    published: Path | None = output
-    notes: tuple[str, ...] = ()
-    kind = ReplayOutcome.SUCCEEDED
-    if outcome.cancelled:
-        kind, published = ReplayOutcome.CANCELLED, None
-        message = "cancelled; nothing was published"
-    else:
-        message = sink.log.sentence()
-        if options.with_recorded_force and options.mode is ReplayMode.RESIMULATE:
-            sink.notes.append(
-                "with_recorded_force changes nothing here: a trajectory records "
-                "the applied link forces as inputs, and they are always put back"
-            )
-        notes = (message, _timing_note(sink, runtime, wall_s), *sink.notes)
-    return ReplayResult(
-        outcome=kind,
-        output=published,
-        source_sha256=digest,
-        mode=options.mode,
-        simulator=SIMULATOR_NAME,
-        message=message,
-        steps=sink.frames,
-        wall_s=wall_s,
-        notes=notes,
-    )
+    digest = source_digest(call, source)
+    trajectory = Source(source, digest, header)
+    return _REPLAY.run(call, runtime, started, trajectory, request)

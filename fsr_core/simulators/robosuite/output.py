@@ -35,46 +35,32 @@ in the viewer.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from fsr_core.calibration import CameraPose, centred_pinhole, quaternion_from_matrix
-from fsr_core.format.catalog import (
-    EVENTS_STREAM,
-    LIFECYCLE_STREAM,
-    camera_streams,
-    json_stream,
-    lifecycle_stream,
-)
+from fsr_core.format.catalog import EVENTS_STREAM, LIFECYCLE_STREAM, json_stream
 from fsr_core.format.streams import StreamKind, StreamSpec
 from fsr_core.format.writer import FsrWriter
 from fsr_core.simulation.model_files import MODEL_FILE_SCHEMA, MODEL_FILES
-from fsr_core.simulation.protocol import (
-    ProgressFn,
-    ReplayMode,
-    ReplayOptions,
-    ReplayOutcome,
+from fsr_core.simulation.provenance import SOURCE_CAMERAS
+from fsr_core.simulation.recorded_streams import run_versions
+from fsr_core.simulation.scene_capture import Stamp
+from fsr_core.simulation.side_output import (
+    COMPARISON_STREAM,
+    SideReplayFile,
+    camera_pose,
+    numeric_stream,
+    write_camera,
+    write_completion,
 )
-from fsr_core.simulation.provenance import (
-    SOURCE_CAMERAS,
-    replay_metadata,
-    replay_provenance,
-)
-from fsr_core.simulation.recorded_streams import (
-    camera_prefix,
-    run_section,
-    run_versions,
-)
-from fsr_core.simulation.scene_capture import Stamp, write_camera_frame
 from fsr_core.simulators.robosuite.divergence import StateDivergence
 from fsr_core.simulators.robosuite.episode_file import IMAGE_SUFFIX, Episode
 from fsr_core.simulators.robosuite.portable_model import EmbeddedModel, portable_model
 from fsr_core.simulators.robosuite.request import RobosuiteRequest
-from fsr_core.simulators.robosuite.session import CameraPoseOut, FrameOut
+from fsr_core.simulators.robosuite.session import FrameOut
 
 __all__ = [
     "COMPARISON_STREAM",
@@ -86,10 +72,8 @@ __all__ = [
 ]
 
 SIMULATOR_NAME: Final = "robosuite"
-COMPARISON_STREAM: Final = "replay.comparison"
 STATES_STREAM: Final = "observations.states"
 ERROR_STREAM: Final = "observations.state_error"
-_PRODUCER: Final = "fsr_core.simulators.robosuite"
 MODEL_ENTRY: Final = "model_file.xml"
 """The name the episode's ``model_file`` is embedded under."""
 MAX_EMBEDDED_MODEL_BYTES: Final = 12 << 20
@@ -121,54 +105,25 @@ def _numeric(
     stream: str, channel: str, columns: tuple[str, ...], unit: str
 ) -> StreamSpec:
     names = tuple(f"{channel}_{k}" for k in range(len(columns)))
-    return StreamSpec(
-        name=stream,
-        kind=StreamKind.NUMERIC,
-        codec="raw",
-        dtype="float64",
-        shape=(len(columns),),
-        channels=names if len(columns) > 1 else (channel,),
-        units=unit,
-        required=False,
-        finite=False,
-        attributes={
-            "channel_name": channel,
-            "label": channel,
-            "columns": list(columns),
-        },
-    )
+    channels = names if len(columns) > 1 else (channel,)
+    return numeric_stream(stream, channel, channels, unit, columns)
 
 
-class ReplayFile:
-    """Write a run's frames into the FSR file ``path`` (a :class:`~.session.Sink`).
+class ReplayFile(SideReplayFile[Source, RobosuiteRequest]):
+    """Write a robosuite run's steps into its FSR file (a :class:`~.session.Sink`).
 
-    Nothing is written before the scene's facts arrive; :meth:`finish`
-    publishes, :meth:`abort` removes the staging file.
+    Nothing is written before the rebuilt environment's facts arrive;
+    :meth:`finish` publishes, :meth:`abort` removes the staging file.
     """
 
-    def __init__(
-        self,
-        path: Path,
-        source: Source,
-        request: RobosuiteRequest,
-        options: ReplayOptions,
-        run_id: str,
-        progress: ProgressFn | None = None,
-    ) -> None:
-        self.path = path
-        self.source = source
-        self.request = request
-        self.options = options
-        self.run_id = run_id
-        self.progress = progress
-        self.mode = ReplayMode(request.mode)
-        self.facts: dict[str, Any] = {}
-        self.frames = 0
+    simulator = SIMULATOR_NAME
+    producer = "fsr_core.simulators.robosuite"
+
+    def _setup(self) -> None:
         self.step_s = 0.0
         self.divergence = StateDivergence(
-            request.mode, (), source.states, source.episode.rate_hz
+            self.request.mode, (), self.source.states, self.source.episode.rate_hz
         )
-        self._writer: FsrWriter | None = None
         self.embedded: EmbeddedModel | None = None
         self._last = 0
         self._fovy: dict[str, float] = {}
@@ -179,8 +134,7 @@ class ReplayFile:
         width = self.source.episode.state_width
         columns = tuple(f"states[{k}]" for k in range(width))
         specs = [
-            lifecycle_stream(),
-            json_stream(COMPARISON_STREAM, required=False),
+            *self._replay_streams(),
             json_stream(
                 EVENTS_STREAM, StreamKind.EVENT, schema="fsr.event/1", required=False
             ),
@@ -192,47 +146,42 @@ class ReplayFile:
                 json_stream(MODEL_FILES, StreamKind.JSON, schema=MODEL_FILE_SCHEMA)
             )
         for name in self._fovy:
-            specs += camera_streams(
-                name,
-                width=self.request.width,
-                height=self.request.height,
-                codec="png",
-            )
+            specs += self._camera_streams(name, self.request.width, self.request.height)
         return specs
 
     def _metadata(self) -> dict[str, Any]:
         episode, facts = self.source.episode, self.facts
         robosuite = str(facts.get("robosuite_version", ""))
-        what = "re-rendered" if self.mode is ReplayMode.RENDER else "re-simulated"
-        title = f"{episode.file.name} {episode.name}"
-        source_metadata = {
-            "run": run_section(
-                title,
-                f"{title} ({episode.env_name}) {what} by robosuite {robosuite}",
-                SIMULATOR_NAME,
-                "the recorded actions stepped from the recorded first state "
-                "reproduce the states bit for bit with the same robosuite and "
-                "MuJoCo on the same kind of CPU",
-            ),
-            "robosuite": {
-                "file": episode.file.name,
-                "episode": episode.name,
-                "env_name": episode.env_name,
-                "env_kwargs": episode.env_kwargs,
-                "control_freq": episode.rate_hz,
-                "steps": episode.steps,
-                "state_names": list(self.divergence.names),
-                "cameras": facts.get("cameras", []),
-                "mujoco_gl": facts.get("mujoco_gl", ""),
-            },
-            "versions": run_versions(
-                robosuite=robosuite, mujoco=str(facts.get("mujoco_version", ""))
-            ),
+        section = {
+            "file": episode.file.name,
+            "episode": episode.name,
+            "env_name": episode.env_name,
+            "env_kwargs": episode.env_kwargs,
+            "control_freq": episode.rate_hz,
+            "steps": episode.steps,
+            "state_names": list(self.divergence.names),
+            "cameras": facts.get("cameras", []),
+            "mujoco_gl": facts.get("mujoco_gl", ""),
         }
+        versions = run_versions(
+            robosuite=robosuite, mujoco=str(facts.get("mujoco_version", ""))
+        )
+        model: dict[str, Any] = {}
         if self.embedded is not None:
-            source_metadata["model"] = self.embedded.files.metadata()
-            source_metadata["robosuite"]["embedded_meshes"] = self.embedded.summary()
-        metadata = replay_metadata(source_metadata, self._provenance())
+            model["model"] = self.embedded.files.metadata()
+            section["embedded_meshes"] = self.embedded.summary()
+        title = f"{episode.file.name} {episode.name}"
+        metadata = self._replay_metadata(
+            title,
+            f"{title} ({episode.env_name})",
+            f"robosuite {robosuite}",
+            "the recorded actions stepped from the recorded first state "
+            "reproduce the states bit for bit with the same robosuite and "
+            "MuJoCo on the same kind of CPU",
+            robosuite=section,
+            versions=versions,
+            **model,
+        )
         metadata["replay"][SOURCE_CAMERAS] = self._source_cameras()
         return metadata
 
@@ -249,15 +198,7 @@ class ReplayFile:
         }
 
     def _provenance(self) -> dict[str, Any]:
-        fields = replay_provenance(
-            producer=_PRODUCER,
-            mode=self.mode,
-            source=self.source.episode.file,
-            source_sha256=self.source.sha256,
-            simulator=SIMULATOR_NAME,
-            run_id=self.run_id,
-            options=self.options,
-        )
+        fields = self._replay_fields(self.source.episode.file, self.source.sha256)
         fields["episode"] = self.source.episode.name
         fields["robosuite_version"] = str(self.facts.get("robosuite_version", ""))
         fields["mujoco_version"] = str(self.facts.get("mujoco_version", ""))
@@ -278,27 +219,20 @@ class ReplayFile:
             str(camera["name"]): float(camera["fovy_deg"])
             for camera in facts.get("cameras", [])
         }
-        self._writer = FsrWriter(
-            self.path,
-            self._streams(),
-            metadata=self._metadata(),
-            provenance=self._provenance(),
-        )
-        self._writer.start()
+        self._open_writer()
 
     def _write_camera(
         self, writer: FsrWriter, stamp: Stamp, name: str, frame: FrameOut
     ) -> None:
-        prefix = camera_prefix(name)
-        if self.frames == 0:
-            height = self.request.height
-            fovy = math.radians(self._fovy[name])
-            focal = 0.5 * height / math.tan(fovy / 2.0)
-            profile = centred_pinhole(self.request.width, height, focal)
-            stamp.write(writer, f"{prefix}.intrinsics", profile)
-        write_camera_frame(
-            writer, stamp, prefix, frame.images[name], _camera_pose(frame.poses[name])
+        request, pose = self.request, frame.poses[name]
+        first = (
+            (request.width, request.height, self._fovy[name])
+            if self.frames == 0
+            else None
         )
+        image = frame.images[name]
+        posed = camera_pose(pose.rotation, pose.position)
+        write_camera(writer, stamp, name, image, posed, first)
 
     def frame(self, frame: FrameOut) -> None:
         """Write one step's records and compare its state with the recording."""
@@ -336,28 +270,4 @@ class ReplayFile:
         if writer is None or self.frames == 0:
             raise RuntimeError("no frame was written")
         stamp = Stamp(self._last, self._last / self.source.episode.rate_hz)
-        comparison = self.divergence.to_json()
-        stamp.write(writer, COMPARISON_STREAM, comparison)
-        stamp.write(writer, LIFECYCLE_STREAM, {"event": "terminal_semantic_cut"})
-        stamp.write(
-            writer,
-            LIFECYCLE_STREAM,
-            {
-                "event": "completion",
-                "status": "succeeded",
-                "reason_code": ReplayOutcome.SUCCEEDED.reason_code,
-            },
-        )
-        writer.set_provenance(comparison=comparison)
-        writer.finish()
-
-    def abort(self) -> None:
-        """Drop the file (nothing is published)."""
-        if self._writer is not None:
-            self._writer.abort()
-
-
-def _camera_pose(pose: CameraPoseOut) -> CameraPose:
-    rotation = np.asarray(pose.rotation, dtype=np.float64)
-    position = np.asarray(pose.position, dtype=np.float64)
-    return CameraPose.normalized(position, quaternion_from_matrix(rotation, atol=1e-4))
+        write_completion(writer, stamp, self.divergence.to_json())

@@ -10,22 +10,19 @@ divergence), the next note where robosuite ran and how long it took.
 
 from __future__ import annotations
 
-import secrets
 import time
 from pathlib import Path
 
-from fsr_core.errors import AdapterUnavailableError, ReplayError
-from fsr_core.format.safe_open import open_source
-from fsr_core.simulation.lifecycle import cancel_check, check_pinned
-from fsr_core.simulation.output import check_output, replay_output
+from fsr_core.errors import ReplayError
+from fsr_core.simulation.output import check_output
 from fsr_core.simulation.protocol import (
     ReplayMode,
     ReplayOptions,
-    ReplayOutcome,
     ReplayPlan,
     ReplayResult,
 )
 from fsr_core.simulation.replay_call import ReplayCall
+from fsr_core.simulation.side_replay import SideReplay, available_runtime, source_digest
 from fsr_core.simulators.robosuite.availability import Runtime, find_runtime
 from fsr_core.simulators.robosuite.episode_file import (
     Episode,
@@ -40,7 +37,7 @@ from fsr_core.simulators.robosuite.request import (
     parse_cameras,
     parse_size,
 )
-from fsr_core.simulators.robosuite.runner import RunOutcome, run_request
+from fsr_core.simulators.robosuite.runner import run_request
 
 __all__ = ["episode_problem", "plan", "replay_episode"]
 
@@ -85,15 +82,6 @@ def plan(source: Path, options: ReplayOptions) -> ReplayPlan:
     )
 
 
-def _runtime() -> Runtime:
-    found = find_runtime()
-    if isinstance(found, str):
-        raise AdapterUnavailableError(
-            f"simulator {SIMULATOR_NAME!r} is unavailable: {found}"
-        )
-    return found
-
-
 def _request(call: ReplayCall, episode: Episode) -> RobosuiteRequest:
     settings = dict(call.options.settings)
     try:
@@ -121,51 +109,10 @@ def _request(call: ReplayCall, episode: Episode) -> RobosuiteRequest:
     )
 
 
-def _digest(call: ReplayCall, file: Path) -> str:
-    check = cancel_check(call.cancel, file, "while hashing the source")
-    source = open_source(file)
-    try:
-        digest = source.sha256(check)
-    finally:
-        source.close()
-    check_pinned(digest, call.options.pinned_sha256, file)
-    return digest
-
-
-def _run_into(sink: ReplayFile, runtime: Runtime, call: ReplayCall) -> RunOutcome:
-    """Run the sink's request; publish on success, drop the file on a cancel.
-
-    Raises
-    ------
-    ReplayError
-        robosuite refused or failed, or replayed no step.
-    """
-    outcome = run_request(
-        sink.request, sink, runtime, cancel=call.cancel, scratch=call.output.parent
-    )
-    if outcome.failed:
-        raise ReplayError(
-            f"robosuite could not rebuild or replay the episode: {outcome.error}",
-            path=call.source,
-        )
-    if outcome.cancelled:
-        sink.abort()
-    elif sink.frames == 0:
-        raise ReplayError("robosuite replayed no step", path=call.source)
-    else:
-        sink.finish()
-    return outcome
-
-
 def _timing_note(sink: ReplayFile, runtime: Runtime, wall_s: float) -> str:
-    build = float(sink.facts.get("build_s", 0.0))
     rate = sink.frames / sink.step_s if sink.step_s > 0 else 0.0
-    verb = "rendered" if sink.mode is ReplayMode.RENDER else "re-simulated"
-    return (
-        f"{runtime.describe()}: environment rebuilt in {build:.1f} s, "
-        f"{sink.frames} step(s) {verb} in {sink.step_s:.2f} s ({rate:.1f} a second), "
-        f"{wall_s:.1f} s in all"
-    )
+    where, pace = runtime.describe(), f"{rate:.1f} a second"
+    return _REPLAY.timing_note(where, "environment", sink, sink.step_s, pace, wall_s)
 
 
 def _model_note(sink: ReplayFile) -> str:
@@ -180,6 +127,20 @@ def _model_note(sink: ReplayFile) -> str:
         f"({embedded.mesh_bytes / 1e6:.1f} MB as MuJoCo .msh; "
         f"{embedded.textures_left_out} texture(s) left out): it draws without robosuite"
     )
+
+
+def _verdict(
+    sink: ReplayFile, runtime: Runtime, wall_s: float
+) -> tuple[str, tuple[str, ...]]:
+    """Return the result's message and notes: the verdict, the timing, the model."""
+    message = sink.divergence.sentence()
+    notes = (message, _timing_note(sink, runtime, wall_s), _model_note(sink))
+    return message, tuple(note for note in notes if note)
+
+
+_REPLAY = SideReplay(
+    SIMULATOR_NAME, "robosuite", "episode", "step", run_request, ReplayFile, _verdict
+)
 
 
 def replay_episode(call: ReplayCall) -> ReplayResult:
@@ -200,52 +161,13 @@ def replay_episode(call: ReplayCall) -> ReplayResult:
     episode = find_episode(Path(call.source))
     check_output(episode.file, output, overwrite=options.overwrite)
     request = _request(call, episode)
-    runtime = _runtime()
+    runtime = available_runtime(find_runtime(), SIMULATOR_NAME)
     states = read_rows(episode, "states")
     if options.mode is ReplayMode.RESIMULATE and episode.action_rows == 0:
         raise ReplayError(
             f"{episode.group} records no actions to re-simulate", path=call.source
         )
-    digest = _digest(call, episode.file)
-    run_id = f"replay-{secrets.token_hex(6)}"
+    digest = source_digest(call, episode.file)
     model_file = read_model_file(episode)
     source = Source(Path(call.source), digest, episode, states, model_file)
-    with replay_output(output, overwrite=options.overwrite) as target:
-        sink = ReplayFile(target, source, request, options, run_id, call.progress)
-        try:
-            outcome = _run_into(sink, runtime, call)
-        except BaseException:
-            sink.abort()
-            raise
-    wall_s = time.perf_counter() - started
-    if outcome.cancelled:
-        return ReplayResult(
-            outcome=ReplayOutcome.CANCELLED,
-            output=None,
-            source_sha256=digest,
-            mode=options.mode,
-            simulator=SIMULATOR_NAME,
-            message="cancelled; nothing was published",
-            steps=sink.frames,
-            wall_s=wall_s,
-        )
-    message = sink.divergence.sentence()
-    return ReplayResult(
-        outcome=ReplayOutcome.SUCCEEDED,
-        output=output,
-        source_sha256=digest,
-        mode=options.mode,
-        simulator=SIMULATOR_NAME,
-        message=message,
-        steps=sink.frames,
-        wall_s=wall_s,
-        notes=tuple(
-            note
-            for note in (
-                message,
-                _timing_note(sink, runtime, wall_s),
-                _model_note(sink),
-            )
-            if note
-        ),
-    )
+    return _REPLAY.run(call, runtime, started, source, request)
