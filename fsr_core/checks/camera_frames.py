@@ -105,11 +105,15 @@ def _lerobot_timing(model: RecordingModel, camera: CameraTrack) -> CameraTiming 
             container.seek(
                 max(int(start_s / base) - 1, 0), stream=stream, backward=True
             )
-            times = [
-                float(packet.pts) * base
-                for packet in container.demux(stream)
-                if packet.pts is not None
-            ]
+            times = []
+            # A packet decoded at or after the end shows a frame after it
+            # (pts >= dts): stop there, not at the file's end (one video file
+            # holds many episodes).
+            for packet in container.demux(stream):
+                if packet.dts is not None and packet.dts * base >= end_s - tolerance:
+                    break
+                if packet.pts is not None:
+                    times.append(float(packet.pts) * base)
         except Exception as exc:
             raise DecodeError(f"cannot read the packets: {exc}", path=path) from exc
     stamps = np.sort(np.asarray(times, dtype=np.float64))

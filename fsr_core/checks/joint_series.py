@@ -9,6 +9,7 @@ its own differ.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -18,7 +19,15 @@ from fsr_core.arrays import FloatArray
 from fsr_core.joint_set import JointSet
 from fsr_core.recording import RecordingModel
 
-__all__ = ["ACTION_CHANNELS", "JointSeries", "action_series", "joint_series"]
+__all__ = [
+    "ACTION_CHANNELS",
+    "JointSeries",
+    "action_channel",
+    "action_series",
+    "joint_columns",
+    "joint_limits",
+    "joint_series",
+]
 
 ACTION_CHANNELS: Final = ("action", "actions", "joint_commands", "q_target", "q_cmd")
 """Channels that hold the commanded joint positions, first match wins."""
@@ -38,7 +47,9 @@ class JointSeries:
     upper: FloatArray
 
 
-def _columns(raw: FloatArray, joints: JointSet, columns: tuple[int, ...]) -> FloatArray:
+def joint_columns(
+    raw: FloatArray, joints: JointSet, columns: tuple[int, ...]
+) -> FloatArray:
     """Return the joints' columns of ``raw`` (rows x width) in SI units."""
     rows = raw.shape[0]
     out = np.full((rows, len(joints.joints)), np.nan)
@@ -56,13 +67,20 @@ def joint_series(model: RecordingModel) -> JointSeries | None:
     if joints is None or joints.positions not in model.channels:
         return None
     channel = model.channels[joints.positions]
-    values = _columns(channel.values, joints, joints.position_columns)
-    nan = float("nan")
+    values = joint_columns(channel.values, joints, joints.position_columns)
     return JointSeries(
         joints.positions,
         np.asarray(channel.times_s, dtype=np.float64),
         values,
         tuple(spec.name for spec in joints.joints),
+        *joint_limits(joints),
+    )
+
+
+def joint_limits(joints: JointSet) -> tuple[FloatArray, FloatArray]:
+    """Return each joint's lower and upper limit (NaN where none is known)."""
+    nan = float("nan")
+    return (
         np.array([nan if s.lower is None else s.lower for s in joints.joints]),
         np.array([nan if s.upper is None else s.upper for s in joints.joints]),
     )
@@ -73,14 +91,15 @@ def action_series(model: RecordingModel, state: JointSeries) -> JointSeries | No
     joints = model.joints
     if joints is None:
         return None
-    for name in ACTION_CHANNELS:
-        channel = model.channels.get(name)
-        if channel is None or name == state.channel:
-            continue
-        if channel.width < max(joints.position_columns, default=0) + 1:
-            continue
+    channels = model.channels
+    widths: dict[str, int] = {
+        key: channels[key].width for key in ACTION_CHANNELS if key in channels
+    }
+    name = action_channel(widths, joints, state.channel)
+    if name is not None:
+        channel = model.channels[name]
         times = np.asarray(channel.times_s, dtype=np.float64)
-        values = _columns(channel.values, joints, joints.position_columns)
+        values = joint_columns(channel.values, joints, joints.position_columns)
         if times.shape != state.times_s.shape or not np.array_equal(
             times, state.times_s
         ):
@@ -88,6 +107,22 @@ def action_series(model: RecordingModel, state: JointSeries) -> JointSeries | No
         return JointSeries(
             name, state.times_s, values, state.names, state.lower, state.upper
         )
+    return None
+
+
+def action_channel(
+    widths: Mapping[str, int], joints: JointSet, state: str
+) -> str | None:
+    """Return the channel of :data:`ACTION_CHANNELS` the action is read from.
+
+    ``widths`` are the recording's channels and their widths: the first
+    named channel other than the ``state`` one wide enough for every joint's
+    column.
+    """
+    wanted = max(joints.position_columns, default=0) + 1
+    for name in ACTION_CHANNELS:
+        if name != state and widths.get(name, 0) >= wanted:
+            return name
     return None
 
 

@@ -23,7 +23,9 @@ __all__ = [
     "motion_of",
     "non_finite_flags",
     "offset_flags",
+    "peak_centres",
     "runs_of",
+    "speed_and_jerk",
 ]
 
 
@@ -51,6 +53,41 @@ def _derivative(values: FloatArray, times: FloatArray) -> FloatArray:
     return rate
 
 
+def speed_and_jerk(
+    values: FloatArray, times: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Return per step the fastest joint's speed, per 4 samples the jerk's norm.
+
+    Both are NaN where a joint is NaN or the times do not increase. Each
+    figure reads only its own samples (step ``i``: samples ``i`` and ``i+1``;
+    jerk ``i``: samples ``i`` to ``i+3``), so over episodes laid end to end
+    each episode's figures are those it has alone.
+    """
+    velocity = _derivative(values, times)
+    speed: FloatArray = np.max(np.abs(velocity), axis=1)  # NaN where a joint is NaN
+    mid = (times[:-1] + times[1:]) / 2
+    acceleration = _derivative(velocity, mid)
+    mid2 = (mid[:-1] + mid[1:]) / 2
+    jerk = _derivative(acceleration, mid2)
+    norm: FloatArray = np.linalg.norm(jerk, axis=1)
+    return speed, norm
+
+
+def peak_centres(values: FloatArray, peaks: np.ndarray) -> np.ndarray:
+    """Return the sample at the heart of each jerk sample ``peaks`` names.
+
+    Jerk sample ``i`` spans samples ``i`` to ``i+3``; its largest term sits at
+    ``i+1`` or ``i+2``, whichever has the larger second difference (``i+1``
+    when neither is finite).
+    """
+    windows = values[peaks[:, None] + np.arange(4)]
+    second = np.abs(np.diff(windows, n=2, axis=1)).max(axis=2)
+    later = np.argmax(np.where(np.isnan(second), -np.inf, second), axis=1)
+    later[~np.isfinite(second).any(axis=1)] = 0
+    centres: np.ndarray = peaks + 1 + later
+    return centres
+
+
 def motion_of(state: JointSeries, thresholds: Thresholds) -> Motion:
     """Return the motion figures of ``state`` (``None`` ones with too few samples)."""
     times, values = state.times_s, state.values
@@ -65,13 +102,7 @@ def motion_of(state: JointSeries, thresholds: Thresholds) -> Motion:
         return Motion(
             empty, np.zeros(times.size, bool), None, None, None, None, end_state
         )
-    velocity = _derivative(values, times)
-    speed = np.max(np.abs(velocity), axis=1)  # NaN where a joint is NaN
-    mid = (times[:-1] + times[1:]) / 2
-    acceleration = _derivative(velocity, mid)
-    mid2 = (mid[:-1] + mid[1:]) / 2
-    jerk = _derivative(acceleration, mid2)
-    jerk_norm = np.linalg.norm(jerk, axis=1)
+    speed, jerk_norm = speed_and_jerk(values, times)
     finite_jerk = np.isfinite(jerk_norm)
     still_step = speed < thresholds.still_speed  # NaN compares False
     # A sample is still when the steps on both sides of it (those it has) are.
@@ -83,14 +114,7 @@ def motion_of(state: JointSeries, thresholds: Thresholds) -> Motion:
     if finite_jerk.any():
         valid = jerk_norm[finite_jerk]
         peak = int(np.flatnonzero(finite_jerk)[np.argmax(valid)])
-        # jerk sample i spans samples i..i+3; its largest term sits at i+1 or i+2
-        window = values[peak : peak + 4]
-        second = np.abs(np.diff(window, n=2, axis=0)).max(axis=1)
-        centre = (
-            peak + 1 + int(np.nanargmax(second))
-            if np.isfinite(second).any()
-            else peak + 1
-        )
+        centre = int(peak_centres(values, np.array([peak]))[0])
         return Motion(
             speed,
             still,

@@ -32,6 +32,7 @@ from app.headless.batch.plan import plan_items
 from app.headless.batch.progress import BatchProgress
 from app.headless.batch.report import ReportWriter
 from app.headless.batch.resume import attach_priors, read_priors
+from app.headless.batch.together import check_together
 from app.headless.batch.work import STATUSES, failed_result
 from app.headless.options import open_options, set_runner
 from fsr_core.errors import TargetExistsError
@@ -213,7 +214,10 @@ def _run(
         runnable = [item for item in items if not item.problem]
         if runnable:
             options = _options(request, verb, thresholds)
-            _engine(request).run(runnable, options, finished)
+            if deferred:
+                runnable = check_together(runnable, options, finished)
+            if runnable:
+                _engine(request).run(runnable, options, finished)
         if deferred:
             results = _checked(items, results, thresholds)
             for line in results:

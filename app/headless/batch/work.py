@@ -27,7 +27,13 @@ from fsr_core.playlists.digests import Digest
 from fsr_core.playlists.episodes import backing_path
 from fsr_core.playlists.pinned import recording_digest, verify_indexed
 
-__all__ = ["STATUSES", "failed_result", "remove_partials", "run_item"]
+__all__ = [
+    "STATUSES",
+    "failed_result",
+    "remove_partials",
+    "run_item",
+    "together_result",
+]
 
 STATUSES: Final = ("ok", "skipped", "failed")
 """Every ``status`` a result may have; only ``failed`` fails the run."""
@@ -81,6 +87,27 @@ def failed_result(item: WorkItem, error: str, seconds: float = 0.0) -> dict[str,
     """Return the result of an item that failed outside :func:`run_item`."""
     result = _blank(item)
     result.update(status="failed", error=error, seconds=round(seconds, 4))
+    return result
+
+
+def together_result(
+    item: WorkItem, found: dict[str, Any], seconds: float
+) -> dict[str, Any]:
+    """Return the result of a ``check`` item checked with others in this process.
+
+    ``found`` is its check result as JSON; the input's digest is taken here,
+    as :func:`run_item` takes it.
+
+    Raises
+    ------
+    FsrError, OSError
+        The input cannot be digested (the item is then run on its own).
+    """
+    result = _blank(item)
+    digest = _digest(item)
+    result.update(input_bytes=digest.size_bytes, input_sha256=digest.sha256)
+    result.update(status="ok", bytes=digest.size_bytes, integrity="valid", **found)
+    result["seconds"] = round(seconds, 4)
     return result
 
 

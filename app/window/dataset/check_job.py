@@ -1,8 +1,10 @@
 """The Dataset overview's checks, run over playlist entries off the GUI thread.
 
-One :class:`DatasetCheckJob` opens each entry in turn
-(:func:`~fsr_core.sources.open_recording`, the options the window opens files
-with) and runs :func:`~fsr_core.checks.check_recording` on it. Each entry's
+One :class:`DatasetCheckJob` first checks at once the dataset episodes a
+source reads together (:func:`~fsr_core.checks.checked_together`), then opens
+each other entry in turn (:func:`~fsr_core.sources.open_recording`, the
+options the window opens files with) and runs
+:func:`~fsr_core.checks.check_recording` on it. Each entry's
 :class:`~app.window.dataset.outcomes.EntryOutcome` is reported as soon as it
 is known (``measured``), so the table fills while the job runs and what was
 measured before a Cancel stays measured. An entry that cannot be opened is an
@@ -20,10 +22,11 @@ from app.window.dataset.outcomes import EntryOutcome
 from app.window.workers.background_job import BackgroundJob, Ended
 from app.window.workers.error_message import error_message
 from app.window.workers.gui_owned import gui_parent, retire
-from fsr_core.checks import Thresholds, check_recording
+from fsr_core.checks import CheckResult, Thresholds, check_recording, checked_together
 from fsr_core.errors import FsrError
 from fsr_core.playlists.episodes import split_episode_path
 from fsr_core.recording import RecordingModel
+from fsr_core.sources import OpenOptions, source_for
 
 __all__ = ["DatasetCheckJob", "MeasuredSignals", "dataset_of"]
 
@@ -56,17 +59,22 @@ class DatasetCheckJob(BackgroundJob):
         paths: Sequence[Path],
         opener: Callable[[Path], RecordingModel],
         thresholds: Thresholds,
+        options: OpenOptions | None = None,
     ) -> None:
         super().__init__(tuple(paths))
         self.paths = tuple(paths)
         self._opener = opener
         self._thresholds = thresholds
+        self._options = options
+        self._together: dict[Path, CheckResult] = {}
+        self._sources: dict[Path, str] = {}
         self.results = MeasuredSignals()
 
     def work(self) -> object:
         """Check every entry; return how many were checked, or Ended on Cancel."""
         try:
             total = len(self.paths)
+            self._check_together()
             for done, path in enumerate(self.paths):
                 if self.cancel_requested:
                     return Ended(f"checks cancelled after {done} of {total}")
@@ -77,8 +85,28 @@ class DatasetCheckJob(BackgroundJob):
         finally:
             retire(self.results)
 
+    def _check_together(self) -> None:
+        """Check at once the episodes a source reads together.
+
+        A problem there leaves each entry to be checked alone.
+        """
+        try:
+            self._together = checked_together(
+                self.paths, self._thresholds, self._options
+            )
+        except (FsrError, ValueError, OSError, MemoryError):
+            self._together = {}
+
+    def _source_name(self, group: Path) -> str:
+        if group not in self._sources:
+            self._sources[group] = source_for(group).name
+        return self._sources[group]
+
     def _check(self, path: Path) -> EntryOutcome:
         group, member = dataset_of(path)
+        together = self._together.get(path)
+        if together is not None:
+            return EntryOutcome(path, group, member, self._source_name(group), together)
         try:
             model = self._opener(path)
             result = check_recording(model, self._thresholds)

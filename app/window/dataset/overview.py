@@ -152,8 +152,9 @@ class DatasetOverview(QObject):
         paths = self.pending
         if self.job is not None or not paths:
             return False
-        opener = functools.partial(open_recording, options=self._session.open_options)
-        job = DatasetCheckJob(paths, opener, self.thresholds)
+        options = self._session.open_options
+        opener = functools.partial(open_recording, options=options)
+        job = DatasetCheckJob(paths, opener, self.thresholds, options)
         job.results.measured.connect(self._on_measured)
         self._start(job, f"checking {len(paths)} entries…")
         return True

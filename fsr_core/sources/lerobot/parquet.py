@@ -150,7 +150,8 @@ def read_table(
     groups = list(range(metadata.num_row_groups)) if row_groups is None else row_groups
     rows = sum(metadata.row_group(group).num_rows for group in groups)
     check_budget(MEMORY, rows * bytes_per_row, f"{rows:,} parquet rows", path=path)
-    present = [name for name in columns if name in handle.schema_arrow.names]
+    names = set(handle.schema_arrow.names)  # pyarrow builds the schema per call
+    present = [name for name in columns if name in names]
     stamp = file_stamp(handle)
     key = (stamp, tuple(groups), tuple(present))
     with _LOCK:

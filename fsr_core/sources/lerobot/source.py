@@ -9,8 +9,9 @@ episodes, files and problems) and with ``verify`` checks every episode.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
@@ -21,6 +22,9 @@ from fsr_core.sources.lerobot.info import INFO_FILE
 from fsr_core.sources.lerobot.parquet import pyarrow_missing
 from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.registry import FsrConversion
+
+if TYPE_CHECKING:
+    from fsr_core.sources.episode_columns import EpisodeColumns
 
 __all__ = ["SOURCE", "LeRobotSource"]
 
@@ -99,6 +103,14 @@ class LeRobotSource:
                 )
             )
         return tuple(entries)
+
+    def episode_columns(
+        self, root: Path, episodes: Sequence[int]
+    ) -> tuple[EpisodeColumns | None, list[int]]:
+        """Read the numbers of many ``episodes`` of ``root`` at once (and the rest)."""
+        from fsr_core.sources.lerobot.bulk_columns import lerobot_columns
+
+        return lerobot_columns(root, episodes)
 
     def open(self, path: Path) -> RecordingModel:
         """Open the episode ``path`` addresses."""
