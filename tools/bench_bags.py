@@ -31,7 +31,6 @@ writes six-second bags, ``--keep DIR`` writes them there once and reuses them.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -46,6 +45,7 @@ from rosbags.rosbag2 import Reader as Reader2
 from rosbags.rosbag2 import Writer as Writer2
 from rosbags.typesys import Stores
 
+from bench_common import numbers_parser
 from fsr_core.sources import open_recording
 from fsr_core.sources.open_options import OpenOptions
 from rosbag_messages import header, store_of, typestore, write_message
@@ -230,9 +230,7 @@ def measure(path: Path, rounds: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the bags, measure both, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = numbers_parser(__doc__, {"--minutes": 10.0, "--rounds": 3})
     parser.add_argument("--quick", action="store_true", help="six-second bags")
     parser.add_argument(
         "--keep", type=Path, help="write the bags in this folder once, then reuse them"
