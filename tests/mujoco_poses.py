@@ -1,7 +1,8 @@
 """Compare a model's ``robot/<body>`` pose channels with MuJoCo's own kinematics.
 
-The tests that open a recording with an MJCF (``tests/core/robots``) take
-MuJoCo's ``mj_kinematics`` on the recorded joints as the truth; a pose is
+The tests that open a recording with an MJCF (``tests/core/robots``,
+``tests/core/mujoco``) take MuJoCo's ``mj_kinematics`` on the recorded joints,
+or the poses MuJoCo recorded, as the truth; a pose is
 ``x, y, z, qw, qx, qy, qz`` and a quaternion equals its negation.
 """
 
