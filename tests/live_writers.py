@@ -3,6 +3,7 @@
 :class:`WriterProcess` runs ``tools/live_writer.py`` (the FSR writer) or
 ``tools/live_mcap_writer.py`` (the ``mcap`` library's writer) in a child
 process and sends it commands; each answer comes once the command is done.
+:func:`fsr_writer_fixture` makes a test module's fixture of the FSR writer.
 :func:`poll_until` polls a follower until a condition holds or a deadline
 passes, pausing on an event between polls (no sleeping).
 """
@@ -16,7 +17,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+import pytest
 
 from fsr_core.sources.live import Follower
 
@@ -75,6 +78,20 @@ def running_fsr_writer(path: Path, width: int, height: int) -> Iterator[WriterPr
         yield process
     finally:
         process.close()
+
+
+def fsr_writer_fixture(name: str, width: int, height: int) -> Any:
+    """Return a fixture called ``name``: the FSR writer on ``tmp_path / "run.fsr"``.
+
+    A test module binds it to a module name, ``writer = fsr_writer_fixture(...)``;
+    the frames are ``width`` x ``height``.
+    """
+
+    def fixture(tmp_path: Path) -> Iterator[WriterProcess]:
+        with running_fsr_writer(tmp_path / "run.fsr", width, height) as process:
+            yield process
+
+    return pytest.fixture(name=name)(fixture)
 
 
 def poll_until(follower: Follower, done: Callable[[], bool], what: str) -> int:

@@ -31,7 +31,6 @@ writes six-second bags, ``--keep DIR`` writes them there once and reuses them.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -44,10 +43,12 @@ from rosbags.rosbag1 import Reader as Reader1
 from rosbags.rosbag1 import Writer as Writer1
 from rosbags.rosbag2 import Reader as Reader2
 from rosbags.rosbag2 import Writer as Writer2
-from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+from rosbags.typesys import Stores
 
+from bench_common import numbers_parser
 from fsr_core.sources import open_recording
 from fsr_core.sources.open_options import OpenOptions
+from rosbag_messages import header, store_of, typestore, write_message
 
 JOINT_HZ: Final = 500
 TF_HZ: Final = 100
@@ -57,27 +58,6 @@ JOINTS: Final = tuple(f"joint_{index}" for index in range(1, 8))
 START_NS: Final = 1_700_000_000_000_000_000
 
 
-def _store(name: Stores) -> Any:
-    store = get_typestore(name)
-    if "tf2_msgs/msg/TFMessage" not in store.fielddefs:
-        store.register(
-            get_types_from_msg(
-                "geometry_msgs/TransformStamped[] transforms", "tf2_msgs/msg/TFMessage"
-            )
-        )
-    return store
-
-
-def _header(store: Any, time_ns: int, frame: str) -> Any:
-    types = store.types
-    stamp = types["builtin_interfaces/msg/Time"](
-        sec=time_ns // 1_000_000_000, nanosec=time_ns % 1_000_000_000
-    )
-    fields = {name for name, _ in store.fielddefs["std_msgs/msg/Header"][1]}
-    extra = {"seq": 0} if "seq" in fields else {}
-    return types["std_msgs/msg/Header"](stamp=stamp, frame_id=frame, **extra)
-
-
 def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
     types = store.types
     events = []
@@ -85,7 +65,7 @@ def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
         time_ns = START_NS + index * 1_000_000_000 // JOINT_HZ
         angle = np.sin(np.arange(1, 8) * index / JOINT_HZ)
         message = types["sensor_msgs/msg/JointState"](
-            header=_header(store, time_ns, ""),
+            header=header(store, time_ns, ""),
             name=list(JOINTS),
             position=angle,
             velocity=np.cos(angle),
@@ -95,7 +75,7 @@ def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
     for index in range(int(seconds * TF_HZ)):
         time_ns = START_NS + index * 1_000_000_000 // TF_HZ
         transform = types["geometry_msgs/msg/TransformStamped"](
-            header=_header(store, time_ns, "world"),
+            header=header(store, time_ns, "world"),
             child_frame_id="base_link",
             transform=types["geometry_msgs/msg/Transform"](
                 translation=types["geometry_msgs/msg/Vector3"](
@@ -120,7 +100,7 @@ def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
     for index in range(int(seconds * CAMERA_HZ)):
         time_ns = START_NS + index * 1_000_000_000 // CAMERA_HZ
         image = types["sensor_msgs/msg/Image"](
-            header=_header(store, time_ns, "camera"),
+            header=header(store, time_ns, "camera"),
             height=HEIGHT,
             width=WIDTH,
             encoding="rgb8",
@@ -134,30 +114,22 @@ def _events(store: Any, seconds: float) -> list[tuple[str, str, int, Any]]:
 
 def write_ros1(path: Path, seconds: float) -> None:
     """Write the run as a ROS 1 bag with lz4 chunks and its index."""
-    store = _store(Stores.ROS1_NOETIC)
+    store = typestore(Stores.ROS1_NOETIC)
     writer = Writer1(path)
     writer.set_compression(Writer1.CompressionFormat.LZ4)
     with writer:
         connections: dict[str, Any] = {}
-        for topic, kind, time_ns, message in _events(store, seconds):
-            if topic not in connections:
-                connections[topic] = writer.add_connection(topic, kind, typestore=store)
-            writer.write(
-                connections[topic], time_ns, store.serialize_ros1(message, kind)
-            )
+        for event in _events(store, seconds):
+            write_message(writer, connections, store, event, store.serialize_ros1)
 
 
 def write_rosbag2(path: Path, seconds: float) -> None:
     """Write the run as a rosbag2 SQLite bag."""
-    store = _store(Stores.ROS2_HUMBLE)
+    store = typestore(Stores.ROS2_HUMBLE)
     with Writer2(path, version=9) as writer:
         connections: dict[str, Any] = {}
-        for topic, kind, time_ns, message in _events(store, seconds):
-            if topic not in connections:
-                connections[topic] = writer.add_connection(topic, kind, typestore=store)
-            writer.write(
-                connections[topic], time_ns, store.serialize_cdr(message, kind)
-            )
+        for event in _events(store, seconds):
+            write_message(writer, connections, store, event, store.serialize_cdr)
 
 
 def _reader(path: Path) -> Any:
@@ -170,12 +142,7 @@ def _library_open(path: Path) -> int:
 
 
 def _deserializer(path: Path, reader: Any) -> Callable[[bytes, str], Any]:
-    store = get_typestore(Stores.EMPTY)
-    for connection in reader.connections:
-        if connection.msgtype not in store.fielddefs:
-            store.register(
-                get_types_from_msg(connection.msgdef.data, connection.msgtype)
-            )
+    store = store_of(reader.connections)
     if path.is_dir():
         return store.deserialize_cdr
     return store.deserialize_ros1
@@ -263,9 +230,7 @@ def measure(path: Path, rounds: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the bags, measure both, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = numbers_parser(__doc__, {"--minutes": 10.0, "--rounds": 3})
     parser.add_argument("--quick", action="store_true", help="six-second bags")
     parser.add_argument(
         "--keep", type=Path, help="write the bags in this folder once, then reuse them"

@@ -47,8 +47,12 @@ __all__ = [
     "mcap_compression",
     "mcap_writer",
     "median",
+    "median_time",
+    "numbers_parser",
     "positive",
     "report",
+    "time_once",
+    "times",
     "write_camera_fsr",
     "write_jpeg",
 ]
@@ -67,6 +71,23 @@ class BenchError(Exception):
 def median(values: Sequence[float]) -> float:
     """Return the median of ``values`` as a float."""
     return float(statistics.median(values))
+
+
+def time_once(run: Callable[[], object]) -> float:
+    """Return the wall seconds one call of ``run`` takes."""
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def times(run: Callable[[], object], rounds: int) -> list[float]:
+    """Call ``run`` ``rounds`` times in a row; return the wall seconds of each."""
+    return [time_once(run) for _ in range(rounds)]
+
+
+def median_time(run: Callable[[], object], rounds: int) -> float:
+    """Return the median wall seconds of ``rounds`` calls of ``run``."""
+    return median(times(run, rounds))
 
 
 # ------------------------------------------------------------------ the files
@@ -181,6 +202,20 @@ def argument_parser(description: str | None) -> argparse.ArgumentParser:
         help="write and keep the files in DIR (default: a temporary folder, removed)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    return parser
+
+
+def numbers_parser(
+    doc: str | None, numbers: Mapping[str, int | float]
+) -> argparse.ArgumentParser:
+    """Return a parser, described by ``doc``'s first line, with these number options.
+
+    One option per ``flag: default``, parsed as its default's type (``int`` or
+    ``float``); a script adds its other options itself.
+    """
+    parser = argparse.ArgumentParser(description=(doc or "").partition("\n")[0])
+    for flag, default in numbers.items():
+        parser.add_argument(flag, type=type(default), default=default)
     return parser
 
 

@@ -27,7 +27,6 @@ and prints, each against lerobot in the same run:
 
 from __future__ import annotations
 
-import argparse
 import logging
 import random
 import statistics
@@ -41,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from bench_common import numbers_parser, times
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import expand_recordings, open_recording
 
@@ -127,12 +127,7 @@ def _write(root: Path, episodes: int, rows: int, *, video: bool, fps: int = 30) 
 
 
 def _median_ms(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - started) * 1000.0)
-    return statistics.median(times)
+    return statistics.median([seconds * 1000.0 for seconds in times(run, repeats)])
 
 
 def _forget_cached_tables() -> None:
@@ -244,11 +239,9 @@ def bench_plot(
 
 def main(argv: list[str] | None = None) -> int:
     """Write the datasets, run the three measurements, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--seeks", type=int, default=30)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = numbers_parser(
+        __doc__, {"--episodes": 1000, "--rows": 10_000, "--seeks": 30, "--repeats": 5}
+    )
     parser.add_argument("--data", type=Path, help="keep the datasets here")
     parser.add_argument(
         "--no-lerobot",

@@ -44,7 +44,6 @@ prints ``-`` in its column (the tests run ``--quick --no-genesis``). Times are
 
 from __future__ import annotations
 
-import argparse
 import functools
 import importlib
 import math
@@ -62,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
+from bench_common import median_time, numbers_parser, time_once
 from fsr_core.sources.genesis.container import Field, TrajectoryIndex, index_file
 from fsr_core.sources.genesis.frames import FrameDecoder
 from fsr_core.sources.genesis.recording_model import load_genesis as open_model
@@ -130,19 +130,6 @@ def record(
             break
     scene.stop_recording()
     return scene
-
-
-# -- timing helpers ----------------------------------------------------------
-
-
-def _timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def _median(run: Callable[[], object], rounds: int) -> float:
-    return statistics.median(_timed(run) for _ in range(rounds))
 
 
 # -- our side ------------------------------------------------------------------
@@ -276,10 +263,10 @@ def measure(
     index = index_file(path)
     manifest = index.manifest
     n_frames = index.n_frames
-    index_s = _median(lambda: index_file(path), rounds)
-    headers_s = _median(lambda: index_file(path, verify=False), rounds)
-    shown_s = _median(lambda: open_model(path, provisional=True), rounds)
-    open_s = _median(lambda: open_trajectory(path), pass_rounds)
+    index_s = median_time(lambda: index_file(path), rounds)
+    headers_s = median_time(lambda: index_file(path, verify=False), rounds)
+    shown_s = median_time(lambda: open_model(path, provisional=True), rounds)
+    open_s = median_time(lambda: open_trajectory(path), pass_rounds)
     trajectory: Any = None
     theirs_open: float | None = None
     if genesis is not None:
@@ -287,32 +274,34 @@ def measure(
         if scene is None:  # --file: the scene is built from the description, once
             trajectory = traj.Trajectory(str(path))
             scene = trajectory.scene
-        theirs_open = _median(lambda: traj.Trajectory(str(path), scene=scene), rounds)
+        theirs_open = median_time(
+            lambda: traj.Trajectory(str(path), scene=scene), rounds
+        )
         trajectory = traj.Trajectory(str(path), scene=scene)
     to_gb = _GB / size
 
     picks = _picks(index, max(rounds * 2, 3))
     seek_s = statistics.median(
-        _timed(functools.partial(_fresh_frame, index, frame)) for _, frame in picks
+        time_once(functools.partial(_fresh_frame, index, frame)) for _, frame in picks
     )
     alone: list[Callable[[], object]]
     if manifest.version == 4:
         alone = [functools.partial(decode_chunk_alone, index, n) for n, _ in picks]
     else:
         alone = [functools.partial(_fresh_chunk, index, n) for n, _ in picks]
-    alone_s = statistics.median(_timed(run) for run in alone)
-    seq_s = _median(lambda: _sequential(FrameDecoder(index)), pass_rounds)
+    alone_s = statistics.median(time_once(run) for run in alone)
+    seq_s = median_time(lambda: _sequential(FrameDecoder(index)), pass_rounds)
     item = _plot_item(index)
-    plot_s = _median(lambda: plot_field(FrameDecoder(index), item), pass_rounds)
+    plot_s = median_time(lambda: plot_field(FrameDecoder(index), item), pass_rounds)
     peak, result_bytes = _ours_plot_memory(index, item)
     theirs_seek = theirs_seq = theirs_plot = None
     if trajectory is not None:
         theirs_seek = statistics.median(
-            _timed(functools.partial(_genesis_fresh_frame, trajectory, frame))
+            time_once(functools.partial(_genesis_fresh_frame, trajectory, frame))
             for _, frame in picks
         )
-        theirs_seq = _median(lambda: _genesis_sequential(trajectory), pass_rounds)
-        theirs_plot = _median(
+        theirs_seq = median_time(lambda: _genesis_sequential(trajectory), pass_rounds)
+        theirs_plot = median_time(
             lambda: _genesis_plot(trajectory, item.name, index.chunk_frames),
             pass_rounds,
         )
@@ -363,11 +352,9 @@ def print_table(rows: Sequence[Row]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Record (or take) the file, time each side, print the table."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--megabytes", type=float, default=32.0)
-    parser.add_argument("--envs", type=int, default=8)
-    parser.add_argument("--chunk-size", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = numbers_parser(
+        __doc__, {"--megabytes": 32.0, "--envs": 8, "--chunk-size": 64, "--rounds": 3}
+    )
     parser.add_argument(
         "--pass-rounds",
         type=int,

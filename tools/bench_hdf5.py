@@ -23,7 +23,6 @@ Run it from the project's environment with the ``hdf5`` extra::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -38,6 +37,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from bench_common import median_time, numbers_parser
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import expand_recordings, open_recording
 
@@ -108,15 +108,6 @@ def viewer_open(path: Path) -> Any:
     return model
 
 
-def _median_s(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def _interleaved(
     ours: Callable[[int], object],
     peer: Callable[[int], object],
@@ -153,8 +144,8 @@ def run(path: Path, repeats: int) -> list[str]:
     lines = [
         _line(
             "open",
-            _median_s(lambda: viewer_open(path), repeats),
-            _median_s(lambda: h5py_open(path), repeats),
+            median_time(lambda: viewer_open(path), repeats),
+            median_time(lambda: h5py_open(path), repeats),
             1.3,
         )
     ]
@@ -188,10 +179,9 @@ def run(path: Path, repeats: int) -> list[str]:
 
 def main() -> None:
     """Write (or reuse) the file and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=200)
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = numbers_parser(
+        __doc__, {"--episodes": 200, "--steps": 150, "--repeats": 7}
+    )
     parser.add_argument("--data", type=Path, help="keep the file in this folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_hdf5_") as scratch:

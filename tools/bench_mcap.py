@@ -63,6 +63,7 @@ from mcap_ros2.decoder import DecoderFactory
 from mcap_ros2.writer import Writer as Ros2Writer
 from PIL import Image
 
+from bench_common import median_time, time_once
 from fsr_core.sources import open_recording
 
 _RULE = "=" * 80
@@ -175,10 +176,6 @@ def write_run(
                     publish_time=time_ns,
                 )
         writer.finish()  # type: ignore[no-untyped-call]
-
-
-def _median(run: Callable[[], object], rounds: int) -> float:
-    return statistics.median(_timed(run) for _ in range(rounds))
 
 
 def _summary(path: Path) -> None:
@@ -313,8 +310,8 @@ def _alternating(
     """Return the median times of ``first`` and ``second``, run in turn."""
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(rounds):
-        times[0].append(_timed(first))
-        times[1].append(_timed(second))
+        times[0].append(time_once(first))
+        times[1].append(time_once(second))
     return statistics.median(times[0]), statistics.median(times[1])
 
 
@@ -333,11 +330,13 @@ def measure(path: Path, frames: list[bytes], rounds: int) -> list[str]:
     count = len(track.times_s)
     picks = [count * (k + 1) // (rounds * 4 + 2) for k in range(rounds * 4)]
     random.Random(5).shuffle(picks)
-    seek_s = statistics.median(_timed(functools.partial(track.fetch, i)) for i in picks)
+    seek_s = statistics.median(
+        time_once(functools.partial(track.fetch, i)) for i in picks
+    )
     with path.open("rb") as stream:
         summary = make_reader(stream).get_summary()
     library_seek_s = statistics.median(
-        _timed(
+        time_once(
             functools.partial(
                 _library_seek,
                 path,
@@ -348,10 +347,10 @@ def measure(path: Path, frames: list[bytes], rounds: int) -> list[str]:
         )
         for i in picks
     )
-    plot_s = _median(lambda: _open_and_plot(path), rounds)
-    library_plot_s = _median(lambda: _library_plot(path), 1)
+    plot_s = median_time(lambda: _open_and_plot(path), rounds)
+    library_plot_s = median_time(lambda: _library_plot(path), 1)
     floor_s, checked_s = (
-        _median(
+        median_time(
             functools.partial(
                 _decompress_only, path, summary, "/joint_states", crc=crc
             ),
@@ -415,12 +414,6 @@ def main(argv: list[str] | None = None) -> int:
             for line in measure(path, frames, args.rounds):
                 print(line)
     return 0
-
-
-def _timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -26,11 +26,7 @@ warm. Needs the ``rerun`` extra. ``--quick`` writes a six-second recording.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -38,6 +34,7 @@ import numpy as np
 import rerun as rr
 import rerun.chunk as rrc
 
+from bench_common import median_time, numbers_parser
 from fsr_core.sources import open_recording
 
 JOINT_HZ: Final = 500
@@ -98,23 +95,14 @@ def _source_first_frame(path: Path) -> int:
     return int(frame.pixels.shape[0])
 
 
-def _median(run: Callable[[], object], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def measure(path: Path, rounds: int) -> list[str]:
     """Return the printed lines of the recording's figures."""
     size_mb = path.stat().st_size / 1e6
     _rerun_load(path)  # warm the file and rerun-sdk's import
-    loaded = _median(lambda: _rerun_load(path), rounds)
-    manifest = _median(lambda: _rerun_manifest(path), rounds)
-    opened = _median(lambda: _source_open(path), rounds)
-    first = _median(lambda: _source_first_frame(path), rounds)
+    loaded = median_time(lambda: _rerun_load(path), rounds)
+    manifest = median_time(lambda: _rerun_manifest(path), rounds)
+    opened = median_time(lambda: _source_open(path), rounds)
+    first = median_time(lambda: _source_first_frame(path), rounds)
     return [
         f"{path.name} ({size_mb:.0f} MB, rerun-sdk {rr.__version__})",
         f"  open (timeline shown): source {opened:.3f} s, rerun-sdk loading it "
@@ -127,9 +115,7 @@ def measure(path: Path, rounds: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the recording, measure both, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=90.0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = numbers_parser(__doc__, {"--seconds": 90.0, "--rounds": 3})
     parser.add_argument("--quick", action="store_true", help="a six-second run")
     args = parser.parse_args(argv)
     seconds = 6.0 if args.quick else args.seconds

@@ -20,13 +20,13 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench_common import times
 from fsr_core.robots import RobotModel, link_transforms, load_robot
 from fsr_core.robots import meshes as robot_meshes
 
@@ -39,12 +39,7 @@ LOAD_TARGET = 1.5
 
 def _best(run: Callable[[], object], repeats: int) -> float:
     """Return the fastest of ``repeats`` runs, in seconds (the least disturbed)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return min(times(run, repeats))
 
 
 def _configurations(robot: RobotModel, frames: int) -> np.ndarray:

@@ -35,13 +35,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from bench_common import camera_profile, write_jpeg
+from bench_common import camera_profile, numbers_parser, write_jpeg
 from fsr_core.format.catalog import camera_streams, numeric_stream
 from fsr_core.format.writer import FsrWriter
 
@@ -219,19 +220,36 @@ def _screenshot_in_child(take: Path, picture: Path) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
+def _write_once(
+    path: Path,
+    write: Callable[[Path, float], None],
+    length: float,
+    verb: str,
+    size_text: Callable[[int], str],
+) -> None:
+    """Call ``write(path, length)`` unless ``path`` is there; say its size and time.
+
+    ``size_text`` words the written file's size in bytes.
+    """
+    if path.exists():
+        return
+    started = time.perf_counter()
+    write(path, length)
+    print(
+        f"{verb} {path.name} ({size_text(path.stat().st_size)}) in "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+
+
 def screenshot_scaling(folder: Path, runs: int) -> None:
     """Record both takes (or reuse them), measure each screenshot, print the ratio."""
     medians = []
     for seconds in SHOT_SECONDS:
         take = folder / f"reach_{seconds:g}s.fsr"
-        if not take.exists():
-            started = time.perf_counter()
-            write_take(take, seconds)
-            print(
-                f"recorded {take.name} ({take.stat().st_size / 1e6:.0f} MB) in "
-                f"{time.perf_counter() - started:.0f} s",
-                flush=True,
-            )
+        _write_once(
+            take, write_take, seconds, "recorded", lambda size: f"{size / 1e6:.0f} MB"
+        )
         peaks = [
             _screenshot_in_child(take, folder / f"reach_{seconds:g}s.png")
             for _ in range(runs)
@@ -262,9 +280,7 @@ def _row(name: str, size_gb: float, figures: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write both recordings, measure each in a fresh process, print the ratio."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=60.0)
-    parser.add_argument("--short-minutes", type=float, default=1.0)
+    parser = numbers_parser(__doc__, {"--minutes": 60.0, "--short-minutes": 1.0})
     parser.add_argument("--keep", type=Path, help="write (and reuse) the files here")
     parser.add_argument(
         "--screenshot",
@@ -292,14 +308,13 @@ def main(argv: list[str] | None = None) -> int:
         rows = {}
         for name, minutes in (("short", args.short_minutes), ("long", args.minutes)):
             path = folder / f"scale_{minutes:g}min.fsr"
-            if not path.exists():
-                started = time.perf_counter()
-                write_recording(path, minutes)
-                print(
-                    f"wrote {path.name} ({path.stat().st_size / 1e9:.2f} GB) in "
-                    f"{time.perf_counter() - started:.0f} s",
-                    flush=True,
-                )
+            _write_once(
+                path,
+                write_recording,
+                minutes,
+                "wrote",
+                lambda size: f"{size / 1e9:.2f} GB",
+            )
             figures = _measure_in_child(path, folder / f"{name}.mp4")
             rows[name] = figures
             print(_row(name, path.stat().st_size / 1e9, figures), flush=True)

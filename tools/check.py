@@ -127,6 +127,15 @@ def _skelarm_tests() -> int:
     return subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
 
 
+def _side_python(variable: str, venv: Path) -> str | None:
+    """Return the Python ``variable`` names, else ``venv``'s when it is there."""
+    named = os.environ.get(variable, "").strip()
+    if named:
+        return named
+    candidate = venv / "bin" / "python"
+    return str(candidate) if candidate.exists() else None
+
+
 GENESIS_TESTS = ("tests/genesis",)
 """What the Genesis step runs (``-m genesis`` selects the tests that need it)."""
 GENESIS_VARIABLE = "FSR_VIEWER_GENESIS_PYTHON"
@@ -139,11 +148,7 @@ _GENESIS_PROBE = (
 
 def genesis_python() -> str | None:
     """Return the Python the Genesis tests run in: the variable's, or .venv-genesis."""
-    named = os.environ.get(GENESIS_VARIABLE, "").strip()
-    if named:
-        return named
-    candidate = GENESIS_VENV / "bin" / "python"
-    return str(candidate) if candidate.exists() else None
+    return _side_python(GENESIS_VARIABLE, GENESIS_VENV)
 
 
 def _genesis_tests() -> int:
@@ -192,11 +197,7 @@ ROBOSUITE_VENV = REPO_ROOT / ".venv-robosuite"
 
 def robosuite_python() -> str | None:
     """Return the Python robosuite runs in: the variable's, or .venv-robosuite."""
-    named = os.environ.get(ROBOSUITE_VARIABLE, "").strip()
-    if named:
-        return named
-    candidate = ROBOSUITE_VENV / "bin" / "python"
-    return str(candidate) if candidate.exists() else None
+    return _side_python(ROBOSUITE_VARIABLE, ROBOSUITE_VENV)
 
 
 def _robosuite_tests() -> int:

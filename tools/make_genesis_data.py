@@ -226,6 +226,19 @@ def record_box(run: Run) -> tuple[Any, list[str]]:
     return scene, [*names, checkpoint]
 
 
+def _swing_arm(scene: Any, arm: Any) -> None:
+    """Build ``scene``, drive ``arm`` 20 steps along a sine around its start pose.
+
+    The recording stops after the last step.
+    """
+    scene.build()
+    start = arm.get_dofs_position()
+    for i_step in range(20):
+        arm.control_dofs_position(start + 0.4 * math.sin(0.25 * i_step))
+        scene.step()
+    scene.stop_recording()
+
+
 def record_arm(run: Run) -> tuple[Any, list[str]]:
     """Drive the Franka arm Genesis ships along a sine around its start pose."""
     gs = run.gs
@@ -236,12 +249,7 @@ def record_arm(run: Run) -> tuple[Any, list[str]]:
     arm = scene.add_entity(gs.morphs.MJCF(file=PANDA, visualization=False))
     modes = run.flavour.modes
     names = _record(run, scene, [f"arm_{mode}" for mode in modes], 8, None)
-    scene.build()
-    start = arm.get_dofs_position()
-    for i_step in range(20):
-        arm.control_dofs_position(start + 0.4 * math.sin(0.25 * i_step))
-        scene.step()
-    scene.stop_recording()
+    _swing_arm(scene, arm)
     return scene, names
 
 
@@ -259,12 +267,7 @@ def record_arm_visual(run: Run) -> tuple[Any, list[str]]:
     scene.add_entity(gs.morphs.Plane())
     arm = scene.add_entity(gs.morphs.MJCF(file=PANDA))
     names = _record(run, scene, [f"arm_visual_{run.flavour.modes[0]}"], 8, None)
-    scene.build()
-    start = arm.get_dofs_position()
-    for i_step in range(20):
-        arm.control_dofs_position(start + 0.4 * math.sin(0.25 * i_step))
-        scene.step()
-    scene.stop_recording()
+    _swing_arm(scene, arm)
     store_mujoco_reference(run, names[0], scene)
     return scene, names
 

@@ -48,6 +48,14 @@ JOINTS = [
 HEIGHT, WIDTH = 48, 64
 VIDEO_CAM = "observation.images.front"
 IMAGE_CAM = "observation.images.wrist"
+FRAME_COLUMNS = (
+    "observation.state",
+    "action",
+    "timestamp",
+    "frame_index",
+    "episode_index",
+)
+"""The columns of every sampled frame the expected values hold (beside index, task)."""
 
 
 def _import_dataset_module() -> Any:
@@ -238,13 +246,7 @@ def read_expected(mod: Any, root: Path, repo_id: str) -> dict[str, Any]:
         for i in sorted({0, length // 2, length - 1}):
             item = ds[starts[ep] + i]
             rec = {"dataset_index": starts[ep] + i}
-            for key in (
-                "observation.state",
-                "action",
-                "timestamp",
-                "frame_index",
-                "episode_index",
-            ):
+            for key in FRAME_COLUMNS:
                 rec[key] = _to_jsonable(item[key])
             rec["index"] = _to_jsonable(item.get("index"))
             rec["task"] = item.get("task")

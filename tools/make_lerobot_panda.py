@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from make_lerobot_data import (
+    FRAME_COLUMNS,
     OUT_DIR,
     _image_summary,
     _import_dataset_module,
@@ -138,15 +139,7 @@ def read_expected(mod: Any, root: Path, repo_id: str) -> dict[str, Any]:
         },
         "frames": {
             key: [_to_jsonable(item[key]) for item in items]
-            for key in (
-                "observation.state",
-                "action",
-                "timestamp",
-                "frame_index",
-                "episode_index",
-                "index",
-                "task",
-            )
+            for key in (*FRAME_COLUMNS, "index", "task")
         },
         "camera": camera_frames,
     }

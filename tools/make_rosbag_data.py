@@ -27,7 +27,8 @@ PyYAML), e.g.::
     /work/venvs/rosbags/bin/python tools/make_rosbag_data.py --out tests/data
 
 Times and contents are fixed, so a second run with the same library versions
-writes the same messages. Nothing imports this script.
+writes the same messages. Nothing imports this script; it builds its messages
+with ``rosbag_messages.py`` beside it, as ``bench_bags.py`` does.
 """
 
 from __future__ import annotations
@@ -57,9 +58,10 @@ from rosbags.rosbag2.enums import (  # type: ignore[import-not-found,unused-igno
 )
 from rosbags.typesys import (  # type: ignore[import-not-found,unused-ignore]
     Stores,
-    get_types_from_msg,
     get_typestore,
 )
+
+from rosbag_messages import header, store_of, typestore, write_message
 
 START_NS: Final = 1_700_000_000_000_000_000
 DURATION_S: Final = 2.0
@@ -127,16 +129,8 @@ class _Messages:
         self.store = store
         self.types = store.types
 
-    def stamp(self, time_ns: int) -> Any:
-        return self.types["builtin_interfaces/msg/Time"](
-            sec=time_ns // 1_000_000_000, nanosec=time_ns % 1_000_000_000
-        )
-
     def header(self, time_ns: int, frame: str) -> Any:
-        header = self.types["std_msgs/msg/Header"]
-        fields = {name for name, _ in self.store.fielddefs["std_msgs/msg/Header"][1]}
-        extra = {"seq": 0} if "seq" in fields else {}
-        return header(stamp=self.stamp(time_ns), frame_id=frame, **extra)
+        return header(self.store, time_ns, frame)
 
     def joint_states(self) -> Iterator[Event]:
         kind = "sensor_msgs/msg/JointState"
@@ -277,18 +271,6 @@ class _Messages:
         return sorted(found, key=lambda event: event[2])
 
 
-def _store(name: Stores) -> Any:
-    """Return a type store of ``name`` that knows ``tf2_msgs/msg/TFMessage``."""
-    store = get_typestore(name)
-    if "tf2_msgs/msg/TFMessage" not in store.fielddefs:
-        store.register(
-            get_types_from_msg(
-                "geometry_msgs/TransformStamped[] transforms", "tf2_msgs/msg/TFMessage"
-            )
-        )
-    return store
-
-
 def _logged(events: list[Event], latency_ns: int) -> list[Event]:
     """Return ``events`` logged ``latency_ns`` after the stamps of those with one."""
     if not latency_ns:
@@ -329,7 +311,7 @@ def _write_ros1(
     With ``kill_after``, the bag is the file as it stood after that many
     messages (its writer killed): the rest, and the index, never written.
     """
-    store = _store(Stores.ROS1_NOETIC)
+    store = typestore(Stores.ROS1_NOETIC)
     messages = _Messages(store)
     target = path if kill_after is None else path.with_suffix(".writing")
     writer = Writer1(target)
@@ -344,16 +326,14 @@ def _write_ros1(
             "/broken", BAD_TYPE, msgdef=BAD_DEFINITION, md5sum="0" * 32
         )
     events = _logged(messages.events(), latency_ns)
-    for index, (topic, kind, time_ns, message) in enumerate(events):
+    for index, event in enumerate(events):
         if kill_after is not None and index == kill_after:
             assert writer.bio is not None
             writer.bio.flush()
             shutil.copyfile(target, path)
-        if topic not in connections:
-            connections[topic] = writer.add_connection(topic, kind, typestore=store)
-        writer.write(connections[topic], time_ns, store.serialize_ros1(message, kind))
-        if broken_topic and topic == "/odom_speed":
-            writer.write(connections["/broken"], time_ns, b"\x00" * 8)
+        write_message(writer, connections, store, event, store.serialize_ros1)
+        if broken_topic and event[0] == "/odom_speed":
+            writer.write(connections["/broken"], event[2], b"\x00" * 8)
     writer.close()
     if kill_after is not None:
         target.unlink()
@@ -366,7 +346,7 @@ def _write_rosbag2(
     keep: Callable[[int], bool] = lambda _: True,
     latency_ns: int = 0,
 ) -> None:
-    store = _store(Stores.ROS2_HUMBLE)
+    store = typestore(Stores.ROS2_HUMBLE)
     messages = _Messages(store)
     writer = Writer2(path, version=9, storage_plugin=StoragePlugin.SQLITE3)
     if compression != "none":
@@ -375,12 +355,9 @@ def _write_rosbag2(
         )
     writer.open()
     connections: dict[str, Any] = {}
-    for topic, kind, time_ns, message in _logged(messages.events(), latency_ns):
-        if not keep(time_ns):
-            continue
-        if topic not in connections:
-            connections[topic] = writer.add_connection(topic, kind, typestore=store)
-        writer.write(connections[topic], time_ns, store.serialize_cdr(message, kind))
+    for event in _logged(messages.events(), latency_ns):
+        if keep(event[2]):
+            write_message(writer, connections, store, event, store.serialize_cdr)
     writer.close()
 
 
@@ -438,14 +415,9 @@ def _ros1_messages(path: Path) -> Iterator[tuple[str, str, int, Any]]:
     ``AnyReader`` refuses a whole bag when one definition does not parse, so
     the types are registered one connection at a time, the broken one left out.
     """
-    store = get_typestore(Stores.EMPTY)
     with Reader1(path) as reader:
         readable = [c for c in reader.connections if c.msgtype != BAD_TYPE]
-        for connection in readable:
-            if connection.msgtype not in store.fielddefs:
-                store.register(
-                    get_types_from_msg(connection.msgdef.data, connection.msgtype)
-                )
+        store = store_of(readable)
         for connection, time_ns, raw in reader.messages(connections=readable):
             message = store.deserialize_ros1(raw, connection.msgtype)
             yield connection.topic, connection.msgtype, time_ns, message

@@ -5,7 +5,8 @@ is read within bounds: at most :data:`MAX_SCENARIO_BYTES`, never from a FIFO or
 a device (which could block or never end), and its nesting is checked by a scan
 of the text before ``tomllib`` parses it (:mod:`fsr_core.toml_text`).
 :func:`check_run_bounds` holds the checks every simulator's resolved scenario
-makes alike: its duration, and one name per camera.
+makes alike: its duration, and one name per camera; :class:`FieldTable` gives
+a resolved table that is a dataclass its JSON form, every field by name.
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from fsr_core.errors import LimitExceededError, NotRegularFileError, SchemaError
 from fsr_core.toml_text import DEFAULT_TOML_DEPTH, parse_bounded_toml
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 __all__ = [
     "MAX_SCENARIO_BYTES",
     "MAX_SCENARIO_DEPTH",
+    "FieldTable",
     "check_run_bounds",
     "read_scenario_document",
 ]
@@ -104,3 +110,15 @@ def check_run_bounds(duration_s: float, camera_names: Iterable[str]) -> None:
     names = list(camera_names)
     if len(set(names)) != len(names):
         raise SchemaError("two cameras share a name")
+
+
+class FieldTable:
+    """A resolved scenario table that is a dataclass, written as every field.
+
+    A subclass is a ``@dataclass`` whose fields are JSON values already
+    (numbers, text, booleans), so :func:`dataclasses.asdict` is its table.
+    """
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the resolved table: every field, by name."""
+        return asdict(cast("DataclassInstance", self))

@@ -6,12 +6,11 @@ import io
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_output import assert_mentions
-from live_writers import WriterProcess, running_fsr_writer
+from live_writers import WriterProcess, fsr_writer_fixture
 
 from app.cli import main
 from app.headless.batch.items import WorkItem
@@ -19,11 +18,7 @@ from app.headless.batch.live_inputs import check_live_inputs
 from app.headless.follow_report import run_follow
 from app.headless.signals import StopRequested
 
-
-@pytest.fixture
-def fsr_writer(tmp_path: Path) -> Iterator[WriterProcess]:
-    with running_fsr_writer(tmp_path / "run.fsr", 16, 12) as process:
-        yield process
+fsr_writer = fsr_writer_fixture("fsr_writer", 16, 12)
 
 
 def test_inspect_follow_prints_lines_until_the_writer_publishes(

@@ -49,7 +49,7 @@ recording alone.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,6 +57,7 @@ from fsr_core.control import Interpolation, TerminalPolicy
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.simulation.model_files import ModelFiles, collect_model_files
 from fsr_core.simulation.scenario_document import (
+    FieldTable,
     check_run_bounds,
     read_scenario_document,
 )
@@ -163,7 +164,7 @@ class ControlSpec:
 
 
 @dataclass(frozen=True)
-class CameraSpec:
+class CameraSpec(FieldTable):
     """An MJCF camera rendered at its own rate."""
 
     name: str
@@ -198,13 +199,9 @@ class CameraSpec:
             codec=str(table.get("codec", "jpeg")),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the resolved table: every field, by name."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class RecordingSpec:
+class RecordingSpec(FieldTable):
     """What is recorded besides the per-step observations."""
 
     render_state_rate_hz: float = 30.0
@@ -235,13 +232,9 @@ class RecordingSpec:
             raise SchemaError("recording.integrity must be structural, fast or strong")
         return spec
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the resolved table: every field, by name."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class RenderSettings:
+class RenderSettings(FieldTable):
     """Renderer switches; all off by default, the fast choice on a CPU."""
 
     shadows: bool = False
@@ -262,10 +255,6 @@ class RenderSettings:
             bool(table.get("reflections", False)),
             samples,
         )
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the resolved table: every field, by name."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

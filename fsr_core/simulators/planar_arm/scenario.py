@@ -27,7 +27,7 @@ A scenario is a TOML document (see ``docs/scenarios.md``) with these tables:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import numpy as np
 from fsr_core.calibration import CalibrationProfile, CameraPose, look_at
 from fsr_core.errors import FsrError, SchemaError
 from fsr_core.simulation.scenario_document import (
+    FieldTable,
     check_run_bounds,
     read_scenario_document,
 )
@@ -255,7 +256,7 @@ class Reset:
 
 
 @dataclass(frozen=True)
-class Recording:
+class Recording(FieldTable):
     """What a run records besides the numeric observations and cameras."""
 
     render_state_rate_hz: float = 30.0
@@ -270,10 +271,6 @@ class Recording:
                 raise SchemaError(f"recording.{name} must be positive")
         if self.applied_every_n_ticks < 1:
             raise SchemaError("recording.applied_every_n_ticks must be at least 1")
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the resolved recording table: every field, by name."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

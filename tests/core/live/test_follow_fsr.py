@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
-from live_writers import WriterProcess, poll_until, running_fsr_writer
+from live_writers import WriterProcess, fsr_writer_fixture, poll_until
 
 from fsr_core.format.reader import FsrReader
 from fsr_core.sources import open_recording
@@ -18,11 +16,7 @@ from fsr_core.sources.live import (
     still_being_written,
 )
 
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Iterator[WriterProcess]:
-    with running_fsr_writer(tmp_path / "run.fsr", 32, 24) as process:
-        yield process
+writer = fsr_writer_fixture("writer", 32, 24)
 
 
 def test_a_running_writer_is_followed_to_its_published_file(

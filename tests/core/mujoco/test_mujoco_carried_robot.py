@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from data_paths import MUJOCO_EXAMPLES
+from mujoco_poses import assert_same_rotation
 
 from fsr_core.recording import RecordingModel, SceneGeometry
 from fsr_core.simulation import embedded_model
@@ -65,9 +66,7 @@ def _assert_same_poses(model: RecordingModel, geometry: SceneGeometry) -> int:
         ours = channel.values[rows]
         theirs = geometry.poses[:, index]
         np.testing.assert_allclose(ours[:, :3], theirs[:, :3], atol=1e-4)
-        recorded = _xyzw_to_wxyz(theirs[:, 3:])
-        sign = np.where(np.sum(ours[:, 3:] * recorded, axis=1) < 0, -1.0, 1.0)
-        np.testing.assert_allclose(sign[:, None] * ours[:, 3:], recorded, atol=1e-4)
+        assert_same_rotation(ours[:, 3:], _xyzw_to_wxyz(theirs[:, 3:]), atol=1e-4)
         checked += len(rows)
     return checked
 

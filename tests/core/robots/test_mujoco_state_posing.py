@@ -20,6 +20,7 @@ import h5py
 import numpy as np
 import pytest
 from data_paths import TEST_DATA
+from mujoco_poses import assert_bodies_as_mujoco, assert_same_rotation
 
 from app.headless.report_text import format_report
 from fsr_core.joint_set import JointSet
@@ -52,11 +53,6 @@ def _compiled(model_file: str) -> Any:
     return mujoco.MjModel.from_xml_string(text.decode())
 
 
-def _same_rotation(ours_wxyz: np.ndarray, theirs_wxyz: np.ndarray) -> None:
-    sign = np.where(np.sum(ours_wxyz * theirs_wxyz, axis=-1) < 0, -1.0, 1.0)
-    np.testing.assert_allclose(sign[..., None] * ours_wxyz, theirs_wxyz, atol=1e-7)
-
-
 def _every_body_as_mujoco(
     model: RecordingModel, reference: Any, states: np.ndarray
 ) -> None:
@@ -64,12 +60,7 @@ def _every_body_as_mujoco(
     data = mujoco.MjData(reference)
     for step in range(len(states)):
         data.qpos[:] = states[step, 1 : 1 + reference.nq]
-        mujoco.mj_kinematics(reference, data)
-        for body in range(1, reference.nbody):
-            name = mujoco.mj_id2name(reference, mujoco.mjtObj.mjOBJ_BODY, body)
-            pose = model.channels[f"robot/{name}"].values[step]
-            np.testing.assert_allclose(pose[:3], data.xpos[body], atol=1e-7)
-            _same_rotation(pose[3:], data.xquat[body])
+        assert_bodies_as_mujoco(model, reference, data, step, atol=1e-7)
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +93,10 @@ def test_the_cube_is_drawn_where_its_free_joint_was_not_under_the_table(
     recorded = states[:, start : start + 7]
 
     np.testing.assert_allclose(cube[:, :3], recorded[:, :3], atol=1e-12)
-    _same_rotation(
+    assert_same_rotation(
         cube[:, 3:],
         recorded[:, 3:] / np.linalg.norm(recorded[:, 3:], axis=1, keepdims=True),
+        atol=1e-7,
     )
     # Its rest (qpos0) is the model's: not where the episode had it.
     rest = reference.qpos0[start - 1 : start + 2]

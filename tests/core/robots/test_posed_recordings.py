@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from data_paths import TEST_DATA as DATA
+from mujoco_poses import assert_bodies_as_mujoco, assert_same_rotation
 
 from fsr_core.errors import FsrError, RobotModelError
 from fsr_core.robots import RobotRequest
@@ -38,13 +39,6 @@ def _opened(path: Path, robot: Path, **options: object) -> object:
     return open_recording(path, options=OpenOptions(robot=request))
 
 
-def _same_rotation(ours_wxyz: np.ndarray, theirs_wxyz: np.ndarray) -> None:
-    sign = np.where(
-        np.sum(ours_wxyz * theirs_wxyz, axis=-1, keepdims=True) < 0, -1.0, 1.0
-    )
-    np.testing.assert_allclose(sign * ours_wxyz, theirs_wxyz, atol=1e-4)
-
-
 def test_a_genesis_franka_posed_by_an_mjcf_matches_mujoco() -> None:
     mujoco = pytest.importorskip("mujoco")
     model = _opened(_GENESIS_ARM, _FRANKA_MJCF)
@@ -61,12 +55,7 @@ def test_a_genesis_franka_posed_by_an_mjcf_matches_mujoco() -> None:
 
     for frame in range(0, len(recorded), 5):
         data.qpos[:] = recorded[frame, [joints.position_columns[c] for c in columns]]
-        mujoco.mj_kinematics(reference, data)
-        for body in range(1, reference.nbody):
-            name = mujoco.mj_id2name(reference, mujoco.mjtObj.mjOBJ_BODY, body)
-            pose = model.channels[f"robot/{name}"].values[frame]
-            np.testing.assert_allclose(pose[:3], data.xpos[body], atol=1e-4)
-            _same_rotation(pose[3:], data.xquat[body])
+        assert_bodies_as_mujoco(model, reference, data, frame, atol=1e-4)
 
 
 def test_an_mcap_panda_posed_by_its_urdf_matches_yourdfpy() -> None:
@@ -172,5 +161,5 @@ def test_a_recorded_transform_of_the_root_frame_moves_the_base(tmp_path: Path) -
     expected = tf.values[rows[ok]][:, [0, 1, 2, 6, 3, 4, 5]]
     assert ok.sum() > 10
     np.testing.assert_allclose(base.values[ok][:, :3], expected[:, :3], atol=1e-9)
-    _same_rotation(base.values[ok][:, 3:], expected[:, 3:])
+    assert_same_rotation(base.values[ok][:, 3:], expected[:, 3:], atol=1e-4)
     assert np.ptp(base.values[ok][:, :3], axis=0).max() > 0.01  # it moved
