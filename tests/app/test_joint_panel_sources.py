@@ -18,7 +18,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.canvas import ReadoutPanel
-from app.canvas.panel_rows import joint_lines, row_value
+from app.canvas.panel_rows.base import joint_lines
+from app.canvas.panel_rows.registry import row_value
 from app.window.main_window import MainWindow
 from app.window.state import PlaybackClock
 from app.window.widgets.transport import time_readout

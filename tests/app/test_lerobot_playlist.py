@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from app.canvas.panel_rows import row_value
+from app.canvas.panel_rows.registry import row_value
 from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession

@@ -18,11 +18,8 @@ from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from app.canvas import ReadoutPanel, qimage_to_rgb
-from app.canvas.panel_rows import (
-    Moment,
-    RowLine,
-    RowValue,
-    Section,
+from app.canvas.panel_rows.base import Moment, RowLine, RowValue, Section
+from app.canvas.panel_rows.registry import (
     panel_rows,
     register_panel_row,
     unregister_panel_row,

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from view_models import shown
 
 from app.canvas.joint_bar import OUT_OF_LIMITS_COLOR
-from app.canvas.panel_rows import row_values, rows_for
+from app.canvas.panel_rows.registry import row_values, rows_for
 from app.window.state import PlaybackClock, ViewOptionsModel
 from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.plain_text import tooltip_html

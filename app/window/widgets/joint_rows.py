@@ -34,7 +34,7 @@ from app.canvas.joint_bar import (
     joint_color,
     paint_joint_bar,
 )
-from app.canvas.panel_rows import (
+from app.canvas.panel_rows.base import (
     JointLineKind,
     JointValue,
     RowValue,

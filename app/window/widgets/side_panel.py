@@ -33,16 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.canvas.overlay_registry import overlays
-from app.canvas.panel_rows import (
-    LineStyle,
-    PanelRow,
-    RowLine,
-    RowValue,
-    Section,
-    row_values,
-    rows_for,
-)
+from app.canvas.panel_rows.base import LineStyle, PanelRow, RowLine, RowValue, Section
 from app.canvas.panel_rows.play_time import ROW as TIME_ROW
+from app.canvas.panel_rows.registry import row_values, rows_for
 from app.canvas.view_model import ViewModel
 from app.window.state import (
     MAX_SPEED,
