@@ -43,7 +43,12 @@ from app.window.state import (
     PlaybackClock,
     ViewOptionsModel,
 )
-from app.window.widgets.joint_rows import ElidedLabel, JointsView, mute
+from app.window.widgets.joint_rows import (
+    ElidedLabel,
+    JointsView,
+    mute,
+    upright_scroll,
+)
 from app.window.widgets.plain_text import tooltip_html, visible_text
 from app.window.workers import Runner, pool_runner
 from app.window.workers.channel_reader import ChannelReader
@@ -425,12 +430,7 @@ def scrolling(panel: SidePanel) -> QScrollArea:
     longer sets the window's minimum height (a 1280x720 window, a laptop
     screen). The scroll bar shows only when the panel does not fit.
     """
-    area = QScrollArea()
-    area.setObjectName("side_panel_scroll")
-    area.setWidget(panel)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area = upright_scroll(panel, "side_panel_scroll")
     area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
     bar = area.verticalScrollBar().sizeHint().width()
     area.setFixedWidth(WIDTH_PX + bar)
