@@ -24,16 +24,15 @@ from python_probe import run_python
 from view_models import export_frame_as, export_video_as, shown
 
 from app.cli import main
-from app.headless.export import (
+from app.headless.export.atomic import partial_name
+from app.headless.export.channels import channel_table, export_channels
+from app.headless.export.video import (
     ExportCancelled,
-    channel_table,
     ensure_gui_app,
-    export_channels,
     frame_count,
     frame_times,
     play_window,
 )
-from app.headless.export.atomic import partial_name
 from fsr_core.errors import TargetExistsError, WriteFailedError
 from fsr_core.recording import Channel, RecordingModel
 from fsr_core.sources import open_recording

@@ -12,8 +12,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.headless.export import ExportResult, frame_count
 from app.headless.export.atomic import partial_name
+from app.headless.export.video import ExportResult, frame_count
 from app.window.export.dialog import ExportDialog
 from app.window.export.window_export import WindowExport
 from app.window.main_window import MainWindow
