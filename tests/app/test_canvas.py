@@ -15,9 +15,10 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 from view_models import shown as view_with
 
-from app.canvas import ReadoutPanel, SceneCanvas, qimage_to_rgb
 from app.canvas.drawing import palette_rgb
-from app.canvas.scene_canvas import TIP_COLOR
+from app.canvas.panel import ReadoutPanel
+from app.canvas.qimage_arrays import qimage_to_rgb
+from app.canvas.scene_canvas import TIP_COLOR, SceneCanvas
 from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, FORCE_COLOR
 from fsr_core.recording import RecordingModel
 from fsr_core.simulators.planar_arm.recorder import ExternalPush

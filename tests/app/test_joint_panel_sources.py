@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.canvas import ReadoutPanel
+from app.canvas.panel import ReadoutPanel
 from app.canvas.panel_rows.base import joint_lines
 from app.canvas.panel_rows.registry import row_value
 from app.window.main_window import MainWindow

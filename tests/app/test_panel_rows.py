@@ -17,13 +17,14 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
-from app.canvas import ReadoutPanel, qimage_to_rgb
+from app.canvas.panel import ReadoutPanel
 from app.canvas.panel_rows.base import Moment, RowLine, RowValue, Section
 from app.canvas.panel_rows.registry import (
     panel_rows,
     register_panel_row,
     unregister_panel_row,
 )
+from app.canvas.qimage_arrays import qimage_to_rgb
 from app.window.state import PlaybackClock, ViewOptionsModel
 from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.side_panel import SidePanel
