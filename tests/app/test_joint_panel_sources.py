@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import SO100_JOINTS
 from pytestqt.qtbot import QtBot
 
 from app.canvas.panel import ReadoutPanel
@@ -40,14 +41,6 @@ FRANKA = (
     "joint7",
     "finger_joint1",
     "finger_joint2",
-)
-SO100 = (
-    "shoulder_pan",
-    "shoulder_lift",
-    "elbow",
-    "wrist_flex",
-    "wrist_roll",
-    "gripper",
 )
 
 
@@ -154,10 +147,10 @@ def test_a_lerobot_episode_names_its_state_by_info_json(root: str) -> None:
 
     lines = _joint_lines(model, 0.3)
 
-    assert model.joints.names == SO100
+    assert model.joints.names == SO100_JOINTS
     assert lines == [
         f"{name}: {math.degrees(value):.0f}°"
-        for name, value in zip(SO100, q, strict=True)
+        for name, value in zip(SO100_JOINTS, q, strict=True)
     ]
     readout = _readout(model, 0.3)
     assert "tick" not in readout
@@ -197,7 +190,7 @@ def test_an_mcap_joint_state_topic_gives_names_velocities_and_efforts() -> None:
 
 @pytest.mark.parametrize(
     ("root", "state"),
-    [("lerobot/tiny_v30", SO100), ("embodichain/complete", None)],
+    [("lerobot/tiny_v30", SO100_JOINTS), ("embodichain/complete", None)],
 )
 def test_a_dataset_episode_opens_on_its_state_and_action_plots(
     window: MainWindow, qtbot: QtBot, root: str, state: tuple[str, ...] | None

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import SO100_JOINTS
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
@@ -177,14 +178,7 @@ def test_a_recording_without_ticks_or_force_shows_its_joints_alone(
             "tiny_v30 (3 episodes)",
             "Task: pick the red cube",
         ]
-        assert [line.split(":")[0] for line in exported[4:]] == [
-            "shoulder_pan",
-            "shoulder_lift",
-            "elbow",
-            "wrist_flex",
-            "wrist_roll",
-            "gripper",
-        ]
+        assert [line.split(":")[0] for line in exported[4:]] == list(SO100_JOINTS)
 
 
 @pytest.mark.parametrize("take", ["reach", "multi", "pushed"])
