@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from data_paths import SKELARM_REACH
 from demo_recordings import record_demo_take
 from pixel_colors import Pixels, near
 from PySide6.QtCore import QRectF
@@ -32,7 +33,6 @@ pytestmark = pytest.mark.gui
 
 WIDTH, HEIGHT = 640, 480
 RECT = QRectF(0.0, 0.0, WIDTH, HEIGHT)
-SKELARM_REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.npz"
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import av
 import pytest
+from data_paths import TEST_DATA
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QPushButton
@@ -23,7 +24,7 @@ from fsr_core.sources import open_recording
 pytestmark = pytest.mark.gui
 
 
-LEROBOT = Path(__file__).resolve().parents[1] / "data" / "lerobot"
+LEROBOT = TEST_DATA / "lerobot"
 
 #: The size of the conftest's ``window``.
 WINDOW_SIZE = (1100, 700)

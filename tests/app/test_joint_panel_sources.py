@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from data_paths import SO100_JOINTS
+from data_paths import SO100_JOINTS, TEST_DATA
 from pytestqt.qtbot import QtBot
 
 from app.canvas.panel import ReadoutPanel
@@ -29,8 +29,7 @@ from fsr_core.sources import expand_recordings, open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-GENESIS = DATA / "genesis"
+GENESIS = TEST_DATA / "genesis"
 FRANKA = (
     "joint1",
     "joint2",
@@ -45,7 +44,7 @@ FRANKA = (
 
 
 def _episode(root: str, index: int = 0) -> Path:
-    return expand_recordings([DATA / root])[index]
+    return expand_recordings([TEST_DATA / root])[index]
 
 
 def _joint_lines(model: RecordingModel, play_time_s: float) -> list[str]:
@@ -87,7 +86,7 @@ def test_the_planar_arm_names_its_joints_as_recorded_within_its_limits(
 
 
 def test_a_skelarm_log_names_its_joints_with_rates_and_torques() -> None:
-    model = open_recording(DATA / "skelarm" / "reach.sklog.npz")
+    model = open_recording(TEST_DATA / "skelarm" / "reach.sklog.npz")
     assert model.joints is not None
 
     lines = _joint_lines(model, 0.5)
@@ -174,7 +173,7 @@ def test_an_embodichain_episode_shows_velocity_and_effort() -> None:
 
 
 def test_an_mcap_joint_state_topic_gives_names_velocities_and_efforts() -> None:
-    model = open_recording(DATA / "mcap" / "ros2.mcap")
+    model = open_recording(TEST_DATA / "mcap" / "ros2.mcap")
     assert model.joints is not None
     assert not model.channels["/joint_states"].loaded  # opening reads no topic
 
@@ -215,7 +214,7 @@ def test_a_dataset_episode_opens_on_its_state_and_action_plots(
 def test_the_transport_names_no_ticks_for_an_mcap_in_the_window(
     window: MainWindow, qtbot: Any
 ) -> None:
-    window.open_files([DATA / "mcap" / "ros2.mcap"])
+    window.open_files([TEST_DATA / "mcap" / "ros2.mcap"])
     window.session.clock.seek(0.5)
 
     text = window.transport.readout.text()

@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 from channel_tables import exported_rows
 from cli_output import assert_mentions, command_output
+from data_paths import TEST_DATA
 
 from app.cli import main
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "lerobot"
+DATA = TEST_DATA / "lerobot"
 
 
 def test_inspect_a_dataset_lists_its_episodes(

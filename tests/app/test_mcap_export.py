@@ -8,11 +8,12 @@ import av
 import numpy as np
 import pytest
 from channel_tables import exported_rows
+from data_paths import MCAP_DATA
 
 from app.cli import main
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+DATA = MCAP_DATA
 
 
 def test_export_with_a_camera_topic_and_the_panel(tmp_path: Path) -> None:

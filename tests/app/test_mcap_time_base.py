@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from channel_tables import exported_rows
+from data_paths import MCAP_DATA
 from PySide6.QtWidgets import QTreeWidgetItem
 from shown_widgets import checked_time_bases, time_base_entries
 
@@ -24,7 +25,7 @@ from app.window.main_window import MainWindow
 from fsr_core.sources import open_recording
 from fsr_core.sources.mcap.recording_model import TIME_VARIABLE
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+DATA = MCAP_DATA
 TIME_BASES_FILE = DATA / "time_bases.mcap"
 SKELARM_LOG = DATA.parent / "skelarm" / "reach.sklog.npz"
 DURATIONS = {"log": 0.957, "publish": 0.927, "header": 0.9}

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from data_paths import SO100_JOINTS
+from data_paths import SO100_JOINTS, TEST_DATA
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
@@ -34,9 +34,8 @@ from fsr_core.sources import expand_recordings, open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-MCAP = DATA / "mcap" / "ros2.mcap"
-LEROBOT = DATA / "lerobot" / "tiny_v30"
+MCAP = TEST_DATA / "mcap" / "ros2.mcap"
+LEROBOT = TEST_DATA / "lerobot" / "tiny_v30"
 PLAY_TIME_S = 0.3
 
 

@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 from channel_tables import exported_rows
 from cli_output import command_output
+from data_paths import TEST_DATA
 from pixel_colors import png_pixels
 from shown_widgets import checked_time_bases, time_base_entries
 
 from app.cli import main
 from app.window.main_window import MainWindow
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rerun"
+DATA = TEST_DATA / "rerun"
 ARM = DATA / "arm_run.rrd"
 TWO = DATA / "two_runs.rrd"
 TRUTH = json.loads((DATA / "expected.json").read_text())

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from channel_tables import exported_rows
 from cli_output import command_output
+from data_paths import TEST_DATA
 from pixel_colors import png_pixels
 
 from app.cli import main
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
+ROS1 = TEST_DATA / "rosbag1"
+ROS2 = TEST_DATA / "rosbag2"
 
 
 def test_inspect_json_verify_of_a_bag_and_of_a_killed_one(
