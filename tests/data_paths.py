@@ -17,6 +17,7 @@ __all__ = [
     "MUJOCO_EXAMPLES",
     "SKELARM_DATA",
     "SKELARM_REACH",
+    "SO100_JOINTS",
     "TEST_DATA",
 ]
 
@@ -33,3 +34,13 @@ MCAP_DATA: Final = TEST_DATA / "mcap"
 SKELARM_DATA: Final = TEST_DATA / "skelarm"
 #: A skelarm state log of a reach.
 SKELARM_REACH: Final = SKELARM_DATA / "reach.sklog.npz"
+#: The joints of the LeRobot datasets under ``tests/data/lerobot`` (an SO-100
+#: arm), in their order.
+SO100_JOINTS: Final = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow",
+    "wrist_flex",
+    "wrist_roll",
+    "gripper",
+)

@@ -21,11 +21,13 @@ from app.window.workers import run_inline
 
 __all__ = [
     "activate_window",
+    "checked_time_bases",
     "ini_settings",
     "inline_session",
     "new_main_window",
     "open_and_wait",
     "show_widget",
+    "time_base_entries",
     "turn_wheel",
 ]
 
@@ -95,3 +97,16 @@ def turn_wheel(widget: QWidget, where: QPointF, notches: int) -> None:
         False,
     )
     QApplication.sendEvent(widget, event)
+
+
+def time_base_entries(window: MainWindow) -> list[str]:
+    """Return the entries of View → Time base; assert that the menu is enabled."""
+    menu = window.menus.time_base_menu
+    assert menu.isEnabled()
+    return [action.text() for action in menu.actions()]
+
+
+def checked_time_bases(window: MainWindow) -> list[str]:
+    """Return the time bases whose entry in View → Time base is checked."""
+    actions = window.menus.time_base_actions
+    return [base for base, action in actions.items() if action.isChecked()]

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
 from app.canvas.drawing import palette_cycle, qcolor
-from app.canvas.panel_rows import JointValue
+from app.canvas.panel_rows.base import JointValue
 
 __all__ = ["BAR_HEIGHT_PX", "OUT_OF_LIMITS_COLOR", "joint_color", "paint_joint_bar"]
 

@@ -31,7 +31,7 @@ from app.canvas.joint_bar import (
     joint_color,
     paint_joint_bar,
 )
-from app.canvas.panel_rows import (
+from app.canvas.panel_rows.base import (
     JointLineKind,
     JointValue,
     LineStyle,
@@ -40,9 +40,8 @@ from app.canvas.panel_rows import (
     RowValue,
     joint_lines,
     joint_name_text,
-    row_values,
-    rows_for,
 )
+from app.canvas.panel_rows.registry import row_values, rows_for
 from fsr_core.recording import RecordingModel
 
 __all__ = ["ReadoutPanel"]
@@ -99,7 +98,7 @@ class ReadoutPanel:
         """Return the text lines painted at ``play_time_s``, top to bottom.
 
         The heading, then each row's lines (the joints' as
-        :func:`~app.canvas.panel_rows.joint_lines` gives them: a group's name,
+        :func:`~app.canvas.panel_rows.base.joint_lines` gives them: a group's name,
         ``"q0: 42°"``, its rate and effort); as painted, before eliding to the
         panel's width.
         """

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from data_paths import SKELARM_DATA
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QThreadPool
 from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, inline_session, new_main_window, show_widget
@@ -22,8 +23,6 @@ from app.window.state.session import PlayerSession
 from fsr_core.simulators.planar_arm.demos import _take_documents
 from fsr_core.simulators.planar_arm.recorder import ExternalPush, record_run
 from fsr_core.simulators.planar_arm.scenario import Scenario
-
-SKELARM_DATA = Path(__file__).parents[1] / "data" / "skelarm"
 
 
 def _camera(document: dict[str, Any]) -> list[dict[str, Any]]:

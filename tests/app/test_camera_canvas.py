@@ -11,12 +11,12 @@ from demo_recordings import record_demo_take
 from pixel_colors import near
 from view_models import shown as view_with
 
-from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import (
     PLACEHOLDER_COLOR,
     CameraCanvas,
 )
 from app.canvas.drawing import palette_rgb
+from app.canvas.qimage_arrays import qimage_to_rgb
 from fsr_core.recording import CameraTrack, RecordingModel
 from fsr_core.simulators.planar_arm.render import ACTIVE_TARGET_COLOR, TIP_COLOR
 from fsr_core.sources import open_recording

@@ -17,9 +17,9 @@ import pytest
 from calibrated_files import calibration_epoch
 from view_models import shown
 
-from app.canvas import qimage_to_rgb
 from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.geometry_canvas import GeometryCameraCanvas, camera_canvas_for
+from app.canvas.qimage_arrays import qimage_to_rgb
 from fsr_core.arrays import BoolArray, FloatArray
 from fsr_core.calibration import CalibrationProfile, look_at, project_points
 from fsr_core.media import RGBFrame

@@ -9,15 +9,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from data_paths import SKELARM_REACH
 from demo_recordings import record_demo_take
 from pixel_colors import Pixels, near
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 from view_models import shown as view_with
 
-from app.canvas import ReadoutPanel, SceneCanvas, qimage_to_rgb
 from app.canvas.drawing import palette_rgb
-from app.canvas.scene_canvas import TIP_COLOR
+from app.canvas.panel import ReadoutPanel
+from app.canvas.qimage_arrays import qimage_to_rgb
+from app.canvas.scene_canvas import TIP_COLOR, SceneCanvas
 from app.canvas.scene_marks import ACTIVE_TARGET_COLOR, FORCE_COLOR
 from fsr_core.recording import RecordingModel
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
@@ -31,7 +33,6 @@ pytestmark = pytest.mark.gui
 
 WIDTH, HEIGHT = 640, 480
 RECT = QRectF(0.0, 0.0, WIDTH, HEIGHT)
-SKELARM_REACH = Path(__file__).parents[1] / "data" / "skelarm" / "reach.sklog.npz"
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from data_paths import TEST_DATA
 from PySide6.QtCore import QPointF, QRectF
 
 from app.canvas.geometry_canvas import camera_canvas_for
@@ -13,7 +12,7 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
-ROOT = Path(__file__).resolve().parents[1] / "data" / "embodichain" / "complete"
+ROOT = TEST_DATA / "embodichain" / "complete"
 
 
 def test_the_readout_gives_the_depth_under_the_probe(qapp: object) -> None:
@@ -31,7 +30,7 @@ def test_the_readout_gives_the_depth_under_the_probe(qapp: object) -> None:
     assert canvas.probe_pixel(rect, QPointF(-5.0, 10.0)) is None
 
 
-MANISKILL = Path(__file__).resolve().parents[1] / "data" / "maniskill"
+MANISKILL = TEST_DATA / "maniskill"
 
 
 def test_maniskill_depth_reads_out_metres_beside_its_calibration(qapp: object) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import GENESIS_BATCH
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
@@ -24,9 +25,7 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
-BATCH = (
-    Path(__file__).resolve().parents[1] / "data" / "genesis" / "v4_batch_exact.gstraj"
-)
+BATCH = GENESIS_BATCH
 SIZE = (800, 500)
 AT_S = 0.25
 

@@ -24,16 +24,15 @@ from python_probe import run_python
 from view_models import export_frame_as, export_video_as, shown
 
 from app.cli import main
-from app.headless.export import (
+from app.headless.export.atomic import partial_name
+from app.headless.export.channels import channel_table, export_channels
+from app.headless.export.video import (
     ExportCancelled,
-    channel_table,
     ensure_gui_app,
-    export_channels,
     frame_count,
     frame_times,
     play_window,
 )
-from app.headless.export.atomic import partial_name
 from fsr_core.errors import TargetExistsError, WriteFailedError
 from fsr_core.recording import Channel, RecordingModel
 from fsr_core.sources import open_recording
@@ -175,7 +174,8 @@ def test_speed_2_halves_the_frames(reach_model: RecordingModel, tmp_path: Path) 
 def test_decoded_frame_matches_the_canvas(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    from app.canvas import SceneCanvas, qimage_to_rgb
+    from app.canvas.qimage_arrays import qimage_to_rgb
+    from app.canvas.scene_canvas import SceneCanvas
 
     out = tmp_path / "reach.mp4"
     export_video_as(reach_model, out)
@@ -463,7 +463,8 @@ def test_the_canvas_frame_is_painted_in_place_and_padded_with_its_edges(
 def test_start_and_end_bound_the_frames(
     reach_model: RecordingModel, tmp_path: Path
 ) -> None:
-    from app.canvas import SceneCanvas, qimage_to_rgb
+    from app.canvas.qimage_arrays import qimage_to_rgb
+    from app.canvas.scene_canvas import SceneCanvas
 
     out = tmp_path / "window.mp4"
     result = export_video_as(
@@ -604,7 +605,7 @@ def test_cli_end_past_the_recording_exits_1_before_any_work(
 def _read_png(path: Path) -> np.ndarray[Any, np.dtype[np.uint8]]:
     from PySide6.QtGui import QImage
 
-    from app.canvas import qimage_to_rgb
+    from app.canvas.qimage_arrays import qimage_to_rgb
 
     image = QImage(str(path))
     assert not image.isNull()
@@ -860,7 +861,8 @@ def test_view_sets_the_frame_size(
 def test_camera_view_differs_from_the_scene_and_both_holds_each(
     camera_take: Path, qapp: Any
 ) -> None:
-    from app.canvas import CameraCanvas, qimage_to_rgb
+    from app.canvas.camera_canvas import CameraCanvas
+    from app.canvas.qimage_arrays import qimage_to_rgb
     from app.headless.export.video import FrameSource
 
     model = open_recording(camera_take)

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import av
 import pytest
+from data_paths import TEST_DATA
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.headless.export import ExportResult, frame_count
 from app.headless.export.atomic import partial_name
+from app.headless.export.video import ExportResult, frame_count
 from app.window.export.dialog import ExportDialog
 from app.window.export.window_export import WindowExport
 from app.window.main_window import MainWindow
@@ -23,7 +24,7 @@ from fsr_core.sources import open_recording
 pytestmark = pytest.mark.gui
 
 
-LEROBOT = Path(__file__).resolve().parents[1] / "data" / "lerobot"
+LEROBOT = TEST_DATA / "lerobot"
 
 #: The size of the conftest's ``window``.
 WINDOW_SIZE = (1100, 700)

@@ -23,10 +23,10 @@ from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, new_main_window, open_and_wait
 from view_models import export_video_as
 
-from app.canvas import qimage_to_rgb
+from app.canvas.qimage_arrays import qimage_to_rgb
 from app.cli import main
-from app.headless.export import frame_times
 from app.headless.export.atomic import partial_name
+from app.headless.export.video import frame_times
 from fsr_core.simulators.planar_arm.recorder import ExternalPush
 from tests.app.conftest import record_short_take
 

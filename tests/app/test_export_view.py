@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_paths import TEST_DATA
 
 from app.headless.export.frames import check_view, resolve_view
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
-
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_a_recording_with_an_arm_shows_its_scene(
@@ -22,7 +21,7 @@ def test_a_recording_with_an_arm_shows_its_scene(
 
 
 def test_a_dataset_episode_without_a_scene_shows_its_first_camera() -> None:
-    model = open_recording(episode_path(DATA / "lerobot" / "tiny_v21", 1))
+    model = open_recording(episode_path(TEST_DATA / "lerobot" / "tiny_v21", 1))
     assert model.kinematics is None
     assert model.geometry is None
     assert resolve_view(model, "auto") == "camera"
@@ -33,6 +32,6 @@ def test_a_dataset_episode_without_a_scene_shows_its_first_camera() -> None:
 
 
 def test_an_unknown_view_is_refused_with_the_choices() -> None:
-    model = open_recording(episode_path(DATA / "lerobot" / "tiny_v21", 1))
+    model = open_recording(episode_path(TEST_DATA / "lerobot" / "tiny_v21", 1))
     with pytest.raises(ValueError, match="auto, scene, camera, both"):
         check_view(model, "top", None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_paths import GENESIS_DATA
 from pytestqt.qtbot import QtBot
 
 from app.window.main_window import MainWindow
@@ -19,7 +20,7 @@ from fsr_core.recording import Integrity, RecordingModel
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genesis"
+DATA = GENESIS_DATA
 
 
 def _shown(qtbot: QtBot, window: MainWindow, path: Path) -> list[RecordingModel]:

@@ -16,7 +16,6 @@ from PySide6.QtCore import QRectF
 from pytestqt.qtbot import QtBot
 from view_models import shown
 
-from app.canvas import SceneCanvas, qimage_to_rgb
 from app.canvas.drawing import palette_rgb
 from app.canvas.geometry_canvas import (
     GeometryCameraCanvas,
@@ -25,6 +24,8 @@ from app.canvas.geometry_canvas import (
     scene_canvas_for,
 )
 from app.canvas.gl_solids import GL_VARIABLE
+from app.canvas.qimage_arrays import qimage_to_rgb
+from app.canvas.scene_canvas import SceneCanvas
 from app.headless.export.frames import FrameSource
 from app.window.state import PlaybackClock
 from app.window.widgets.scene_view import SceneView

@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import SO100_JOINTS, TEST_DATA
 from pytestqt.qtbot import QtBot
 
-from app.canvas import ReadoutPanel
-from app.canvas.panel_rows import joint_lines, row_value
+from app.canvas.panel import ReadoutPanel
+from app.canvas.panel_rows.base import joint_lines
+from app.canvas.panel_rows.registry import row_value
 from app.window.main_window import MainWindow
 from app.window.state import PlaybackClock
 from app.window.widgets.transport import time_readout
@@ -27,8 +29,7 @@ from fsr_core.sources import expand_recordings, open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-GENESIS = DATA / "genesis"
+GENESIS = TEST_DATA / "genesis"
 FRANKA = (
     "joint1",
     "joint2",
@@ -40,18 +41,10 @@ FRANKA = (
     "finger_joint1",
     "finger_joint2",
 )
-SO100 = (
-    "shoulder_pan",
-    "shoulder_lift",
-    "elbow",
-    "wrist_flex",
-    "wrist_roll",
-    "gripper",
-)
 
 
 def _episode(root: str, index: int = 0) -> Path:
-    return expand_recordings([DATA / root])[index]
+    return expand_recordings([TEST_DATA / root])[index]
 
 
 def _joint_lines(model: RecordingModel, play_time_s: float) -> list[str]:
@@ -93,7 +86,7 @@ def test_the_planar_arm_names_its_joints_as_recorded_within_its_limits(
 
 
 def test_a_skelarm_log_names_its_joints_with_rates_and_torques() -> None:
-    model = open_recording(DATA / "skelarm" / "reach.sklog.npz")
+    model = open_recording(TEST_DATA / "skelarm" / "reach.sklog.npz")
     assert model.joints is not None
 
     lines = _joint_lines(model, 0.5)
@@ -153,10 +146,10 @@ def test_a_lerobot_episode_names_its_state_by_info_json(root: str) -> None:
 
     lines = _joint_lines(model, 0.3)
 
-    assert model.joints.names == SO100
+    assert model.joints.names == SO100_JOINTS
     assert lines == [
         f"{name}: {math.degrees(value):.0f}°"
-        for name, value in zip(SO100, q, strict=True)
+        for name, value in zip(SO100_JOINTS, q, strict=True)
     ]
     readout = _readout(model, 0.3)
     assert "tick" not in readout
@@ -180,7 +173,7 @@ def test_an_embodichain_episode_shows_velocity_and_effort() -> None:
 
 
 def test_an_mcap_joint_state_topic_gives_names_velocities_and_efforts() -> None:
-    model = open_recording(DATA / "mcap" / "ros2.mcap")
+    model = open_recording(TEST_DATA / "mcap" / "ros2.mcap")
     assert model.joints is not None
     assert not model.channels["/joint_states"].loaded  # opening reads no topic
 
@@ -196,7 +189,7 @@ def test_an_mcap_joint_state_topic_gives_names_velocities_and_efforts() -> None:
 
 @pytest.mark.parametrize(
     ("root", "state"),
-    [("lerobot/tiny_v30", SO100), ("embodichain/complete", None)],
+    [("lerobot/tiny_v30", SO100_JOINTS), ("embodichain/complete", None)],
 )
 def test_a_dataset_episode_opens_on_its_state_and_action_plots(
     window: MainWindow, qtbot: QtBot, root: str, state: tuple[str, ...] | None
@@ -221,7 +214,7 @@ def test_a_dataset_episode_opens_on_its_state_and_action_plots(
 def test_the_transport_names_no_ticks_for_an_mcap_in_the_window(
     window: MainWindow, qtbot: Any
 ) -> None:
-    window.open_files([DATA / "mcap" / "ros2.mcap"])
+    window.open_files([TEST_DATA / "mcap" / "ros2.mcap"])
     window.session.clock.seek(0.5)
 
     text = window.transport.readout.text()

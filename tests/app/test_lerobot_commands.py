@@ -6,7 +6,6 @@ The datasets under ``tests/data/lerobot`` were written by lerobot itself
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from pathlib import Path
@@ -14,13 +13,15 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from channel_tables import exported_rows
 from cli_output import assert_mentions, command_output
+from data_paths import TEST_DATA
 
 from app.cli import main
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "lerobot"
+DATA = TEST_DATA / "lerobot"
 
 
 def test_inspect_a_dataset_lists_its_episodes(
@@ -131,11 +132,7 @@ def test_export_without_an_episode_says_how_to_pick_one(
 def test_export_channels_of_an_episode_names_columns_from_info_json(
     tmp_path: Path,
 ) -> None:
-    table = tmp_path / "ep.csv"
-    args = [str(DATA / "tiny_v21"), "--episode", "0", "--export-channels", str(table)]
-    assert main(args) == 0
-    with table.open(newline="") as stream:
-        rows = list(csv.reader(stream))
+    rows = exported_rows(tmp_path / "ep.csv", str(DATA / "tiny_v21"), "--episode", "0")
     assert any("action" in name and "gripper" in name for name in rows[0])
     assert len(rows) == 1 + 8
 

@@ -6,10 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from data_paths import TEST_DATA
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from app.canvas.panel_rows import row_value
+from app.canvas.panel_rows.registry import row_value
 from app.window.state import EntryState
 from app.window.state.playlist import PLAYABLE_ROLE
 from app.window.state.session import PlayerSession
@@ -19,7 +20,7 @@ from fsr_core.sources import expand_recordings
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "lerobot"
+DATA = TEST_DATA / "lerobot"
 
 
 def test_each_episode_is_a_row_with_its_length_and_task(session: PlayerSession) -> None:

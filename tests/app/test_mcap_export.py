@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import av
 import numpy as np
 import pytest
+from channel_tables import exported_rows
+from data_paths import MCAP_DATA
 
 from app.cli import main
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+DATA = MCAP_DATA
 
 
 def test_export_with_a_camera_topic_and_the_panel(tmp_path: Path) -> None:
@@ -42,10 +43,7 @@ def test_export_with_a_camera_topic_and_the_panel(tmp_path: Path) -> None:
 
 
 def test_export_channels_writes_every_joint_column(tmp_path: Path) -> None:
-    table = tmp_path / "ros2.csv"
-    assert main([str(DATA / "ros2.mcap"), "--export-channels", str(table)]) == 0
-    with table.open(newline="") as stream:
-        rows = list(csv.reader(stream))
+    rows = exported_rows(tmp_path / "ros2.csv", str(DATA / "ros2.mcap"))
     header = rows[0]
     assert "/joint_states:position.joint_1" in header
     assert len(rows) == 1 + 200
@@ -63,11 +61,8 @@ def test_the_earlier_mcap_time_option_still_places_messages_at_header_stamps(
     # --time-base is the option now (test_mcap_time_base.py); --mcap-time, out
     # of --help, still sets the default of every command, as it did.
     monkeypatch.setenv("FSR_VIEWER_MCAP_TIME", "log")  # restored after the test
-    header_csv = tmp_path / "header.csv"
     arguments = ["--mcap-time", "header", str(DATA / "time_bases.mcap")]
-    assert main([*arguments, "--export-channels", str(header_csv)]) == 0
-    with header_csv.open(newline="") as stream:
-        rows = list(csv.reader(stream))[1:]
+    rows = exported_rows(tmp_path / "header.csv", *arguments)[1:]
     # The joint states were stamped on a 100 ms grid and logged with jitter.
     assert [float(row[0]) for row in rows] == pytest.approx(
         [0.1 * index for index in range(10)], abs=1e-9
@@ -119,16 +114,9 @@ def _ros2_file(
     return path
 
 
-def _rows(table: Path) -> list[list[str]]:
-    with table.open(newline="") as stream:
-        return list(csv.reader(stream))
-
-
 def test_two_messages_at_one_time_export_both_values(tmp_path: Path) -> None:
     source = _ros2_file(tmp_path / "same.mcap", repeat_at=3)
-    table = tmp_path / "same.csv"
-    assert main([str(source), "--export-channels", str(table)]) == 0
-    rows = _rows(table)
+    rows = exported_rows(tmp_path / "same.csv", str(source))
     assert rows[0] == ["play_time_s", "/value:data"]
     values = [float(row[1]) for row in rows[1:]]
     assert values == [0.0, 1.0, 2.0, 3.0, 100.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
@@ -138,12 +126,10 @@ def test_topics_without_numbers_are_left_out_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = _ros2_file(tmp_path / "text.mcap")
-    table = tmp_path / "text.csv"
     capsys.readouterr()
-    assert main([str(source), "--export-channels", str(table)]) == 0
+    rows = exported_rows(tmp_path / "text.csv", str(source))
     printed = capsys.readouterr().out
     assert "2 channel(s) without numbers left out: /text, /empty" in printed
-    rows = _rows(table)
     assert rows[0] == ["play_time_s", "/value:data"]
     assert len(rows) == 1 + 10
 

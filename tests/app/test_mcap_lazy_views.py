@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from data_paths import MCAP_DATA
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 from shown_widgets import show_widget
@@ -26,7 +27,7 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+DATA = MCAP_DATA
 
 
 def _lazy_channels(model: RecordingModel) -> list[str]:

@@ -9,21 +9,23 @@ header stamps.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from channel_tables import exported_rows
+from data_paths import MCAP_DATA
 from PySide6.QtWidgets import QTreeWidgetItem
+from shown_widgets import checked_time_bases, time_base_entries
 
 from app.cli import main
 from app.window.main_window import MainWindow
 from fsr_core.sources import open_recording
 from fsr_core.sources.mcap.recording_model import TIME_VARIABLE
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mcap"
+DATA = MCAP_DATA
 TIME_BASES_FILE = DATA / "time_bases.mcap"
 SKELARM_LOG = DATA.parent / "skelarm" / "reach.sklog.npz"
 DURATIONS = {"log": 0.957, "publish": 0.927, "header": 0.9}
@@ -101,14 +103,10 @@ def test_an_unknown_time_base_is_one_line_naming_the_file(
 
 
 def test_exported_channels_sit_at_their_header_stamps(tmp_path: Path) -> None:
-    stamped, logged = tmp_path / "stamped.csv", tmp_path / "logged.csv"
     source = str(TIME_BASES_FILE)
-    assert main([source, "--export-channels", str(logged)]) == 0
-    words = [source, "--export-channels", str(stamped), "--time-base", "header"]
-    assert main(words) == 0
-    with stamped.open(newline="") as a, logged.open(newline="") as b:
-        header, *stamped_rows = list(csv.reader(a))
-        _, *logged_rows = list(csv.reader(b))
+    _, *logged_rows = exported_rows(tmp_path / "logged.csv", source)
+    stamped = exported_rows(tmp_path / "stamped.csv", source, "--time-base", "header")
+    header, *stamped_rows = stamped
     joints = [i for i, name in enumerate(header) if name.startswith("/joint_states:")]
     assert [float(row[0]) for row in stamped_rows] == pytest.approx(
         [0.1 * index for index in range(10)], abs=1e-9
@@ -174,11 +172,6 @@ def _inspector_rows(window: MainWindow) -> list[str]:
     return _texts(window.inspector_dock.panel.tree.invisibleRootItem())
 
 
-def _checked(window: MainWindow) -> list[str]:
-    actions = window.menus.time_base_actions
-    return [base for base, action in actions.items() if action.isChecked()]
-
-
 @pytest.mark.gui
 def test_view_time_base_reopens_the_recording_at_the_same_play_time(
     window: MainWindow,
@@ -188,14 +181,8 @@ def test_view_time_base_reopens_the_recording_at_the_same_play_time(
     before = session.model
     assert before is not None
     assert before.metadata["time_base"] == "log"
-    menu = window.menus.time_base_menu
-    assert menu.isEnabled()
-    assert [action.text() for action in menu.actions()] == [
-        "Log time",
-        "Publish time",
-        "Header stamp",
-    ]
-    assert _checked(window) == ["log"]
+    assert time_base_entries(window) == ["Log time", "Publish time", "Header stamp"]
+    assert checked_time_bases(window) == ["log"]
     window.inspector_dock.show()
     session.clock.seek(0.5)
 
@@ -207,7 +194,7 @@ def test_view_time_base_reopens_the_recording_at_the_same_play_time(
     assert after.metadata["time_base"] == "header"
     assert session.clock.position_s == pytest.approx(0.5)
     assert session.clock.duration_s == pytest.approx(DURATIONS["header"])
-    assert _checked(window) == ["header"]
+    assert checked_time_bases(window) == ["header"]
     rows = _inspector_rows(window)
     assert "time_base: header stamp" in rows
     assert any("/target (2 of 4)" in row for row in rows)
@@ -234,7 +221,7 @@ def test_the_chosen_time_base_opens_the_next_mcap_file_too(window: MainWindow) -
     assert model is not None
     assert model.path.name == "json_schemaless.mcap"
     assert model.metadata["time_base"] == "header"
-    assert _checked(window) == ["header"]
+    assert checked_time_bases(window) == ["header"]
     assert any("/metrics/cpu (all 20)" in note for note in model.report["notes"])
 
 
@@ -270,7 +257,7 @@ def test_a_reopen_that_fails_keeps_what_played(
 
     assert session.model is before
     assert session.open_options.time_base is None
-    assert _checked(window) == ["log"]
+    assert checked_time_bases(window) == ["log"]
     assert "could not reopen" in window.status_label.text()
 
 

@@ -24,9 +24,9 @@ from pytestqt.qtbot import QtBot
 from shown_widgets import ini_settings, new_main_window, open_and_wait
 from view_models import export_frame_as
 
-from app.canvas import qimage_to_rgb
 from app.canvas.overlay import Overlay, Surface
 from app.canvas.overlay_registry import overlays
+from app.canvas.qimage_arrays import qimage_to_rgb
 from app.canvas.view_model import ViewModel
 from app.cli import main
 from fsr_core.recording import RecordingModel

@@ -16,12 +16,9 @@ import numpy as np
 import pytest
 from python_probe import probe_json
 
-from app.canvas.panel_rows import (
+from app.canvas.panel_rows.base import Moment, RowValue, Section, joint_lines
+from app.canvas.panel_rows.registry import (
     BUILTIN_ROWS,
-    Moment,
-    RowValue,
-    Section,
-    joint_lines,
     panel_rows,
     register_panel_row,
     row_value,

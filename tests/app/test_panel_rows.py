@@ -14,19 +14,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import SO100_JOINTS, TEST_DATA
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
-from app.canvas import ReadoutPanel, qimage_to_rgb
-from app.canvas.panel_rows import (
-    Moment,
-    RowLine,
-    RowValue,
-    Section,
+from app.canvas.panel import ReadoutPanel
+from app.canvas.panel_rows.base import Moment, RowLine, RowValue, Section
+from app.canvas.panel_rows.registry import (
     panel_rows,
     register_panel_row,
     unregister_panel_row,
 )
+from app.canvas.qimage_arrays import qimage_to_rgb
 from app.window.state import PlaybackClock, ViewOptionsModel
 from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.side_panel import SidePanel
@@ -35,9 +34,8 @@ from fsr_core.sources import expand_recordings, open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-MCAP = DATA / "mcap" / "ros2.mcap"
-LEROBOT = DATA / "lerobot" / "tiny_v30"
+MCAP = TEST_DATA / "mcap" / "ros2.mcap"
+LEROBOT = TEST_DATA / "lerobot" / "tiny_v30"
 PLAY_TIME_S = 0.3
 
 
@@ -179,14 +177,7 @@ def test_a_recording_without_ticks_or_force_shows_its_joints_alone(
             "tiny_v30 (3 episodes)",
             "Task: pick the red cube",
         ]
-        assert [line.split(":")[0] for line in exported[4:]] == [
-            "shoulder_pan",
-            "shoulder_lift",
-            "elbow",
-            "wrist_flex",
-            "wrist_roll",
-            "gripper",
-        ]
+        assert [line.split(":")[0] for line in exported[4:]] == list(SO100_JOINTS)
 
 
 @pytest.mark.parametrize("take", ["reach", "multi", "pushed"])

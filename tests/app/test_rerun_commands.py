@@ -6,18 +6,21 @@ The files under ``tests/data/rerun`` were written by rerun-sdk
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from channel_tables import exported_rows
 from cli_output import command_output
+from data_paths import TEST_DATA
+from pixel_colors import png_pixels
+from shown_widgets import checked_time_bases, time_base_entries
 
 from app.cli import main
 from app.window.main_window import MainWindow
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rerun"
+DATA = TEST_DATA / "rerun"
 ARM = DATA / "arm_run.rrd"
 TWO = DATA / "two_runs.rrd"
 TRUTH = json.loads((DATA / "expected.json").read_text())
@@ -56,10 +59,7 @@ def test_a_cut_rrd_is_one_line_naming_the_file(
 
 
 def test_export_channels_writes_rerun_s_scalars(tmp_path: Path) -> None:
-    table = tmp_path / "run.csv"
-    assert main([str(ARM), "--export-channels", str(table)]) == 0
-    with table.open(newline="") as stream:
-        rows = list(csv.reader(stream))
+    rows = exported_rows(tmp_path / "run.csv", str(ARM))
     header = rows[0]
     truth = TRUTH["files"]["arm_run.rrd"]["recordings"][0]["entities"]
     joints = np.asarray(truth["/arm/joint_positions"]["data"]["Scalars:scalars"][0])
@@ -71,10 +71,7 @@ def test_export_channels_writes_rerun_s_scalars(tmp_path: Path) -> None:
 def test_a_screenshot_draws_the_scene_and_the_camera(tmp_path: Path) -> None:
     shot = tmp_path / "rrd.png"
     assert main([str(ARM), "--screenshot", str(shot), "--at", "1.0"]) == 0
-    from PIL import Image
-
-    with Image.open(shot) as image:
-        pixels = np.asarray(image.convert("RGB"), dtype=np.int16)
+    pixels = png_pixels(shot)
     # The camera's frame is green over dark red: the picture is no blank window.
     assert pixels.std() > 20
 
@@ -101,15 +98,12 @@ def test_batch_converts_each_recording_of_a_file(
 def test_view_time_base_lists_the_recording_s_timelines(window: MainWindow) -> None:
     window.open_files([ARM])
     session = window.session
-    menu = window.menus.time_base_menu
-    assert menu.isEnabled()
-    assert [action.text() for action in menu.actions()] == [
+    assert time_base_entries(window) == [
         "Timeline sim_time",
         "Timeline step",
         "Timeline log_time",
     ]
-    checked = [n for n, a in window.menus.time_base_actions.items() if a.isChecked()]
-    assert checked == ["sim_time"]
+    assert checked_time_bases(window) == ["sim_time"]
 
     window.menus.time_base_actions["step"].trigger()
 

@@ -6,20 +6,21 @@ by ``rosbags``' writers (``tools/make_rosbag_data.py``).
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from channel_tables import exported_rows
 from cli_output import command_output
+from data_paths import TEST_DATA
+from pixel_colors import png_pixels
 
 from app.cli import main
 from fsr_core.sources import open_recording
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
+ROS1 = TEST_DATA / "rosbag1"
+ROS2 = TEST_DATA / "rosbag2"
 
 
 def test_inspect_json_verify_of_a_bag_and_of_a_killed_one(
@@ -68,11 +69,7 @@ def test_a_bag_that_is_not_one_is_one_line(
 
 
 def test_export_channels_writes_the_joint_and_numeric_topics(tmp_path: Path) -> None:
-    table = tmp_path / "bag.csv"
-    assert main([str(ROS2 / "split"), "--export-channels", str(table)]) == 0
-
-    with table.open(newline="") as stream:
-        rows = list(csv.reader(stream))
+    rows = exported_rows(tmp_path / "bag.csv", str(ROS2 / "split"))
     header = rows[0]
     assert "/joint_states:position.elbow" in header
     assert "/odom_speed:data" in header
@@ -94,10 +91,7 @@ def test_a_screenshot_draws_the_robot_and_both_cameras(
     shot = tmp_path / "bag.png"
     code = main([str(path), "--screenshot", str(shot), "--at", "1.0"])
     assert code == 0
-    from PIL import Image
-
-    with Image.open(shot) as image:
-        pixels = np.asarray(image.convert("RGB"), dtype=np.int16)
+    pixels = png_pixels(shot)
     # The cameras' frames are a colour ramp: the picture is no blank window.
     assert pixels.std() > 20
 

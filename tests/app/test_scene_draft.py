@@ -12,8 +12,8 @@ import pytest
 from data_paths import TEST_DATA
 from pytestqt.qtbot import QtBot
 
-from app.canvas import qimage_to_rgb
 from app.canvas.geometry_canvas import GeometryCanvas
+from app.canvas.qimage_arrays import qimage_to_rgb
 from app.window.state import PlaybackClock
 from app.window.widgets.scene_view import WHOLE_AFTER_MS, SceneView
 from fsr_core.robots import RobotRequest

@@ -13,8 +13,8 @@ import pytest
 from data_paths import TEST_DATA
 from PySide6.QtCore import QRectF
 
-from app.canvas import qimage_to_rgb
 from app.canvas.geometry_canvas import GeometryCanvas
+from app.canvas.qimage_arrays import qimage_to_rgb
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import open_recording

@@ -23,7 +23,6 @@ from pytestqt.qtbot import QtBot
 from shown_widgets import activate_window, show_widget, turn_wheel
 from view_models import shown
 
-from app.canvas import SceneCanvas, qimage_to_rgb
 from app.canvas.geometry_canvas import (
     BACKGROUND,
     FLOOR_COLOR,
@@ -31,6 +30,8 @@ from app.canvas.geometry_canvas import (
     GeometryCanvas,
     SceneView3d,
 )
+from app.canvas.qimage_arrays import qimage_to_rgb
+from app.canvas.scene_canvas import SceneCanvas
 from app.headless.export.frames import FrameSource
 from app.window.main_window import MainWindow
 from app.window.state import PlaybackClock

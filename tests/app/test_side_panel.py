@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import TEST_DATA
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 from view_models import shown
 
 from app.canvas.joint_bar import OUT_OF_LIMITS_COLOR
-from app.canvas.panel_rows import row_values, rows_for
+from app.canvas.panel_rows.registry import row_values, rows_for
 from app.window.state import PlaybackClock, ViewOptionsModel
 from app.window.widgets.joint_rows import ElidedLabel, JointBar
 from app.window.widgets.plain_text import tooltip_html
@@ -33,7 +34,6 @@ from fsr_core.sources import open_recording
 
 pytestmark = pytest.mark.gui
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 Show = Callable[[Path | RecordingModel], tuple[SidePanel, RecordingModel]]
 
@@ -445,7 +445,7 @@ def test_no_joint_angles_recorded_only_without_joints(
     texts = [label.text() for label in panel.findChildren(QLabel)]
     assert "No joint angles recorded" not in texts
 
-    model = open_recording(DATA / "genesis" / "v4_box_exact.gstraj")
+    model = open_recording(TEST_DATA / "genesis" / "v4_box_exact.gstraj")
     panel.set_model(model)
 
     assert _row(panel, "joints") == "No joint angles recorded"
@@ -458,7 +458,7 @@ def test_a_topic_read_when_shown_is_read_off_the_gui_thread_then_shown(
     queued: list[Any] = []
     panel = SidePanel(clock, options, runner=queued.append)
     qtbot.addWidget(panel)
-    model = open_recording(DATA / "mcap" / "ros2.mcap")
+    model = open_recording(TEST_DATA / "mcap" / "ros2.mcap")
     clock.set_frames(np.linspace(0.0, model.duration_s, 11))
     panel.set_model(model)
     clock.seek(0.5)

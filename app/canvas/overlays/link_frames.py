@@ -14,7 +14,6 @@ import numpy as np
 
 from app.canvas.overlay import Overlay, Paint, Surface
 from app.canvas.overlays.robot_marks import has_robot
-from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPainter
@@ -59,15 +58,11 @@ def _paint_space(painter: QPainter, marks: SpaceMarks) -> None:
                 painter.drawPolyline(run)
 
 
-def _applies(model: RecordingModel) -> bool:
-    return has_robot(model)
-
-
 OVERLAY = Overlay(
     name="link_frames",
     label="Show link frames",
     help="each robot link's x, y and z axes in the 3D scene",
     default=False,
-    applies=_applies,
+    applies=has_robot,
     paints=(Paint(Surface.SPACE, 70, _paint_space),),
 )

@@ -14,7 +14,6 @@ import numpy as np
 from app.canvas.overlay import Overlay, Paint, Surface
 from app.canvas.overlays.robot_marks import has_robot, trail
 from fsr_core.arrays import FloatArray
-from fsr_core.recording import RecordingModel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPainter
@@ -77,16 +76,12 @@ def _paint_space_camera(painter: QPainter, marks: CameraMarks) -> None:
     _draw_runs(painter, [marks.view.path(done)], "geometry.trail", 2.5 * unit)
 
 
-def _applies(model: RecordingModel) -> bool:
-    return has_robot(model)
-
-
 OVERLAY = Overlay(
     name="tip_trail",
     label="Show tip trail",
     help="the path of the robot's tip over the take (--trail-link picks the link)",
     default=True,
-    applies=_applies,
+    applies=has_robot,
     paints=(
         Paint(Surface.SPACE, 60, _paint_space),
         Paint(Surface.SPACE_CAMERA, 30, _paint_space_camera),

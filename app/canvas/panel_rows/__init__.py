@@ -10,58 +10,15 @@ joints' values within their limits, with rates and efforts). The registry
 panel (:mod:`app.canvas.panel`) paints them and the window's side panel
 (:mod:`app.window.widgets.side_panel`) shows them as widgets, each only the
 rows that apply. Everything here is plain Python and numpy, no Qt.
+
+Each name has one home: the row types in :mod:`app.canvas.panel_rows.base`,
+the registry's in :mod:`app.canvas.panel_rows.registry`. The package itself
+gives only the lookups that read a recording's rows, for callers outside
+the panels (benchmarks, other parts' tests).
 """
 
 from __future__ import annotations
 
-from app.canvas.panel_rows.base import (
-    MISSING_TEXT,
-    JointLine,
-    JointLineKind,
-    JointsGroup,
-    JointValue,
-    LineStyle,
-    Moment,
-    PanelRow,
-    RowLine,
-    RowValue,
-    Section,
-    joint_lines,
-    joint_name_text,
-    labelled,
-)
-from app.canvas.panel_rows.registry import (
-    BUILTIN_ROWS,
-    panel_rows,
-    register_panel_row,
-    row_value,
-    row_values,
-    rows_for,
-    unregister_panel_row,
-)
-from app.canvas.panel_rows.values import force_text
+from app.canvas.panel_rows.registry import row_value, row_values, rows_for
 
-__all__ = [
-    "BUILTIN_ROWS",
-    "MISSING_TEXT",
-    "JointLine",
-    "JointLineKind",
-    "JointValue",
-    "JointsGroup",
-    "LineStyle",
-    "Moment",
-    "PanelRow",
-    "RowLine",
-    "RowValue",
-    "Section",
-    "force_text",
-    "joint_lines",
-    "joint_name_text",
-    "labelled",
-    "panel_rows",
-    "register_panel_row",
-    "row_value",
-    "row_values",
-    "rows_for",
-    "unregister_panel_row",
-]
+__all__ = ["row_value", "row_values", "rows_for"]

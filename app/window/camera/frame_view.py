@@ -15,8 +15,9 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QWidget
 
-from app.canvas import CameraCanvas, ViewModel
+from app.canvas.camera_canvas import CameraCanvas
 from app.canvas.geometry_canvas import camera_canvas_for
+from app.canvas.view_model import ViewModel
 from app.window.state import PlaybackClock
 from app.window.widgets.canvas_view import CanvasView
 from app.window.workers import FrameJob, Runner, pool_runner

@@ -204,33 +204,32 @@ class PlaylistModel(QAbstractListModel):
                 return row
         return -1
 
-    def set_state(self, row: int, state: EntryState, reason: str = "") -> None:
-        """Record what the check (or an open) found about the file at ``row``."""
+    def _change(self, row: int, **fields: Any) -> bool:
+        """Give the entry at ``row`` these ``fields``; repaint it if that changed it.
+
+        Returns whether the entry changed.
+        """
         entry = self._entries[row]
-        if entry.state is state and entry.reason == reason:
-            return
-        self._entries[row] = replace(entry, state=state, reason=reason)
+        changed = replace(entry, **fields)
+        if changed == entry:
+            return False
+        self._entries[row] = changed
         index = self.index(row)
         self.dataChanged.emit(index, index)
-        self.entry_changed.emit(row)
+        return True
+
+    def set_state(self, row: int, state: EntryState, reason: str = "") -> None:
+        """Record what the check (or an open) found about the file at ``row``."""
+        if self._change(row, state=state, reason=reason):
+            self.entry_changed.emit(row)
 
     def set_path(self, row: int, path: Path) -> None:
         """Name the file at ``row`` ``path`` (a followed file, once published)."""
-        entry = self._entries[row]
-        if entry.path == path:
-            return
-        self._entries[row] = replace(entry, path=path)
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
+        self._change(row, path=path)
 
     def set_summary(self, row: int, summary: str) -> None:
         """Show ``summary`` (an episode's length and task) beside the row's name."""
-        entry = self._entries[row]
-        if entry.summary == summary:
-            return
-        self._entries[row] = replace(entry, summary=summary)
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
+        self._change(row, summary=summary)
 
     def set_flag_badge(
         self, row: int, badge: str, level: str = "", lines: tuple[str, ...] = ()
@@ -240,13 +239,7 @@ class PlaylistModel(QAbstractListModel):
         ``lines`` say each flag in the row's tooltip; an empty ``badge``
         takes the badge away.
         """
-        entry = self._entries[row]
-        changed = replace(entry, flag_badge=badge, flag_level=level, flag_lines=lines)
-        if changed == entry:
-            return
-        self._entries[row] = changed
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
+        self._change(row, flag_badge=badge, flag_level=level, flag_lines=lines)
 
     def set_current(self, row: int) -> None:
         """Mark ``row`` as the playing file (-1: none)."""

@@ -34,7 +34,7 @@ from app.canvas.joint_bar import (
     joint_color,
     paint_joint_bar,
 )
-from app.canvas.panel_rows import (
+from app.canvas.panel_rows.base import (
     JointLineKind,
     JointValue,
     RowValue,
@@ -49,6 +49,7 @@ __all__ = [
     "ElidedLabel",
     "JointsView",
     "mute",
+    "upright_scroll",
 ]
 
 #: Joints given a line; more (a very wide joint channel) are counted in one.
@@ -101,6 +102,20 @@ def mute(widget: QWidget) -> None:
     )
     palette.setColor(QPalette.ColorRole.WindowText, grey)
     widget.setPalette(palette)
+
+
+def upright_scroll(widget: QWidget, name: str) -> QScrollArea:
+    """Return ``widget`` in a frameless scroll area named ``name``.
+
+    The area scrolls only up and down: the widget is made as wide as the area.
+    """
+    area = QScrollArea()
+    area.setObjectName(name)
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return area
 
 
 def _plain(text: str = "", *, name: str = "", muted: bool = False) -> QLabel:
@@ -200,12 +215,7 @@ class JointsView(QWidget):
         self._lines: dict[int, _JointLine] = {}
         self._fill(grid, value)
         if len(value.joints) >= SCROLL_FROM_JOINTS:
-            area = QScrollArea()
-            area.setObjectName("joints_scroll")
-            area.setWidget(box)
-            area.setWidgetResizable(True)
-            area.setFrameShape(QFrame.Shape.NoFrame)
-            area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            area = upright_scroll(box, "joints_scroll")
             area.setFixedHeight(_SCROLL_HEIGHT_PX)
             outer.addWidget(area)
         else:

@@ -27,8 +27,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
-from app.canvas import SceneCanvas, ViewModel
 from app.canvas.geometry_canvas import GeometryCanvas, SceneView3d, scene_canvas_for
+from app.canvas.scene_canvas import SceneCanvas
+from app.canvas.view_model import ViewModel
 from app.window.state import PlaybackClock
 from app.window.widgets.canvas_view import CanvasView
 from fsr_core.recording import RecordingModel

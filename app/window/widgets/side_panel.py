@@ -33,16 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.canvas.overlay_registry import overlays
-from app.canvas.panel_rows import (
-    LineStyle,
-    PanelRow,
-    RowLine,
-    RowValue,
-    Section,
-    row_values,
-    rows_for,
-)
+from app.canvas.panel_rows.base import LineStyle, PanelRow, RowLine, RowValue, Section
 from app.canvas.panel_rows.play_time import ROW as TIME_ROW
+from app.canvas.panel_rows.registry import row_values, rows_for
 from app.canvas.view_model import ViewModel
 from app.window.state import (
     MAX_SPEED,
@@ -50,7 +43,12 @@ from app.window.state import (
     PlaybackClock,
     ViewOptionsModel,
 )
-from app.window.widgets.joint_rows import ElidedLabel, JointsView, mute
+from app.window.widgets.joint_rows import (
+    ElidedLabel,
+    JointsView,
+    mute,
+    upright_scroll,
+)
 from app.window.widgets.plain_text import tooltip_html, visible_text
 from app.window.workers import Runner, pool_runner
 from app.window.workers.channel_reader import ChannelReader
@@ -432,12 +430,7 @@ def scrolling(panel: SidePanel) -> QScrollArea:
     longer sets the window's minimum height (a 1280x720 window, a laptop
     screen). The scroll bar shows only when the panel does not fit.
     """
-    area = QScrollArea()
-    area.setObjectName("side_panel_scroll")
-    area.setWidget(panel)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area = upright_scroll(panel, "side_panel_scroll")
     area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
     bar = area.verticalScrollBar().sizeHint().width()
     area.setFixedWidth(WIDTH_PX + bar)
