@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import FsrError, SchemaError, SourceUnavailableError
+from fsr_core.errors import FsrError, SourceUnavailableError
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
-from fsr_core.sources.open_options import TIME_BASES, OpenOptions
+from fsr_core.sources.open_options import OpenOptions, message_time_base
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
@@ -157,13 +157,7 @@ class McapSource(WholeModelConversion):
     ) -> RecordingModel:
         from fsr_core.sources.mcap.recording_model import load_mcap
 
-        base = None if options is None else options.time_base
-        if base is not None and base not in TIME_BASES:
-            raise SchemaError(
-                f"time base {base[:80]!r}: an MCAP log is placed by "
-                f"{', '.join(TIME_BASES)}",
-                path=path,
-            )
+        base = message_time_base(options, "an MCAP log", path)
         return load_mcap(
             _file_of(path),
             time_base=base,
