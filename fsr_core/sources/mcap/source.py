@@ -18,6 +18,7 @@ from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import file_report, verification_entry
 from fsr_core.sources.open_options import OpenOptions, message_time_base
+from fsr_core.sources.toolkit.optional_packages import missing_hint
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
@@ -166,11 +167,9 @@ class McapSource(WholeModelConversion):
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when the ``mcap`` package is missing."""
-        try:
-            import mcap  # noqa: F401
-        except ImportError:
-            return "the 'mcap' package (pip install 'fsr-viewer[mcap]')"
-        return None
+        return missing_hint(
+            "the 'mcap' package (pip install 'fsr-viewer[mcap]')", "mcap"
+        )
 
     def inspect(
         self, path: Path, *, verify: bool = False, options: OpenOptions | None = None

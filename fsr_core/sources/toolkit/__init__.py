@@ -6,6 +6,8 @@ an FSR file (its streams from :mod:`~fsr_core.sources.toolkit.model_streams`,
 their names made valid by :mod:`~fsr_core.sources.toolkit.stream_names`);
 :class:`~fsr_core.sources.toolkit.whole_model_conversion.WholeModelConversion`
 is the ``to_fsr`` of a source that converts the whole model it opens;
+:mod:`~fsr_core.sources.toolkit.optional_packages` says whether a reader's
+package is installed and imports it;
 :mod:`~fsr_core.sources.toolkit.axis_triads` draws the frames of a scene that
 carries no shapes. The ROS message sources (MCAP, ROS bags) share the
 readers of decoded messages ("plain trees": dicts, lists, numbers):
