@@ -13,7 +13,7 @@ is one line naming the file.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -123,6 +123,7 @@ def _open_ros1(path: Path) -> OpenBag:
     from fsr_core.sources.rosbag.chunk_limits import guard_chunks
 
     reader = Reader(path)
+    label = "index"
     try:
         reader.open()
     except ReaderError as exc:
@@ -133,24 +134,18 @@ def _open_ros1(path: Path) -> OpenBag:
             else f"index unreadable ({reason}): scanned"
         )
         reader = Reader(path)
-        try:
-            scan = scan_chunks(reader, path)
-            types = bag_types(reader.connections, ros1=True)
-        except BaseException:
-            _closing(reader)
-            raise
-        return OpenBag(
-            path, reader, True, types, label, scan, tuple(sorted(scan.compressions))
-        )
+    scan: Scan | None = None
     try:
-        compressions = guard_chunks(reader, path)
+        if label == "index":
+            compressions: Collection[str] = guard_chunks(reader, path)
+        else:
+            scan = scan_chunks(reader, path)
+            compressions = scan.compressions
         types = bag_types(reader.connections, ros1=True)
     except BaseException:
         _closing(reader)
         raise
-    return OpenBag(
-        path, reader, True, types, "index", None, tuple(sorted(compressions))
-    )
+    return OpenBag(path, reader, True, types, label, scan, tuple(sorted(compressions)))
 
 
 def _open_rosbag2(path: Path) -> OpenBag:
