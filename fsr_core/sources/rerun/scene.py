@@ -21,7 +21,11 @@ from fsr_core.recording import GeometryMesh, SceneGeometry
 from fsr_core.sources.rerun.frames import framed_ancestor
 from fsr_core.sources.rerun.store import RecordingStore
 from fsr_core.sources.rerun.time_bases import TimeBase
-from fsr_core.sources.toolkit.axis_triads import triad_length, triad_meshes
+from fsr_core.sources.toolkit.axis_triads import (
+    BOX_FACES,
+    triad_length,
+    triad_meshes,
+)
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["MAX_POSE_SAMPLES", "MAX_SHAPES", "scene_geometry"]
@@ -38,14 +42,6 @@ _DEFAULT_RGBA: Final = {
     "Boxes3D": (0.55, 0.6, 0.7, 1.0),
     "LineStrips3D": (0.3, 0.8, 0.9, 1.0),
 }
-_BOX_FACES: Final = np.array(
-    [
-        [0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6],
-        [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2],
-        [2, 6, 7], [2, 7, 3], [3, 7, 4], [3, 4, 0],
-    ],
-    dtype=np.int64,
-)  # fmt: skip
 _UNIT_CORNERS: Final = np.array(
     [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
      [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]],
@@ -192,7 +188,7 @@ class _Shapes:
                 body=body,
                 kind=kind,
                 vertices_m=vertices,
-                faces=_BOX_FACES,
+                faces=BOX_FACES,
                 rgba=rgba,
             )
         )
