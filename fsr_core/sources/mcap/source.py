@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import FsrError, SourceUnavailableError
-from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report, verification_entry
+from fsr_core.sources.inspection import add_verification, file_report
 from fsr_core.sources.open_options import OpenOptions, message_time_base
 from fsr_core.sources.toolkit.optional_packages import missing_hint
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
@@ -110,18 +110,13 @@ def _verified(path: Path, report: dict[str, Any]) -> None:
     from fsr_core.sources.mcap.verification import verify_file
 
     found = verify_file(path)
-    report["verification"] = verification_entry(
-        found.records, found.problems, digest_verified=False
-    )
     report["notes"] = [*report["notes"], *found.notes]
-    if found.problems:
-        count = len(found.problems)
-        report["valid"] = False
-        report["integrity"] = {
-            "status": Integrity.INVALID.value,
-            "reason": f"{count} problem(s) found reading records; the first: "
-            f"{found.problems[0]}",
-        }
+    add_verification(
+        report,
+        found.records,
+        found.problems,
+        reason="{count} problem(s) found reading records; the first: {first}",
+    )
 
 
 class McapSource(WholeModelConversion):

@@ -19,7 +19,7 @@ from fsr_core.errors import SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report, verification_entry
+from fsr_core.sources.inspection import add_verification, file_report
 from fsr_core.sources.open_options import TIME_BASES, OpenOptions
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
@@ -119,16 +119,12 @@ class RerunSource(WholeModelConversion):
         own = report["rerun"]
         report["cameras"] = own.pop("cameras", report["cameras"])
         if verify:
-            problems = _decode_every_frame(model)
-            report["verification"] = verification_entry(
-                count_rows(model), problems, digest_verified=False
+            add_verification(
+                report,
+                count_rows(model),
+                _decode_every_frame(model),
+                reason="{count} problem(s); the first: {first}",
             )
-            if problems:
-                report["valid"] = False
-                report["integrity"] = {
-                    "status": "invalid",
-                    "reason": f"{len(problems)} problem(s); the first: {problems[0]}",
-                }
         return report
 
     def converted_path(self, path: Path) -> Path:
