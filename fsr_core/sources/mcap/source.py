@@ -13,19 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import FsrError, SourceUnavailableError
+from fsr_core.errors import SourceUnavailableError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import add_verification, file_report
 from fsr_core.sources.open_options import OpenOptions, message_time_base
 from fsr_core.sources.toolkit.optional_packages import missing_hint
+from fsr_core.sources.toolkit.rosbag2_metadata import names_storage
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
 
-
-_BAG_METADATA: Final = "metadata.yaml"
-_MAX_METADATA_BYTES: Final = 1 << 20
 
 _PROVENANCE: Final = {
     "mcap_profile": "profile",
@@ -46,14 +44,7 @@ def bag_file(folder: Path) -> Path | None:
     SourceUnavailableError
         The bag is split over several files (the viewer reads one-file bags).
     """
-    metadata = folder / _BAG_METADATA
-    if metadata.is_symlink() or not metadata.is_file():
-        return None
-    try:
-        text = read_head(metadata, _MAX_METADATA_BYTES).decode("utf-8", "replace")
-    except FsrError:
-        return None
-    if "rosbag2_bagfile_information" not in text or "mcap" not in text:
+    if not names_storage(folder, "mcap"):
         return None
     files = sorted(
         item

@@ -24,6 +24,7 @@ from fsr_core.sources.rosbag.file_compression import InflatedBag, inflated_bag
 from fsr_core.sources.rosbag.library import require_rosbags
 from fsr_core.sources.rosbag.type_store import BagTypes, bag_types
 from fsr_core.sources.rosbag.unindexed import Scan, scan_chunks
+from fsr_core.sources.toolkit.rosbag2_metadata import names_storage
 
 __all__ = [
     "ROS1_MAGIC",
@@ -35,21 +36,12 @@ __all__ = [
 
 ROS1_MAGIC: Final = b"#ROSBAG V2.0\n"
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
-_METADATA: Final = "metadata.yaml"
-_MAX_METADATA_BYTES: Final = 1 << 20
 _NOT_INDEXED: Final = "not indexed"
 
 
 def is_rosbag2_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a rosbag2 ``metadata.yaml`` naming SQLite storage."""
-    metadata = folder / _METADATA
-    if metadata.is_symlink() or not metadata.is_file():
-        return False
-    try:
-        text = read_head(metadata, _MAX_METADATA_BYTES).decode("utf-8", "replace")
-    except FsrError:
-        return False
-    return "rosbag2_bagfile_information" in text and "sqlite3" in text
+    return names_storage(folder, "sqlite3")
 
 
 @dataclass

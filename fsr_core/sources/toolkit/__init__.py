@@ -17,5 +17,6 @@ every other number), :mod:`~fsr_core.sources.toolkit.transform_tree` and
 :mod:`~fsr_core.sources.toolkit.frames_scene` (the coordinate frames),
 :mod:`~fsr_core.sources.toolkit.message_images` (camera frames) and
 :mod:`~fsr_core.sources.toolkit.joint_state_columns` (joints of a
-``JointState`` channel).
+``JointState`` channel), and :mod:`~fsr_core.sources.toolkit.rosbag2_metadata`
+says which storage a rosbag2 bag folder holds.
 """
