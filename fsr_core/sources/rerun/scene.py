@@ -26,12 +26,12 @@ from fsr_core.sources.toolkit.axis_triads import (
     triad_length,
     triad_meshes,
 )
+from fsr_core.sources.toolkit.frames_scene import frame_poses, sample_times
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
-__all__ = ["MAX_POSE_SAMPLES", "MAX_SHAPES", "scene_geometry"]
+__all__ = ["MAX_SHAPES", "scene_geometry"]
 
 MAX_SHAPES: Final = 20_000
-MAX_POSE_SAMPLES: Final = 2048
 _SHAPES: Final = {
     "Points3D": "Points3D:positions",
     "Boxes3D": "Boxes3D:half_sizes",
@@ -194,16 +194,6 @@ class _Shapes:
         )
 
 
-def _sample_times(tree: TransformTree, base: TimeBase) -> np.ndarray:
-    times = tree.dynamic_times_ns
-    if times.size == 0:
-        return np.asarray([base.origin], dtype=np.int64)
-    if times.size > MAX_POSE_SAMPLES:
-        picks = np.linspace(0, times.size - 1, MAX_POSE_SAMPLES).round().astype(int)
-        times = times[np.unique(picks)]
-    return times
-
-
 def _spread(store: RecordingStore, base: TimeBase) -> float:
     found = []
     for kind, component in _SHAPES.items():
@@ -234,14 +224,8 @@ def scene_geometry(
     bodies = shapes.bodies + frames
     if not bodies:
         return None
-    times = _sample_times(tree, base)
-    poses = np.zeros((times.size, len(bodies), 7), dtype=np.float64)
-    poses[..., 6] = 1.0
-    for index, body in enumerate(bodies):
-        frame = framed_ancestor(tree, body)
-        found = None if frame is None else tree.world_poses(frame, times)
-        if found is not None:
-            poses[:, index, :3], poses[:, index, 3:] = found
+    times = sample_times(tree, base.origin)
+    poses = frame_poses(tree, [framed_ancestor(tree, body) for body in bodies], times)
     length = triad_length(poses[..., :3], share=0.08, shortest=0.05, longest=0.5)
     triads = [
         GeometryMesh(
