@@ -11,6 +11,7 @@ fixed meshes on moving bodies. At most :data:`MAX_SHAPES` shapes are drawn.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -228,14 +229,7 @@ def scene_geometry(
     poses = frame_poses(tree, [framed_ancestor(tree, body) for body in bodies], times)
     length = triad_length(poses[..., :3], share=0.08, shortest=0.05, longest=0.5)
     triads = [
-        GeometryMesh(
-            name=mesh.name,
-            body=mesh.body + len(shapes.bodies),
-            kind=mesh.kind,
-            vertices_m=mesh.vertices_m,
-            faces=mesh.faces,
-            rgba=mesh.rgba,
-        )
+        dataclasses.replace(mesh, body=mesh.body + len(shapes.bodies))
         for mesh in triad_meshes(frames, length)
     ]
     return SceneGeometry(
