@@ -54,6 +54,7 @@ from fsr_core.recording import Integrity, RecordingModel
 
 __all__ = [
     "COMMON_KEYS",
+    "add_verification",
     "file_report",
     "json_safe",
     "model_report",
@@ -108,6 +109,29 @@ def verification_entry(
         "problem_count": len(problems),
         "payloads_digest_verified": digest_verified and not problems,
     }
+
+
+def add_verification(
+    report: dict[str, Any],
+    checked_records: int,
+    problems: list[str],
+    *,
+    reason: str = "{first}",
+) -> None:
+    """Give ``report`` its ``verification`` entry; a problem makes it invalid.
+
+    The integrity's ``reason`` is ``reason`` with ``{count}`` (the problems)
+    and ``{first}`` (the first of them) filled in.
+    """
+    report["verification"] = verification_entry(
+        checked_records, problems, digest_verified=False
+    )
+    if problems:
+        report["valid"] = False
+        report["integrity"] = {
+            "status": Integrity.INVALID.value,
+            "reason": reason.format(count=len(problems), first=problems[0]),
+        }
 
 
 def _channels(model: RecordingModel) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Final
 
+from fsr_core.errors import SchemaError
 from fsr_core.robots import RobotRequest
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "TIME_BASES",
     "TIME_BASE_NAMES",
     "OpenOptions",
+    "message_time_base",
     "valid_time_base_name",
 ]
 
@@ -92,3 +94,25 @@ class OpenOptions:
         return frozenset(
             item.name for item in fields(self) if getattr(self, item.name) is not None
         )
+
+
+def message_time_base(
+    options: OpenOptions | None, recording: str, path: Path
+) -> str | None:
+    """Return the time base ``options`` give a message log (``None``: the default).
+
+    ``recording`` says what the log is, for the error (``"an MCAP log"``).
+
+    Raises
+    ------
+    SchemaError
+        The time base is none of :data:`TIME_BASES` (a Rerun timeline's name).
+    """
+    base = None if options is None else options.time_base
+    if base is not None and base not in TIME_BASES:
+        raise SchemaError(
+            f"time base {base[:80]!r}: {recording} is placed by "
+            f"{', '.join(TIME_BASES)}",
+            path=path,
+        )
+    return base

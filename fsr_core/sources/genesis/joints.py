@@ -25,7 +25,7 @@ from fsr_core.errors import FsrError
 from fsr_core.joint_set import JointKind, JointSet, JointSpec
 from fsr_core.logs.genesis.naming import SceneNames
 from fsr_core.recording import Channel, picked_channel
-from fsr_core.sources.genesis.kinematics import joint_type
+from fsr_core.sources.genesis.kinematics import JOINT_SIZES, joint_type
 from fsr_core.sources.genesis.scene_geometry import (
     DAMAGE_ERRORS,
     Description,
@@ -38,13 +38,6 @@ BASE_POSE_CHANNEL: Final = "base_pose"
 _QPOS: Final = "RigidSolver.rigid_info.qpos"
 _VELOCITY: Final = "RigidSolver.dyn_state.dofs.vel"
 _FORCE: Final = "RigidSolver.dyn_state.dofs.force"
-_SIZES: Final = {
-    "FIXED": (0, 0),
-    "REVOLUTE": (1, 1),
-    "PRISMATIC": (1, 1),
-    "SPHERICAL": (4, 3),
-    "FREE": (7, 6),
-}
 _KINDS: Final = {"REVOLUTE": JointKind.REVOLUTE, "PRISMATIC": JointKind.PRISMATIC}
 _BASE_COLUMNS: Final = ("x", "y", "z", "qw", "qx", "qy", "qz")
 
@@ -70,7 +63,7 @@ def _walk(description: Description) -> list[_Found]:
             kind = joint_type(data["type"])
             name = str(data.get("name") or f"joint{len(found)}")
             found.append(_Found(kind, name, link.entity, q_start, dof_start, data))
-            n_qs, n_dofs = _SIZES[kind]
+            n_qs, n_dofs = JOINT_SIZES[kind]
             q_start += n_qs
             dof_start += n_dofs
     return found
@@ -139,8 +132,8 @@ def genesis_joints(
     except (FsrError, *DAMAGE_ERRORS):
         return None
     joints = [joint for joint in found if joint.kind in _KINDS]
-    n_qs = sum(_SIZES[joint.kind][0] for joint in found)
-    n_dofs = sum(_SIZES[joint.kind][1] for joint in found)
+    n_qs = sum(JOINT_SIZES[joint.kind][0] for joint in found)
+    n_dofs = sum(JOINT_SIZES[joint.kind][1] for joint in found)
     environments = tuple(f"env{env}" for env in range(batch)) if batch > 1 else ("",)
     first = environments[0]
     positions = _channel(channels, _QPOS, first, n_qs)

@@ -56,6 +56,7 @@ from fsr_core.sources.genesis.scene_geometry import (
 )
 
 __all__ = [
+    "JOINT_SIZES",
     "Joint",
     "KinematicTree",
     "env_offsets",
@@ -64,13 +65,14 @@ __all__ = [
     "kinematic_tree",
 ]
 
-_JOINT_SIZES: Final = {
+JOINT_SIZES: Final = {
     "FIXED": (0, 0),
     "REVOLUTE": (1, 1),
     "PRISMATIC": (1, 1),
     "SPHERICAL": (4, 3),
     "FREE": (7, 6),
 }
+"""Each Genesis joint type's ``(qpos entries, dofs)``."""
 _JOINT_NAMES: Final = ("FIXED", "REVOLUTE", "PRISMATIC", "SPHERICAL", "FREE")
 _TINY_ANGLE: Final = 1e-12
 
@@ -115,7 +117,7 @@ def joint_type(value: Any) -> str:
     """
     if type(value) is int and 0 <= value < len(_JOINT_NAMES):
         return _JOINT_NAMES[value]
-    if isinstance(value, str) and value in _JOINT_SIZES:
+    if isinstance(value, str) and value in JOINT_SIZES:
         return value
     raise DescriptionError(f"unknown joint type {value!r}")
 
@@ -132,7 +134,7 @@ def _joint(description: Description, data: dict[str, Any], q_start: int) -> Join
     arrays = description.arrays
     name = str(data.get("name", "joint"))
     kind = joint_type(data["type"])
-    n_qs, n_dofs = _JOINT_SIZES[kind]
+    n_qs, n_dofs = JOINT_SIZES[kind]
     if data.get("n_qs") != n_qs or data.get("n_dofs") != n_dofs:
         raise DescriptionError(f"joint {name}: sizes do not fit a {kind} joint")
     anchor = arrays.floats(data["pos"], (3,), f"joint {name} pos")

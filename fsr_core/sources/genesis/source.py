@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fsr_core.errors import SourceUnavailableError
-from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report, verification_entry
+from fsr_core.sources.inspection import add_verification, file_report
 from fsr_core.sources.open_options import OpenOptions
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
@@ -134,19 +134,9 @@ def _add_description_check(report: dict[str, Any], path: Path) -> None:
     check = description_problems(
         description_bytes(index_file(path, verify=False)), path
     )
-    verification = report["verification"]
-    report["verification"] = verification_entry(
-        verification["checked_records"] + check.members,
-        check.problems,
-        digest_verified=False,
-    )
+    checked = report["verification"]["checked_records"]
+    add_verification(report, checked + check.members, check.problems)
     report["genesis"]["description"]["members_checked"] = check.members
-    if check.problems:
-        report["valid"] = False
-        report["integrity"] = {
-            "status": Integrity.INVALID.value,
-            "reason": check.problems[0],
-        }
 
 
 SOURCE = GenesisSource()

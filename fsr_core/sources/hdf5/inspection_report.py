@@ -15,7 +15,12 @@ from typing import Any
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.hdf5.arrays import CAMERA, CHANNEL, DEPTH, episode_arrays
 from fsr_core.sources.hdf5.recording_model import EpisodeFile, play_rate
-from fsr_core.sources.inspection import json_safe, model_report, verification_entry
+from fsr_core.sources.inspection import (
+    add_verification,
+    json_safe,
+    model_report,
+    verification_entry,
+)
 
 __all__ = ["episode_report", "file_report"]
 
@@ -25,11 +30,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _invalid(report: dict[str, Any], problems: list[str]) -> None:
-    report["valid"] = False
-    report["integrity"] = {"status": Integrity.INVALID.value, "reason": problems[0]}
 
 
 def episode_report(
@@ -54,11 +54,7 @@ def episode_report(
             )
         finally:
             source.close()
-        report["verification"] = verification_entry(
-            checked, problems, digest_verified=False
-        )
-        if problems:
-            _invalid(report, problems)
+        add_verification(report, checked, problems)
     return report
 
 

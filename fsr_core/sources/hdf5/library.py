@@ -18,9 +18,9 @@ from fsr_core.errors import (
     CorruptRecordError,
     FsrError,
     OpenFailedError,
-    SourceUnavailableError,
     TruncatedFileError,
 )
+from fsr_core.sources.toolkit.optional_packages import missing_hint, require_module
 
 __all__ = ["INSTALL_HINT", "h5_errors", "h5py_missing", "open_h5"]
 
@@ -29,21 +29,7 @@ INSTALL_HINT: Final = "the 'h5py' package (pip install 'fsr-viewer[hdf5]')"
 
 def h5py_missing() -> str | None:
     """Return what to install when ``h5py`` cannot be imported, else ``None``."""
-    try:
-        import h5py  # noqa: F401
-    except ImportError:
-        return INSTALL_HINT
-    return None
-
-
-def _require(path: Path) -> Any:
-    try:
-        import h5py
-    except ImportError:
-        raise SourceUnavailableError(
-            f"reading HDF5 datasets needs {INSTALL_HINT}", path=path
-        ) from None
-    return h5py
+    return missing_hint(INSTALL_HINT, "h5py")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -90,7 +76,9 @@ def open_h5(path: Path) -> Any:
     TruncatedFileError, CorruptRecordError
         The HDF5 library cannot read its superblock or root group.
     """
-    h5py = _require(path)
+    h5py = require_module(
+        "h5py", hint=INSTALL_HINT, doing="reading HDF5 datasets", path=path
+    )
     if not path.is_file():
         raise OpenFailedError("no such file", path=path)
     with h5_errors(path, "not a readable HDF5 file"):

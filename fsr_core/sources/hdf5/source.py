@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import FsrError, SchemaError
+from fsr_core.errors import SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.hdf5.library import h5py_missing
 from fsr_core.sources.head import read_head
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "Hdf5Source"]
 
@@ -29,7 +29,7 @@ block of 512, 1024, 2048 ... bytes)."""
 _SNIFF_OFFSETS: Final = (0, 512, 1024, 2048)
 
 
-class Hdf5Source:
+class Hdf5Source(WholeModelConversion):
     """robomimic, ManiSkill and ALOHA/ACT HDF5 files, read with h5py."""
 
     name: Final = "hdf5"
@@ -106,39 +106,26 @@ class Hdf5Source:
         model = self.open(path)
         return episode_report(model, file, index, self.description, verify=verify)
 
-    converts_with_robot: Final = True
-    """``to_fsr`` writes the ``robot/<link>`` channels of ``options.robot``."""
+    writing_errors_name_path = True
+    """An episode's datasets are read as it is written; their errors name it."""
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write one episode as FSR, with provenance naming the file and episode."""
-        from fsr_core.sources.toolkit.whole_model_conversion import write_converted
+    def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
+        """Return the episode (for ``to_fsr``), as :meth:`open` opens it."""
+        return self.open(path)
 
+    def converted_path(self, path: Path) -> Path:
+        """Return the HDF5 file of the episode ``path`` addresses."""
+        return self._target(path)[0]
+
+    def provenance(self, model: RecordingModel, path: Path) -> dict[str, object]:
+        """Name the file, its layout and the episode converted."""
         file, index = self._target(path)
-        model = self.open(path)
-        try:
-            return write_converted(
-                model,
-                output,
-                source_path=file,
-                source_kind=self.name,
-                overwrite=overwrite,
-                provenance={
-                    "dataset": str(file),
-                    "layout": model.metadata.get("layout", ""),
-                    "episode": model.metadata.get("episode", ""),
-                    "episode_index": index if index is not None else 0,
-                },
-                options=options,
-            )
-        except FsrError as exc:
-            raise exc.with_path(path) from None
+        return {
+            "dataset": str(file),
+            "layout": model.metadata.get("layout", ""),
+            "episode": model.metadata.get("episode", ""),
+            "episode_index": index if index is not None else 0,
+        }
 
 
 SOURCE = Hdf5Source()

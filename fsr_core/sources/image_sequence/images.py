@@ -18,8 +18,9 @@ from typing import Any, Final
 import numpy as np
 
 from fsr_core.budgets import MEMORY, check_budget
-from fsr_core.errors import DecodeError, FsrError, SourceUnavailableError
+from fsr_core.errors import DecodeError, FsrError
 from fsr_core.logs.npy_header import read_npy_header
+from fsr_core.sources.toolkit.optional_packages import missing_hint, require_module
 
 __all__ = [
     "INSTALL_HINT",
@@ -54,24 +55,16 @@ class FrameShape:
 
 def imageio_missing() -> str | None:
     """Return what to install when imageio cannot be imported, else ``None``."""
-    try:
-        import imageio.v3  # noqa: F401
-    except ImportError:
-        return INSTALL_HINT
-    return None
+    return missing_hint(INSTALL_HINT, "imageio.v3")
 
 
 def _imageio(path: Path) -> Any:
     if path.suffix.lower() == ".exr":
         # OpenCV (one of imageio's plugins) reads EXR only when asked before import.
         os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
-    try:
-        import imageio.v3 as iio
-    except ImportError:
-        raise SourceUnavailableError(
-            f"reading image sequences needs {INSTALL_HINT}", path=path
-        ) from None
-    return iio
+    return require_module(
+        "imageio.v3", hint=INSTALL_HINT, doing="reading image sequences", path=path
+    )
 
 
 def _npy_shape(path: Path) -> FrameShape:

@@ -15,7 +15,7 @@ from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "ImageSequenceSource"]
 
@@ -24,7 +24,7 @@ def _fps(options: OpenOptions | None) -> float | None:
     return None if options is None else options.fps
 
 
-class ImageSequenceSource:
+class ImageSequenceSource(WholeModelConversion):
     """Folders of numbered image frames, read with imageio (and numpy for .npy)."""
 
     name: Final = "image_sequence"
@@ -66,26 +66,16 @@ class ImageSequenceSource:
 
         return folder_report(self.open(path, options), path, self.description, verify)
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write the folder's cameras as an FSR file."""
-        from fsr_core.sources.toolkit.whole_model_conversion import write_converted
+    converts_with_robot = False
+    """``to_fsr`` writes the cameras only: no robot is posed with them."""
 
-        return write_converted(
-            self.open(path, options),
-            output,
-            source_path=path,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={"folder": str(path)},
-            options=options,
-        )
+    def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
+        """Return the folder's cameras (for ``to_fsr``), as :meth:`open` does."""
+        return self.open(path, options)
+
+    def provenance(self, model: RecordingModel, path: Path) -> dict[str, object]:
+        """Name the folder converted."""
+        return {"folder": str(path)}
 
 
 SOURCE = ImageSequenceSource()

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from fsr_core.errors import FsrError
-from fsr_core.recording import Integrity, RecordingModel
-from fsr_core.sources.inspection import model_report, verification_entry
+from fsr_core.recording import RecordingModel
+from fsr_core.sources.inspection import add_verification, model_report
 
 __all__ = ["folder_report"]
 
@@ -28,10 +28,5 @@ def folder_report(
             except FsrError as exc:
                 problems.append(f"{track.name} frame {index}: {exc}")
             checked += 1
-    report["verification"] = verification_entry(
-        checked, problems, digest_verified=False
-    )
-    if problems:
-        report["valid"] = False
-        report["integrity"] = {"status": Integrity.INVALID.value, "reason": problems[0]}
+    add_verification(report, checked, problems)
     return report

@@ -14,7 +14,12 @@ from typing import Any
 
 from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, RecordingModel
-from fsr_core.sources.inspection import json_safe, model_report, verification_entry
+from fsr_core.sources.inspection import (
+    add_verification,
+    json_safe,
+    model_report,
+    verification_entry,
+)
 from fsr_core.sources.lerobot.recording_model import journal_section
 from fsr_core.sources.lerobot.table import EpisodeTable, episode_table
 from fsr_core.sources.lerobot.verify import episode_problems, files_of
@@ -39,15 +44,7 @@ def episode_report(
     report["lerobot"]["files"] = files
     if verify:
         checked, problems = episode_problems(table, episode)
-        report["verification"] = verification_entry(
-            checked, problems, digest_verified=False
-        )
-        if problems:
-            report["valid"] = False
-            report["integrity"] = {
-                "status": Integrity.INVALID.value,
-                "reason": problems[0],
-            }
+        add_verification(report, checked, problems)
     return report
 
 

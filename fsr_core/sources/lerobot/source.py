@@ -21,7 +21,7 @@ from fsr_core.sources.lerobot.files import read_head_text
 from fsr_core.sources.lerobot.info import INFO_FILE
 from fsr_core.sources.lerobot.parquet import pyarrow_missing
 from fsr_core.sources.open_options import OpenOptions
-from fsr_core.sources.registry import FsrConversion
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 if TYPE_CHECKING:
     from fsr_core.sources.episode_columns import EpisodeColumns
@@ -42,7 +42,7 @@ def _address(path: Path) -> tuple[Path, int]:
     return found
 
 
-class LeRobotSource:
+class LeRobotSource(WholeModelConversion):
     """LeRobot datasets (codebase v2.x and v3.x), read with pyarrow and PyAV."""
 
     name: Final = "lerobot"
@@ -141,40 +141,23 @@ class LeRobotSource:
             return unreadable_episode_report(path, root, index, self.description, exc)
         return episode_report(model, root, index, self.description, verify=verify)
 
-    converts_with_robot: Final = True
-    """``to_fsr`` writes the ``robot/<link>`` channels of ``options.robot``."""
+    def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
+        """Return the episode (for ``to_fsr``), as :meth:`open` opens it."""
+        return self.open(path)
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write one episode as FSR, with provenance naming the dataset and episode.
+    def converted_path(self, path: Path) -> Path:
+        """Return the root of the dataset whose episode ``path`` addresses."""
+        return _address(path)[0]
 
-        With ``options.robot``, the robot is posed and its link poses written
-        as channels too.
-        """
-        from fsr_core.sources.toolkit.whole_model_conversion import write_converted
-
+    def provenance(self, model: RecordingModel, path: Path) -> dict[str, object]:
+        """Name the dataset, the episode, the codebase version and the task."""
         root, index = _address(path)
-        model = self.open(path)
-        return write_converted(
-            model,
-            output,
-            source_path=root,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={
-                "dataset": str(root),
-                "episode_index": index,
-                "codebase_version": model.metadata.get("codebase_version", ""),
-                "task": model.metadata.get("task", ""),
-            },
-            options=options,
-        )
+        return {
+            "dataset": str(root),
+            "episode_index": index,
+            "codebase_version": model.metadata.get("codebase_version", ""),
+            "task": model.metadata.get("task", ""),
+        }
 
 
 SOURCE = LeRobotSource()

@@ -51,6 +51,7 @@ __all__ = [
     "TopicInfo",
     "attachment_crcs",
     "chunk_data",
+    "decompress_chunk",
     "index_file",
     "records_in",
 ]
@@ -89,6 +90,19 @@ class TopicInfo:
     count: int = 0
     first_ns: int | None = None
     last_ns: int | None = None
+
+    @classmethod
+    def of_channel(cls, record: Any, schema: Any | None) -> TopicInfo:
+        """Return the topic of a Channel ``record``, ``schema`` its Schema, if any."""
+        return cls(
+            channel_id=record.id,
+            topic=record.topic,
+            message_encoding=record.message_encoding,
+            metadata=dict(record.metadata),
+            schema_name="" if schema is None else schema.name,
+            schema_encoding="" if schema is None else schema.encoding,
+            schema_data=b"" if schema is None else schema.data,
+        )
 
     def note(self, log_time_ns: int) -> None:
         """Count one message at ``log_time_ns``."""
@@ -373,16 +387,21 @@ def decompress(
     return found
 
 
-def chunk_data(file: _File, offset: int, chunk: Any, *, verify: bool) -> bytes:
-    """Return a chunk's records, decompressed and (with ``verify``) CRC checked."""
-    _check_size(file, chunk.uncompressed_size, "a chunk", offset)
-    data = decompress(
+def decompress_chunk(chunk: Any, *, path: Path, offset: int) -> bytes:
+    """Return the records of a parsed Chunk record: :func:`decompress` of its data."""
+    return decompress(
         chunk.compression,
         chunk.data,
         chunk.uncompressed_size,
-        path=file.path,
+        path=path,
         offset=offset,
     )
+
+
+def chunk_data(file: _File, offset: int, chunk: Any, *, verify: bool) -> bytes:
+    """Return a chunk's records, decompressed and (with ``verify``) CRC checked."""
+    _check_size(file, chunk.uncompressed_size, "a chunk", offset)
+    data = decompress_chunk(chunk, path=file.path, offset=offset)
     if verify and chunk.uncompressed_crc != 0:
         found = crc32(data)
         if found != chunk.uncompressed_crc:
@@ -473,15 +492,7 @@ def _add_channel(contents: McapContents, schemas: dict[int, Any], record: Any) -
             f"channel {record.topic[:80]!r} names schema {record.schema_id}, "
             "which the file does not hold"
         )
-    contents.topics[record.id] = TopicInfo(
-        channel_id=record.id,
-        topic=record.topic,
-        message_encoding=record.message_encoding,
-        metadata=dict(record.metadata),
-        schema_name="" if schema is None else schema.name,
-        schema_encoding="" if schema is None else schema.encoding,
-        schema_data=b"" if schema is None else schema.data,
-    )
+    contents.topics[record.id] = TopicInfo.of_channel(record, schema)
 
 
 def _note_message(contents: McapContents, record: Any, where: int) -> None:

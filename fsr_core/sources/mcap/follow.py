@@ -30,7 +30,7 @@ from fsr_core.sources.mcap.container import (
     TopicInfo,
     _library,
     _parse,
-    decompress,
+    decompress_chunk,
     records_in,
 )
 from fsr_core.sources.mcap.decoding import decoder_for
@@ -144,13 +144,7 @@ class McapFollower(Follower):
             chunk = _parse(_CHUNK, body, self._records)
         except Exception as exc:
             raise FsrError(f"a chunk at byte {where} is malformed: {exc}") from exc
-        data = decompress(
-            chunk.compression,
-            chunk.data,
-            chunk.uncompressed_size,
-            path=self.path,
-            offset=where,
-        )
+        data = decompress_chunk(chunk, path=self.path, offset=where)
         if chunk.uncompressed_crc and crc32(data) != chunk.uncompressed_crc:
             raise FsrError(f"the chunk at byte {where} fails its CRC-32")
         taken = 0
@@ -199,15 +193,7 @@ class McapFollower(Follower):
 
     def _topic(self, record: Any) -> _Topic:
         schema = self._schemas.get(record.schema_id)
-        info = TopicInfo(
-            channel_id=record.id,
-            topic=record.topic,
-            message_encoding=record.message_encoding,
-            metadata=dict(record.metadata),
-            schema_name="" if schema is None else schema.name,
-            schema_encoding="" if schema is None else schema.encoding,
-            schema_data=b"" if schema is None else schema.data,
-        )
+        info = TopicInfo.of_channel(record, schema)
         decoder = decoder_for(info)
         if decoder.decode is None:
             self._note(f"{record.topic[:80]}: {decoder.problem}")

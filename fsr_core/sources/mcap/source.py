@@ -13,18 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import FsrError, SchemaError, SourceUnavailableError
-from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.errors import SourceUnavailableError
+from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report, verification_entry
-from fsr_core.sources.open_options import TIME_BASES, OpenOptions
+from fsr_core.sources.inspection import add_verification, file_report
+from fsr_core.sources.open_options import OpenOptions, message_time_base
+from fsr_core.sources.toolkit.optional_packages import missing_hint
+from fsr_core.sources.toolkit.rosbag2_metadata import names_storage
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "McapSource", "bag_file"]
 
-
-_BAG_METADATA: Final = "metadata.yaml"
-_MAX_METADATA_BYTES: Final = 1 << 20
 
 _PROVENANCE: Final = {
     "mcap_profile": "profile",
@@ -45,14 +44,7 @@ def bag_file(folder: Path) -> Path | None:
     SourceUnavailableError
         The bag is split over several files (the viewer reads one-file bags).
     """
-    metadata = folder / _BAG_METADATA
-    if metadata.is_symlink() or not metadata.is_file():
-        return None
-    try:
-        text = read_head(metadata, _MAX_METADATA_BYTES).decode("utf-8", "replace")
-    except FsrError:
-        return None
-    if "rosbag2_bagfile_information" not in text or "mcap" not in text:
+    if not names_storage(folder, "mcap"):
         return None
     files = sorted(
         item
@@ -109,18 +101,13 @@ def _verified(path: Path, report: dict[str, Any]) -> None:
     from fsr_core.sources.mcap.verification import verify_file
 
     found = verify_file(path)
-    report["verification"] = verification_entry(
-        found.records, found.problems, digest_verified=False
-    )
     report["notes"] = [*report["notes"], *found.notes]
-    if found.problems:
-        count = len(found.problems)
-        report["valid"] = False
-        report["integrity"] = {
-            "status": Integrity.INVALID.value,
-            "reason": f"{count} problem(s) found reading records; the first: "
-            f"{found.problems[0]}",
-        }
+    add_verification(
+        report,
+        found.records,
+        found.problems,
+        reason="{count} problem(s) found reading records; the first: {first}",
+    )
 
 
 class McapSource(WholeModelConversion):
@@ -157,13 +144,7 @@ class McapSource(WholeModelConversion):
     ) -> RecordingModel:
         from fsr_core.sources.mcap.recording_model import load_mcap
 
-        base = None if options is None else options.time_base
-        if base is not None and base not in TIME_BASES:
-            raise SchemaError(
-                f"time base {base[:80]!r}: an MCAP log is placed by "
-                f"{', '.join(TIME_BASES)}",
-                path=path,
-            )
+        base = message_time_base(options, "an MCAP log", path)
         return load_mcap(
             _file_of(path),
             time_base=base,
@@ -172,11 +153,9 @@ class McapSource(WholeModelConversion):
 
     def unavailable_reason(self) -> str | None:
         """Return what to install when the ``mcap`` package is missing."""
-        try:
-            import mcap  # noqa: F401
-        except ImportError:
-            return "the 'mcap' package (pip install 'fsr-viewer[mcap]')"
-        return None
+        return missing_hint(
+            "the 'mcap' package (pip install 'fsr-viewer[mcap]')", "mcap"
+        )
 
     def inspect(
         self, path: Path, *, verify: bool = False, options: OpenOptions | None = None

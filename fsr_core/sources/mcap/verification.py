@@ -31,7 +31,7 @@ from fsr_core.sources.mcap.container import (
     _library,
     _parse,
     attachment_crcs,
-    decompress,
+    decompress_chunk,
     records_in,
 )
 from fsr_core.sources.mcap.verification_summary import check_summary
@@ -202,13 +202,7 @@ class _Doctor:
         self.data.unread_chunks += 1
         self.last_chunk = offset
         try:
-            data = decompress(
-                chunk.compression,
-                chunk.data,
-                chunk.uncompressed_size,
-                path=self.file.path,
-                offset=offset,
-            )
+            data = decompress_chunk(chunk, path=self.file.path, offset=offset)
         except FsrError as exc:
             self.problem(offset, exc.reason)
             return

@@ -70,11 +70,7 @@ def _latest(store: RecordingStore, entity: str, component: str) -> Any:
     static = rows.static_values()
     if static:
         return _first(static[-1])
-    for _, column in rows.parts:
-        for value in column.to_pylist():
-            if value:
-                return _first(value)
-    return None
+    return _first_value(rows)
 
 
 def pinhole_profile(

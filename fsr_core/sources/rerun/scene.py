@@ -11,6 +11,7 @@ fixed meshes on moving bodies. At most :data:`MAX_SHAPES` shapes are drawn.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -21,13 +22,17 @@ from fsr_core.recording import GeometryMesh, SceneGeometry
 from fsr_core.sources.rerun.frames import framed_ancestor
 from fsr_core.sources.rerun.store import RecordingStore
 from fsr_core.sources.rerun.time_bases import TimeBase
-from fsr_core.sources.toolkit.axis_triads import triad_length, triad_meshes
+from fsr_core.sources.toolkit.axis_triads import (
+    BOX_FACES,
+    triad_length,
+    triad_meshes,
+)
+from fsr_core.sources.toolkit.frames_scene import frame_poses, sample_times
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
-__all__ = ["MAX_POSE_SAMPLES", "MAX_SHAPES", "scene_geometry"]
+__all__ = ["MAX_SHAPES", "scene_geometry"]
 
 MAX_SHAPES: Final = 20_000
-MAX_POSE_SAMPLES: Final = 2048
 _SHAPES: Final = {
     "Points3D": "Points3D:positions",
     "Boxes3D": "Boxes3D:half_sizes",
@@ -38,14 +43,6 @@ _DEFAULT_RGBA: Final = {
     "Boxes3D": (0.55, 0.6, 0.7, 1.0),
     "LineStrips3D": (0.3, 0.8, 0.9, 1.0),
 }
-_BOX_FACES: Final = np.array(
-    [
-        [0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6],
-        [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2],
-        [2, 6, 7], [2, 7, 3], [3, 7, 4], [3, 4, 0],
-    ],
-    dtype=np.int64,
-)  # fmt: skip
 _UNIT_CORNERS: Final = np.array(
     [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
      [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]],
@@ -192,20 +189,10 @@ class _Shapes:
                 body=body,
                 kind=kind,
                 vertices_m=vertices,
-                faces=_BOX_FACES,
+                faces=BOX_FACES,
                 rgba=rgba,
             )
         )
-
-
-def _sample_times(tree: TransformTree, base: TimeBase) -> np.ndarray:
-    times = tree.dynamic_times_ns
-    if times.size == 0:
-        return np.asarray([base.origin], dtype=np.int64)
-    if times.size > MAX_POSE_SAMPLES:
-        picks = np.linspace(0, times.size - 1, MAX_POSE_SAMPLES).round().astype(int)
-        times = times[np.unique(picks)]
-    return times
 
 
 def _spread(store: RecordingStore, base: TimeBase) -> float:
@@ -238,24 +225,11 @@ def scene_geometry(
     bodies = shapes.bodies + frames
     if not bodies:
         return None
-    times = _sample_times(tree, base)
-    poses = np.zeros((times.size, len(bodies), 7), dtype=np.float64)
-    poses[..., 6] = 1.0
-    for index, body in enumerate(bodies):
-        frame = framed_ancestor(tree, body)
-        found = None if frame is None else tree.world_poses(frame, times)
-        if found is not None:
-            poses[:, index, :3], poses[:, index, 3:] = found
+    times = sample_times(tree, base.origin)
+    poses = frame_poses(tree, [framed_ancestor(tree, body) for body in bodies], times)
     length = triad_length(poses[..., :3], share=0.08, shortest=0.05, longest=0.5)
     triads = [
-        GeometryMesh(
-            name=mesh.name,
-            body=mesh.body + len(shapes.bodies),
-            kind=mesh.kind,
-            vertices_m=mesh.vertices_m,
-            faces=mesh.faces,
-            rgba=mesh.rgba,
-        )
+        dataclasses.replace(mesh, body=mesh.body + len(shapes.bodies))
         for mesh in triad_meshes(frames, length)
     ]
     return SceneGeometry(

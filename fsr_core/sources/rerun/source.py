@@ -19,13 +19,9 @@ from fsr_core.errors import SchemaError
 from fsr_core.playlists.episodes import EpisodeEntry, split_episode_path
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
-from fsr_core.sources.inspection import file_report, verification_entry
+from fsr_core.sources.inspection import add_verification, file_report
 from fsr_core.sources.open_options import TIME_BASES, OpenOptions
-from fsr_core.sources.registry import FsrConversion
-from fsr_core.sources.toolkit.whole_model_conversion import (
-    WholeModelConversion,
-    write_converted,
-)
+from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["SOURCE", "RerunSource"]
 
@@ -123,47 +119,24 @@ class RerunSource(WholeModelConversion):
         own = report["rerun"]
         report["cameras"] = own.pop("cameras", report["cameras"])
         if verify:
-            problems = _decode_every_frame(model)
-            report["verification"] = verification_entry(
-                count_rows(model), problems, digest_verified=False
+            add_verification(
+                report,
+                count_rows(model),
+                _decode_every_frame(model),
+                reason="{count} problem(s); the first: {first}",
             )
-            if problems:
-                report["valid"] = False
-                report["integrity"] = {
-                    "status": "invalid",
-                    "reason": f"{len(problems)} problem(s); the first: {problems[0]}",
-                }
         return report
 
-    def to_fsr(
-        self,
-        path: Path,
-        output: Path,
-        *,
-        overwrite: bool = False,
-        options: OpenOptions | None = None,
-    ) -> FsrConversion:
-        """Write the recording as FSR; the provenance names the ``.rrd`` file.
+    def converted_path(self, path: Path) -> Path:
+        """Return the ``.rrd`` file of the recording ``path`` addresses."""
+        return _target(path)[0]
 
-        For one recording of several, the provenance also gives its index.
-        """
-        model = self.whole_model(path, options)
-        file, _ = _target(path)
-        return write_converted(
-            model,
-            output,
-            source_path=file,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={
-                **{
-                    fact: model.metadata.get(key, "")
-                    for fact, key in self.provenance_keys.items()
-                },
-                "rerun_recording_index": model.metadata.get("recording_index", 0),
-            },
-            options=options,
-        )
+    def provenance(self, model: RecordingModel, path: Path) -> dict[str, object]:
+        """Add the recording's index (for one recording of several) to the facts."""
+        return {
+            **super().provenance(model, path),
+            "rerun_recording_index": model.metadata.get("recording_index", 0),
+        }
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
         """Return the model (for ``to_fsr``); its cameras read as they are written."""

@@ -13,7 +13,7 @@ is one line naming the file.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -24,6 +24,7 @@ from fsr_core.sources.rosbag.file_compression import InflatedBag, inflated_bag
 from fsr_core.sources.rosbag.library import require_rosbags
 from fsr_core.sources.rosbag.type_store import BagTypes, bag_types
 from fsr_core.sources.rosbag.unindexed import Scan, scan_chunks
+from fsr_core.sources.toolkit.rosbag2_metadata import names_storage
 
 __all__ = [
     "ROS1_MAGIC",
@@ -35,21 +36,12 @@ __all__ = [
 
 ROS1_MAGIC: Final = b"#ROSBAG V2.0\n"
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
-_METADATA: Final = "metadata.yaml"
-_MAX_METADATA_BYTES: Final = 1 << 20
 _NOT_INDEXED: Final = "not indexed"
 
 
 def is_rosbag2_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a rosbag2 ``metadata.yaml`` naming SQLite storage."""
-    metadata = folder / _METADATA
-    if metadata.is_symlink() or not metadata.is_file():
-        return False
-    try:
-        text = read_head(metadata, _MAX_METADATA_BYTES).decode("utf-8", "replace")
-    except FsrError:
-        return False
-    return "rosbag2_bagfile_information" in text and "sqlite3" in text
+    return names_storage(folder, "sqlite3")
 
 
 @dataclass
@@ -123,6 +115,7 @@ def _open_ros1(path: Path) -> OpenBag:
     from fsr_core.sources.rosbag.chunk_limits import guard_chunks
 
     reader = Reader(path)
+    label = "index"
     try:
         reader.open()
     except ReaderError as exc:
@@ -133,24 +126,18 @@ def _open_ros1(path: Path) -> OpenBag:
             else f"index unreadable ({reason}): scanned"
         )
         reader = Reader(path)
-        try:
-            scan = scan_chunks(reader, path)
-            types = bag_types(reader.connections, ros1=True)
-        except BaseException:
-            _closing(reader)
-            raise
-        return OpenBag(
-            path, reader, True, types, label, scan, tuple(sorted(scan.compressions))
-        )
+    scan: Scan | None = None
     try:
-        compressions = guard_chunks(reader, path)
+        if label == "index":
+            compressions: Collection[str] = guard_chunks(reader, path)
+        else:
+            scan = scan_chunks(reader, path)
+            compressions = scan.compressions
         types = bag_types(reader.connections, ros1=True)
     except BaseException:
         _closing(reader)
         raise
-    return OpenBag(
-        path, reader, True, types, "index", None, tuple(sorted(compressions))
-    )
+    return OpenBag(path, reader, True, types, label, scan, tuple(sorted(compressions)))
 
 
 def _open_rosbag2(path: Path) -> OpenBag:

@@ -24,11 +24,13 @@ from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import CorruptRecordError, DecodeError
 from fsr_core.sources.head import read_head
 from fsr_core.sources.rosbag.chunk_limits import zstd_module
+from fsr_core.sources.toolkit.rosbag2_metadata import (
+    MAX_METADATA_BYTES,
+    METADATA_FILE,
+)
 
 __all__ = ["InflatedBag", "inflated_bag"]
 
-_METADATA: Final = "metadata.yaml"
-_MAX_METADATA_BYTES: Final = 1 << 20
 _BLOCK_BYTES: Final = 1 << 20
 """Compressed bytes read, and inflated bytes made, at a time."""
 _FRAME_HEADER_BYTES: Final = 18
@@ -53,7 +55,7 @@ def _metadata(folder: Path) -> dict[str, Any] | None:
     """Return the bag's ``rosbag2_bagfile_information`` (``None``: none)."""
     from ruamel.yaml import YAML
 
-    text = read_head(folder / _METADATA, _MAX_METADATA_BYTES).decode("utf-8")
+    text = read_head(folder / METADATA_FILE, MAX_METADATA_BYTES).decode("utf-8")
     loaded = YAML(typ="safe").load(text)
     found = (
         loaded.get("rosbag2_bagfile_information") if isinstance(loaded, dict) else None
@@ -177,7 +179,7 @@ def inflated_bag(folder: Path) -> InflatedBag | None:
         used = 0
         for source, name in zip(sources, names, strict=True):
             used += _inflate(source, target / name, used, folder)
-        (target / _METADATA).write_text(_uncompressed_metadata(info, names))
+        (target / METADATA_FILE).write_text(_uncompressed_metadata(info, names))
     except BaseException:
         scratch.cleanup()
         raise

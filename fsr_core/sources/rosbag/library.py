@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Final
 
 from fsr_core.errors import SourceUnavailableError
+from fsr_core.sources.toolkit.optional_packages import missing_hint
 
 __all__ = ["INSTALL_HINT", "require_rosbags", "rosbags_missing", "rosbags_version"]
 
@@ -20,13 +21,9 @@ INSTALL_HINT: Final = "the 'rosbags' package (pip install 'fsr-viewer[rosbag]')"
 
 def rosbags_missing() -> str | None:
     """Return what to install when ``rosbags`` cannot be imported, else ``None``."""
-    try:
-        import rosbags.rosbag1
-        import rosbags.rosbag2
-        import rosbags.typesys  # noqa: F401
-    except ImportError:
-        return INSTALL_HINT
-    return None
+    return missing_hint(
+        INSTALL_HINT, "rosbags.rosbag1", "rosbags.rosbag2", "rosbags.typesys"
+    )
 
 
 def require_rosbags(path: Path) -> None:

@@ -151,18 +151,19 @@ class BagContents:
     @property
     def origin_ns(self) -> int:
         """Time of the first message (ns), 0 when there is none."""
-        starts = [t.first_ns for t in self.topics.values() if t.first_ns is not None]
-        if self.span_ns is not None:
-            starts.append(self.span_ns[0])
-        return min(starts, default=0)
+        return min(self._known_times(0), default=0)
 
     @property
     def end_ns(self) -> int:
         """Time of the last message (ns), 0 when there is none."""
-        ends = [t.last_ns for t in self.topics.values() if t.last_ns is not None]
+        return max(self._known_times(1), default=0)
+
+    def _known_times(self, end: int) -> list[int]:
+        """Each topic's first (``end`` 0) or last (1) time, and the reader's."""
+        times = [(t.first_ns, t.last_ns)[end] for t in self.topics.values()]
         if self.span_ns is not None:
-            ends.append(self.span_ns[1])
-        return max(ends, default=0)
+            times.append(self.span_ns[end])
+        return [time for time in times if time is not None]
 
 
 def _kind_of(msgtype: str) -> TopicKind:

@@ -16,11 +16,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Final
 
-from fsr_core.errors import SchemaError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources.head import read_head
 from fsr_core.sources.inspection import model_report, verification_entry
-from fsr_core.sources.open_options import TIME_BASES, OpenOptions
+from fsr_core.sources.open_options import OpenOptions, message_time_base
 from fsr_core.sources.toolkit.whole_model_conversion import WholeModelConversion
 
 __all__ = ["ROSBAG1", "ROSBAG2", "BagSource"]
@@ -111,13 +110,7 @@ class BagSource(WholeModelConversion):
     ) -> RecordingModel:
         from fsr_core.sources.rosbag.recording_model import load_bag
 
-        base = None if options is None else options.time_base
-        if base is not None and base not in TIME_BASES:
-            raise SchemaError(
-                f"time base {base[:80]!r}: a ROS bag is placed by "
-                f"{', '.join(TIME_BASES)}",
-                path=path,
-            )
+        base = message_time_base(options, "a ROS bag", path)
         return load_bag(
             path,
             source=self.name,

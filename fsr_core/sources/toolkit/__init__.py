@@ -6,6 +6,8 @@ an FSR file (its streams from :mod:`~fsr_core.sources.toolkit.model_streams`,
 their names made valid by :mod:`~fsr_core.sources.toolkit.stream_names`);
 :class:`~fsr_core.sources.toolkit.whole_model_conversion.WholeModelConversion`
 is the ``to_fsr`` of a source that converts the whole model it opens;
+:mod:`~fsr_core.sources.toolkit.optional_packages` says whether a reader's
+package is installed and imports it;
 :mod:`~fsr_core.sources.toolkit.axis_triads` draws the frames of a scene that
 carries no shapes. The ROS message sources (MCAP, ROS bags) share the
 readers of decoded messages ("plain trees": dicts, lists, numbers):
@@ -15,5 +17,6 @@ every other number), :mod:`~fsr_core.sources.toolkit.transform_tree` and
 :mod:`~fsr_core.sources.toolkit.frames_scene` (the coordinate frames),
 :mod:`~fsr_core.sources.toolkit.message_images` (camera frames) and
 :mod:`~fsr_core.sources.toolkit.joint_state_columns` (joints of a
-``JointState`` channel).
+``JointState`` channel), and :mod:`~fsr_core.sources.toolkit.rosbag2_metadata`
+says which storage a rosbag2 bag folder holds.
 """

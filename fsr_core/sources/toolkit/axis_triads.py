@@ -15,7 +15,7 @@ import numpy as np
 from fsr_core.arrays import FloatArray
 from fsr_core.recording import GeometryMesh
 
-__all__ = ["AXIS_COLOURS", "triad_length", "triad_meshes"]
+__all__ = ["AXIS_COLOURS", "BOX_FACES", "triad_length", "triad_meshes"]
 
 AXIS_COLOURS: Final = (
     (0.90, 0.25, 0.22, 1.0),
@@ -24,7 +24,7 @@ AXIS_COLOURS: Final = (
 )
 """x, y and z, as RGBA."""
 
-_BOX_FACES: Final = np.array(
+BOX_FACES: Final = np.array(
     [
         [0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6],
         [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2],
@@ -32,6 +32,8 @@ _BOX_FACES: Final = np.array(
     ],
     dtype=np.int64,
 )  # fmt: skip
+"""The 12 triangles of a box whose 8 corners are, in order, ``(-x, -y)``,
+``(+x, -y)``, ``(+x, +y)``, ``(-x, +y)`` at low z, then the same at high z."""
 
 
 def _bar(axis: int, length: float, thickness: float) -> FloatArray:
@@ -76,7 +78,7 @@ def triad_meshes(
             body=index,
             kind="frame",
             vertices_m=bars[axis],
-            faces=_BOX_FACES,
+            faces=BOX_FACES,
             rgba=AXIS_COLOURS[axis],
         )
         for index, body in enumerate(bodies)

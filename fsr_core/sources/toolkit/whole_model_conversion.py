@@ -3,7 +3,10 @@
 A source deriving from :class:`WholeModelConversion` opens a file with every
 part read (:meth:`~WholeModelConversion.whole_model`) and writes it as FSR
 with :func:`~fsr_core.sources.toolkit.model_to_fsr.write_model_as_fsr`; the
-provenance copies the metadata entries that ``provenance_keys`` names.
+provenance copies the metadata entries that ``provenance_keys`` names, and
+names the file or folder :meth:`~WholeModelConversion.converted_path` gives
+(the file of an episode's address). A source adds facts of its own by
+extending :meth:`~WholeModelConversion.provenance`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from fsr_core.errors import FsrError
 from fsr_core.recording import RecordingModel
 from fsr_core.robots import with_robot
 from fsr_core.sources.open_options import OpenOptions
@@ -25,15 +29,33 @@ class WholeModelConversion:
 
     name: str
     """The source's registry name, written as the source kind."""
-    provenance_keys: ClassVar[Mapping[str, str]]
+    provenance_keys: ClassVar[Mapping[str, str]] = {}
     """Provenance fact by the model's metadata key it copies (``""`` if absent)."""
     converts_with_robot: ClassVar[bool] = True
     """``to_fsr`` poses the robot ``options.robot`` names and writes its
     ``robot/<link>`` channels with the rest."""
+    writing_errors_name_path: ClassVar[bool] = False
+    """An error met while writing (reading the model's parts as it goes) that
+    names no file names the ``path`` converted."""
 
     def whole_model(self, path: Path, options: OpenOptions | None) -> RecordingModel:
         """Return the model of ``path`` with every part read (the source's own)."""
         raise NotImplementedError
+
+    def converted_path(self, path: Path) -> Path:
+        """Return the file or folder the provenance names: ``path`` itself here.
+
+        A source whose addresses stand for a part of a file (an episode, one
+        recording of several) gives the file.
+        """
+        return path
+
+    def provenance(self, model: RecordingModel, path: Path) -> dict[str, object]:
+        """Return the provenance of ``path``: the entries ``provenance_keys`` names."""
+        return {
+            fact: model.metadata.get(key, "")
+            for fact, key in self.provenance_keys.items()
+        }
 
     def to_fsr(
         self,
@@ -45,18 +67,20 @@ class WholeModelConversion:
     ) -> FsrConversion:
         """Write the file's whole model (:meth:`whole_model`) as FSR."""
         model = self.whole_model(path, options)
-        return write_converted(
-            model,
-            output,
-            source_path=path,
-            source_kind=self.name,
-            overwrite=overwrite,
-            provenance={
-                fact: model.metadata.get(key, "")
-                for fact, key in self.provenance_keys.items()
-            },
-            options=options,
-        )
+        try:
+            return write_converted(
+                model,
+                output,
+                source_path=self.converted_path(path),
+                source_kind=self.name,
+                overwrite=overwrite,
+                provenance=self.provenance(model, path),
+                options=options,
+            )
+        except FsrError as exc:
+            if not self.writing_errors_name_path:
+                raise
+            raise exc.with_path(path) from None
 
 
 def write_converted(

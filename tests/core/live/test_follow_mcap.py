@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -13,21 +14,27 @@ from fsr_core.sources import open_recording
 from fsr_core.sources.live import FollowState, follow_recording, still_being_written
 
 
+class LiveMcap(NamedTuple):
+    """An MCAP file being written, and the child process writing it."""
+
+    path: Path
+    writer: WriterProcess
+
+
 @pytest.fixture(params=["2048", "0"], ids=["chunked", "unchunked"])
-def mcap_writer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveMcap]:
     path = tmp_path / "run.mcap"
     process = WriterProcess(
         "live_mcap_writer.py", str(path), "--chunk-size", request.param
     )
-    request.node.writer = process
-    yield path
+    yield LiveMcap(path, process)
     process.close()
 
 
 def test_an_mcap_file_grows_then_finishes_as_the_source_reads_it(
-    request: pytest.FixtureRequest, mcap_writer: Path
+    live: LiveMcap,
 ) -> None:
-    writer: WriterProcess = request.node.writer
+    mcap_writer, writer = live
     follower = follow_recording(mcap_writer)
     writer.send("messages 400")
     poll_until(follower, lambda: follower.model.records >= 300, "messages")
@@ -53,10 +60,8 @@ def test_an_mcap_file_grows_then_finishes_as_the_source_reads_it(
     follower.close()
 
 
-def test_garbage_after_the_last_mcap_record_is_a_cut(
-    request: pytest.FixtureRequest, mcap_writer: Path
-) -> None:
-    writer: WriterProcess = request.node.writer
+def test_garbage_after_the_last_mcap_record_is_a_cut(live: LiveMcap) -> None:
+    mcap_writer, writer = live
     follower = follow_recording(mcap_writer)
     writer.send("messages 300")
     writer.send("crash")

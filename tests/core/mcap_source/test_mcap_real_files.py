@@ -163,14 +163,15 @@ def test_depth_draws_through_a_colour_scale_with_nan_black() -> None:
     assert len({tuple(p) for p in pixels.reshape(-1, 3)}) > 10
 
 
-@pytest.mark.parametrize(
-    ("name", "topic", "calibration_topic"),
-    [
-        ("foxglove_protobuf.mcap", "/cam/front/compressed", "/cam/front/calibration"),
-        ("ros2.mcap", "/camera/image_raw", "/camera/camera_info"),
-        ("ros2.mcap", "/fisheye/image_raw", "/fisheye/camera_info"),
-    ],
-)
+CALIBRATED_CAMERAS = [
+    ("foxglove_protobuf.mcap", "/cam/front/compressed", "/cam/front/calibration"),
+    ("ros2.mcap", "/camera/image_raw", "/camera/camera_info"),
+    ("ros2.mcap", "/fisheye/image_raw", "/fisheye/camera_info"),
+]
+"""File, camera topic and calibration topic of each calibrated camera."""
+
+
+@pytest.mark.parametrize(("name", "topic", "calibration_topic"), CALIBRATED_CAMERAS)
 def test_each_frame_carries_the_calibration_in_force(
     name: str, topic: str, calibration_topic: str
 ) -> None:
@@ -279,14 +280,7 @@ def test_convert_writes_an_fsr_that_opens_with_the_same_values(tmp_path: Path) -
     assert not math.isnan(converted.duration_s)
 
 
-@pytest.mark.parametrize(
-    ("name", "topic", "calibration_topic"),
-    [
-        ("foxglove_protobuf.mcap", "/cam/front/compressed", "/cam/front/calibration"),
-        ("ros2.mcap", "/camera/image_raw", "/camera/camera_info"),
-        ("ros2.mcap", "/fisheye/image_raw", "/fisheye/camera_info"),
-    ],
-)
+@pytest.mark.parametrize(("name", "topic", "calibration_topic"), CALIBRATED_CAMERAS)
 def test_inspect_lists_each_camera_with_its_calibration_epochs(
     name: str, topic: str, calibration_topic: str
 ) -> None:

@@ -115,33 +115,40 @@ def _claim(data: bytes, claimed: int, which: int = 0) -> bytes:
     return data[:start] + struct.pack("<I", claimed) + data[start + 4 :]
 
 
+def _refusal_of_claim(
+    folder: Path, name: str, claimed: int, refusal: type[FsrError]
+) -> str:
+    """Open bag ``name`` with its first chunk claiming ``claimed`` bytes.
+
+    The open must fail with ``refusal``, in one line naming the bag; return it.
+    """
+    bag = folder / name
+    bag.write_bytes(_claim((ROS1 / name).read_bytes(), claimed))
+
+    with pytest.raises(refusal) as caught:
+        open_recording(bag)
+
+    _one_line_naming(caught.value, bag)
+    return str(caught.value)
+
+
 @pytest.mark.parametrize("name", ["none.bag", "killed.bag", "bz2.bag"])
 def test_a_chunk_claiming_gigabytes_is_refused_before_it_is_read(
     tmp_path: Path, name: str
 ) -> None:
-    bag = tmp_path / name
-    bag.write_bytes(_claim((ROS1 / name).read_bytes(), 0xF000_0000))
+    text = _refusal_of_claim(tmp_path, name, 0xF000_0000, LimitExceededError)
 
-    with pytest.raises(LimitExceededError) as caught:
-        open_recording(bag)
-
-    assert "chunk at byte" in str(caught.value)
-    assert "FSR_VIEWER_MEMORY_BUDGET" in str(caught.value)
-    _one_line_naming(caught.value, bag)
+    assert "chunk at byte" in text
+    assert "FSR_VIEWER_MEMORY_BUDGET" in text
 
 
 @pytest.mark.parametrize("name", ["bz2.bag", "lz4.bag"])
 def test_a_stream_inflating_past_its_claim_stops_there(
     tmp_path: Path, name: str
 ) -> None:
-    bag = tmp_path / name
-    bag.write_bytes(_claim((ROS1 / name).read_bytes(), 100))
+    text = _refusal_of_claim(tmp_path, name, 100, TruncatedFileError)
 
-    with pytest.raises(TruncatedFileError) as caught:
-        open_recording(bag)
-
-    assert "decompress to more than" in str(caught.value)
-    _one_line_naming(caught.value, bag)
+    assert "decompress to more than" in text
 
 
 def _opens_or_fails_closed(path: Path) -> RecordingModel | None:
