@@ -106,10 +106,12 @@ class _FlipOverlay(argparse.Action):
     def __call__(
         self,
         parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
+        namespace: object,
         values: object,
         option_string: str | None = None,
     ) -> None:
+        # ``namespace`` is argparse's: typed as anything with our attribute,
+        # so nothing outside app/cli.py names the parser's namespace type.
         shown: frozenset[str] = getattr(namespace, self.dest)
         name = frozenset({self._name})
         setattr(namespace, self.dest, shown | name if self._shown else shown - name)
