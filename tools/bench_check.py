@@ -14,7 +14,8 @@
    PyAV decoding the same file alone.
 3. **Workers**: ``fsr-viewer batch check`` over ``--copies`` copies of
    ``checks_v30`` (each episode's video decoded for ``frozen_video``: work
-   for the workers) with ``--jobs 1`` and ``--jobs 2``. The numeric dataset
+   for the workers) with ``--jobs 1`` and ``--jobs 2``, on the local engine
+   and on Ray (a local instance each run starts). The numeric dataset
    is checked together in the parent, with no worker to share it, so its
    ``batch check`` is timed with ``--jobs 1`` alone.
 
@@ -196,7 +197,9 @@ def camera_datasets(directory: Path, copies: int) -> list[Path]:
     return roots
 
 
-def batch_seconds(roots: list[Path], jobs: int, report_path: Path) -> float:
+def batch_seconds(
+    roots: list[Path], jobs: int, report_path: Path, engine: str = "local"
+) -> float:
     """Run ``fsr-viewer batch check`` with ``jobs`` workers; return its seconds."""
     started = time.perf_counter()
     subprocess.run(
@@ -209,6 +212,8 @@ def batch_seconds(roots: list[Path], jobs: int, report_path: Path) -> float:
             *map(str, roots),
             "--jobs",
             str(jobs),
+            "--engine",
+            engine,
             "--report",
             str(report_path),
         ],
@@ -233,6 +238,8 @@ def run(directory: Path, args: argparse.Namespace) -> dict[str, Any]:
     videos = camera_datasets(directory, args.copies)
     one = batch_seconds(videos, 1, directory / "jobs1.jsonl")
     two = batch_seconds(videos, 2, directory / "jobs2.jsonl")
+    ray_one = batch_seconds(videos, 1, directory / "ray1.jsonl", "ray")
+    ray_two = batch_seconds(videos, 2, directory / "ray2.jsonl", "ray")
     return {
         "episodes": args.episodes,
         "frames_per_episode": args.frames,
@@ -249,6 +256,9 @@ def run(directory: Path, args: argparse.Namespace) -> dict[str, Any]:
         "batch_jobs1_s": one,
         "batch_jobs2_s": two,
         "jobs_scaling": one / two,
+        "ray_jobs1_s": ray_one,
+        "ray_jobs2_s": ray_two,
+        "ray_scaling": ray_one / ray_two,
     }
 
 
@@ -272,6 +282,10 @@ def render(result: dict[str, Any]) -> str:
             f"batch check of {result['camera_copies']} copies of checks_v30 (video "
             f"decoded): --jobs 1 {result['batch_jobs1_s']:.1f} s, --jobs 2 "
             f"{result['batch_jobs2_s']:.1f} s: {result['jobs_scaling']:.2f}x "
+            "(target >= 1.8x)",
+            f"the same with --engine ray (a local instance started by each run): "
+            f"--jobs 1 {result['ray_jobs1_s']:.1f} s, --jobs 2 "
+            f"{result['ray_jobs2_s']:.1f} s: {result['ray_scaling']:.2f}x "
             "(target >= 1.8x)",
         ]
     )
