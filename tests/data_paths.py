@@ -15,6 +15,8 @@ __all__ = [
     "GENESIS_DATA",
     "MCAP_DATA",
     "MUJOCO_EXAMPLES",
+    "ROSBAG1_DATA",
+    "ROSBAG2_DATA",
     "SKELARM_DATA",
     "SKELARM_REACH",
     "SO100_JOINTS",
@@ -32,6 +34,9 @@ GENESIS_BOX: Final = GENESIS_DATA / "v4_box_exact.gstraj"
 GENESIS_BATCH: Final = GENESIS_DATA / "v4_batch_exact.gstraj"
 MCAP_DATA: Final = TEST_DATA / "mcap"
 SKELARM_DATA: Final = TEST_DATA / "skelarm"
+#: ROS 1 bags and ROS 2 bag folders written by ``rosbags``' writers.
+ROSBAG1_DATA: Final = TEST_DATA / "rosbag1"
+ROSBAG2_DATA: Final = TEST_DATA / "rosbag2"
 #: A skelarm state log of a reach.
 SKELARM_REACH: Final = SKELARM_DATA / "reach.sklog.npz"
 #: The joints of the LeRobot datasets under ``tests/data/lerobot`` (an SO-100

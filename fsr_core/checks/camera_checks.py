@@ -24,11 +24,12 @@ def desync_flags(name: str, timing: CameraTiming) -> list[Flag]:
         for first, last in runs_of(far)[:20]:
             worst = float(away[first : last + 1].max())
             flags.append(
-                Flag(
+                Flag.over(
                     FlagKind.VIDEO_DESYNC,
                     name,
-                    float(rows[first]),
-                    float(rows[last]),
+                    rows,
+                    first,
+                    last,
                     worst,
                     timing.tolerance_s,
                     f"rows {first}-{last}: the video's frames are up to {worst:.4g} s "
@@ -88,11 +89,12 @@ def frozen_flags(
         if pictures < thresholds.frozen_min_frames:
             continue
         flags.append(
-            Flag(
+            Flag.over(
                 FlagKind.FROZEN_VIDEO,
                 name,
-                float(times[first]),
-                float(times[last + 1]),
+                times,
+                first,
+                last + 1,
                 float(pictures),
                 thresholds.frozen_min_frames,
                 f"{pictures} frames show the same picture (frames {first}-{last + 1}) "

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from fsr_core.arrays import FloatArray
+
 __all__ = [
     "DATASET_KINDS",
     "ERROR_KINDS",
@@ -82,6 +84,22 @@ class Flag:
     threshold: float | None
     """The limit the value crossed."""
     message: str = ""
+
+    @classmethod
+    def over(
+        cls,
+        kind: FlagKind,
+        channel: str,
+        times_s: FloatArray,
+        first: int,
+        last: int,
+        value: float | None,
+        threshold: float | None,
+        message: str,
+    ) -> Flag:
+        """Return a flag spanning samples ``first`` to ``last`` of ``times_s``."""
+        start_s, end_s = float(times_s[first]), float(times_s[last])
+        return cls(kind, channel, start_s, end_s, value, threshold, message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the flag as the report writes it."""

@@ -155,11 +155,12 @@ def non_finite_flags(
     first, last = int(rows[0]), int(rows[-1])
     count = int(bad.sum())
     return [
-        Flag(
+        Flag.over(
             FlagKind.NON_FINITE,
             name,
-            float(times[first]),
-            float(times[last]),
+            times,
+            first,
+            last,
             float(count),
             0.0,
             f"{count} NaN or Inf values in {rows.size} samples "
@@ -210,11 +211,12 @@ def limit_flags(state: JointSeries, thresholds: Thresholds) -> list[Flag]:
         rows = np.flatnonzero(outside[:, joint])
         worst = float(np.nanmax(excess[:, joint]))
         flags.append(
-            Flag(
+            Flag.over(
                 FlagKind.LIMIT_VIOLATION,
                 f"{state.channel}/{state.names[joint]}",
-                float(state.times_s[rows[0]]),
-                float(state.times_s[rows[-1]]),
+                state.times_s,
+                rows[0],
+                rows[-1],
                 worst,
                 tolerance,
                 f"{state.names[joint]} outside [{state.lower[joint]:.4g}, "

@@ -79,11 +79,12 @@ def timing_flags(
     if bad.size:
         first, last = int(bad[0]), int(bad[-1])
         flags.append(
-            Flag(
+            Flag.over(
                 FlagKind.TIMESTAMP_DISORDER,
                 name,
-                float(times[first]),
-                float(times[last + 1]),
+                times,
+                first,
+                last + 1,
                 float(bad.size),
                 0.0,
                 f"{bad.size} of {steps.size} steps go backwards"
@@ -98,11 +99,12 @@ def timing_flags(
     for count, row in enumerate(gaps[:MAX_GAP_FLAGS]):
         more = gaps.size - MAX_GAP_FLAGS if count == MAX_GAP_FLAGS - 1 else 0
         flags.append(
-            Flag(
+            Flag.over(
                 FlagKind.TIMESTAMP_GAP,
                 name,
-                float(times[row]),
-                float(times[row + 1]),
+                times,
+                row,
+                row + 1,
                 float(steps[row]),
                 limit,
                 f"{steps[row]:.4g} s between samples {row} and {row + 1} "

@@ -55,6 +55,7 @@ from fsr_core.recording import Integrity, RecordingModel
 __all__ = [
     "COMMON_KEYS",
     "add_verification",
+    "collection_head",
     "file_report",
     "json_safe",
     "model_report",
@@ -108,6 +109,28 @@ def verification_entry(
         "problems": problems[:100],
         "problem_count": len(problems),
         "payloads_digest_verified": digest_verified and not problems,
+    }
+
+
+def collection_head(
+    source: str, description: str, path: str, size_bytes: int, problems: list[str]
+) -> dict[str, Any]:
+    """Return the first keys of a whole file's or dataset's report.
+
+    It is valid when ``problems`` is empty; else its integrity's reason is the
+    first of them.
+    """
+    valid = not problems
+    return {
+        "source": source,
+        "description": description,
+        "path": path,
+        "size_bytes": size_bytes,
+        "valid": valid,
+        "integrity": {
+            "status": (Integrity.VALID if valid else Integrity.INVALID).value,
+            "reason": "" if valid else problems[0],
+        },
     }
 
 

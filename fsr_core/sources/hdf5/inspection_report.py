@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fsr_core.recording import Integrity, RecordingModel
+from fsr_core.recording import RecordingModel
 from fsr_core.sources.hdf5.arrays import CAMERA, CHANNEL, DEPTH, episode_arrays
 from fsr_core.sources.hdf5.recording_model import EpisodeFile, play_rate
 from fsr_core.sources.inspection import (
     add_verification,
+    collection_head,
     json_safe,
     model_report,
     verification_entry,
@@ -73,18 +74,9 @@ def file_report(path: Path, description: str, *, verify: bool) -> dict[str, Any]
         )
     finally:
         source.close()
-    valid = not problems
     steps = sum(max(episode.samples - 1, 0) for episode in layout.episodes)
     report: dict[str, Any] = {
-        "source": "hdf5",
-        "description": description,
-        "path": str(path),
-        "size_bytes": _size(path),
-        "valid": valid,
-        "integrity": {
-            "status": (Integrity.VALID if valid else Integrity.INVALID).value,
-            "reason": "" if valid else problems[0],
-        },
+        **collection_head("hdf5", description, str(path), _size(path), problems),
         "duration_s": steps / rate,
         "channels": [
             {

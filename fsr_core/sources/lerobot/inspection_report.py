@@ -16,6 +16,7 @@ from fsr_core.errors import FsrError
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources.inspection import (
     add_verification,
+    collection_head,
     json_safe,
     model_report,
     verification_entry,
@@ -117,17 +118,8 @@ def dataset_report(root: Path, description: str, *, verify: bool) -> dict[str, A
             rows, found = episode_problems(table, episode)
             checked += rows
             problems.extend(found)
-    valid = not problems
     report: dict[str, Any] = {
-        "source": "lerobot",
-        "description": description,
-        "path": str(root),
-        "size_bytes": _size(files),
-        "valid": valid,
-        "integrity": {
-            "status": (Integrity.VALID if valid else Integrity.INVALID).value,
-            "reason": "" if valid else problems[0],
-        },
+        **collection_head("lerobot", description, str(root), _size(files), problems),
         "duration_s": sum(episode.length for episode in table.episodes) / info.fps,
         "channels": [
             {

@@ -25,14 +25,14 @@ import numpy as np
 from fsr_core.arrays import FloatArray
 from fsr_core.calibration import Calibration, CalibrationProfile, CameraPose
 from fsr_core.calibration.profile import calibration_digest
-from fsr_core.errors import CalibrationError, DecodeError, LimitExceededError
+from fsr_core.errors import CalibrationError, DecodeError
 from fsr_core.media import RGBFrame
 from fsr_core.media.depth_colours import depth_colours
 from fsr_core.recording import CameraTrack
 from fsr_core.sources.rerun.frames import framed_ancestor, parent_of
 from fsr_core.sources.rerun.store import ComponentRows, RecordingStore
 from fsr_core.sources.rerun.time_bases import TimeBase
-from fsr_core.sources.toolkit.message_images import MAX_IMAGE_PIXELS, compressed_frame
+from fsr_core.sources.toolkit.message_images import check_pixels, compressed_frame
 from fsr_core.sources.toolkit.transform_tree import TransformTree
 
 __all__ = ["IMAGE_KINDS", "camera_tracks", "pinhole_profile"]
@@ -112,19 +112,10 @@ def _payload_bytes(column: Any, row: int, what: str) -> bytes:
     return bytes(inner.to_numpy(zero_copy_only=False).tobytes())
 
 
-def _check_size(width: int, height: int, what: str) -> None:
-    if width <= 0 or height <= 0:
-        raise DecodeError(f"{what}: image of {width}x{height} pixels")
-    if width * height > MAX_IMAGE_PIXELS:
-        raise LimitExceededError(
-            f"{what}: {width}x{height} pixels, more than {MAX_IMAGE_PIXELS:,}"
-        )
-
-
 def _pixels(buffer: bytes, form: dict[str, Any], what: str) -> np.ndarray:
     """Return ``(height, width, channels)`` values of a raw buffer."""
     width, height = int(form.get("width") or 0), int(form.get("height") or 0)
-    _check_size(width, height, what)
+    check_pixels(width, height, what)
     if form.get("pixel_format"):
         raise DecodeError(
             f"{what}: pixel format {form['pixel_format']} is not supported"

@@ -27,6 +27,7 @@ from fsr_core.sources.toolkit.message_kinds import TopicKind
 __all__ = [
     "MAX_IMAGE_PIXELS",
     "RAW_ENCODINGS",
+    "check_pixels",
     "compressed_frame",
     "image_frame",
     "message_bytes",
@@ -54,7 +55,16 @@ def message_bytes(value: object, what: str) -> bytes:
     raise DecodeError(f"{what}: image data is {type(value).__name__}, not bytes")
 
 
-def _check_pixels(width: int, height: int, what: str) -> None:
+def check_pixels(width: int, height: int, what: str) -> None:
+    """Refuse an image ``what`` of no pixels, or of more than :data:`MAX_IMAGE_PIXELS`.
+
+    Raises
+    ------
+    DecodeError
+        Its width or height is not positive.
+    LimitExceededError
+        It has more pixels than the budget.
+    """
     if width <= 0 or height <= 0:
         raise DecodeError(f"{what}: image size {width}x{height} is empty")
     if width * height > MAX_IMAGE_PIXELS:
@@ -78,7 +88,7 @@ def compressed_frame(data: bytes, image_format: str, what: str) -> RGBFrame:
 
     try:
         with Image.open(io.BytesIO(data)) as image:
-            _check_pixels(image.width, image.height, what)
+            check_pixels(image.width, image.height, what)
             rgb = image.convert("RGB")
             pixels = np.asarray(rgb, dtype=np.uint8)
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
@@ -156,7 +166,7 @@ def raw_frame(
             f"({', '.join(RAW_ENCODINGS)} are)"
         )
     kind, channels, convert = layout
-    _check_pixels(width, height, what)
+    check_pixels(width, height, what)
     dtype = np.dtype(kind).newbyteorder(">" if big_endian else "<")
     row_bytes = width * channels * dtype.itemsize
     step = step or row_bytes

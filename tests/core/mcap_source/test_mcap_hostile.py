@@ -6,12 +6,12 @@ damage is done to their bytes afterwards.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from arm_mcap import add_arm_message, start_arm_topic
 from mcap import writer as mcap_writer
 from mcap.stream_reader import StreamReader
 
@@ -27,24 +27,11 @@ _STEP_NS = 10_000_000
 def _write(path: Path, *, finish: bool = True, **options: object) -> Path:
     with path.open("wb") as stream:
         writer = mcap_writer.Writer(stream, **options)
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(
-            name="Arm",
-            encoding="jsonschema",
-            data=json.dumps({"type": "object"}).encode(),
-        )
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
+        channel = start_arm_topic(writer)
         for index in range(_MESSAGES):
             time_ns = _START_NS + index * _STEP_NS
             data = {"q": [index * 0.5, -index * 1.0], "ok": index % 2 == 0}
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps(data).encode(),
-            )
+            add_arm_message(writer, channel, time_ns, data)
         if finish:
             writer.finish()
         else:
@@ -202,19 +189,10 @@ def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
     path = tmp_path / "late.mcap"
     with path.open("wb") as stream:
         writer = mcap_writer.Writer(stream, **options)  # type: ignore[arg-type]
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(name="Arm", encoding="jsonschema", data=b"{}")
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
+        channel = start_arm_topic(writer, schema=b"{}")
         for index in range(20):
             time_ns = (1 << 63) + 5 if index == 7 else _START_NS + index * _STEP_NS
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps({"q": index}).encode(),
-            )
+            add_arm_message(writer, channel, time_ns, {"q": index})
         writer.finish()
     report = inspect_recording(path, verify=True)  # every message read at open
     (topic,) = report["mcap"]["topics"]

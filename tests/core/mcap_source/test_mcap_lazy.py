@@ -7,13 +7,13 @@ values are asked for, and gives what reading the whole file at open gives.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from arm_mcap import add_arm_message, start_arm_topic
 from decode_counting import counting_decoders
 from lazy_reads import read_fails_alike
 from mcap import writer as mcap_writer
@@ -129,21 +129,10 @@ def test_a_time_base_other_than_log_time_reads_every_chunk_at_open(
 def _write(path: Path, messages: int = 120) -> Path:
     with path.open("wb") as stream:
         writer = mcap_writer.Writer(stream, chunk_size=1024)
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(
-            name="Arm", encoding="jsonschema", data=b'{"type": "object"}'
-        )
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
+        channel = start_arm_topic(writer)
         for index in range(messages):
             time_ns = _START_NS + index * 10_000_000
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps({"q": [index * 0.5]}).encode(),
-            )
+            add_arm_message(writer, channel, time_ns, {"q": [index * 0.5]})
         writer.finish()
     return path
 

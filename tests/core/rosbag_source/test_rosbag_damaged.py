@@ -27,10 +27,8 @@ from fsr_core.errors import (
 )
 from fsr_core.recording import Integrity, MarkerKind, RecordingModel
 from fsr_core.sources import inspect_recording, open_recording, source_named
+from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
 _SIZE_FIELD = b"\x09\x00\x00\x00size="
 """A chunk header's ``size`` field: its length (9), name and ``=``."""
 
@@ -52,8 +50,8 @@ def _one_line_naming(error: FsrError, path: Path) -> None:
 
 
 def test_a_killed_recording_opens_by_a_scan_of_its_chunks() -> None:
-    model = open_recording(ROS1 / "killed.bag")
-    whole = open_recording(ROS1 / "none.bag")
+    model = open_recording(ROSBAG1_DATA / "killed.bag")
+    whole = open_recording(ROSBAG1_DATA / "none.bag")
 
     assert model.integrity is Integrity.RECOVERED
     assert "no index: scanned" in model.integrity_reason
@@ -76,7 +74,7 @@ def test_a_killed_recording_opens_by_a_scan_of_its_chunks() -> None:
 def test_a_cut_bag_opens_up_to_its_last_complete_chunk(
     tmp_path: Path, share: float, loses_messages: bool
 ) -> None:
-    source = ROS1 / "small_chunks_lz4.bag"
+    source = ROSBAG1_DATA / "small_chunks_lz4.bag"
     keep = int(source.stat().st_size * share)
     cut = _copy(source, tmp_path / "cut.bag", keep)
 
@@ -97,7 +95,7 @@ def test_a_cut_bag_opens_up_to_its_last_complete_chunk(
 
 
 def test_a_bag_cut_before_its_first_message_fails_closed(tmp_path: Path) -> None:
-    cut = _copy(ROS1 / "none.bag", tmp_path / "stub.bag", 5000)
+    cut = _copy(ROSBAG1_DATA / "none.bag", tmp_path / "stub.bag", 5000)
 
     with pytest.raises(TruncatedFileError) as caught:
         open_recording(cut)
@@ -123,7 +121,7 @@ def _refusal_of_claim(
     The open must fail with ``refusal``, in one line naming the bag; return it.
     """
     bag = folder / name
-    bag.write_bytes(_claim((ROS1 / name).read_bytes(), claimed))
+    bag.write_bytes(_claim((ROSBAG1_DATA / name).read_bytes(), claimed))
 
     with pytest.raises(refusal) as caught:
         open_recording(bag)
@@ -173,7 +171,7 @@ def _opens_or_fails_closed(path: Path) -> RecordingModel | None:
 def test_flipped_bits_in_a_ros1_bag_never_escape_as_other_errors(
     tmp_path: Path, name: str
 ) -> None:
-    data = (ROS1 / name).read_bytes()
+    data = (ROSBAG1_DATA / name).read_bytes()
     chosen = random.Random(name)
     bag = tmp_path / name
     recovered = 0
@@ -190,7 +188,7 @@ def test_flipped_bits_in_a_ros1_bag_never_escape_as_other_errors(
 def test_flipped_bits_in_a_sqlite_bag_never_escape_as_other_errors(
     tmp_path: Path,
 ) -> None:
-    data = (ROS2 / "bare.db3").read_bytes()
+    data = (ROSBAG2_DATA / "bare.db3").read_bytes()
     chosen = random.Random(7)
     bag = tmp_path / "bare.db3"
     for _ in range(25):
@@ -202,12 +200,12 @@ def test_flipped_bits_in_a_sqlite_bag_never_escape_as_other_errors(
 
 
 def test_a_cut_sqlite_file_fails_closed_or_opens(tmp_path: Path) -> None:
-    source = ROS2 / "plain" / "plain.db3"
+    source = ROSBAG2_DATA / "plain" / "plain.db3"
     for keep in (100, 4096, source.stat().st_size // 2):
         bag = _copy(source, tmp_path / f"cut_{keep}.db3", keep)
         _opens_or_fails_closed(bag)
     folder = tmp_path / "plain"
-    shutil.copytree(ROS2 / "plain", folder)
+    shutil.copytree(ROSBAG2_DATA / "plain", folder)
     (folder / "plain.db3").unlink()
     with pytest.raises(FsrError) as caught:
         open_recording(folder)
@@ -215,7 +213,7 @@ def test_a_cut_sqlite_file_fails_closed_or_opens(tmp_path: Path) -> None:
 
 
 def test_a_definition_that_does_not_parse_is_listed_and_the_rest_reads() -> None:
-    path = ROS1 / "broken_definition.bag"
+    path = ROSBAG1_DATA / "broken_definition.bag"
     model = open_recording(path)
 
     assert model.integrity is Integrity.DEGRADED
@@ -238,13 +236,13 @@ def test_a_missing_rosbags_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
     assert reason is not None
     assert "fsr-viewer[rosbag]" in reason
     with pytest.raises(SourceUnavailableError, match=r"fsr-viewer\[rosbag\]"):
-        open_recording(ROS2 / "plain")
+        open_recording(ROSBAG2_DATA / "plain")
 
 
 def test_a_zstd_message_is_checked_against_the_budget_before_it_inflates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path = ROS2 / "zstd_message"
+    path = ROSBAG2_DATA / "zstd_message"
     whole = open_recording(path)
     assert whole.cameras[0].fetch(0)[0].pixels.shape == (24, 32, 3)
 
@@ -259,7 +257,7 @@ def test_a_zstd_message_is_checked_against_the_budget_before_it_inflates(
 
 def _compressed_per_file(tmp_path: Path, data: bytes | None = None) -> Path:
     folder = tmp_path / "zstd_file"
-    shutil.copytree(ROS2 / "zstd_file", folder)
+    shutil.copytree(ROSBAG2_DATA / "zstd_file", folder)
     if data is not None:
         (folder / "zstd_file.db3.zstd").write_bytes(data)
     return folder
@@ -272,7 +270,7 @@ def test_a_bag_compressed_per_file_inflates_within_the_budget(
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    path = ROS2 / "zstd_file"
+    path = ROSBAG2_DATA / "zstd_file"
     assert open_recording(path).channels["/joint_states"].count == 100
     monkeypatch.setenv("FSR_VIEWER_MEMORY_BUDGET", "64KiB")
     with pytest.raises(LimitExceededError) as caught:
@@ -288,7 +286,9 @@ def test_a_file_whose_frame_claims_too_much_is_refused_before_inflating(
     from fsr_core.sources.rosbag.chunk_limits import zstd_module
 
     zstd = zstd_module()
-    inflated = zstd.decompress((ROS2 / "zstd_file" / "zstd_file.db3.zstd").read_bytes())
+    inflated = zstd.decompress(
+        (ROSBAG2_DATA / "zstd_file" / "zstd_file.db3.zstd").read_bytes()
+    )
     # The same database as rosbag2's own writer compresses it: size stated.
     folder = _compressed_per_file(tmp_path, zstd.compress(inflated))
     scratch = tmp_path / "scratch"
@@ -306,7 +306,7 @@ def test_a_file_whose_frame_claims_too_much_is_refused_before_inflating(
 def test_a_cut_or_flipped_file_compressed_bag_fails_closed_or_opens(
     tmp_path: Path,
 ) -> None:
-    data = (ROS2 / "zstd_file" / "zstd_file.db3.zstd").read_bytes()
+    data = (ROSBAG2_DATA / "zstd_file" / "zstd_file.db3.zstd").read_bytes()
     for keep in (10, len(data) // 2, len(data) - 1):
         folder = _compressed_per_file(tmp_path / f"cut_{keep}", data[:keep])
         with pytest.raises(FsrError) as caught:

@@ -18,9 +18,9 @@ from fsr_core.sources.rosbag.leaf_plans import plan_for
 from fsr_core.sources.rosbag.plain_tree import plain_tree
 from fsr_core.sources.toolkit.message_kinds import KINDS
 from fsr_core.sources.toolkit.numeric_leaves import numeric_leaves
+from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-BAGS = [DATA / "rosbag1" / "none.bag", DATA / "rosbag2" / "split"]
+BAGS = [ROSBAG1_DATA / "none.bag", ROSBAG2_DATA / "split"]
 
 
 @pytest.mark.parametrize("path", BAGS, ids=lambda path: path.name)

@@ -17,9 +17,9 @@ import pytest
 from fsr_core.recording import Integrity
 from fsr_core.sources import open_recording
 from fsr_core.sources.open_options import OpenOptions
+from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-BAGS = [DATA / "rosbag1" / "lz4.bag", DATA / "rosbag2" / "plain"]
+BAGS = [ROSBAG1_DATA / "lz4.bag", ROSBAG2_DATA / "plain"]
 
 
 @pytest.mark.parametrize("path", BAGS, ids=lambda path: path.name)

@@ -23,10 +23,8 @@ from fsr_core.sources import (
     open_recording,
     source_for,
 )
+from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
 ROS1_BAGS = (
     "none.bag",
     "bz2.bag",
@@ -35,7 +33,9 @@ ROS1_BAGS = (
     "small_chunks_bz2.bag",
 )
 ROS2_BAGS = ("plain", "split", "zstd_file", "zstd_message", "bare.db3")
-ALL_BAGS = [ROS1 / name for name in ROS1_BAGS] + [ROS2 / name for name in ROS2_BAGS]
+ALL_BAGS = [ROSBAG1_DATA / name for name in ROS1_BAGS] + [
+    ROSBAG2_DATA / name for name in ROS2_BAGS
+]
 
 
 @cache
@@ -123,7 +123,9 @@ def test_cameras_show_their_frames_with_calibration_and_pose(path: Path) -> None
     np.testing.assert_array_equal(compressed.pixels, last_raw.pixels)  # PNG: lossless
 
 
-@pytest.mark.parametrize("path", [ROS1 / "none.bag", ROS2 / "split"], ids=str)
+@pytest.mark.parametrize(
+    "path", [ROSBAG1_DATA / "none.bag", ROSBAG2_DATA / "split"], ids=str
+)
 def test_the_transform_tree_is_the_scene_and_the_robot_is_carried(path: Path) -> None:
     bag = source_for(path).open(path)  # the source's own model, before any robot
     assert bag.geometry is not None
@@ -140,7 +142,7 @@ def test_the_transform_tree_is_the_scene_and_the_robot_is_carried(path: Path) ->
 
 
 def test_a_split_bag_reads_both_files_joined_in_time() -> None:
-    split, plain = _model(ROS2 / "split"), _model(ROS2 / "plain")
+    split, plain = _model(ROSBAG2_DATA / "split"), _model(ROSBAG2_DATA / "plain")
 
     assert split.report["files"] == ["split_0.db3", "split_1.db3"]
     np.testing.assert_array_equal(
@@ -152,16 +154,16 @@ def test_a_split_bag_reads_both_files_joined_in_time() -> None:
 
 
 def test_the_registry_finds_each_kind_by_its_bytes_or_folder(tmp_path: Path) -> None:
-    assert source_for(ROS1 / "lz4.bag").name == "rosbag1"
-    assert source_for(ROS2 / "plain").name == "rosbag2"
-    assert source_for(ROS2 / "bare.db3").name == "rosbag2"
+    assert source_for(ROSBAG1_DATA / "lz4.bag").name == "rosbag1"
+    assert source_for(ROSBAG2_DATA / "plain").name == "rosbag2"
+    assert source_for(ROSBAG2_DATA / "bare.db3").name == "rosbag2"
     renamed = tmp_path / "recording.dat"
-    renamed.write_bytes((ROS1 / "bz2.bag").read_bytes())
+    renamed.write_bytes((ROSBAG1_DATA / "bz2.bag").read_bytes())
     assert open_recording(renamed).source == "rosbag1"
 
 
 def test_inspect_reports_index_compression_and_topics() -> None:
-    report = inspect_recording(ROS1 / "small_chunks_bz2.bag", verify=True)
+    report = inspect_recording(ROSBAG1_DATA / "small_chunks_bz2.bag", verify=True)
 
     assert report["source"] == "rosbag1"
     assert report["valid"] is True
@@ -169,11 +171,12 @@ def test_inspect_reports_index_compression_and_topics() -> None:
     assert own["index"] == "index"
     assert own["compression"] == ["bz2"]
     assert own["messages"] == sum(
-        topic["messages"] for topic in _topics(ROS1 / "small_chunks_bz2.bag").values()
+        topic["messages"]
+        for topic in _topics(ROSBAG1_DATA / "small_chunks_bz2.bag").values()
     )
     assert report["verification"]["problem_count"] == 0
     assert report["verification"]["checked_records"] == own["messages"]
-    ros2 = inspect_recording(ROS2 / "zstd_message")
+    ros2 = inspect_recording(ROSBAG2_DATA / "zstd_message")
     assert ros2["rosbag2"]["compression"] == ["zstd per message"]
 
 
@@ -181,14 +184,14 @@ def test_convert_names_the_bag_and_the_rosbags_version(tmp_path: Path) -> None:
     from importlib.metadata import version
 
     output = tmp_path / "run.fsr"
-    conversion = convert_recording(ROS2 / "split", output)
+    conversion = convert_recording(ROSBAG2_DATA / "split", output)
 
     converted = open_recording(conversion.output)
     assert converted.source == "fsr"
     provenance = json.dumps(converted.provenance)
     assert "split" in provenance
     assert f"rosbags {version('rosbags')}" in provenance
-    original = _model(ROS2 / "split")
+    original = _model(ROSBAG2_DATA / "split")
     np.testing.assert_allclose(
         _column(converted, "/odom_speed", "data"),
         _column(original, "/odom_speed", "data"),
@@ -196,7 +199,9 @@ def test_convert_names_the_bag_and_the_rosbags_version(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [ROS1 / "lz4.bag", ROS2 / "split"], ids=lambda path: path.name
+    "path",
+    [ROSBAG1_DATA / "lz4.bag", ROSBAG2_DATA / "split"],
+    ids=lambda path: path.name,
 )
 def test_opening_reads_only_what_the_scene_needs(path: Path) -> None:
     topics = _topics(path)

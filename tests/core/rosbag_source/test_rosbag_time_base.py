@@ -21,9 +21,9 @@ from fsr_core.errors import SchemaError
 from fsr_core.recording import RecordingModel
 from fsr_core.sources import inspect_recording, open_recording
 from fsr_core.sources.open_options import OpenOptions
+from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-STAMPED = [DATA / "rosbag1" / "stamped.bag", DATA / "rosbag2" / "stamped"]
+STAMPED = [ROSBAG1_DATA / "stamped.bag", ROSBAG2_DATA / "stamped"]
 
 
 def _topics(path: Path) -> dict[str, Any]:
