@@ -6,13 +6,12 @@ damage is done to their bytes afterwards.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
-from mcap import writer as mcap_writer
+from arm_mcap import START_NS, write_arm_mcap
 from mcap.stream_reader import StreamReader
 
 from fsr_core.errors import FsrError
@@ -20,36 +19,18 @@ from fsr_core.recording import Integrity, MarkerKind
 from fsr_core.sources import inspect_recording, open_recording
 
 _MESSAGES = 120
-_START_NS = 1_700_000_000_000_000_000
 _STEP_NS = 10_000_000
 
 
 def _write(path: Path, *, finish: bool = True, **options: object) -> Path:
-    with path.open("wb") as stream:
-        writer = mcap_writer.Writer(stream, **options)
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(
-            name="Arm",
-            encoding="jsonschema",
-            data=json.dumps({"type": "object"}).encode(),
+    messages = (
+        (
+            START_NS + index * _STEP_NS,
+            {"q": [index * 0.5, -index * 1.0], "ok": index % 2 == 0},
         )
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
-        for index in range(_MESSAGES):
-            time_ns = _START_NS + index * _STEP_NS
-            data = {"q": [index * 0.5, -index * 1.0], "ok": index % 2 == 0}
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps(data).encode(),
-            )
-        if finish:
-            writer.finish()
-        else:
-            stream.flush()
-    return path
+        for index in range(_MESSAGES)
+    )
+    return write_arm_mcap(path, messages, finish=finish, **options)
 
 
 @pytest.fixture
@@ -199,23 +180,11 @@ def test_a_message_past_2_63_ns_fails_alone_and_never_crashes(
     tmp_path: Path, options: dict[str, object]
 ) -> None:
     # A bit flip in a chunk without a CRC made such a time: no int64 holds it.
-    path = tmp_path / "late.mcap"
-    with path.open("wb") as stream:
-        writer = mcap_writer.Writer(stream, **options)  # type: ignore[arg-type]
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(name="Arm", encoding="jsonschema", data=b"{}")
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
-        for index in range(20):
-            time_ns = (1 << 63) + 5 if index == 7 else _START_NS + index * _STEP_NS
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps({"q": index}).encode(),
-            )
-        writer.finish()
+    messages = (
+        ((1 << 63) + 5 if index == 7 else START_NS + index * _STEP_NS, {"q": index})
+        for index in range(20)
+    )
+    path = write_arm_mcap(tmp_path / "late.mcap", messages, schema=b"{}", **options)
     report = inspect_recording(path, verify=True)  # every message read at open
     (topic,) = report["mcap"]["topics"]
     assert topic["failed_messages"] == 1

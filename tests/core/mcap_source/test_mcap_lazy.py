@@ -7,16 +7,15 @@ values are asked for, and gives what reading the whole file at open gives.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from arm_mcap import START_NS, write_arm_mcap
 from decode_counting import counting_decoders
 from lazy_reads import read_fails_alike
-from mcap import writer as mcap_writer
 from mcap.reader import make_reader
 
 from fsr_core.recording import Integrity, RecordingModel
@@ -28,7 +27,6 @@ from fsr_core.sources.mcap.source import bag_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mcap"
 FILES = [*sorted(path.name for path in DATA.glob("*.mcap")), "rosbag2_run"]
-_START_NS = 1_700_000_000_000_000_000
 
 
 def _file(name: str) -> Path:
@@ -127,25 +125,11 @@ def test_a_time_base_other_than_log_time_reads_every_chunk_at_open(
 
 
 def _write(path: Path, messages: int = 120) -> Path:
-    with path.open("wb") as stream:
-        writer = mcap_writer.Writer(stream, chunk_size=1024)
-        writer.start(profile="", library="fsr-viewer tests")
-        schema = writer.register_schema(
-            name="Arm", encoding="jsonschema", data=b'{"type": "object"}'
-        )
-        channel = writer.register_channel(
-            topic="/arm/state", message_encoding="json", schema_id=schema
-        )
-        for index in range(messages):
-            time_ns = _START_NS + index * 10_000_000
-            writer.add_message(
-                channel_id=channel,
-                log_time=time_ns,
-                publish_time=time_ns,
-                data=json.dumps({"q": [index * 0.5]}).encode(),
-            )
-        writer.finish()
-    return path
+    arm = (
+        (START_NS + index * 10_000_000, {"q": [index * 0.5]})
+        for index in range(messages)
+    )
+    return write_arm_mcap(path, arm, chunk_size=1024)
 
 
 def _damage_last_chunk(path: Path) -> int:
