@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import ROSBAG1_DATA as ROS1
+from data_paths import ROSBAG2_DATA as ROS2
 
 from fsr_core.errors import (
     FsrError,
@@ -28,9 +30,6 @@ from fsr_core.errors import (
 from fsr_core.recording import Integrity, MarkerKind, RecordingModel
 from fsr_core.sources import inspect_recording, open_recording, source_named
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
 _SIZE_FIELD = b"\x09\x00\x00\x00size="
 """A chunk header's ``size`` field: its length (9), name and ``=``."""
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import ROSBAG1_DATA as ROS1
+from data_paths import ROSBAG2_DATA as ROS2
 
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import (
@@ -24,9 +26,6 @@ from fsr_core.sources import (
     source_for,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-ROS1 = DATA / "rosbag1"
-ROS2 = DATA / "rosbag2"
 ROS1_BAGS = (
     "none.bag",
     "bz2.bag",
