@@ -13,8 +13,10 @@ __all__ = [
     "GENESIS_BATCH",
     "GENESIS_BOX",
     "GENESIS_DATA",
+    "HDF5_DATA",
     "MCAP_DATA",
     "MUJOCO_EXAMPLES",
+    "RERUN_DATA",
     "ROSBAG1_DATA",
     "ROSBAG2_DATA",
     "SKELARM_DATA",
@@ -32,7 +34,9 @@ GENESIS_DATA: Final = TEST_DATA / "genesis"
 GENESIS_BOX: Final = GENESIS_DATA / "v4_box_exact.gstraj"
 #: A Genesis trajectory of a batched scene (several environments).
 GENESIS_BATCH: Final = GENESIS_DATA / "v4_batch_exact.gstraj"
+HDF5_DATA: Final = TEST_DATA / "hdf5"
 MCAP_DATA: Final = TEST_DATA / "mcap"
+RERUN_DATA: Final = TEST_DATA / "rerun"
 SKELARM_DATA: Final = TEST_DATA / "skelarm"
 #: ROS 1 bags and ROS 2 bag folders written by ``rosbags``' writers.
 ROSBAG1_DATA: Final = TEST_DATA / "rosbag1"

@@ -24,7 +24,14 @@ from fsr_core.errors import (
     TruncatedFileError,
 )
 
-__all__ = ["ByteSource", "FdSource", "FileObjectSource", "open_source"]
+__all__ = [
+    "ByteSource",
+    "FdSource",
+    "FileObjectSource",
+    "check_bounds",
+    "open_source",
+    "pread_upto",
+]
 
 _KIND_NAMES = (
     (stat.S_ISDIR, "directory"),
@@ -55,16 +62,48 @@ class ByteSource(Protocol):
         ...
 
 
-def _check_bounds(source: ByteSource, offset: int, length: int, section: str) -> None:
-    """Refuse a read outside the size snapshotted at open."""
-    if offset < 0 or length < 0 or offset + length > source.size:
+def check_bounds(
+    source: ByteSource,
+    offset: int,
+    length: int,
+    section: str,
+    *,
+    start: int = 0,
+    growing: bool = False,
+) -> None:
+    """Refuse a read outside bytes ``start`` to ``source.size`` of ``source``.
+
+    ``size`` is what was snapshotted at open; ``growing``: the file is still
+    being written, and the message says how much of it is.
+    """
+    if offset < start or length < 0 or offset + length > source.size:
+        has = f"{source.size} are written" if growing else f"the file has {source.size}"
         raise TruncatedFileError(
-            f"{section} needs bytes {offset}..{offset + length}, "
-            f"the file has {source.size}",
+            f"{section} needs bytes {offset}..{offset + length}, {has}",
             path=source.name,
             section=section,
             offset=offset,
         )
+
+
+def pread_upto(fd: int, offset: int, length: int) -> bytes:
+    """Return up to ``length`` bytes of ``fd`` at ``offset``: fewer where it ends.
+
+    A read interrupted by a signal is tried again; any other ``OSError`` is
+    raised.
+    """
+    chunks: list[bytes] = []
+    got = 0
+    while got < length:
+        try:
+            data = os.pread(fd, length - got, offset + got)
+        except InterruptedError:
+            continue
+        if not data:
+            break
+        chunks.append(data)
+        got += len(data)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _hash_chunks(source: ByteSource, check: Callable[[], None] | None) -> str:
@@ -95,30 +134,25 @@ class FdSource:
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
         """Return exactly ``length`` bytes at ``offset``."""
-        _check_bounds(self, offset, length, section)
-        chunks: list[bytes] = []
-        got = 0
-        while got < length:
-            try:
-                data = os.pread(self._fd, length - got, offset + got)
-            except OSError as exc:
-                raise OpenFailedError(
-                    f"read failed: {exc.strerror}",
-                    errno=exc.errno,
-                    path=self.name,
-                    section=section,
-                    offset=offset,
-                ) from exc
-            if not data:
-                raise TruncatedFileError(
-                    f"file shrank while open: {section} ends early",
-                    path=self.name,
-                    section=section,
-                    offset=offset + got,
-                )
-            chunks.append(data)
-            got += len(data)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        check_bounds(self, offset, length, section)
+        try:
+            data = pread_upto(self._fd, offset, length)
+        except OSError as exc:
+            raise OpenFailedError(
+                f"read failed: {exc.strerror}",
+                errno=exc.errno,
+                path=self.name,
+                section=section,
+                offset=offset,
+            ) from exc
+        if len(data) < length:
+            raise TruncatedFileError(
+                f"file shrank while open: {section} ends early",
+                path=self.name,
+                section=section,
+                offset=offset + len(data),
+            )
+        return data
 
     def sha256(self, check: Callable[[], None] | None = None) -> str:
         """Hex SHA-256 of the first ``size`` bytes; ``check()`` runs between chunks."""
@@ -148,7 +182,7 @@ class FileObjectSource:
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
         """Return exactly ``length`` bytes at ``offset``."""
-        _check_bounds(self, offset, length, section)
+        check_bounds(self, offset, length, section)
         try:
             self._file.seek(offset)
             data = self._file.read(length)

@@ -33,6 +33,7 @@ from fsr_core.format.records import (
     TRAILER_END,
     FileHeader,
 )
+from fsr_core.format.safe_open import check_bounds
 from fsr_core.format.scan import ScannedBatch, read_batch
 from fsr_core.format.staging import final_name_of
 from fsr_core.format.streams import StreamKind, StreamSpec
@@ -55,15 +56,8 @@ class _Window:
         self.size = start + len(data)
 
     def read_at(self, offset: int, length: int, *, section: str) -> bytes:
+        check_bounds(self, offset, length, section, start=self._start, growing=True)
         begin = offset - self._start
-        if begin < 0 or length < 0 or offset + length > self.size:
-            raise TruncatedFileError(
-                f"{section} needs bytes {offset}..{offset + length}, "
-                f"{self.size} are written",
-                path=self.name,
-                section=section,
-                offset=offset,
-            )
         return bytes(self._data[begin : begin + length])
 
     def sha256(self, check: object = None) -> str:

@@ -22,7 +22,6 @@ state:
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 import time
@@ -34,6 +33,7 @@ from typing import Final
 
 from fsr_core.budgets import MEMORY, check_budget
 from fsr_core.errors import FsrError, NotRegularFileError, OpenFailedError
+from fsr_core.format.safe_open import pread_upto
 from fsr_core.sources.live.growing import LiveRecording
 
 __all__ = ["Appended", "FollowState", "FollowStatus", "Follower", "Progress"]
@@ -222,22 +222,12 @@ class Follower:
         return progress.records, len(data)
 
     def _pread(self, offset: int, length: int) -> bytes:
-        pieces: list[bytes] = []
-        got = 0
-        while got < length:
-            try:
-                data = os.pread(self._fd, length - got, offset + got)
-            except OSError as exc:
-                if exc.errno == errno.EINTR:
-                    continue
-                raise OpenFailedError(
-                    f"read failed: {exc.strerror}", errno=exc.errno, path=self.path
-                ) from exc
-            if not data:
-                break
-            pieces.append(data)
-            got += len(data)
-        return b"".join(pieces)
+        try:
+            return pread_upto(self._fd, offset, length)
+        except OSError as exc:
+            raise OpenFailedError(
+                f"read failed: {exc.strerror}", errno=exc.errno, path=self.path
+            ) from exc
 
     def _name_problem(self) -> str:
         """Why the followed name no longer names this file ('' when it does)."""

@@ -17,6 +17,7 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
+from data_paths import HDF5_DATA as DATA
 
 from fsr_core.errors import FsrError, LimitExceededError, SchemaError
 from fsr_core.playlists.episodes import episode_path
@@ -29,7 +30,6 @@ from fsr_core.sources import (
     source_for,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "hdf5"
 LIFT = DATA / "lift.hdf5"
 ALOHA = DATA / "aloha"
 

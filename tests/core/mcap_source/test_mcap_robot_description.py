@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -207,18 +208,28 @@ LAYOUTS = {
 }
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.fixture(params=list(LAYOUTS))
+def described(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Path]:
+    """Write arms on ``/robot_description`` in each layout of :data:`LAYOUTS`.
+
+    The writer takes a file name and ``(ms, robot name, reach)`` per arm.
+    """
+
+    def write(name: str, *arms: tuple[int, str, float]) -> Path:
+        return _write(
+            tmp_path / name,
+            [(ms, "/robot_description", _arm(arm, reach)) for ms, arm, reach in arms],
+            **LAYOUTS[request.param],
+        )
+
+    return write
+
+
 def test_the_description_in_force_when_the_joints_start_is_drawn(
-    tmp_path: Path, layout: str
+    described: Callable[..., Path],
 ) -> None:
-    path = _write(
-        tmp_path / "arm.mcap",
-        [
-            (0, "/robot_description", _arm("first", 0.3)),
-            (5, "/robot_description", _arm("in_force", 0.5)),
-            (200, "/robot_description", _arm("later", 0.7)),
-        ],
-        **LAYOUTS[layout],
+    path = described(
+        "arm.mcap", (0, "first", 0.3), (5, "in_force", 0.5), (200, "later", 0.7)
     )
 
     model = open_recording(path)
@@ -233,33 +244,20 @@ def test_the_description_in_force_when_the_joints_start_is_drawn(
     np.testing.assert_allclose(tip[:, :3], expected, atol=1e-9)
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_description_logged_after_the_joints_start_is_still_drawn(
-    tmp_path: Path, layout: str
+    described: Callable[..., Path],
 ) -> None:
-    path = _write(
-        tmp_path / "late.mcap",
-        [
-            (30, "/robot_description", _arm("late", 0.4)),
-            (90, "/robot_description", _arm("later", 0.6)),
-        ],
-        **LAYOUTS[layout],
-    )
+    path = described("late.mcap", (30, "late", 0.4), (90, "later", 0.6))
 
     model = open_recording(path)
 
     assert model.metadata["robot"]["name"] == "late"
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_description_over_the_budget_is_a_note_and_its_bytes_are_not_read(
-    tmp_path: Path, layout: str, monkeypatch: pytest.MonkeyPatch
+    described: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _write(
-        tmp_path / "big.mcap",
-        [(0, "/robot_description", _arm("big", 0.3))],
-        **LAYOUTS[layout],
-    )
+    path = described("big.mcap", (0, "big", 0.3))
     monkeypatch.setattr(robot_description, "MAX_DESCRIPTION_BYTES", 200)
     calls: Counter[str] = Counter()
     monkeypatch.setattr(mcap_reading, "decoder_for", counting_decoders(calls))

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import RERUN_DATA as DATA
 
 from fsr_core.errors import (
     CorruptRecordError,
@@ -29,7 +30,6 @@ from fsr_core.sources import (
     source_for,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "rerun"
 ARM = DATA / "arm_run.rrd"
 TWO = DATA / "two_runs.rrd"
 TRUTH: dict[str, Any] = json.loads((DATA / "expected.json").read_text())

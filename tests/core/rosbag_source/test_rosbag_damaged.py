@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
 from fsr_core.errors import (
     FsrError,
@@ -27,7 +28,6 @@ from fsr_core.errors import (
 )
 from fsr_core.recording import Integrity, MarkerKind, RecordingModel
 from fsr_core.sources import inspect_recording, open_recording, source_named
-from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
 _SIZE_FIELD = b"\x09\x00\x00\x00size="
 """A chunk header's ``size`` field: its length (9), name and ``=``."""

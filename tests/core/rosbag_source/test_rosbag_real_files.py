@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
 from fsr_core.recording import Integrity, RecordingModel
 from fsr_core.sources import (
@@ -23,7 +24,6 @@ from fsr_core.sources import (
     open_recording,
     source_for,
 )
-from tests.data_paths import ROSBAG1_DATA, ROSBAG2_DATA
 
 ROS1_BAGS = (
     "none.bag",
