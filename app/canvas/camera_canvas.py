@@ -65,6 +65,7 @@ __all__ = [
     "CameraMarks",
     "ImageView",
     "camera_pen",
+    "paint_axis_line",
     "plane_to_world",
     "polyline_runs",
 ]
@@ -168,6 +169,21 @@ def polyline_runs(shown: FloatArray) -> list[QPolygonF]:
         if len(kept) >= 2:
             runs.append(QPolygonF([QPointF(x, y) for x, y in kept.tolist()]))
     return runs
+
+
+def paint_axis_line(
+    painter: QPainter, shown: FloatArray, pen: QPen, shadow: QPen
+) -> None:
+    """Draw an axis's runs (see :func:`polyline_runs`) in ``pen`` over ``shadow``.
+
+    Every run is drawn with the (wider) ``shadow`` first, so it reads over any
+    image.
+    """
+    for run in polyline_runs(shown):
+        painter.setPen(shadow)
+        painter.drawPolyline(run)
+        painter.setPen(pen)
+        painter.drawPolyline(run)
 
 
 def _to_qimage(pixels: npt.NDArray[np.uint8]) -> QImage:
