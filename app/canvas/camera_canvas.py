@@ -38,7 +38,6 @@ import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
-    QColor,
     QFontMetricsF,
     QImage,
     QPainter,
@@ -64,7 +63,6 @@ __all__ = [
     "CameraCanvas",
     "CameraMarks",
     "ImageView",
-    "camera_pen",
     "paint_axis_line",
     "plane_to_world",
     "polyline_runs",
@@ -104,13 +102,6 @@ class _Frame:
     calibration: Calibration | None
     values: FloatArray | None = None
     """A measuring camera's value per pixel (depth in metres), else None."""
-
-
-def camera_pen(color: QColor, width_px: float) -> QPen:
-    """Return a solid pen with round caps and joins, for marks over a frame."""
-    pen = QPen(color, width_px, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-    return pen
 
 
 def plane_to_world(points_xy: npt.ArrayLike) -> FloatArray:
