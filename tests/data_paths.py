@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from tool_scripts import import_tool
+
 __all__ = [
     "GENESIS_BATCH",
     "GENESIS_BOX",
@@ -44,12 +46,5 @@ ROSBAG2_DATA: Final = TEST_DATA / "rosbag2"
 #: A skelarm state log of a reach.
 SKELARM_REACH: Final = SKELARM_DATA / "reach.sklog.npz"
 #: The joints of the LeRobot datasets under ``tests/data/lerobot`` (an SO-100
-#: arm), in their order.
-SO100_JOINTS: Final = (
-    "shoulder_pan",
-    "shoulder_lift",
-    "elbow",
-    "wrist_flex",
-    "wrist_roll",
-    "gripper",
-)
+#: arm), in their order: as ``tools/make_lerobot_data.py`` wrote them.
+SO100_JOINTS: Final = tuple(import_tool("make_lerobot_data").JOINTS)

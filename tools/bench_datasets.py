@@ -43,6 +43,7 @@ import numpy as np
 from bench_common import numbers_parser, times
 from fsr_core.playlists.episodes import episode_path
 from fsr_core.sources import expand_recordings, open_recording
+from lerobot_writing import camera_feature, create_dataset, joint_features
 
 JOINTS = [f"joint_{number}" for number in range(1, 7)]
 CAMERA = "observation.images.front"
@@ -70,32 +71,19 @@ def _lerobot() -> Any:
     return LeRobotDataset
 
 
-def _numeric_features() -> dict[str, Any]:
-    return {
-        name: {"dtype": "float32", "shape": (6,), "names": list(JOINTS)}
-        for name in ("observation.state", "action")
-    }
-
-
 def _write(root: Path, episodes: int, rows: int, *, video: bool, fps: int = 30) -> None:
     """Write a dataset with lerobot's writer unless it is there already."""
     if (root / "meta" / "info.json").exists():
         return
-    dataset_class = _lerobot()
-    features = _numeric_features()
+    features = joint_features(JOINTS)
     if video:
-        height, width = VIDEO_SIZE
-        features[CAMERA] = {
-            "dtype": "video",
-            "shape": (height, width, 3),
-            "names": ["height", "width", "channels"],
-        }
-    dataset = dataset_class.create(
+        features[CAMERA] = camera_feature(*VIDEO_SIZE)
+    dataset = create_dataset(
+        _lerobot(),
+        root,
         repo_id=f"bench/{root.name}",
         fps=fps,
         features=features,
-        root=root,
-        robot_type="so100_follower",
         use_videos=video,
     )
     joints = np.arange(6, dtype=np.float32)

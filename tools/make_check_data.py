@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from lerobot_writing import camera_feature, create_dataset, joint_features
+
 OUT_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "lerobot"
 NAME = "checks_v30"
 FPS = 30
@@ -135,23 +137,9 @@ def write_dataset(root: Path) -> list[dict[str, Any]]:
     """Write the dataset at ``root``; return each episode's facts."""
     from lerobot.datasets.lerobot_dataset import LeRobotDataset
 
-    features = {
-        "observation.state": {"dtype": "float32", "shape": (6,), "names": JOINTS},
-        "action": {"dtype": "float32", "shape": (6,), "names": JOINTS},
-        CAMERA: {
-            "dtype": "video",
-            "shape": (SIZE, SIZE, 3),
-            "names": ["height", "width", "channels"],
-        },
-    }
-    dataset = LeRobotDataset.create(
-        repo_id=f"fsr_viewer/{NAME}",
-        fps=FPS,
-        features=features,
-        root=root,
-        robot_type="so100_follower",
-        use_videos=True,
-        image_writer_threads=0,
+    features = {**joint_features(JOINTS), CAMERA: camera_feature(SIZE, SIZE)}
+    dataset = create_dataset(
+        LeRobotDataset, root, repo_id=f"fsr_viewer/{NAME}", fps=FPS, features=features
     )
     facts = []
     for plan in _episodes():

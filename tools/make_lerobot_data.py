@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from lerobot_writing import camera_feature, create_dataset, joint_features
+
 OUT_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "lerobot"
 FPS = 10
 EPISODE_LENGTHS = [8, 10, 12]
@@ -79,18 +81,9 @@ def _version(dist: str) -> str | None:
 
 def _features() -> dict[str, Any]:
     return {
-        "observation.state": {"dtype": "float32", "shape": (6,), "names": list(JOINTS)},
-        "action": {"dtype": "float32", "shape": (6,), "names": list(JOINTS)},
-        VIDEO_CAM: {
-            "dtype": "video",
-            "shape": (HEIGHT, WIDTH, 3),
-            "names": ["height", "width", "channels"],
-        },
-        IMAGE_CAM: {
-            "dtype": "image",
-            "shape": (HEIGHT, WIDTH, 3),
-            "names": ["height", "width", "channels"],
-        },
+        **joint_features(JOINTS),
+        VIDEO_CAM: camera_feature(HEIGHT, WIDTH),
+        IMAGE_CAM: camera_feature(HEIGHT, WIDTH, dtype="image"),
     }
 
 
@@ -156,12 +149,9 @@ def write_dataset(mod: Any, root: Path, repo_id: str, *, rollover: bool = False)
     video file and a chunk holds two files, so the three episodes spread over
     ``chunk-000/file-000``, ``chunk-000/file-001`` and ``chunk-001/file-000``.
     """
-    cls = mod.LeRobotDataset
-    create_params = inspect.signature(cls.create).parameters
-    kwargs = {"robot_type": "so100_follower", "use_videos": True}
-    if "image_writer_threads" in create_params:
-        kwargs["image_writer_threads"] = 0
-    ds = cls.create(repo_id=repo_id, fps=FPS, features=_features(), root=root, **kwargs)
+    ds = create_dataset(
+        mod.LeRobotDataset, root, repo_id=repo_id, fps=FPS, features=_features()
+    )
     if rollover:
         # Sizes below one episode's files: each episode rolls over to a new file.
         ds.meta.update_chunk_settings(

@@ -27,6 +27,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from lerobot_writing import camera_feature, create_dataset, joint_features
 from make_lerobot_data import (
     FRAME_COLUMNS,
     OUT_DIR,
@@ -69,26 +70,18 @@ def _picture(index: int) -> NDArray[np.uint8]:
 
 
 def _features() -> dict[str, Any]:
-    joints = {"dtype": "float32", "shape": (len(JOINT_NAMES),), "names": JOINT_NAMES}
-    return {
-        "observation.state": dict(joints),
-        "action": dict(joints),
-        CAMERA: {
-            "dtype": "video",
-            "shape": (HEIGHT, WIDTH, 3),
-            "names": ["height", "width", "channels"],
-        },
-    }
+    return {**joint_features(JOINT_NAMES), CAMERA: camera_feature(HEIGHT, WIDTH)}
 
 
 def write_dataset(mod: Any, root: Path, repo_id: str) -> None:
     """Create the dataset at ``root`` with LeRobot's writer API."""
-    cls = mod.LeRobotDataset
-    kwargs: dict[str, Any] = {"robot_type": ROBOT_TYPE, "use_videos": True}
-    if "image_writer_threads" in inspect.signature(cls.create).parameters:
-        kwargs["image_writer_threads"] = 0
-    dataset = cls.create(
-        repo_id=repo_id, fps=FPS, features=_features(), root=root, **kwargs
+    dataset = create_dataset(
+        mod.LeRobotDataset,
+        root,
+        repo_id=repo_id,
+        fps=FPS,
+        features=_features(),
+        robot_type=ROBOT_TYPE,
     )
     state, action = _motion()
     task_is_arg = "task" in inspect.signature(dataset.add_frame).parameters

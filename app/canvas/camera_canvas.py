@@ -38,7 +38,6 @@ import numpy.typing as npt
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
-    QColor,
     QFontMetricsF,
     QImage,
     QPainter,
@@ -64,7 +63,7 @@ __all__ = [
     "CameraCanvas",
     "CameraMarks",
     "ImageView",
-    "camera_pen",
+    "paint_axis_line",
     "plane_to_world",
     "polyline_runs",
 ]
@@ -103,13 +102,6 @@ class _Frame:
     calibration: Calibration | None
     values: FloatArray | None = None
     """A measuring camera's value per pixel (depth in metres), else None."""
-
-
-def camera_pen(color: QColor, width_px: float) -> QPen:
-    """Return a solid pen with round caps and joins, for marks over a frame."""
-    pen = QPen(color, width_px, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-    return pen
 
 
 def plane_to_world(points_xy: npt.ArrayLike) -> FloatArray:
@@ -168,6 +160,21 @@ def polyline_runs(shown: FloatArray) -> list[QPolygonF]:
         if len(kept) >= 2:
             runs.append(QPolygonF([QPointF(x, y) for x, y in kept.tolist()]))
     return runs
+
+
+def paint_axis_line(
+    painter: QPainter, shown: FloatArray, pen: QPen, shadow: QPen
+) -> None:
+    """Draw an axis's runs (see :func:`polyline_runs`) in ``pen`` over ``shadow``.
+
+    Every run is drawn with the (wider) ``shadow`` first, so it reads over any
+    image.
+    """
+    for run in polyline_runs(shown):
+        painter.setPen(shadow)
+        painter.drawPolyline(run)
+        painter.setPen(pen)
+        painter.drawPolyline(run)
 
 
 def _to_qimage(pixels: npt.NDArray[np.uint8]) -> QImage:

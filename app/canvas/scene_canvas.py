@@ -35,6 +35,7 @@ from app.canvas.scene_marks import (
     WORKSPACE_COLOR,
     darker,
     disc,
+    paint_disc,
     paint_time_label,
     pen,
 )
@@ -179,6 +180,16 @@ def _fit(model: RecordingModel, kinematics: PlanarKinematics) -> _Fit:
     size = high - low + 2.0 * _MARGIN * span
     center = 0.5 * (low + high)
     return _Fit(float(center[0]), float(center[1]), float(size[0]), float(size[1]))
+
+
+def _paint_link(
+    painter: QPainter, start: QPointF, end: QPointF, rgb: Rgb, width: float
+) -> None:
+    """Draw a link from ``start`` to ``end`` in ``rgb``, outlined a shade darker."""
+    painter.setPen(pen(darker(rgb), width + 2.0))
+    painter.drawLine(start, end)
+    painter.setPen(pen(_color(rgb), width))
+    painter.drawLine(start, end)
 
 
 def _whole_pixel_ratio(painter: QPainter, rect: QRectF) -> float | None:
@@ -374,9 +385,9 @@ class SceneCanvas(RecordingCanvas):
         disc at the mount.
         """
         reach_px = kinematics.reach_m * self.scale(rect)
-        painter.setBrush(_color(WORKSPACE_FILL))
-        painter.setPen(pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine))
-        disc(painter, self._point(rect, kinematics.base_m), reach_px)
+        rim = pen(_color(WORKSPACE_COLOR), 1.2, Qt.PenStyle.DashLine)
+        center = self._point(rect, kinematics.base_m)
+        paint_disc(painter, center, reach_px, _color(WORKSPACE_FILL), rim)
         base = self._point(rect, kinematics.support_m)
         half = 2.1 * width
         plate_y = base.y() + 1.35 * width
@@ -400,16 +411,11 @@ class SceneCanvas(RecordingCanvas):
         )
         if kinematics.mount_m is not None:
             joint = self._point(rect, kinematics.base_m)
-            painter.setPen(pen(darker(BASE_LINK_COLOR), width + 2.0))
-            painter.drawLine(base, joint)
-            painter.setPen(pen(_color(BASE_LINK_COLOR), width))
-            painter.drawLine(base, joint)
-            painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
-            painter.setBrush(_color(BASE_COLOR))
-            disc(painter, base, 0.85 * width)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_color(PIN_COLOR))
-            disc(painter, base, max(1.2, 0.2 * width))
+            _paint_link(painter, base, joint, BASE_LINK_COLOR, width)
+            rim = pen(_color(OUTLINE_COLOR), 1.5)
+            paint_disc(painter, base, 0.85 * width, _color(BASE_COLOR), rim)
+            pin_px = max(1.2, 0.2 * width)
+            paint_disc(painter, base, pin_px, _color(PIN_COLOR), Qt.PenStyle.NoPen)
 
     def _paint_arm(
         self,
@@ -423,10 +429,7 @@ class SceneCanvas(RecordingCanvas):
         links = len(points) - 1
         for i in range(links):
             rgb = LINK_COLORS[i % len(LINK_COLORS)]
-            painter.setPen(pen(darker(rgb), width + 2.0))
-            painter.drawLine(points[i], points[i + 1])
-            painter.setPen(pen(_color(rgb), width))
-            painter.drawLine(points[i], points[i + 1])
+            _paint_link(painter, points[i], points[i + 1], rgb, width)
         pin = _color(PIN_COLOR)
         painter.setPen(pen(_color(OUTLINE_COLOR), 1.5))
         if mounted_here:
@@ -441,9 +444,8 @@ class SceneCanvas(RecordingCanvas):
             disc(painter, point, max(1.2, 0.2 * width))
 
     def _paint_tip(self, painter: QPainter, tip: QPointF, width: float) -> None:
-        painter.setPen(pen(_color(OUTLINE_COLOR), 1.8))
-        painter.setBrush(_color(TIP_COLOR))
-        disc(painter, tip, max(3.0, 0.58 * width))
+        rim = pen(_color(OUTLINE_COLOR), 1.8)
+        paint_disc(painter, tip, max(3.0, 0.58 * width), _color(TIP_COLOR), rim)
 
     def _paint_message(self, painter: QPainter, rect: QRectF, message: str) -> None:
         painter.setFont(_font(max(12.0, 0.025 * min(rect.height(), rect.width()))))

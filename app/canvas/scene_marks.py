@@ -45,6 +45,7 @@ __all__ = [
     "cross",
     "darker",
     "disc",
+    "paint_disc",
     "paint_force_arrow",
     "paint_targets",
     "paint_time_label",
@@ -144,6 +145,22 @@ def disc(painter: QPainter, center: QPointF, radius_px: float) -> None:
     painter.drawEllipse(center, radius_px, radius_px)
 
 
+def paint_disc(
+    painter: QPainter,
+    center: QPointF,
+    radius_px: float,
+    fill: QColor | Qt.BrushStyle,
+    outline: QPen | Qt.PenStyle,
+) -> None:
+    """Draw a circle of ``radius_px`` around ``center``, ``fill`` in ``outline``.
+
+    The painter keeps that pen and brush.
+    """
+    painter.setPen(outline)
+    painter.setBrush(fill)
+    disc(painter, center, radius_px)
+
+
 def cross(painter: QPainter, center: QPointF, arm_px: float) -> None:
     """Draw a plus sign whose arms reach ``arm_px`` from ``center``."""
     painter.drawLine(center - QPointF(arm_px, 0.0), center + QPointF(arm_px, 0.0))
@@ -169,18 +186,15 @@ def paint_targets(
             continue
         dashed = pen(_color(target_rgb(overlay, index, TARGET_COLOR), 210), 1.5)
         dashed.setDashPattern([3.0, 2.5])
-        painter.setPen(dashed)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        disc(painter, QPointF(float(x), float(y)), max(ring_px, MIN_RING_PX))
+        ring = max(ring_px, MIN_RING_PX)
+        point = QPointF(float(x), float(y))
+        paint_disc(painter, point, ring, Qt.BrushStyle.NoBrush, dashed)
     if active is not None and 0 <= active < len(pixels):
         center = QPointF(float(pixels[active][0]), float(pixels[active][1]))
         rgb = target_rgb(overlay, active, ACTIVE_TARGET_COLOR)
-        painter.setPen(pen(darker(rgb, 0.85), 2.0))
-        painter.setBrush(_color(rgb, 48))
-        disc(painter, center, max(ring_px, dot + 3.0))
-        painter.setPen(pen(darker(rgb, 0.7), 1.2))
-        painter.setBrush(_color(rgb))
-        disc(painter, center, dot)
+        ring = max(ring_px, dot + 3.0)
+        paint_disc(painter, center, ring, _color(rgb, 48), pen(darker(rgb, 0.85), 2.0))
+        paint_disc(painter, center, dot, _color(rgb), pen(darker(rgb, 0.7), 1.2))
     painter.setFont(_font(max(11.0, 0.9 * width)))
     painter.setPen(_color(MUTED_TEXT_COLOR))
     offset = max(ring_px, MIN_RING_PX) + 4.0

@@ -33,6 +33,7 @@ from fsr_core.format.profiles import IntegrityProfile, minor_for, parse_profile
 from fsr_core.format.records import HEADER_SIZE as _HEADER_SIZE
 from fsr_core.format.records import FileHeader, crc32
 from fsr_core.format.streams import StreamSpec, check_stream_table
+from fsr_core.format.worker_queue import drain, put_watched
 from fsr_core.format.writer_checks import PreparedRecord, RecordChecks
 
 __all__ = ["FsrWriter", "PublishResult"]
@@ -335,13 +336,7 @@ class FsrWriter:
             )
 
     def _put(self, item: Any) -> None:
-        while True:
-            self._raise_if_failed()
-            try:
-                self._queue.put(item, timeout=0.1)
-            except queue.Full:
-                continue
-            return
+        put_watched(self._queue, item, self._raise_if_failed)
 
     def _put_nowait(self, item: Any) -> None:
         try:
@@ -351,11 +346,7 @@ class FsrWriter:
             self._queue.put_nowait(item)
 
     def _drain(self) -> None:
-        while True:
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                return
+        drain(self._queue)
 
     def _join(self) -> None:
         assert self._thread is not None

@@ -12,14 +12,13 @@ first, while its window is the only one (F is an application-wide key).
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import pytest
-from data_paths import TEST_DATA
+from check_defects import CHECKS_DATASET, EXPECTED_KINDS, FPS, TRUTH
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEvent, QPoint, Qt
 from pytestqt.qtbot import QtBot
 from shown_widgets import (
@@ -41,21 +40,6 @@ from fsr_core.sources import expand_recordings
 
 pytestmark = pytest.mark.gui
 
-TRUTH: Final = json.loads(
-    (TEST_DATA / "lerobot" / "checks_v30.defects.json").read_text()
-)
-FPS: Final = TRUTH["fps"]
-#: The kinds each defective episode gives (as ``batch check`` reports them).
-EXPECTED_KINDS: Final = {
-    6: {"jerk"},
-    7: {"static"},
-    8: {"frozen_video"},
-    9: {"timestamp_gap", "video_desync"},
-    10: {"non_finite"},
-    11: {"action_state_offset"},
-    12: {"length_outlier"},
-    13: {"end_pose_outlier"},
-}
 #: The episodes of the module's playlist.
 EPISODES: Final = (0, 1, 2, 6, 9, 12)
 KEPT: Final = (0, 1, 2)
@@ -74,7 +58,7 @@ def _wait_for(condition: object, what: str, timeout_ms: int = 60_000) -> None:
 def test_key_f_flags_the_playing_episode_and_a_new_window_remembers(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    root = TEST_DATA / "lerobot" / "checks_v30"
+    root = CHECKS_DATASET
     episodes = [root / "episode_000000", root / "episode_000001"]
     before = sorted(path.name for path in root.rglob("*"))
     first = show_widget(qtbot, new_main_window(ini_settings(tmp_path)), (900, 600))
@@ -124,7 +108,7 @@ def checked(
     del qapp
     folder = tmp_path_factory.mktemp("overview")
     root = folder / "checks_v30"
-    shutil.copytree(TEST_DATA / "lerobot" / "checks_v30", root)
+    shutil.copytree(CHECKS_DATASET, root)
     window = new_main_window(ini_settings(folder))
     window.resize(1400, 1000)
     window.show()

@@ -16,27 +16,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from data_paths import TEST_DATA as DATA
+from check_defects import CHECKS_DATASET as DATASET
+from check_defects import EXPECTED_KINDS, FPS, TRUTH
 from hostile_e2e.cli_run import CliOutcome, run_cli
 from PIL import Image
 
 from app.cli import main
-
-DATASET = DATA / "lerobot" / "checks_v30"
-TRUTH = json.loads((DATA / "lerobot" / "checks_v30.defects.json").read_text())
-FPS = TRUTH["fps"]
-#: The kinds each defective episode gives: its defect (a gap also desyncs the
-#: video; NaN is in the state and, a frame earlier, in the action).
-EXPECTED_KINDS = {
-    6: {"jerk"},
-    7: {"static"},
-    8: {"frozen_video"},
-    9: {"timestamp_gap", "video_desync"},
-    10: {"non_finite"},
-    11: {"action_state_offset"},
-    12: {"length_outlier"},
-    13: {"end_pose_outlier"},
-}
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ def _applies(model: RecordingModel) -> bool:
 def _paint_space_camera(painter: QPainter, marks: CameraMarks) -> None:
     from PySide6.QtGui import QPen
 
-    from app.canvas.camera_canvas import polyline_runs
+    from app.canvas.camera_canvas import paint_axis_line
     from app.canvas.drawing import palette_cycle, qcolor, rgb_color
 
     view = marks.view
@@ -43,11 +43,8 @@ def _paint_space_camera(painter: QPainter, marks: CameraMarks) -> None:
     axes = view.segments(np.repeat(bodies, 3, axis=0), ends)
     for index, shown in enumerate(axes):
         rgb = colors[index % 3]
-        for run in polyline_runs(shown):
-            painter.setPen(QPen(shadow, 2.6 * view.unit))
-            painter.drawPolyline(run)
-            painter.setPen(QPen(rgb_color(rgb), 1.3 * view.unit))
-            painter.drawPolyline(run)
+        pen = QPen(rgb_color(rgb), 1.3 * view.unit)
+        paint_axis_line(painter, shown, pen, QPen(shadow, 2.6 * view.unit))
 
 
 OVERLAY = Overlay(

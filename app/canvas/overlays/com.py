@@ -40,14 +40,14 @@ def _paint_plane(painter: QPainter, marks: PlaneMarks) -> None:
 
 
 def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
-    from app.canvas.camera_canvas import camera_pen
     from app.canvas.drawing import palette_rgb, qcolor, rgb_color
+    from app.canvas.scene_marks import pen
 
     centers = marks.visible("coms")
     if marks.view is None or not centers:
         return
     unit = marks.view.unit
-    painter.setPen(camera_pen(qcolor("camera.com_outline"), 1.0 * unit))
+    painter.setPen(pen(qcolor("camera.com_outline"), 1.0 * unit))
     painter.setBrush(rgb_color(palette_rgb("camera.com")))
     for center in centers:
         painter.drawEllipse(center, 2.2 * unit, 2.2 * unit)

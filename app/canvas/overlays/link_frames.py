@@ -29,7 +29,7 @@ _AXIS_SHARE = 0.05
 def _paint_space(painter: QPainter, marks: SpaceMarks) -> None:
     from PySide6.QtGui import QPen
 
-    from app.canvas.camera_canvas import polyline_runs
+    from app.canvas.camera_canvas import paint_axis_line
     from app.canvas.drawing import palette_cycle, qcolor, rgb_color
     from app.canvas.scene_view3d import rotations, scene_points
 
@@ -51,11 +51,8 @@ def _paint_space(painter: QPainter, marks: SpaceMarks) -> None:
         ends = origins + length * columns[:, axis]
         for start, end in zip(origins, ends, strict=True):
             shown = view.pixels(rect, view.camera(np.vstack([start, end])))
-            for run in polyline_runs(shown):
-                painter.setPen(QPen(shadow, 3.0))
-                painter.drawPolyline(run)
-                painter.setPen(QPen(rgb_color(colors[axis]), 1.6))
-                painter.drawPolyline(run)
+            pen = QPen(rgb_color(colors[axis]), 1.6)
+            paint_axis_line(painter, shown, pen, QPen(shadow, 3.0))
 
 
 OVERLAY = Overlay(

@@ -60,8 +60,9 @@ def _paint_plane(painter: QPainter, marks: PlaneMarks) -> None:
 def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
     from PySide6.QtCore import Qt
 
-    from app.canvas.camera_canvas import camera_pen, plane_to_world, polyline_runs
+    from app.canvas.camera_canvas import plane_to_world, polyline_runs
     from app.canvas.drawing import palette_rgb, rgb_color
+    from app.canvas.scene_marks import pen
 
     view = marks.view
     if view is None:
@@ -71,7 +72,7 @@ def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
         path: FloatArray | None = marks.points.get(key)
         if path is None or len(path) < 2:
             continue
-        dashed = camera_pen(color, 1.2 * view.unit)
+        dashed = pen(color, 1.2 * view.unit)
         dashed.setDashPattern([4.0, 3.0])
         painter.setPen(dashed)
         painter.setBrush(Qt.BrushStyle.NoBrush)

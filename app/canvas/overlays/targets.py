@@ -107,14 +107,13 @@ def _paint_camera_target(
     from PySide6.QtCore import QPointF, Qt
     from PySide6.QtGui import QPolygonF
 
-    from app.canvas.camera_canvas import camera_pen
     from app.canvas.drawing import rgb_color
-    from app.canvas.scene_marks import cross
+    from app.canvas.scene_marks import cross, pen
 
     unit = view.unit
     width = (1.8 if active else 1.1) * unit
     painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.setPen(camera_pen(rgb_color(rgb, 255 if active else 200), width))
+    painter.setPen(pen(rgb_color(rgb, 255 if active else 200), width))
     if ring is not None and np.isfinite(ring).all():
         painter.drawPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in ring]))
     cross(painter, point, (5.0 if active else 3.5) * unit)

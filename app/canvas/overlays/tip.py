@@ -22,8 +22,8 @@ def _applies(model: RecordingModel) -> bool:
 def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
     from PySide6.QtCore import Qt
 
-    from app.canvas.camera_canvas import camera_pen
     from app.canvas.drawing import palette_rgb, qcolor, rgb_color
+    from app.canvas.scene_marks import pen
 
     tips = marks.visible("tip")
     if marks.view is None or not tips:
@@ -32,9 +32,9 @@ def _paint_camera(painter: QPainter, marks: CameraMarks) -> None:
     color = rgb_color(palette_rgb("camera.tip"))
     for tip in tips:
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(camera_pen(qcolor("camera.tip_shadow"), 2.6 * unit))
+        painter.setPen(pen(qcolor("camera.tip_shadow"), 2.6 * unit))
         painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
-        painter.setPen(camera_pen(color, 1.3 * unit))
+        painter.setPen(pen(color, 1.3 * unit))
         painter.drawEllipse(tip, 4.5 * unit, 4.5 * unit)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(color)

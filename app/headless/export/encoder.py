@@ -19,6 +19,8 @@ import av
 import numpy as np
 import numpy.typing as npt
 
+from fsr_core.format.worker_queue import drain, put_watched
+
 if TYPE_CHECKING:
     from app.headless.export.canvas_frame import CanvasFrame
     from app.headless.export.sink import WriteSink
@@ -132,13 +134,7 @@ class Encoder:
 
     def put(self, frame: av.VideoFrame) -> None:
         """Queue one frame; raise the worker's error if it has failed."""
-        while True:
-            self.raise_error()
-            try:
-                self._queue.put(frame, timeout=0.1)
-            except queue.Full:
-                continue
-            return
+        put_watched(self._queue, frame, self.raise_error)
 
     def finish(self) -> None:
         """Flush the encoder, close the container and wait for the worker."""
@@ -191,11 +187,7 @@ class Encoder:
 
     def _drain(self) -> None:
         """Empty the queue so a producer blocked in ``put`` wakes up."""
-        try:
-            while True:
-                self._queue.get_nowait()
-        except queue.Empty:
-            return
+        drain(self._queue)
 
 
 def _encode(stream: Any, frame: av.VideoFrame) -> Any:
