@@ -161,6 +161,16 @@ def check_columns(
     joints = table.joints
     if joints is None or joints.positions not in table.values or not len(table):
         return {}
+    # The figures are made for every row; an episode whose values overflow
+    # or are not finite is left out, so numpy's warnings of them say nothing.
+    with np.errstate(all="ignore"):
+        return _clean_results(table, joints, limits)
+
+
+def _clean_results(
+    table: EpisodeColumns, joints: JointSet, limits: Thresholds
+) -> dict[int, CheckResult]:
+    """:func:`check_columns` once the table has the joints' channel."""
     parts = _Segments(table.bounds)
     times = table.times_s
     state = joint_columns(

@@ -63,13 +63,14 @@ def speed_and_jerk(
     jerk ``i``: samples ``i`` to ``i+3``), so over episodes laid end to end
     each episode's figures are those it has alone.
     """
-    velocity = _derivative(values, times)
-    speed: FloatArray = np.max(np.abs(velocity), axis=1)  # NaN where a joint is NaN
-    mid = (times[:-1] + times[1:]) / 2
-    acceleration = _derivative(velocity, mid)
-    mid2 = (mid[:-1] + mid[1:]) / 2
-    jerk = _derivative(acceleration, mid2)
-    norm: FloatArray = np.linalg.norm(jerk, axis=1)
+    with np.errstate(all="ignore"):  # huge values overflow to inf: judged so
+        velocity = _derivative(values, times)
+        speed: FloatArray = np.max(np.abs(velocity), axis=1)  # NaN: a joint is NaN
+        mid = (times[:-1] + times[1:]) / 2
+        acceleration = _derivative(velocity, mid)
+        mid2 = (mid[:-1] + mid[1:]) / 2
+        jerk = _derivative(acceleration, mid2)
+        norm: FloatArray = np.linalg.norm(jerk, axis=1)
     return speed, norm
 
 

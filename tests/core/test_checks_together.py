@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from data_paths import TEST_DATA
@@ -123,3 +124,23 @@ def test_batch_check_reports_the_same_lines_as_alone(
         assert line["metrics"] == expected["metrics"], path.name
         own = [flag for flag in line["flags"] if flag["kind"] not in DATASET_KINDS]
         assert own == expected["flags"], path.name
+
+
+def test_infinite_and_huge_values_are_left_to_the_full_check(tmp_path: Path) -> None:
+    root = _without_camera(tmp_path)
+    data = next((root / "data").rglob("*.parquet"))
+    table = pq.read_table(data)
+    state = table["observation.state"].to_pylist()
+    episodes = table["episode_index"].to_pylist()
+    first_of = {index: episodes.index(index) for index in (2, 4)}
+    state[first_of[2] + 10][1] = float("inf")
+    state[first_of[4] + 10][1] = 1e308
+    column = pa.array(state, type=table.schema.field("observation.state").type)
+    index = table.schema.get_field_index("observation.state")
+    pq.write_table(table.set_column(index, "observation.state", column), data)
+    paths = expand_recordings([root])
+    together = checked_together(paths)
+    left = {int(path.name.split("_")[1]) for path in paths if path not in together}
+    assert left == FLAGGED_ALONE | {2, 4}
+    for path, result in together.items():
+        assert result == check_recording(open_recording(path), decode_frames=False)

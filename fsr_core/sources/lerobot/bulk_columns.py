@@ -149,9 +149,10 @@ def _play_times(
     steps_bad = ~(np.diff(stamps) > 0) & (segment[1:] == segment[:-1])
     bad = np.bincount(segment[1:][steps_bad], minlength=count)
     bad += np.bincount(segment[~np.isfinite(stamps)], minlength=count)
-    times = stamps - stamps[bounds[:-1]][segment]
-    ticks = np.round(times * fps)
-    off = ~(np.abs(times * fps - ticks) < _ON_GRID_FRAMES)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf or NaN stamps
+        times = stamps - stamps[bounds[:-1]][segment]
+        ticks = np.round(times * fps)
+        off = ~(np.abs(times * fps - ticks) < _ON_GRID_FRAMES)
     on_grid = np.bincount(segment[off], minlength=count) == 0
     snapped: FloatArray = np.where(on_grid[segment], ticks / fps, times)
     return snapped, bad == 0
@@ -178,7 +179,9 @@ def lerobot_columns(
     table = episode_table(root)
     if not _only_numbers(table):
         return None, list(indices)
-    listed = {episode.index: episode for episode in table.episodes}
+    listed: dict[int, EpisodeMeta] = {}
+    for episode in table.episodes:
+        listed.setdefault(episode.index, episode)  # the first, as table.find
     by_file: dict[Path, list[EpisodeMeta]] = {}
     for index in dict.fromkeys(indices):
         episode = listed.get(index)
