@@ -180,8 +180,8 @@ def lerobot_columns(
     if not _only_numbers(table):
         return None, list(indices)
     listed: dict[int, EpisodeMeta] = {}
-    for episode in table.episodes:
-        listed.setdefault(episode.index, episode)  # the first, as table.find
+    for meta in table.episodes:
+        listed.setdefault(meta.index, meta)  # the first, as table.find
     by_file: dict[Path, list[EpisodeMeta]] = {}
     for index in dict.fromkeys(indices):
         episode = listed.get(index)
