@@ -144,3 +144,23 @@ def test_infinite_and_huge_values_are_left_to_the_full_check(tmp_path: Path) -> 
     assert left == FLAGGED_ALONE | {2, 4}
     for path, result in together.items():
         assert result == check_recording(open_recording(path), decode_frames=False)
+
+
+def test_batch_check_goes_on_alone_when_the_pass_together_fails(
+    state_only: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import fsr_core.checks
+
+    def broken(*args: object, **kwargs: object) -> dict[Path, object]:
+        raise MemoryError
+
+    monkeypatch.setattr(fsr_core.checks, "checked_together", broken)
+    report = tmp_path / "report.jsonl"
+    assert main(["batch", "check", str(state_only), "--report", str(report)]) == 0
+    capsys.readouterr()
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert len(lines) == len(expand_recordings([state_only]))
+    assert all(line["status"] == "ok" for line in lines)

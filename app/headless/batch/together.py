@@ -41,7 +41,10 @@ def check_together(
     if len(plain) < 2:
         return items
     started_s = time.perf_counter()
-    found = checked_together(list(plain), options.thresholds, options.opening)
+    try:
+        found = checked_together(list(plain), options.thresholds, options.opening)
+    except (FsrError, ValueError, OSError, MemoryError):
+        return items  # one by one, each item's own line says what is wrong
     if not found:
         return items
     each_s = (time.perf_counter() - started_s) / len(found)
