@@ -110,12 +110,10 @@ def _dataset_columns(
     by_index = dict(listed)
     try:
         source = source_for(root)
-        usable = isinstance(source, ColumnsSource) and not source.unavailable_reason()
-        table, rest = (
-            source.episode_columns(root, [index for index, _ in listed])
-            if isinstance(source, ColumnsSource) and usable
-            else (None, [index for index, _ in listed])
-        )
+        if not isinstance(source, ColumnsSource) or source.unavailable_reason():
+            yield from (path for _, path in listed)
+            return
+        table, rest = source.episode_columns(root, [index for index, _ in listed])
     except FsrError:
         yield from (path for _, path in listed)
         return

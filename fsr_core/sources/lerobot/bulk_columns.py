@@ -61,24 +61,37 @@ class _Found:
 
     def stamps(self, kept: Sequence[int]) -> FloatArray:
         """Return the timestamps of the episodes ``kept`` (places), end to end."""
-        return self._gathered(kept, lambda file: file[0])
+        return self._gathered(self._plan(kept), lambda file: file[0])
 
     def values(self, kept: Sequence[int], key: str) -> FloatArray:
         """Return the values of column ``key`` of the episodes ``kept``, end to end."""
-        return self._gathered(kept, lambda file: file[1][key])
+        return self._gathered(self._plan(kept), lambda file: file[1][key])
+
+    def _plan(self, kept: Sequence[int]) -> list[tuple[int, np.ndarray | None]]:
+        """Return per file (in order) the rows ``kept`` takes of it (None: all)."""
+        by_file: dict[int, list[tuple[int, int]]] = {}
+        for episode in kept:  # in file order already: files are read in turn
+            place, first, last = self.spans[episode]
+            by_file.setdefault(place, []).append((first, last))
+        plan: list[tuple[int, np.ndarray | None]] = []
+        for place, spans in by_file.items():
+            rows = np.concatenate([np.arange(a, b) for a, b in spans])
+            size = self.files[place][0].shape[0]
+            whole = rows.size == size and bool(np.all(np.diff(rows) == 1))
+            plan.append((place, None if whole else rows))
+        return plan
 
     def _gathered(
         self,
-        kept: Sequence[int],
+        plan: list[tuple[int, np.ndarray | None]],
         column: Callable[[tuple[FloatArray, dict[str, FloatArray]]], FloatArray],
     ) -> FloatArray:
-        parts: list[FloatArray] = []
-        for place in sorted({self.spans[i][0] for i in kept}):
-            spans = [self.spans[i] for i in kept if self.spans[i][0] == place]
-            rows = np.concatenate([np.arange(a, b) for _, a, b in spans])
-            array = column(self.files[place])
-            whole = rows.size == array.shape[0] and bool(np.all(np.diff(rows) == 1))
-            parts.append(array if whole else array[rows])
+        parts = [
+            column(self.files[place])
+            if rows is None
+            else column(self.files[place])[rows]
+            for place, rows in plan
+        ]
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
